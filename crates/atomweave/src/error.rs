@@ -1,0 +1,31 @@
+//! The one error type of the core.
+
+use crate::{Handle, Type};
+
+/// Everything that can go wrong in the core.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    #[error("unknown atom type {0:?}")]
+    UnknownType(String),
+    #[error("invalid type name {0:?}: use ASCII letters, digits and '_'")]
+    InvalidTypeName(String),
+    #[error("type definition: {0}")]
+    TypeDefinition(String),
+    #[error("{0} is not a Node type")]
+    NotANodeType(Type),
+    #[error("{0} is not a Link type")]
+    NotALinkType(Type),
+    #[error("no atom with handle {0} in this space (extracted, or from another space)")]
+    InvalidHandle(Handle),
+    #[error("cannot extract {atom}: {incoming} links contain it (extract recursively to remove them too)")]
+    HasIncoming { atom: Handle, incoming: usize },
+    #[error("the space has handed out all 2^32 handles; copy its atoms into a new space")]
+    HandlesExhausted,
+    #[error("{0}")]
+    InvalidValue(String),
+    #[error(transparent)]
+    Parse(#[from] crate::sexpr::ParseError),
+}
+
+/// The core's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,43 @@
+//! atomweave: a fast, compact, thread-safe AtomSpace.
+//!
+//! This crate is the core: the [type table](types), [atoms and handles](Handle),
+//! [values](Value) and [truth values](TruthValue), the raw single-threaded
+//! [`AtomTable`] and the thread-safe [`AtomSpace`] with their indexes (name,
+//! type, incoming), and the Atomese [s-expression reader and writer](sexpr).
+//! It knows nothing of storage backends, servers or language bindings; those
+//! are other crates of the workspace.
+//!
+//! ```
+//! use atomweave::{types, AtomSpace, TruthValue};
+//! let space = AtomSpace::new();
+//! let cat = space.add_node(types::CONCEPT_NODE, "cat").unwrap();
+//! let animal = space.add_node(types::CONCEPT_NODE, "animal").unwrap();
+//! let inh = space.add_link(types::INHERITANCE_LINK, &[cat, animal]).unwrap();
+//! space.set_tv(inh, TruthValue::simple(0.9, 0.8)).unwrap();
+//! assert_eq!(&*space.incoming(cat).unwrap(), &[inh]);
+//! ```
+
+mod error;
+mod handle;
+mod read;
+mod segvec;
+mod space;
+mod store;
+mod table;
+pub mod types;
+mod value;
+
+pub use error::{Error, Result};
+pub use handle::Handle;
+pub use read::AtomRead;
+pub use space::{AtomSpace, Ref, SpaceRead};
+pub use table::AtomTable;
+pub use types::Type;
+pub use value::{TruthValue, Value};
+
+pub mod sexpr {
+    //! Placeholder until the reader lands.
+    #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+    #[error("parse error")]
+    pub struct ParseError;
+}

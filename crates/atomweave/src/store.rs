@@ -1,0 +1,760 @@
+//! The storage shared by [`AtomTable`](crate::AtomTable) and [`AtomSpace`](crate::AtomSpace).
+//!
+//! Atoms are spread over [`SHARDS`] shards by content hash. Each shard owns:
+//! - a record per slot, one `u64` (type, flags, length, arena offset) in a
+//!   [`SegVec`], readable without a lock;
+//! - behind its lock: the dedupe table (slot numbers, hashed by content), the
+//!   name and outgoing arenas, the incoming-set headers and entry pool, the
+//!   values of atoms that have any, and per-type slot blocks.
+//!
+//! Slots are handed out in blocks of [`BLOCK`] per type, so the type index is
+//! a list of block starts (4 bytes per 64 atoms) and a type scan reads
+//! contiguous records. Slot numbers are never reused.
+//!
+//! Lock order: several shard locks are always taken in increasing shard
+//! number (see [`LockSet`]); no lock is held across calls back to the user.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crossbeam_utils::CachePadded;
+use foldhash::fast::FixedState;
+use hashbrown::{HashMap, HashTable};
+use parking_lot::{RwLock, RwLockWriteGuard};
+use std::hash::{BuildHasher, Hasher};
+
+use crate::error::{Error, Result};
+use crate::handle::{Handle, LOCAL_LIMIT, SHARDS};
+use crate::segvec::SegVec;
+use crate::types::Type;
+use crate::value::{TruthValue, Value};
+
+/// Slots per type block.
+pub(crate) const BLOCK: u32 = 64;
+
+// Record layout: | flags:4 | type:12 | len:16 | payload:32 |
+// `len` is the name length (nodes) or arity (links), LEN_ESCAPE if the real
+// length is stored at the front of the arena entry. A zero record is a slot
+// that holds no atom.
+const LEN_SHIFT: u32 = 32;
+const TYPE_SHIFT: u32 = 48;
+const LEN_ESCAPE: u32 = 0xFFFF;
+const LIVE: u64 = 1 << 60;
+const HAS_TV: u64 = 1 << 61;
+const HAS_VALUES: u64 = 1 << 62;
+const IS_LINK: u64 = 1 << 63;
+
+/// A decoded record.
+#[derive(Copy, Clone)]
+pub(crate) struct Rec(u64);
+
+impl Rec {
+    #[inline]
+    pub(crate) fn live(self) -> bool {
+        self.0 & LIVE != 0
+    }
+    #[inline]
+    pub(crate) fn ty(self) -> Type {
+        Type(((self.0 >> TYPE_SHIFT) & 0xFFF) as u16)
+    }
+    #[inline]
+    pub(crate) fn is_link(self) -> bool {
+        self.0 & IS_LINK != 0
+    }
+    #[inline]
+    pub(crate) fn has_tv(self) -> bool {
+        self.0 & HAS_TV != 0
+    }
+    #[inline]
+    fn has_values(self) -> bool {
+        self.0 & HAS_VALUES != 0
+    }
+    #[inline]
+    fn len_field(self) -> u32 {
+        ((self.0 >> LEN_SHIFT) & 0xFFFF) as u32
+    }
+    #[inline]
+    fn payload(self) -> u32 {
+        self.0 as u32
+    }
+}
+
+/// Incoming-set header. `meta` holds the length (low 27 bits) and the pool
+/// block class (high 5 bits, capacity `1 << class`). With class 0 the set has
+/// at most one member, kept inline in `first`; otherwise `first` is the pool
+/// offset of the block.
+#[derive(Copy, Clone)]
+struct Inc {
+    first: Handle,
+    meta: u32,
+}
+
+const INC_LEN_MASK: u32 = (1 << 27) - 1;
+
+impl Default for Inc {
+    fn default() -> Self {
+        Inc { first: Handle(0), meta: 0 }
+    }
+}
+
+impl Inc {
+    fn len(self) -> usize {
+        (self.meta & INC_LEN_MASK) as usize
+    }
+    fn class(self) -> u32 {
+        self.meta >> 27
+    }
+}
+
+/// Size-classed storage for incoming-set blocks.
+#[derive(Default)]
+struct Pool {
+    data: Vec<Handle>,
+    free: [Vec<u32>; 28],
+}
+
+impl Pool {
+    fn alloc(&mut self, class: u32) -> u32 {
+        if let Some(off) = self.free[class as usize].pop() {
+            return off;
+        }
+        let off = self.data.len();
+        let off32 = u32::try_from(off).expect("incoming pool of a shard exceeds 2^32 entries");
+        self.data.resize(off + (1usize << class), Handle(0));
+        off32
+    }
+    fn release(&mut self, off: u32, class: u32) {
+        self.free[class as usize].push(off);
+    }
+}
+
+/// Slot blocks of one type in one shard.
+#[derive(Default, Clone)]
+struct TypeSlots {
+    blocks: Vec<u32>,
+    cursor: u32,
+    end: u32,
+    live: usize,
+}
+
+/// What an atom holds besides its truth value.
+type KeyValues = Vec<(Handle, Value)>;
+
+/// One shard's lock-protected state.
+#[derive(Default)]
+pub struct Shard {
+    dedupe: HashTable<u32>,
+    names: Vec<u8>,
+    outgoing: Vec<Handle>,
+    incoming: Vec<Inc>,
+    pool: Pool,
+    tvs: HashMap<u32, TruthValue, FixedState>,
+    values: HashMap<u32, KeyValues, FixedState>,
+    by_type: Vec<TypeSlots>,
+    next_local: u32,
+    nodes: usize,
+    links: usize,
+    /// Arena bytes and entries left behind by extracted atoms.
+    dead_names: usize,
+    dead_outgoing: usize,
+}
+
+/// Access to several shards at once, as `&mut`: either the exclusive
+/// `&mut Store` or a set of write guards.
+pub(crate) trait ShardAccess {
+    fn shard(&mut self, s: usize) -> &mut Shard;
+}
+
+/// Write locks on a set of shards, taken in increasing shard order.
+pub(crate) struct LockSet<'a> {
+    guards: [Option<RwLockWriteGuard<'a, Shard>>; SHARDS],
+}
+
+impl ShardAccess for LockSet<'_> {
+    #[inline]
+    fn shard(&mut self, s: usize) -> &mut Shard {
+        self.guards[s].as_deref_mut().expect("shard not locked")
+    }
+}
+
+pub(crate) struct AllShards<'a>(&'a mut [CachePadded<RwLock<Shard>>]);
+
+impl ShardAccess for AllShards<'_> {
+    #[inline]
+    fn shard(&mut self, s: usize) -> &mut Shard {
+        self.0[s].get_mut()
+    }
+}
+
+/// The atoms of one space: lock-free records beside locked shards.
+pub(crate) struct Store {
+    pub(crate) recs: Records,
+    pub(crate) shards: Box<[CachePadded<RwLock<Shard>>]>,
+}
+
+/// The lock-free half of a store: slot records and the content hasher.
+pub struct Records {
+    records: Box<[SegVec]>,
+    hasher: FixedState,
+}
+
+/// Shard of a content hash. Uses middle bits: hashbrown indexes buckets with
+/// the low bits and tags them with the top seven.
+#[inline]
+fn shard_of_hash(hash: u64) -> usize {
+    ((hash >> 32) as usize) & (SHARDS - 1)
+}
+
+/// Bit set of shards.
+#[derive(Copy, Clone, Default)]
+pub(crate) struct ShardMask(u32);
+
+impl ShardMask {
+    pub(crate) fn with(mut self, s: usize) -> Self {
+        self.0 |= 1 << s;
+        self
+    }
+    pub(crate) fn all() -> Self {
+        ShardMask(u32::MAX >> (32 - SHARDS))
+    }
+    pub(crate) fn of(handles: &[Handle]) -> Self {
+        handles.iter().fold(ShardMask::default(), |m, h| m.with(h.shard()))
+    }
+}
+
+/// Distinct members of a short list, in first-seen order.
+fn for_each_distinct(out: &[Handle], mut f: impl FnMut(Handle)) {
+    if out.len() <= 16 {
+        for (i, &h) in out.iter().enumerate() {
+            if !out[..i].contains(&h) {
+                f(h);
+            }
+        }
+    } else {
+        let mut seen: Vec<Handle> = out.to_vec();
+        seen.sort_unstable();
+        seen.dedup();
+        seen.into_iter().for_each(f);
+    }
+}
+
+impl Store {
+    pub(crate) fn new() -> Self {
+        Store {
+            recs: Records {
+                records: (0..SHARDS).map(|_| SegVec::new()).collect(),
+                hasher: FixedState::with_seed(0x5eed_a70e_eeaf_0001),
+            },
+            shards: (0..SHARDS).map(|_| CachePadded::new(RwLock::new(Shard::default()))).collect(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn read(&self, s: usize) -> parking_lot::RwLockReadGuard<'_, Shard> {
+        self.shards[s].read()
+    }
+
+    #[inline]
+    pub(crate) fn write(&self, s: usize) -> RwLockWriteGuard<'_, Shard> {
+        self.shards[s].write()
+    }
+
+    pub(crate) fn lock(&self, mask: ShardMask) -> LockSet<'_> {
+        let mut guards: [Option<RwLockWriteGuard<'_, Shard>>; SHARDS] = Default::default();
+        let mut bits = mask.0;
+        while bits != 0 {
+            let s = bits.trailing_zeros() as usize;
+            guards[s] = Some(self.shards[s].write());
+            bits &= bits - 1;
+        }
+        LockSet { guards }
+    }
+
+    /// The records beside exclusive access to every shard, for `&mut` callers.
+    pub(crate) fn split_mut(&mut self) -> (&Records, AllShards<'_>) {
+        (&self.recs, AllShards(&mut self.shards))
+    }
+
+    /// Drops every atom; slot numbers keep counting up so old handles stay dead.
+    pub(crate) fn clear(&mut self) {
+        let (recs, mut all) = self.split_mut();
+        for s in 0..SHARDS {
+            recs.clear_shard(all.shard(s), s);
+        }
+    }
+
+    /// Bytes this store has allocated, by its own accounting.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let mut total = 0;
+        for s in 0..SHARDS {
+            total += self.recs.records[s].allocated_bytes();
+            let sh = self.shards[s].read();
+            total += sh.dedupe.allocation_size();
+            total += sh.names.capacity() + sh.outgoing.capacity() * 4;
+            total += sh.incoming.capacity() * std::mem::size_of::<Inc>();
+            total += sh.pool.data.capacity() * 4 + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
+            total += sh.tvs.allocation_size();
+            total += sh.values.allocation_size()
+                + sh.values.values().map(|kv| kv.capacity() * std::mem::size_of::<(Handle, Value)>()).sum::<usize>();
+            total += sh.by_type.capacity() * std::mem::size_of::<TypeSlots>()
+                + sh.by_type.iter().map(|t| t.blocks.capacity() * 4).sum::<usize>();
+        }
+        total
+    }
+}
+
+impl Records {
+
+    // ----- hashing -----
+
+    #[inline]
+    pub(crate) fn hash_node(&self, t: Type, name: &str) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        h.write_u16(t.0);
+        h.write(name.as_bytes());
+        h.finish()
+    }
+
+    #[inline]
+    pub(crate) fn hash_link(&self, t: Type, out: &[Handle]) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        h.write_u16(t.0);
+        h.write_usize(out.len());
+        for x in out {
+            h.write_u32(x.0);
+        }
+        h.finish()
+    }
+
+    // ----- lock-free record access -----
+
+    #[inline]
+    pub(crate) fn rec(&self, h: Handle) -> Option<Rec> {
+        let r = Rec(self.records[h.shard()].get(h.local() as usize)?.load(Ordering::Acquire));
+        r.live().then_some(r)
+    }
+
+    #[inline]
+    fn word(&self, h: Handle) -> &AtomicU64 {
+        self.records[h.shard()].get(h.local() as usize).expect("record of a live atom")
+    }
+
+    // ----- adding -----
+
+    /// Adds a node; `hash` from [`Store::hash_node`]. The shard must be locked by the caller.
+    pub(crate) fn add_node_in(&self, sh: &mut Shard, hash: u64, t: Type, name: &str) -> Result<Handle> {
+        let s = shard_of_hash(hash);
+        let recs = &self.records[s];
+        if let Some(l) = sh.find_node(recs, hash, t, name) {
+            return Ok(Handle::new(s, l));
+        }
+        let local = sh.alloc_slot(recs, t)?;
+        let len = name.len();
+        let off = u32::try_from(sh.names.len()).map_err(|_| Error::HandlesExhausted)?;
+        let len_field = if len >= LEN_ESCAPE as usize {
+            let l32 = u32::try_from(len).map_err(|_| Error::InvalidValue("node name longer than 4 GiB".into()))?;
+            sh.names.extend_from_slice(&l32.to_le_bytes());
+            LEN_ESCAPE
+        } else {
+            len as u32
+        };
+        sh.names.extend_from_slice(name.as_bytes());
+        let word = LIVE | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
+        recs.get(local as usize).unwrap().store(word, Ordering::Release);
+        let hasher = &self.hasher;
+        let Shard { dedupe, names, outgoing, .. } = sh;
+        dedupe.insert_unique(hash, local, |&l| rehash(hasher, recs, names, outgoing, l));
+        sh.nodes += 1;
+        Ok(Handle::new(s, local))
+    }
+
+    /// Adds a link whose outgoing set is already canonical. The caller holds
+    /// the home shard (from `hash`) and the shards of every target.
+    pub(crate) fn add_link_in(&self, acc: &mut impl ShardAccess, hash: u64, t: Type, out: &[Handle]) -> Result<Handle> {
+        for &x in out {
+            if self.rec(x).is_none() {
+                return Err(Error::InvalidHandle(x));
+            }
+        }
+        let s = shard_of_hash(hash);
+        let recs = &self.records[s];
+        let sh = acc.shard(s);
+        if let Some(l) = sh.find_link(recs, hash, t, out) {
+            return Ok(Handle::new(s, l));
+        }
+        let local = sh.alloc_slot(recs, t)?;
+        let off = u32::try_from(sh.outgoing.len()).map_err(|_| Error::HandlesExhausted)?;
+        let len_field = if out.len() >= LEN_ESCAPE as usize {
+            sh.outgoing.push(Handle(out.len() as u32));
+            LEN_ESCAPE
+        } else {
+            out.len() as u32
+        };
+        sh.outgoing.extend_from_slice(out);
+        let word = LIVE | IS_LINK | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
+        recs.get(local as usize).unwrap().store(word, Ordering::Release);
+        let hasher = &self.hasher;
+        let Shard { dedupe, names, outgoing, .. } = sh;
+        dedupe.insert_unique(hash, local, |&l| rehash(hasher, recs, names, outgoing, l));
+        sh.links += 1;
+        let h = Handle::new(s, local);
+        for_each_distinct(out, |x| acc.shard(x.shard()).inc_push(x.local(), h));
+        Ok(h)
+    }
+
+    pub(crate) fn find_node(&self, sh: &Shard, hash: u64, t: Type, name: &str) -> Option<Handle> {
+        let s = shard_of_hash(hash);
+        sh.find_node(&self.records[s], hash, t, name).map(|l| Handle::new(s, l))
+    }
+
+    pub(crate) fn find_link(&self, sh: &Shard, hash: u64, t: Type, out: &[Handle]) -> Option<Handle> {
+        let s = shard_of_hash(hash);
+        sh.find_link(&self.records[s], hash, t, out).map(|l| Handle::new(s, l))
+    }
+
+    pub(crate) fn home_of_hash(hash: u64) -> usize {
+        shard_of_hash(hash)
+    }
+
+    // ----- extracting -----
+
+    /// Extracts an atom that has no incoming links. The caller holds the
+    /// atom's shard and the shards of its outgoing set.
+    pub(crate) fn extract_in(&self, acc: &mut impl ShardAccess, h: Handle) -> Result<()> {
+        let rec = self.rec(h).ok_or(Error::InvalidHandle(h))?;
+        let s = h.shard();
+        let recs = &self.records[s];
+        let sh = acc.shard(s);
+        let incoming = sh.incoming(h.local()).len();
+        if incoming > 0 {
+            return Err(Error::HasIncoming { atom: h, incoming });
+        }
+        let hash = rehash(&self.hasher, recs, &sh.names, &sh.outgoing, h.local());
+        let local = h.local();
+        sh.dedupe
+            .find_entry(hash, |&l| l == local)
+            .expect("live atom is in its dedupe table")
+            .remove();
+        if rec.has_tv() {
+            sh.tvs.remove(&local);
+        }
+        if rec.has_values() {
+            sh.values.remove(&local);
+        }
+        sh.by_type[usize::from(rec.ty().0)].live -= 1;
+        self.word(h).store(0, Ordering::Release);
+        if rec.is_link() {
+            sh.links -= 1;
+            let (start, len) = sh.out_range(rec);
+            sh.dead_outgoing += len + usize::from(rec.len_field() == LEN_ESCAPE);
+            let out: Vec<Handle> = sh.outgoing[start..start + len].to_vec();
+            for_each_distinct(&out, |x| acc.shard(x.shard()).inc_remove(x.local(), h));
+        } else {
+            sh.nodes -= 1;
+            let (start, len) = sh.name_range(rec);
+            sh.dead_names += len + (start - rec.payload() as usize);
+        }
+        Ok(())
+    }
+
+    // ----- values -----
+
+    pub(crate) fn set_tv_in(&self, sh: &mut Shard, h: Handle, tv: TruthValue) -> Result<()> {
+        let rec = self.rec(h).ok_or(Error::InvalidHandle(h))?;
+        let word = self.word(h);
+        if tv.is_default() {
+            if rec.has_tv() {
+                sh.tvs.remove(&h.local());
+                word.fetch_and(!HAS_TV, Ordering::Release);
+            }
+        } else {
+            sh.tvs.insert(h.local(), tv);
+            if !rec.has_tv() {
+                word.fetch_or(HAS_TV, Ordering::Release);
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn get_tv_in(&self, sh: &Shard, h: Handle) -> Option<TruthValue> {
+        let rec = self.rec(h)?;
+        Some(if rec.has_tv() { sh.tvs.get(&h.local()).copied().unwrap_or_default() } else { TruthValue::DEFAULT })
+    }
+
+    /// Sets (`Some`) or removes (`None`) the value under `key`.
+    pub(crate) fn set_value_in(&self, sh: &mut Shard, h: Handle, key: Handle, v: Option<Value>) -> Result<()> {
+        let rec = self.rec(h).ok_or(Error::InvalidHandle(h))?;
+        let local = h.local();
+        let word = self.word(h);
+        match v {
+            Some(v) => {
+                let kv = sh.values.entry(local).or_default();
+                match kv.iter_mut().find(|(k, _)| *k == key) {
+                    Some(slot) => slot.1 = v,
+                    None => kv.push((key, v)),
+                }
+                if !rec.has_values() {
+                    word.fetch_or(HAS_VALUES, Ordering::Release);
+                }
+            }
+            None if rec.has_values() => {
+                let kv = sh.values.get_mut(&local).expect("flagged values exist");
+                kv.retain(|(k, _)| *k != key);
+                if kv.is_empty() {
+                    sh.values.remove(&local);
+                    word.fetch_and(!HAS_VALUES, Ordering::Release);
+                }
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
+    pub(crate) fn get_value_in(&self, sh: &Shard, h: Handle, key: Handle) -> Option<Value> {
+        let rec = self.rec(h)?;
+        if !rec.has_values() {
+            return None;
+        }
+        sh.values.get(&h.local())?.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
+    }
+
+    pub(crate) fn key_values_in<'s>(&self, sh: &'s Shard, h: Handle) -> &'s [(Handle, Value)] {
+        match self.rec(h) {
+            Some(rec) if rec.has_values() => sh.values.get(&h.local()).map_or(&[], Vec::as_slice),
+            _ => &[],
+        }
+    }
+
+    /// Empties shard `s` (held by the caller). Slot numbers keep counting up
+    /// so old handles stay dead.
+    pub(crate) fn clear_shard(&self, sh: &mut Shard, s: usize) {
+        self.records[s].zero(sh.next_local as usize);
+        *sh = Shard { next_local: sh.next_local, ..Shard::default() };
+    }
+
+    // ----- reading under a shard lock -----
+
+    pub(crate) fn name_in<'s>(&self, sh: &'s Shard, h: Handle) -> Option<&'s str> {
+        let rec = self.rec(h)?;
+        (!rec.is_link()).then(|| sh.name(rec))
+    }
+
+    pub(crate) fn outgoing_in<'s>(&self, sh: &'s Shard, h: Handle) -> Option<&'s [Handle]> {
+        let rec = self.rec(h)?;
+        Some(if rec.is_link() { sh.out(rec) } else { &[] })
+    }
+
+    pub(crate) fn incoming_in<'s>(&self, sh: &'s Shard, h: Handle) -> Option<&'s [Handle]> {
+        self.rec(h)?;
+        Some(sh.incoming(h.local()))
+    }
+
+    // ----- scanning -----
+
+    /// Block starts of type `t` in shard `s` (the caller copies or borrows them).
+    pub(crate) fn blocks_in<'s>(sh: &'s Shard, t: Type) -> &'s [u32] {
+        sh.by_type.get(usize::from(t.0)).map_or(&[], |ts| ts.blocks.as_slice())
+    }
+
+    /// Live atoms in the block starting at `start` of shard `s`.
+    pub(crate) fn block_atoms(&self, s: usize, start: u32) -> impl Iterator<Item = Handle> + '_ {
+        let recs = &self.records[s];
+        (start..start + BLOCK).filter_map(move |l| {
+            let r = Rec(recs.get(l as usize)?.load(Ordering::Acquire));
+            r.live().then(|| Handle::new(s, l))
+        })
+    }
+
+    pub(crate) fn count_in(sh: &Shard, t: Type) -> usize {
+        sh.by_type.get(usize::from(t.0)).map_or(0, |ts| ts.live)
+    }
+
+    pub(crate) fn counts_in(sh: &Shard) -> (usize, usize) {
+        (sh.nodes, sh.links)
+    }
+
+    /// Types that have slots in shard `sh`.
+    pub(crate) fn types_in(sh: &Shard) -> impl Iterator<Item = Type> + '_ {
+        sh.by_type.iter().enumerate().filter(|(_, ts)| !ts.blocks.is_empty()).map(|(i, _)| Type(i as u16))
+    }
+
+}
+
+/// Content hash of the atom in slot `l`, for dedupe-table growth and removal.
+fn rehash(hasher: &FixedState, recs: &SegVec, names: &[u8], outgoing: &[Handle], l: u32) -> u64 {
+    let rec = Rec(recs.get(l as usize).expect("slot exists").load(Ordering::Relaxed));
+    let mut h = hasher.build_hasher();
+    h.write_u16(rec.ty().0);
+    if rec.is_link() {
+        let (start, len) = out_range(outgoing, rec);
+        h.write_usize(len);
+        for x in &outgoing[start..start + len] {
+            h.write_u32(x.0);
+        }
+    } else {
+        let (start, len) = name_range(names, rec);
+        h.write(&names[start..start + len]);
+    }
+    h.finish()
+}
+
+fn name_range(names: &[u8], rec: Rec) -> (usize, usize) {
+    let off = rec.payload() as usize;
+    if rec.len_field() == LEN_ESCAPE {
+        let len = u32::from_le_bytes(names[off..off + 4].try_into().unwrap()) as usize;
+        (off + 4, len)
+    } else {
+        (off, rec.len_field() as usize)
+    }
+}
+
+fn out_range(outgoing: &[Handle], rec: Rec) -> (usize, usize) {
+    let off = rec.payload() as usize;
+    if rec.len_field() == LEN_ESCAPE {
+        (off + 1, outgoing[off].0 as usize)
+    } else {
+        (off, rec.len_field() as usize)
+    }
+}
+
+impl Shard {
+    fn find_node(&self, recs: &SegVec, hash: u64, t: Type, name: &str) -> Option<u32> {
+        self.dedupe
+            .find(hash, |&l| {
+                let r = Rec(recs.get(l as usize).unwrap().load(Ordering::Relaxed));
+                !r.is_link() && r.ty() == t && self.name(r) == name
+            })
+            .copied()
+    }
+
+    fn find_link(&self, recs: &SegVec, hash: u64, t: Type, out: &[Handle]) -> Option<u32> {
+        self.dedupe
+            .find(hash, |&l| {
+                let r = Rec(recs.get(l as usize).unwrap().load(Ordering::Relaxed));
+                r.is_link() && r.ty() == t && self.out(r) == out
+            })
+            .copied()
+    }
+
+    fn alloc_slot(&mut self, recs: &SegVec, t: Type) -> Result<u32> {
+        let ti = usize::from(t.0);
+        if self.by_type.len() <= ti {
+            self.by_type.resize(ti + 1, TypeSlots::default());
+        }
+        if self.by_type[ti].cursor == self.by_type[ti].end {
+            let start = self.next_local;
+            if start + BLOCK > LOCAL_LIMIT {
+                return Err(Error::HandlesExhausted);
+            }
+            self.next_local += BLOCK;
+            recs.ensure(self.next_local as usize);
+            self.incoming.resize(self.next_local as usize, Inc::default());
+            let ts = &mut self.by_type[ti];
+            ts.blocks.push(start);
+            ts.cursor = start;
+            ts.end = start + BLOCK;
+        }
+        let ts = &mut self.by_type[ti];
+        let local = ts.cursor;
+        ts.cursor += 1;
+        ts.live += 1;
+        Ok(local)
+    }
+
+    #[inline]
+    fn name(&self, rec: Rec) -> &str {
+        let (start, len) = name_range(&self.names, rec);
+        // SAFETY: names are copied in from `&str` whole, so every range is valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(&self.names[start..start + len]) }
+    }
+
+    #[inline]
+    fn out(&self, rec: Rec) -> &[Handle] {
+        let (start, len) = out_range(&self.outgoing, rec);
+        &self.outgoing[start..start + len]
+    }
+
+    fn out_range(&self, rec: Rec) -> (usize, usize) {
+        out_range(&self.outgoing, rec)
+    }
+
+    fn name_range(&self, rec: Rec) -> (usize, usize) {
+        name_range(&self.names, rec)
+    }
+
+    #[inline]
+    fn incoming(&self, local: u32) -> &[Handle] {
+        let inc = &self.incoming[local as usize];
+        match (inc.len(), inc.class()) {
+            (0, _) => &[],
+            (1, 0) => std::slice::from_ref(&inc.first),
+            (n, _) => {
+                let off = inc.first.0 as usize;
+                &self.pool.data[off..off + n]
+            }
+        }
+    }
+
+    fn inc_push(&mut self, local: u32, link: Handle) {
+        let inc = self.incoming[local as usize];
+        let len = inc.len();
+        assert!(len < INC_LEN_MASK as usize, "incoming set larger than 2^27");
+        let new = match (len, inc.class()) {
+            (0, _) => Inc { first: link, meta: 1 },
+            (1, 0) => {
+                let off = self.pool.alloc(1);
+                self.pool.data[off as usize] = inc.first;
+                self.pool.data[off as usize + 1] = link;
+                Inc { first: Handle(off), meta: 2 | (1 << 27) }
+            }
+            (n, class) => {
+                let mut off = inc.first.0;
+                let mut class = class;
+                if n == 1 << class {
+                    let new_off = self.pool.alloc(class + 1);
+                    self.pool.data.copy_within(off as usize..off as usize + n, new_off as usize);
+                    self.pool.release(off, class);
+                    off = new_off;
+                    class += 1;
+                }
+                self.pool.data[off as usize + n] = link;
+                Inc { first: Handle(off), meta: (n as u32 + 1) | (class << 27) }
+            }
+        };
+        self.incoming[local as usize] = new;
+    }
+
+    fn inc_remove(&mut self, local: u32, link: Handle) {
+        let inc = self.incoming[local as usize];
+        let new = match (inc.len(), inc.class()) {
+            (0, _) => return,
+            (1, 0) => {
+                if inc.first != link {
+                    return;
+                }
+                Inc::default()
+            }
+            (n, class) => {
+                let off = inc.first.0 as usize;
+                let block = &mut self.pool.data[off..off + n];
+                // Recently added links are the likeliest to go first.
+                let Some(pos) = block.iter().rposition(|&x| x == link) else { return };
+                block[pos] = block[n - 1];
+                let n = n - 1;
+                if n == 1 {
+                    let only = self.pool.data[off];
+                    self.pool.release(off as u32, class);
+                    Inc { first: only, meta: 1 }
+                } else if class > 2 && n <= 1 << (class - 2) {
+                    // Shrink at a quarter full, so a set that hovers at a size never thrashes.
+                    let new_off = self.pool.alloc(class - 1);
+                    self.pool.data.copy_within(off..off + n, new_off as usize);
+                    self.pool.release(off as u32, class);
+                    Inc { first: Handle(new_off), meta: n as u32 | ((class - 1) << 27) }
+                } else {
+                    Inc { first: inc.first, meta: n as u32 | (class << 27) }
+                }
+            }
+        };
+        self.incoming[local as usize] = new;
+    }
+}

@@ -1,0 +1,143 @@
+//! [`AtomTable`]: the raw, single-threaded layer (the seeds' "AtomTable").
+
+use std::borrow::Cow;
+
+use crate::error::{Error, Result};
+use crate::handle::Handle;
+use crate::read::{sealed, AtomRead};
+use crate::store::{Records, Shard, ShardAccess, Store};
+use crate::types::Type;
+use crate::value::{TruthValue, Value};
+
+/// Checks a node type.
+pub(crate) fn node_type(t: Type) -> Result<()> {
+    if t.is_node() {
+        Ok(())
+    } else {
+        Err(Error::NotANodeType(t))
+    }
+}
+
+/// Checks a link type and puts the outgoing set in canonical order: unordered
+/// links sort their members by handle, so `(Set A B)` and `(Set B A)` are one atom.
+pub(crate) fn link_key(t: Type, out: &[Handle]) -> Result<Cow<'_, [Handle]>> {
+    if !t.is_link() {
+        return Err(Error::NotALinkType(t));
+    }
+    if t.is_unordered() && !out.is_sorted() {
+        let mut v = out.to_vec();
+        v.sort_unstable();
+        Ok(Cow::Owned(v))
+    } else {
+        Ok(Cow::Borrowed(out))
+    }
+}
+
+/// The truth value after `increment_count(n)`: a CountTruthValue keeps its
+/// mean and confidence and adds `n` to its count; a simple one becomes a
+/// CountTruthValue of count `n`.
+pub(crate) fn incremented(tv: TruthValue, n: f64) -> TruthValue {
+    match tv {
+        TruthValue::Count { mean, confidence, count } => TruthValue::count(mean, confidence, count + n),
+        TruthValue::Simple { strength, confidence } => TruthValue::count(strength, confidence, n),
+    }
+}
+
+/// A single-threaded atom table: every write takes `&mut self`, so nothing is
+/// locked and reads ([`AtomRead`]) return plain slices.
+///
+/// It holds the same structure as [`AtomSpace`](crate::AtomSpace) and converts
+/// into one for free; use it to build or bulk-load a space on one thread.
+pub struct AtomTable {
+    pub(crate) store: Store,
+}
+
+impl Default for AtomTable {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl sealed::Access for AtomTable {
+    #[inline]
+    fn recs(&self) -> &Records {
+        &self.store.recs
+    }
+
+    #[inline]
+    fn shard(&self, s: usize) -> &Shard {
+        // SAFETY: the table owns its store outright and every mutation goes
+        // through `&mut self`, so while `&self` lives no shard is written.
+        unsafe { &*self.store.shards[s].data_ptr() }
+    }
+}
+
+impl AtomTable {
+    /// An empty table.
+    pub fn new() -> Self {
+        AtomTable { store: Store::new() }
+    }
+
+    /// Adds a node, or returns the existing one.
+    pub fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
+        node_type(t)?;
+        let hash = self.store.recs.hash_node(t, name);
+        let (recs, mut all) = self.store.split_mut();
+        recs.add_node_in(all.shard(Records::home_of_hash(hash)), hash, t, name)
+    }
+
+    /// Adds a link, or returns the existing one. Every member must be in the table.
+    pub fn add_link(&mut self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
+        let out = link_key(t, outgoing)?;
+        let hash = self.store.recs.hash_link(t, &out);
+        let (recs, mut all) = self.store.split_mut();
+        recs.add_link_in(&mut all, hash, t, &out)
+    }
+
+    /// Removes the atom. Without `recursive`, an atom that links contain is
+    /// refused ([`Error::HasIncoming`]); with it, those links go first.
+    pub fn extract(&mut self, h: Handle, recursive: bool) -> Result<()> {
+        if recursive {
+            while let Some(&l) = self.incoming(h).and_then(<[Handle]>::last) {
+                self.extract(l, true)?;
+            }
+        }
+        let (recs, mut all) = self.store.split_mut();
+        recs.extract_in(&mut all, h)
+    }
+
+    /// Sets the truth value; the default one frees its storage.
+    pub fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
+        let (recs, mut all) = self.store.split_mut();
+        recs.set_tv_in(all.shard(h.shard()), h, tv)
+    }
+
+    /// Adds `n` to the atom's count and returns the new truth value.
+    pub fn increment_count(&mut self, h: Handle, n: f64) -> Result<TruthValue> {
+        let tv = incremented(self.get_tv(h).ok_or(Error::InvalidHandle(h))?, n);
+        self.set_tv(h, tv)?;
+        Ok(tv)
+    }
+
+    /// Sets the value under `key`.
+    pub fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
+        let (recs, mut all) = self.store.split_mut();
+        recs.set_value_in(all.shard(h.shard()), h, key, Some(v))
+    }
+
+    /// Removes the value under `key` (upstream: setting a null value).
+    pub fn remove_value(&mut self, h: Handle, key: Handle) -> Result<()> {
+        let (recs, mut all) = self.store.split_mut();
+        recs.set_value_in(all.shard(h.shard()), h, key, None)
+    }
+
+    /// Removes every atom. Handles of the removed atoms stay invalid.
+    pub fn clear(&mut self) {
+        self.store.clear();
+    }
+
+    /// Heap bytes held by the table, by its own accounting.
+    pub fn heap_bytes(&self) -> usize {
+        self.store.heap_bytes()
+    }
+}

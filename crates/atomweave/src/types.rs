@@ -1,0 +1,295 @@
+//! The atom type table: built-in types generated from `types/atom_types.script`,
+//! plus types registered at run time.
+//!
+//! A [`Type`] is a small integer. `is_a` is one bit test: every type carries a
+//! bitset of its ancestors (itself included). Built-in types live in static
+//! tables; run-time types are appended to a fixed-capacity, lock-free-readable
+//! registry, so lookups never take a lock.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{OnceLock, RwLock};
+
+use crate::error::{Error, Result};
+
+/// An atom or value type. Compare with the generated constants ([`CONCEPT_NODE`], ...).
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct Type(pub(crate) u16);
+
+include!(concat!(env!("OUT_DIR"), "/builtin_types.rs"));
+
+/// Most types a process can know; atom records keep the type in 12 bits.
+pub const MAX_TYPES: usize = 4096;
+
+struct UserType {
+    name: String,
+    short: Option<String>,
+    parents: Vec<Type>,
+    ancestors: Box<[u64]>,
+}
+
+struct Registry {
+    /// Run-time types, slot `i` holds type `BUILTIN_COUNT + i`.
+    user: Box<[OnceLock<UserType>]>,
+    /// Long and short names to types; written only while registering.
+    names: RwLock<NameTable>,
+}
+
+struct NameTable {
+    long: HashMap<String, Type>,
+    short: HashMap<String, Type>,
+    count: usize,
+}
+
+fn registry() -> &'static Registry {
+    static REG: OnceLock<Registry> = OnceLock::new();
+    REG.get_or_init(|| {
+        let mut long = HashMap::new();
+        let mut short = HashMap::new();
+        for i in 0..BUILTIN_COUNT {
+            long.insert(BUILTIN_NAMES[i].to_string(), Type(i as u16));
+            if !BUILTIN_SHORT[i].is_empty() {
+                short.insert(BUILTIN_SHORT[i].to_string(), Type(i as u16));
+            }
+        }
+        Registry {
+            user: (BUILTIN_COUNT..MAX_TYPES).map(|_| OnceLock::new()).collect(),
+            names: RwLock::new(NameTable { long, short, count: BUILTIN_COUNT }),
+        }
+    })
+}
+
+impl Type {
+    /// The type's number in the table.
+    #[inline]
+    pub fn id(self) -> u16 {
+        self.0
+    }
+
+    /// The type with this number, if it is known.
+    pub fn from_id(id: u16) -> Option<Type> {
+        let t = Type(id);
+        (usize::from(id) < BUILTIN_COUNT || user_type(t).is_some()).then_some(t)
+    }
+
+    /// Is `self` the type `sup` or one of its descendants?
+    #[inline]
+    pub fn is_a(self, sup: Type) -> bool {
+        let (s, p) = (usize::from(self.0), usize::from(sup.0));
+        if s < BUILTIN_COUNT {
+            p < BUILTIN_COUNT && BUILTIN_ANCESTORS[s][p / 64] & (1 << (p % 64)) != 0
+        } else {
+            user_type(self).is_some_and(|u| u.ancestors.get(p / 64).is_some_and(|w| w & (1 << (p % 64)) != 0))
+        }
+    }
+
+    /// A Node type (ConceptNode, ...).
+    #[inline]
+    pub fn is_node(self) -> bool {
+        self.is_a(NODE)
+    }
+
+    /// A Link type (ListLink, ...).
+    #[inline]
+    pub fn is_link(self) -> bool {
+        self.is_a(LINK)
+    }
+
+    /// An atom type, that is, a Node or Link type that can be added to a space.
+    #[inline]
+    pub fn is_atom(self) -> bool {
+        self.is_node() || self.is_link()
+    }
+
+    /// Links of this type are identified regardless of the order of their outgoing set.
+    #[inline]
+    pub fn is_unordered(self) -> bool {
+        self.is_a(UNORDERED_LINK)
+    }
+
+    /// The long name: `ConceptNode`.
+    pub fn name(self) -> &'static str {
+        let i = usize::from(self.0);
+        if i < BUILTIN_COUNT {
+            BUILTIN_NAMES[i]
+        } else {
+            user_type(self).map_or("<unknown type>", |u| u.name.as_str())
+        }
+    }
+
+    /// The short (Scheme constructor) name: `Concept`, if the type has one.
+    pub fn short_name(self) -> Option<&'static str> {
+        let i = usize::from(self.0);
+        if i < BUILTIN_COUNT {
+            Some(BUILTIN_SHORT[i]).filter(|s| !s.is_empty())
+        } else {
+            user_type(self).and_then(|u| u.short.as_deref())
+        }
+    }
+
+    /// The direct parents.
+    pub fn parents(self) -> Vec<Type> {
+        let i = usize::from(self.0);
+        if i < BUILTIN_COUNT {
+            BUILTIN_PARENTS[i].iter().map(|&p| Type(p)).collect()
+        } else {
+            user_type(self).map(|u| u.parents.clone()).unwrap_or_default()
+        }
+    }
+
+    /// Looks a type up by its long name (`ConceptNode`) or short name (`Concept`).
+    pub fn from_name(name: &str) -> Option<Type> {
+        let names = registry().names.read().unwrap_or_else(|e| e.into_inner());
+        names.long.get(name).or_else(|| names.short.get(name)).copied()
+    }
+
+    /// Looks a type up by its long name only.
+    pub fn from_long_name(name: &str) -> Option<Type> {
+        let names = registry().names.read().unwrap_or_else(|e| e.into_inner());
+        names.long.get(name).copied()
+    }
+
+    /// Every known type, built-in first, in table order.
+    pub fn all() -> Vec<Type> {
+        (0..type_count() as u16).map(Type).collect()
+    }
+
+    /// Every known type that `is_a(self)`, `self` included.
+    pub fn subtypes(self) -> Vec<Type> {
+        Type::all().into_iter().filter(|t| t.is_a(self)).collect()
+    }
+}
+
+/// Number of known types, built-in and registered.
+pub fn type_count() -> usize {
+    registry().names.read().unwrap_or_else(|e| e.into_inner()).count
+}
+
+fn user_type(t: Type) -> Option<&'static UserType> {
+    let i = usize::from(t.0).checked_sub(BUILTIN_COUNT)?;
+    registry().user.get(i)?.get()
+}
+
+/// Registers a new type at run time, as upstream modules load extra type tables.
+///
+/// Registering a name that already exists with the same parents returns the
+/// existing type; with different parents it is an error.
+pub fn register_type(name: &str, parents: &[Type], short: Option<&str>) -> Result<Type> {
+    let valid = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid(name) || short.is_some_and(|s| !valid(s)) {
+        return Err(Error::InvalidTypeName(name.to_string()));
+    }
+    if parents.is_empty() {
+        return Err(Error::TypeDefinition(format!("type {name} needs at least one parent")));
+    }
+    let reg = registry();
+    let mut names = reg.names.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(&t) = names.long.get(name) {
+        let mut have = t.parents();
+        let mut want = parents.to_vec();
+        have.sort();
+        want.sort();
+        if have == want {
+            return Ok(t);
+        }
+        return Err(Error::TypeDefinition(format!("type {name} already exists with other parents")));
+    }
+    if names.short.contains_key(name) || short.is_some_and(|s| names.long.contains_key(s)) {
+        return Err(Error::TypeDefinition(format!("the name of type {name} clashes with an existing type name")));
+    }
+    for &p in parents {
+        if usize::from(p.0) >= names.count {
+            return Err(Error::TypeDefinition(format!("parent type #{} of {name} does not exist", p.0)));
+        }
+    }
+    if names.count >= MAX_TYPES {
+        return Err(Error::TypeDefinition(format!("cannot register {name}: the table holds {MAX_TYPES} types at most")));
+    }
+    let id = names.count;
+    let mut ancestors = vec![0u64; id / 64 + 1];
+    ancestors[id / 64] |= 1 << (id % 64);
+    for &p in parents {
+        for (w, word) in ancestors.iter_mut().enumerate() {
+            let pi = usize::from(p.0);
+            if pi < BUILTIN_COUNT {
+                *word |= BUILTIN_ANCESTORS[pi].get(w).copied().unwrap_or(0);
+            } else if let Some(u) = user_type(p) {
+                *word |= u.ancestors.get(w).copied().unwrap_or(0);
+            }
+        }
+    }
+    let user = UserType {
+        name: name.to_string(),
+        short: short.map(str::to_string),
+        parents: parents.to_vec(),
+        ancestors: ancestors.into_boxed_slice(),
+    };
+    let t = Type(id as u16);
+    // Publish the slot before the name, so a name lookup never yields a half-made type.
+    assert!(reg.user[id - BUILTIN_COUNT].set(user).is_ok());
+    names.long.insert(name.to_string(), t);
+    if let Some(s) = short {
+        names.short.insert(s.to_string(), t);
+    }
+    names.count += 1;
+    Ok(t)
+}
+
+impl fmt::Debug for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_holds_upstream_types() {
+        assert_eq!(BUILTIN_COUNT, 225);
+        assert_eq!(Type::from_name("ConceptNode"), Some(CONCEPT_NODE));
+        assert_eq!(Type::from_name("Concept"), Some(CONCEPT_NODE));
+        assert_eq!(CONCEPT_NODE.short_name(), Some("Concept"));
+        assert_eq!(Type::from_name("NoSuchNode"), None);
+        assert_eq!(SET_TV_LINK.name(), "SetTVLink");
+        assert_eq!(LOG2_LINK.name(), "Log2Link");
+        // Later lines win a short-name clash, as upstream's bindings do.
+        assert_eq!(Type::from_name("Tag"), Some(TAG_LINK));
+    }
+
+    #[test]
+    fn inheritance() {
+        assert!(CONCEPT_NODE.is_a(NODE) && CONCEPT_NODE.is_a(ATOM) && CONCEPT_NODE.is_a(VALUE));
+        assert!(!CONCEPT_NODE.is_a(LINK));
+        assert!(GLOB_NODE.is_a(VARIABLE_NODE));
+        assert!(SET_LINK.is_unordered() && !LIST_LINK.is_unordered());
+        assert!(EVALUATION_LINK.is_a(FREE_LINK) && EVALUATION_LINK.is_a(EVALUATABLE_LINK));
+        assert!(GET_LINK.is_a(PATTERN_LINK) && BIND_LINK.is_a(QUERY_LINK));
+        assert!(SIMPLE_TRUTH_VALUE.is_a(FLOAT_VALUE) && !SIMPLE_TRUTH_VALUE.is_atom());
+        assert!(INHERITANCE_LINK.is_a(INHERITANCE_LINK));
+        assert!(!NODE.is_a(CONCEPT_NODE));
+    }
+
+    #[test]
+    fn runtime_registration() {
+        let t = register_type("TestGeneNode", &[CONCEPT_NODE], Some("TestGene")).unwrap();
+        assert!(t.is_a(CONCEPT_NODE) && t.is_a(NODE) && t.is_node());
+        assert!(!CONCEPT_NODE.is_a(t));
+        assert_eq!(Type::from_name("TestGene"), Some(t));
+        assert_eq!(register_type("TestGeneNode", &[CONCEPT_NODE], None).unwrap(), t);
+        assert!(register_type("TestGeneNode", &[LIST_LINK], None).is_err());
+        let sub = register_type("TestSubGeneNode", &[t], None).unwrap();
+        assert!(sub.is_a(CONCEPT_NODE) && sub.is_a(t));
+        assert!(register_type("bad name", &[NODE], None).is_err());
+        assert!(register_type("Concept", &[NODE], None).is_err());
+        assert!(t.subtypes().contains(&sub));
+    }
+}

@@ -1,0 +1,162 @@
+//! Values: the data attached to atoms under atom keys, truth values among them.
+//!
+//! Values are immutable; vector values share their buffer (`Arc`), so reading
+//! a value out of a space costs a reference-count increment, not a copy.
+
+use std::sync::Arc;
+
+use crate::types::{self, Type};
+use crate::Handle;
+
+/// A truth value: upstream's SimpleTruthValue or CountTruthValue.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum TruthValue {
+    /// `(stv strength confidence)`.
+    Simple { strength: f64, confidence: f64 },
+    /// `(ctv mean confidence count)`.
+    Count { mean: f64, confidence: f64, count: f64 },
+}
+
+impl TruthValue {
+    /// Upstream's default: `(stv 1 0)`; an atom holding it stores nothing.
+    pub const DEFAULT: TruthValue = TruthValue::Simple { strength: 1.0, confidence: 0.0 };
+
+    /// `(stv s c)`.
+    pub fn simple(strength: f64, confidence: f64) -> Self {
+        TruthValue::Simple { strength, confidence }
+    }
+
+    /// `(ctv m c n)`.
+    pub fn count(mean: f64, confidence: f64, count: f64) -> Self {
+        TruthValue::Count { mean, confidence, count }
+    }
+
+    /// Strength (simple) or mean (count).
+    pub fn mean(&self) -> f64 {
+        match *self {
+            TruthValue::Simple { strength, .. } => strength,
+            TruthValue::Count { mean, .. } => mean,
+        }
+    }
+
+    /// The confidence.
+    pub fn confidence(&self) -> f64 {
+        match *self {
+            TruthValue::Simple { confidence, .. } | TruthValue::Count { confidence, .. } => confidence,
+        }
+    }
+
+    /// The count: upstream derives it from the confidence for simple truth
+    /// values, `count = K * c / (1 - c)` with K = 800.
+    pub fn count_of(&self) -> f64 {
+        match *self {
+            TruthValue::Simple { confidence, .. } => {
+                let c = confidence.min(0.9999998);
+                800.0 * c / (1.0 - c)
+            }
+            TruthValue::Count { count, .. } => count,
+        }
+    }
+
+    /// Is this the default truth value?
+    pub fn is_default(&self) -> bool {
+        *self == TruthValue::DEFAULT
+    }
+
+    /// SimpleTruthValue or CountTruthValue.
+    pub fn value_type(&self) -> Type {
+        match self {
+            TruthValue::Simple { .. } => types::SIMPLE_TRUTH_VALUE,
+            TruthValue::Count { .. } => types::COUNT_TRUTH_VALUE,
+        }
+    }
+
+    /// The numbers, as a FloatValue would hold them.
+    pub fn to_vec(&self) -> Vec<f64> {
+        match *self {
+            TruthValue::Simple { strength, confidence } => vec![strength, confidence],
+            TruthValue::Count { mean, confidence, count } => vec![mean, confidence, count],
+        }
+    }
+}
+
+impl Default for TruthValue {
+    fn default() -> Self {
+        TruthValue::DEFAULT
+    }
+}
+
+/// A value: what an atom holds under a key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// FloatValue: a vector of doubles.
+    Float(Arc<[f64]>),
+    /// StringValue: a vector of strings.
+    String(Arc<[String]>),
+    /// BoolValue: a vector of booleans.
+    Bool(Arc<[bool]>),
+    /// LinkValue: a vector of values and atoms.
+    Link(Arc<[Value]>),
+    /// VoidValue: no data.
+    Void,
+    /// A truth value.
+    Truth(TruthValue),
+    /// An atom used as a value (inside a LinkValue, or on its own).
+    Atom(Handle),
+}
+
+impl Value {
+    /// FloatValue from numbers.
+    pub fn float(v: impl Into<Vec<f64>>) -> Self {
+        Value::Float(v.into().into())
+    }
+
+    /// StringValue from strings.
+    pub fn string<S: Into<String>>(v: impl IntoIterator<Item = S>) -> Self {
+        Value::String(v.into_iter().map(Into::into).collect())
+    }
+
+    /// BoolValue from booleans.
+    pub fn bool(v: impl Into<Vec<bool>>) -> Self {
+        Value::Bool(v.into().into())
+    }
+
+    /// LinkValue from values.
+    pub fn link(v: impl Into<Vec<Value>>) -> Self {
+        Value::Link(v.into().into())
+    }
+
+    /// The value's type (FloatValue, StringValue, ...; for an atom, its handle's type is
+    /// not known here, so [`types::ATOM`]).
+    pub fn value_type(&self) -> Type {
+        match self {
+            Value::Float(_) => types::FLOAT_VALUE,
+            Value::String(_) => types::STRING_VALUE,
+            Value::Bool(_) => types::BOOL_VALUE,
+            Value::Link(_) => types::LINK_VALUE,
+            Value::Void => types::VOID_VALUE,
+            Value::Truth(tv) => tv.value_type(),
+            Value::Atom(_) => types::ATOM,
+        }
+    }
+
+    /// The truth value, if this is one.
+    pub fn as_truth(&self) -> Option<TruthValue> {
+        match self {
+            Value::Truth(tv) => Some(*tv),
+            _ => None,
+        }
+    }
+}
+
+impl From<TruthValue> for Value {
+    fn from(tv: TruthValue) -> Self {
+        Value::Truth(tv)
+    }
+}
+
+impl From<Handle> for Value {
+    fn from(h: Handle) -> Self {
+        Value::Atom(h)
+    }
+}
