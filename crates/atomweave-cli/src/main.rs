@@ -1,1 +1,161 @@
-fn main() {}
+//! The `atomweave` command: load, dump and generate Atomese; later issues add
+//! bench, serve, shell-bench and friends as subcommands here.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use atomweave::sexpr::{self, Form, Select};
+use atomweave::{AtomRead, AtomTable, Type};
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+
+mod generate;
+mod sys;
+
+#[derive(Parser)]
+#[command(name = "atomweave", version, about = "A fast, persistent AtomSpace")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Load Atomese files and report counts, time, rate and memory.
+    Load {
+        /// `.scm` files to load, in order.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// No progress bar.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Load Atomese files and print their atoms to stdout.
+    Dump {
+        /// `.scm` files to load, in order.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print only atoms of this type (and its subtypes), each in full.
+        #[arg(short, long, value_name = "TYPE")]
+        r#type: Option<String>,
+        /// Printed form.
+        #[arg(short, long, value_enum, default_value_t = FormArg::Wire)]
+        form: FormArg,
+    },
+    /// Write a random Atomese file: nodes, nested links, truth values and values.
+    Generate {
+        /// Roughly how many atoms.
+        #[arg(short = 'n', long, default_value_t = 1_000_000)]
+        atoms: u64,
+        /// Random seed.
+        #[arg(short = 'R', long, default_value_t = 1)]
+        seed: u64,
+        /// Output file (stdout when absent).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum FormArg {
+    /// One line per atom, long type names, every value.
+    Wire,
+    /// Indented, short type names, truth values only.
+    Repl,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Load { files, quiet } => cmd_load(&files, quiet),
+        Command::Dump { files, r#type, form } => cmd_dump(&files, r#type.as_deref(), form),
+        Command::Generate { atoms, seed, output } => generate::run(atoms, seed, output.as_deref()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("atomweave: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Loads files into a table, with a progress bar on stderr unless `quiet`.
+fn load_files(table: &mut AtomTable, files: &[PathBuf], quiet: bool) -> Result<u64, String> {
+    let mut expressions = 0;
+    for path in files {
+        let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let bar = if quiet || len < 1 << 20 { ProgressBar::hidden() } else { ProgressBar::new(len) };
+        bar.set_style(
+            ProgressStyle::with_template("{msg} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar.set_message(path.display().to_string());
+        let reader = BufReader::with_capacity(1 << 20, file);
+        let stats = sexpr::load(table, reader, |bytes| bar.set_position(bytes))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        bar.finish_and_clear();
+        expressions += stats.expressions;
+    }
+    Ok(expressions)
+}
+
+fn cmd_load(files: &[PathBuf], quiet: bool) -> Result<(), String> {
+    let rss_before = sys::rss_bytes();
+    let start = Instant::now();
+    let mut table = AtomTable::new();
+    let expressions = load_files(&mut table, files, quiet)?;
+    let secs = start.elapsed().as_secs_f64();
+    let atoms = table.size();
+    let rss = sys::rss_bytes().saturating_sub(rss_before);
+    println!("expressions  {expressions}");
+    println!("atoms        {atoms} ({} nodes, {} links)", table.num_nodes(), table.num_links());
+    println!("time         {secs:.3} s");
+    println!("rate         {:.0} atoms/s", atoms as f64 / secs.max(1e-9));
+    println!("memory       {:.1} MiB resident growth, {:.1} MiB by the table's count", mib(rss), mib(table.heap_bytes()));
+    if atoms > 0 {
+        println!(
+            "per atom     {:.1} bytes resident, {:.1} bytes by the table's count",
+            rss as f64 / atoms as f64,
+            table.heap_bytes() as f64 / atoms as f64
+        );
+    }
+    Ok(())
+}
+
+fn cmd_dump(files: &[PathBuf], type_name: Option<&str>, form: FormArg) -> Result<(), String> {
+    let select = match type_name {
+        None => Select::Roots,
+        Some(n) => Select::Type(Type::from_name(n).ok_or_else(|| format!("unknown type {n:?}"))?),
+    };
+    let form = match form {
+        FormArg::Wire => Form::Wire,
+        FormArg::Repl => Form::Repl,
+    };
+    let mut table = AtomTable::new();
+    load_files(&mut table, files, true)?;
+    let out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+    match sexpr::dump(&table, select, form, out, |_| {}) {
+        Ok(_) => Ok(()),
+        // A closed pipe (`| head`) is the reader's choice, not an error.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(format!("writing: {e}")),
+    }
+}
+
+fn mib(bytes: usize) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// Opens `path` for writing, or stdout.
+fn output(path: Option<&Path>) -> Result<Box<dyn Write>, String> {
+    Ok(match path {
+        Some(p) => Box::new(BufWriter::with_capacity(1 << 20, File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
+        None => Box::new(BufWriter::with_capacity(1 << 20, io::stdout().lock())),
+    })
+}

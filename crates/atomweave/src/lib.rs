@@ -21,6 +21,8 @@ mod error;
 mod handle;
 mod read;
 mod segvec;
+pub mod sexpr;
+mod sink;
 mod space;
 mod store;
 mod table;
@@ -30,14 +32,9 @@ mod value;
 pub use error::{Error, Result};
 pub use handle::Handle;
 pub use read::AtomRead;
+pub use sink::AtomSink;
 pub use space::{AtomSpace, Ref, SpaceRead};
 pub use table::AtomTable;
 pub use types::Type;
 pub use value::{TruthValue, Value};
 
-pub mod sexpr {
-    //! Placeholder until the reader lands.
-    #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-    #[error("parse error")]
-    pub struct ParseError;
-}

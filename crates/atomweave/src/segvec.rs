@@ -1,11 +1,13 @@
-//! A growable array of `AtomicU64` whose elements never move, so readers can
-//! index it without a lock while one writer (holding the owner's lock) grows it.
+//! A growable array whose elements never move, so readers can index it
+//! without a lock while one writer (holding the owner's lock) grows it.
 //!
 //! Segment `k` holds `BASE << k` elements; an index maps to its segment with one
-//! `leading_zeros`. Segments are zero-filled by the allocator (`calloc`), so
-//! untouched memory costs no resident pages.
+//! `leading_zeros`. Segments come zero-filled from the allocator (`calloc`),
+//! so untouched stretches cost no resident memory: an array indexed sparsely
+//! (a child space's slots start where its base's left off) stays cheap.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::marker::PhantomData;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
@@ -13,9 +15,25 @@ const BASE_BITS: u32 = 10;
 const BASE: usize = 1 << BASE_BITS;
 const SEGMENTS: usize = 24;
 
-pub(crate) struct SegVec {
-    segments: [AtomicPtr<AtomicU64>; SEGMENTS],
+/// Types whose all-zero bit pattern is a valid value.
+///
+/// # Safety
+/// Implement only for types for which zeroed memory is a valid, initialized value
+/// and which need no `Drop`.
+pub(crate) unsafe trait Zeroable {}
+
+// SAFETY: zero is a valid AtomicU64 and it needs no drop.
+unsafe impl Zeroable for AtomicU64 {}
+
+pub(crate) struct SegVec<T: Zeroable> {
+    segments: [AtomicPtr<T>; SEGMENTS],
+    _owns: PhantomData<T>,
 }
+
+// SAFETY: a SegVec owns its elements like a Vec does; shared access hands out `&T` only.
+unsafe impl<T: Zeroable + Send> Send for SegVec<T> {}
+// SAFETY: as above; `&SegVec` yields `&T`, so `T: Sync` is what sharing needs.
+unsafe impl<T: Zeroable + Sync> Sync for SegVec<T> {}
 
 #[inline]
 fn locate(i: usize) -> (usize, usize) {
@@ -24,29 +42,41 @@ fn locate(i: usize) -> (usize, usize) {
     (k as usize, j - (BASE << k))
 }
 
-fn layout(k: usize) -> Layout {
-    Layout::array::<AtomicU64>(BASE << k).expect("segment layout")
-}
-
-impl SegVec {
+impl<T: Zeroable> SegVec<T> {
     pub(crate) fn new() -> Self {
-        SegVec { segments: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())) }
+        SegVec { segments: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())), _owns: PhantomData }
     }
 
     /// Most elements the array can ever hold.
     pub(crate) const CAPACITY: usize = (BASE << SEGMENTS) - BASE;
 
+    fn layout(k: usize) -> Layout {
+        Layout::array::<T>(BASE << k).expect("segment layout")
+    }
+
     /// The element at `i`, or `None` past the allocated segments.
     #[inline]
-    pub(crate) fn get(&self, i: usize) -> Option<&AtomicU64> {
+    pub(crate) fn get(&self, i: usize) -> Option<&T> {
         let (k, off) = locate(i);
         let seg = self.segments.get(k)?.load(Ordering::Acquire);
         if seg.is_null() {
             return None;
         }
-        // SAFETY: `seg` points to a live allocation of `BASE << k` elements that is
-        // only freed in `drop`, and `off < BASE << k` by construction of `locate`.
+        // SAFETY: `seg` points to a live allocation of `BASE << k` initialized elements
+        // that is only freed in `drop`, and `off < BASE << k` by construction of `locate`.
         Some(unsafe { &*seg.add(off) })
+    }
+
+    /// The element at `i` for writing, or `None` past the allocated segments.
+    #[inline]
+    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        let (k, off) = locate(i);
+        let seg = *self.segments.get_mut(k)?.get_mut();
+        if seg.is_null() {
+            return None;
+        }
+        // SAFETY: as in `get`; `&mut self` makes the access exclusive.
+        Some(unsafe { &mut *seg.add(off) })
     }
 
     /// Makes sure elements `0..len` exist. Callers serialize growth (they hold
@@ -59,16 +89,32 @@ impl SegVec {
         let (last, _) = locate(len - 1);
         for k in 0..=last {
             if self.segments[k].load(Ordering::Acquire).is_null() {
-                // SAFETY: the layout has non-zero size; zeroed memory is a valid AtomicU64 array.
-                let seg = unsafe { alloc_zeroed(layout(k)) } as *mut AtomicU64;
+                // SAFETY: the layout has non-zero size; zeroed memory is a valid `T` (Zeroable).
+                let seg = unsafe { alloc_zeroed(Self::layout(k)) } as *mut T;
                 if seg.is_null() {
-                    std::alloc::handle_alloc_error(layout(k));
+                    std::alloc::handle_alloc_error(Self::layout(k));
                 }
                 self.segments[k].store(seg, Ordering::Release);
             }
         }
     }
 
+    /// Bytes allocated (address space; untouched pages are not resident).
+    pub(crate) fn allocated_bytes(&self) -> usize {
+        (0..SEGMENTS)
+            .filter(|&k| !self.segments[k].load(Ordering::Relaxed).is_null())
+            .map(|k| (BASE << k) * std::mem::size_of::<T>())
+            .sum()
+    }
+}
+
+impl<T: Zeroable> Default for SegVec<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SegVec<AtomicU64> {
     /// Zeroes elements `0..len`; lock-free readers see each one go to zero.
     pub(crate) fn zero(&self, len: usize) {
         for i in 0..len {
@@ -77,23 +123,16 @@ impl SegVec {
             }
         }
     }
-
-    /// Bytes allocated.
-    pub(crate) fn allocated_bytes(&self) -> usize {
-        (0..SEGMENTS)
-            .filter(|&k| !self.segments[k].load(Ordering::Relaxed).is_null())
-            .map(|k| (BASE << k) * 8)
-            .sum()
-    }
 }
 
-impl Drop for SegVec {
+impl<T: Zeroable> Drop for SegVec<T> {
     fn drop(&mut self) {
         for (k, seg) in self.segments.iter_mut().enumerate() {
             let p = *seg.get_mut();
             if !p.is_null() {
-                // SAFETY: allocated in `ensure` with this very layout, freed once.
-                unsafe { dealloc(p as *mut u8, layout(k)) };
+                // SAFETY: allocated in `ensure` with this very layout, freed once;
+                // `Zeroable` types need no drop of their own.
+                unsafe { dealloc(p as *mut u8, Self::layout(k)) };
             }
         }
     }
@@ -117,7 +156,7 @@ mod tests {
 
     #[test]
     fn grows_and_keeps_addresses() {
-        let v = SegVec::new();
+        let mut v: SegVec<AtomicU64> = SegVec::new();
         assert!(v.get(0).is_none());
         v.ensure(10);
         let p = v.get(5).unwrap() as *const AtomicU64;
@@ -126,5 +165,9 @@ mod tests {
         assert_eq!(v.get(5).unwrap() as *const AtomicU64, p);
         assert_eq!(v.get(5).unwrap().load(Ordering::Relaxed), 7);
         assert_eq!(v.get(99_999).unwrap().load(Ordering::Relaxed), 0);
+        *v.get_mut(6).unwrap().get_mut() = 9;
+        assert_eq!(v.get(6).unwrap().load(Ordering::Relaxed), 9);
+        v.zero(10);
+        assert_eq!(v.get(5).unwrap().load(Ordering::Relaxed), 0);
     }
 }

@@ -14,7 +14,8 @@
 //! Lock order: several shard locks are always taken in increasing shard
 //! number (see [`LockSet`]); no lock is held across calls back to the user.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
 use foldhash::fast::FixedState;
@@ -24,7 +25,7 @@ use std::hash::{BuildHasher, Hasher};
 
 use crate::error::{Error, Result};
 use crate::handle::{Handle, LOCAL_LIMIT, SHARDS};
-use crate::segvec::SegVec;
+use crate::segvec::{SegVec, Zeroable};
 use crate::types::Type;
 use crate::value::{TruthValue, Value};
 
@@ -83,6 +84,7 @@ impl Rec {
 /// at most one member, kept inline in `first`; otherwise `first` is the pool
 /// offset of the block.
 #[derive(Copy, Clone)]
+#[repr(C)]
 struct Inc {
     first: Handle,
     meta: u32,
@@ -90,11 +92,8 @@ struct Inc {
 
 const INC_LEN_MASK: u32 = (1 << 27) - 1;
 
-impl Default for Inc {
-    fn default() -> Self {
-        Inc { first: Handle(0), meta: 0 }
-    }
-}
+// SAFETY: two plain integers; all-zero is the empty set.
+unsafe impl Zeroable for Inc {}
 
 impl Inc {
     fn len(self) -> usize {
@@ -127,7 +126,7 @@ impl Pool {
     }
 }
 
-/// Slot blocks of one type in one shard.
+/// Slot blocks of one type in one shard. Slot numbers are never reused.
 #[derive(Default, Clone)]
 struct TypeSlots {
     blocks: Vec<u32>,
@@ -145,12 +144,13 @@ pub struct Shard {
     dedupe: HashTable<u32>,
     names: Vec<u8>,
     outgoing: Vec<Handle>,
-    incoming: Vec<Inc>,
+    incoming: SegVec<Inc>,
     pool: Pool,
     tvs: HashMap<u32, TruthValue, FixedState>,
     values: HashMap<u32, KeyValues, FixedState>,
     by_type: Vec<TypeSlots>,
-    next_local: u32,
+    /// One past the highest slot this store has used in the shard.
+    high: u32,
     nodes: usize,
     links: usize,
     /// Arena bytes and entries left behind by extracted atoms.
@@ -193,8 +193,11 @@ pub(crate) struct Store {
 
 /// The lock-free half of a store: slot records and the content hasher.
 pub struct Records {
-    records: Box<[SegVec]>,
+    records: Box<[SegVec<AtomicU64>]>,
     hasher: FixedState,
+    /// Next free slot per shard. Shared by every space of a hierarchy (a
+    /// space and its child spaces), so their handles never collide.
+    next_slot: Arc<[AtomicU32; SHARDS]>,
 }
 
 /// Shard of a content hash. Uses middle bits: hashbrown indexes buckets with
@@ -243,6 +246,7 @@ impl Store {
             recs: Records {
                 records: (0..SHARDS).map(|_| SegVec::new()).collect(),
                 hasher: FixedState::with_seed(0x5eed_a70e_eeaf_0001),
+                next_slot: Arc::new(std::array::from_fn(|_| AtomicU32::new(0))),
             },
             shards: (0..SHARDS).map(|_| CachePadded::new(RwLock::new(Shard::default()))).collect(),
         }
@@ -290,7 +294,7 @@ impl Store {
             let sh = self.shards[s].read();
             total += sh.dedupe.allocation_size();
             total += sh.names.capacity() + sh.outgoing.capacity() * 4;
-            total += sh.incoming.capacity() * std::mem::size_of::<Inc>();
+            total += sh.incoming.allocated_bytes();
             total += sh.pool.data.capacity() * 4 + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
             total += sh.tvs.allocation_size();
             total += sh.values.allocation_size()
@@ -347,7 +351,7 @@ impl Records {
         if let Some(l) = sh.find_node(recs, hash, t, name) {
             return Ok(Handle::new(s, l));
         }
-        let local = sh.alloc_slot(recs, t)?;
+        let local = sh.alloc_slot(recs, &self.next_slot[s], t)?;
         let len = name.len();
         let off = u32::try_from(sh.names.len()).map_err(|_| Error::HandlesExhausted)?;
         let len_field = if len >= LEN_ESCAPE as usize {
@@ -381,7 +385,7 @@ impl Records {
         if let Some(l) = sh.find_link(recs, hash, t, out) {
             return Ok(Handle::new(s, l));
         }
-        let local = sh.alloc_slot(recs, t)?;
+        let local = sh.alloc_slot(recs, &self.next_slot[s], t)?;
         let off = u32::try_from(sh.outgoing.len()).map_err(|_| Error::HandlesExhausted)?;
         let len_field = if out.len() >= LEN_ESCAPE as usize {
             sh.outgoing.push(Handle(out.len() as u32));
@@ -527,8 +531,8 @@ impl Records {
     /// Empties shard `s` (held by the caller). Slot numbers keep counting up
     /// so old handles stay dead.
     pub(crate) fn clear_shard(&self, sh: &mut Shard, s: usize) {
-        self.records[s].zero(sh.next_local as usize);
-        *sh = Shard { next_local: sh.next_local, ..Shard::default() };
+        self.records[s].zero(sh.high as usize);
+        *sh = Shard::default();
     }
 
     // ----- reading under a shard lock -----
@@ -580,7 +584,7 @@ impl Records {
 }
 
 /// Content hash of the atom in slot `l`, for dedupe-table growth and removal.
-fn rehash(hasher: &FixedState, recs: &SegVec, names: &[u8], outgoing: &[Handle], l: u32) -> u64 {
+fn rehash(hasher: &FixedState, recs: &SegVec<AtomicU64>, names: &[u8], outgoing: &[Handle], l: u32) -> u64 {
     let rec = Rec(recs.get(l as usize).expect("slot exists").load(Ordering::Relaxed));
     let mut h = hasher.build_hasher();
     h.write_u16(rec.ty().0);
@@ -617,7 +621,7 @@ fn out_range(outgoing: &[Handle], rec: Rec) -> (usize, usize) {
 }
 
 impl Shard {
-    fn find_node(&self, recs: &SegVec, hash: u64, t: Type, name: &str) -> Option<u32> {
+    fn find_node(&self, recs: &SegVec<AtomicU64>, hash: u64, t: Type, name: &str) -> Option<u32> {
         self.dedupe
             .find(hash, |&l| {
                 let r = Rec(recs.get(l as usize).unwrap().load(Ordering::Relaxed));
@@ -626,7 +630,7 @@ impl Shard {
             .copied()
     }
 
-    fn find_link(&self, recs: &SegVec, hash: u64, t: Type, out: &[Handle]) -> Option<u32> {
+    fn find_link(&self, recs: &SegVec<AtomicU64>, hash: u64, t: Type, out: &[Handle]) -> Option<u32> {
         self.dedupe
             .find(hash, |&l| {
                 let r = Rec(recs.get(l as usize).unwrap().load(Ordering::Relaxed));
@@ -635,19 +639,20 @@ impl Shard {
             .copied()
     }
 
-    fn alloc_slot(&mut self, recs: &SegVec, t: Type) -> Result<u32> {
+    fn alloc_slot(&mut self, recs: &SegVec<AtomicU64>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
         let ti = usize::from(t.0);
         if self.by_type.len() <= ti {
             self.by_type.resize(ti + 1, TypeSlots::default());
         }
         if self.by_type[ti].cursor == self.by_type[ti].end {
-            let start = self.next_local;
-            if start + BLOCK > LOCAL_LIMIT {
+            let start = next_slot.fetch_add(BLOCK, Ordering::Relaxed);
+            if start >= LOCAL_LIMIT - BLOCK {
+                next_slot.store(LOCAL_LIMIT, Ordering::Relaxed);
                 return Err(Error::HandlesExhausted);
             }
-            self.next_local += BLOCK;
-            recs.ensure(self.next_local as usize);
-            self.incoming.resize(self.next_local as usize, Inc::default());
+            self.high = self.high.max(start + BLOCK);
+            recs.ensure(self.high as usize);
+            self.incoming.ensure(self.high as usize);
             let ts = &mut self.by_type[ti];
             ts.blocks.push(start);
             ts.cursor = start;
@@ -683,7 +688,7 @@ impl Shard {
 
     #[inline]
     fn incoming(&self, local: u32) -> &[Handle] {
-        let inc = &self.incoming[local as usize];
+        let Some(inc) = self.incoming.get(local as usize) else { return &[] };
         match (inc.len(), inc.class()) {
             (0, _) => &[],
             (1, 0) => std::slice::from_ref(&inc.first),
@@ -695,7 +700,8 @@ impl Shard {
     }
 
     fn inc_push(&mut self, local: u32, link: Handle) {
-        let inc = self.incoming[local as usize];
+        self.incoming.ensure(local as usize + 1);
+        let inc = *self.incoming.get(local as usize).expect("ensured");
         let len = inc.len();
         assert!(len < INC_LEN_MASK as usize, "incoming set larger than 2^27");
         let new = match (len, inc.class()) {
@@ -720,18 +726,18 @@ impl Shard {
                 Inc { first: Handle(off), meta: (n as u32 + 1) | (class << 27) }
             }
         };
-        self.incoming[local as usize] = new;
+        *self.incoming.get_mut(local as usize).expect("ensured") = new;
     }
 
     fn inc_remove(&mut self, local: u32, link: Handle) {
-        let inc = self.incoming[local as usize];
+        let Some(&inc) = self.incoming.get(local as usize) else { return };
         let new = match (inc.len(), inc.class()) {
             (0, _) => return,
             (1, 0) => {
                 if inc.first != link {
                     return;
                 }
-                Inc::default()
+                Inc { first: Handle(0), meta: 0 }
             }
             (n, class) => {
                 let off = inc.first.0 as usize;
@@ -755,6 +761,6 @@ impl Shard {
                 }
             }
         };
-        self.incoming[local as usize] = new;
+        *self.incoming.get_mut(local as usize).expect("present") = new;
     }
 }

@@ -1,0 +1,334 @@
+//! Turns parsed Atomese expressions into atoms.
+//!
+//! Each top-level expression is checked whole (types known, shapes right)
+//! by a dry run before anything of it is added, so a bad expression adds
+//! nothing and the atoms of earlier expressions stay.
+
+use std::io::BufRead;
+
+use super::parse::{Expr, ParseError, Parser, Pos};
+use crate::sink::AtomSink;
+use crate::types::{self, Type};
+use crate::{Handle, TruthValue, Value};
+
+/// Name of the key under which upstream keeps truth values.
+pub const TV_KEY: &str = "*-TruthValueKey-*";
+/// Name of the key under which attention values `(av sti lti vlti)` are kept.
+pub const AV_KEY: &str = "*-AttentionValueKey-*";
+
+/// Deepest atom nesting the reader accepts.
+const MAX_DEPTH: usize = 10_000;
+
+/// What a load did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct LoadStats {
+    /// Top-level expressions loaded.
+    pub expressions: u64,
+    /// Bytes of input read.
+    pub bytes: u64,
+}
+
+/// A load that stopped at a bad expression. Everything before it was added,
+/// nothing of it or after it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{error}; the {loaded} expressions before it were loaded, nothing from line {} on", error.line)]
+pub struct LoadError {
+    /// What was wrong, and where.
+    pub error: ParseError,
+    /// Top-level expressions loaded before it.
+    pub loaded: u64,
+}
+
+/// Loads Atomese text from a reader, one top-level expression at a time.
+/// `progress` is called with the bytes read so far after each expression.
+pub fn load<S: AtomSink, R: BufRead>(sink: &mut S, input: R, mut progress: impl FnMut(u64)) -> Result<LoadStats, LoadError> {
+    let mut parser = Parser::new(input);
+    let mut stats = LoadStats::default();
+    loop {
+        let expr = match parser.next_expr() {
+            Ok(Some(e)) => e,
+            Ok(None) => break,
+            Err(error) => return Err(LoadError { error, loaded: stats.expressions }),
+        };
+        eval(sink, &expr).map_err(|error| LoadError { error, loaded: stats.expressions })?;
+        stats.expressions += 1;
+        stats.bytes = parser.bytes_read();
+        progress(stats.bytes);
+    }
+    stats.bytes = parser.bytes_read();
+    Ok(stats)
+}
+
+/// Loads Atomese text from a string and returns the atom of each top-level expression.
+pub fn load_str<S: AtomSink>(sink: &mut S, text: &str) -> Result<Vec<Handle>, LoadError> {
+    let mut parser = Parser::new(text.as_bytes());
+    let mut out = Vec::new();
+    loop {
+        match parser.next_expr() {
+            Ok(Some(e)) => out.push(eval(sink, &e).map_err(|error| LoadError { error, loaded: out.len() as u64 })?),
+            Ok(None) => return Ok(out),
+            Err(error) => return Err(LoadError { error, loaded: out.len() as u64 }),
+        }
+    }
+}
+
+/// Adds the atoms of one top-level expression (an atom, or `cog-set-tv!`,
+/// `cog-set-value!`, `cog-set-values!` applied to one) and returns its atom.
+pub fn eval<S: AtomSink>(sink: &mut S, expr: &Expr) -> Result<Handle, ParseError> {
+    Builder { sink: &mut DryRun, depth: 0 }.top(expr)?;
+    Builder { sink, depth: 0 }.top(expr)
+}
+
+/// A sink that adds nothing: the first, checking pass of [`eval`].
+struct DryRun;
+
+impl AtomSink for DryRun {
+    fn add_node(&mut self, _: Type, _: &str) -> crate::Result<Handle> {
+        Ok(Handle(0))
+    }
+    fn add_link(&mut self, _: Type, _: &[Handle]) -> crate::Result<Handle> {
+        Ok(Handle(0))
+    }
+    fn set_tv(&mut self, _: Handle, _: TruthValue) -> crate::Result<()> {
+        Ok(())
+    }
+    fn set_value(&mut self, _: Handle, _: Handle, _: Value) -> crate::Result<()> {
+        Ok(())
+    }
+}
+
+fn error(pos: Pos, message: impl Into<String>, snippet: impl Into<String>) -> ParseError {
+    ParseError { line: pos.line, col: pos.col, message: message.into(), snippet: snippet.into() }
+}
+
+/// A short rendering of an expression for error messages.
+fn show(e: &Expr) -> String {
+    let mut s = match e {
+        Expr::List(items, _) => match items.first() {
+            Some(Expr::Symbol(h, _)) => format!("({h} ...)"),
+            _ => "(...)".to_string(),
+        },
+        Expr::Symbol(s, _) => s.clone(),
+        Expr::Str(s, _) => format!("{s:?}"),
+        Expr::Number(n, _) => super::write::fmt_f64(*n),
+        Expr::Quote(q, _) => format!("'{}", show(q)),
+    };
+    s.truncate(60);
+    s
+}
+
+fn head(e: &Expr) -> Option<(&str, &[Expr], Pos)> {
+    match e {
+        Expr::List(items, pos) => match items.split_first() {
+            Some((Expr::Symbol(h, _), rest)) => Some((h.as_str(), rest, *pos)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn number(e: &Expr) -> Result<f64, ParseError> {
+    match e {
+        Expr::Number(n, _) => Ok(*n),
+        other => Err(error(other.pos(), "expected a number", show(other))),
+    }
+}
+
+fn numbers<const N: usize>(args: &[Expr], pos: Pos, what: &str) -> Result<[f64; N], ParseError> {
+    if args.len() != N {
+        return Err(error(pos, format!("{what} takes {N} numbers, found {}", args.len()), what));
+    }
+    let mut out = [0.0; N];
+    for (o, a) in out.iter_mut().zip(args) {
+        *o = number(a)?;
+    }
+    Ok(out)
+}
+
+/// Is this the head of a value attached to an atom inside its expression?
+fn is_attached_value(h: &str) -> bool {
+    matches!(h, "stv" | "ctv" | "av" | "alist" | "cog-new-stv" | "cog-new-ctv" | "SimpleTruthValue" | "CountTruthValue")
+}
+
+struct Builder<'s, S> {
+    sink: &'s mut S,
+    depth: usize,
+}
+
+impl<S: AtomSink> Builder<'_, S> {
+    fn sink_err(&self, pos: Pos, e: crate::Error) -> ParseError {
+        error(pos, e.to_string(), "")
+    }
+
+    fn top(&mut self, e: &Expr) -> Result<Handle, ParseError> {
+        if let Some((h, args, pos)) = head(e) {
+            match h {
+                "cog-set-tv!" => {
+                    let [atom, tv] = args else {
+                        return Err(error(pos, "cog-set-tv! takes an atom and a truth value", h));
+                    };
+                    let a = self.atom(atom)?;
+                    let tv = self.truth(tv)?;
+                    self.sink.set_tv(a, tv).map_err(|e| self.sink_err(pos, e))?;
+                    return Ok(a);
+                }
+                "cog-set-value!" => {
+                    let [atom, key, value] = args else {
+                        return Err(error(pos, "cog-set-value! takes an atom, a key and a value", h));
+                    };
+                    let a = self.atom(atom)?;
+                    self.key_value(a, key, value)?;
+                    return Ok(a);
+                }
+                "cog-set-values!" => {
+                    let [atom, alist] = args else {
+                        return Err(error(pos, "cog-set-values! takes an atom and an alist", h));
+                    };
+                    let a = self.atom(atom)?;
+                    self.attached(a, alist)?;
+                    return Ok(a);
+                }
+                _ => {}
+            }
+        }
+        self.atom(e)
+    }
+
+    fn atom(&mut self, e: &Expr) -> Result<Handle, ParseError> {
+        let Some((name, args, pos)) = head(e) else {
+            return Err(error(e.pos(), "expected an atom such as (ConceptNode \"name\")", show(e)));
+        };
+        let t = match Type::from_name(name) {
+            Some(t) if t.is_atom() => t,
+            Some(t) => return Err(error(pos, format!("{t} is a value type, not an atom type"), name)),
+            None => return Err(error(pos, format!("unknown atom type `{name}`"), name)),
+        };
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(error(pos, format!("atoms nested deeper than {MAX_DEPTH}"), name));
+        }
+        let mut values: Vec<&Expr> = Vec::new();
+        let h = if t.is_node() {
+            let mut node_name: Option<String> = None;
+            for a in args {
+                match a {
+                    Expr::Str(s, _) if node_name.is_none() => node_name = Some(s.clone()),
+                    Expr::Number(n, _) if node_name.is_none() => node_name = Some(super::write::fmt_f64(*n)),
+                    _ if head(a).is_some_and(|(h, _, _)| is_attached_value(h)) => values.push(a),
+                    other => return Err(error(other.pos(), format!("unexpected {} in {name}", show(other)), show(other))),
+                }
+            }
+            let Some(n) = node_name else {
+                return Err(error(pos, format!("{name} needs a name string"), name));
+            };
+            self.sink.add_node(t, &n).map_err(|e| self.sink_err(pos, e))?
+        } else {
+            let mut out = Vec::with_capacity(args.len());
+            for a in args {
+                if head(a).is_some_and(|(h, _, _)| is_attached_value(h)) {
+                    values.push(a);
+                } else {
+                    out.push(self.atom(a)?);
+                }
+            }
+            self.sink.add_link(t, &out).map_err(|e| self.sink_err(pos, e))?
+        };
+        for v in values {
+            self.attached(h, v)?;
+        }
+        self.depth -= 1;
+        Ok(h)
+    }
+
+    /// A value written inside an atom's expression: a truth value, an
+    /// attention value or an alist.
+    fn attached(&mut self, h: Handle, e: &Expr) -> Result<(), ParseError> {
+        let Some((name, args, pos)) = head(e) else {
+            return Err(error(e.pos(), "expected (alist ...)", show(e)));
+        };
+        match name {
+            "av" => {
+                let av = numbers::<3>(args, pos, "av")?;
+                let key = self.sink.add_node(types::PREDICATE_NODE, AV_KEY).map_err(|e| self.sink_err(pos, e))?;
+                self.sink.set_value(h, key, Value::float(av.to_vec())).map_err(|e| self.sink_err(pos, e))
+            }
+            "alist" => {
+                for pair in args {
+                    match head(pair) {
+                        Some(("cons", [k, v], _)) => self.key_value(h, k, v)?,
+                        _ => return Err(error(pair.pos(), "expected (cons KEY VALUE) in alist", show(pair))),
+                    }
+                }
+                Ok(())
+            }
+            _ => {
+                let tv = self.truth(e)?;
+                self.sink.set_tv(h, tv).map_err(|e| self.sink_err(pos, e))
+            }
+        }
+    }
+
+    fn key_value(&mut self, h: Handle, key: &Expr, value: &Expr) -> Result<(), ParseError> {
+        let pos = key.pos();
+        // The truth-value key maps onto the atom's truth value.
+        if let Some((kt, [Expr::Str(kn, _)], _)) = head(key) {
+            if kn == TV_KEY && Type::from_name(kt) == Some(types::PREDICATE_NODE) {
+                let tv = self.truth(value)?;
+                return self.sink.set_tv(h, tv).map_err(|e| self.sink_err(pos, e));
+            }
+        }
+        let k = self.atom(key)?;
+        let v = self.value(value)?;
+        self.sink.set_value(h, k, v).map_err(|e| self.sink_err(pos, e))
+    }
+
+    fn truth(&mut self, e: &Expr) -> Result<TruthValue, ParseError> {
+        match head(e) {
+            Some(("stv" | "cog-new-stv" | "SimpleTruthValue", args, pos)) => {
+                let [s, c] = numbers::<2>(args, pos, "a simple truth value")?;
+                Ok(TruthValue::simple(s, c))
+            }
+            Some(("ctv" | "cog-new-ctv" | "CountTruthValue", args, pos)) => {
+                let [m, c, n] = numbers::<3>(args, pos, "a count truth value")?;
+                Ok(TruthValue::count(m, c, n))
+            }
+            _ => Err(error(e.pos(), "expected a truth value such as (stv 0.9 0.8)", show(e))),
+        }
+    }
+
+    fn value(&mut self, e: &Expr) -> Result<Value, ParseError> {
+        let Some((name, args, pos)) = head(e) else {
+            return Err(error(e.pos(), "expected a value such as (FloatValue 1 2)", show(e)));
+        };
+        Ok(match name {
+            "FloatValue" => Value::float(args.iter().map(number).collect::<Result<Vec<_>, _>>()?),
+            "StringValue" => Value::String(
+                args.iter()
+                    .map(|a| match a {
+                        Expr::Str(s, _) => Ok(s.clone()),
+                        other => Err(error(other.pos(), "StringValue holds strings", show(other))),
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            "BoolValue" => Value::Bool(
+                args.iter()
+                    .map(|a| match a {
+                        Expr::Symbol(s, _) if s == "#t" => Ok(true),
+                        Expr::Symbol(s, _) if s == "#f" => Ok(false),
+                        Expr::Number(n, _) => Ok(*n != 0.0),
+                        other => Err(error(other.pos(), "BoolValue holds #t and #f", show(other))),
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            "LinkValue" => Value::Link(args.iter().map(|a| self.value(a)).collect::<Result<_, _>>()?),
+            "VoidValue" if args.is_empty() => Value::Void,
+            "VoidValue" => return Err(error(pos, "VoidValue holds nothing", name)),
+            "stv" | "ctv" | "SimpleTruthValue" | "CountTruthValue" | "cog-new-stv" | "cog-new-ctv" => Value::Truth(self.truth(e)?),
+            _ => match Type::from_name(name) {
+                Some(t) if t.is_atom() => Value::Atom(self.atom(e)?),
+                Some(t) => return Err(error(pos, format!("values of type {t} cannot be read"), name)),
+                None => return Err(error(pos, format!("unknown value type `{name}`"), name)),
+            },
+        })
+    }
+}

@@ -1,0 +1,11 @@
+//! Atomese s-expressions: the streaming [parser](parse), the [loader](load)
+//! that turns expressions into atoms, and the [writer](write) of the REPL and
+//! wire forms.
+
+pub mod load;
+pub mod parse;
+pub mod write;
+
+pub use load::{eval, load, load_str, LoadError, LoadStats, AV_KEY, TV_KEY};
+pub use parse::{parse_str, Expr, ParseError, Parser, Pos};
+pub use write::{atom_to_string, dump, fmt_f64, write_atom, write_value, Form, Select};

@@ -1,0 +1,267 @@
+//! Prints atoms and values as Atomese, in the two forms upstream uses:
+//!
+//! - [`Form::Repl`]: what `display` and `cog-prt-atomspace` show: short type
+//!   names, children indented two spaces per level, the truth value only when
+//!   it is not the default.
+//!   ```text
+//!   (Evaluation (stv 0.9 0.8)
+//!     (Predicate "breathe")
+//!     (List
+//!       (Concept "birds" (stv 0.5 0.1))
+//!       (Concept "air")))
+//!   ```
+//! - [`Form::Wire`]: the network and file form: long names, one line, no space
+//!   between children, every value (truth value included) in an `alist`:
+//!   `(ConceptNode "birds" (alist (cons (PredicateNode "*-TruthValueKey-*")(SimpleTruthValue 0.5 0.1))))`.
+//!
+//! Numbers are printed in the shortest form that reads back to the same
+//! double: the same text as upstream's 16 significant digits for every
+//! value that has such a form, and the exact value where it needs 17.
+
+use std::fmt::Write as _;
+use std::io;
+
+use super::load::TV_KEY;
+use crate::{AtomRead, Handle, TruthValue, Type, Value};
+
+/// Which printed form.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Indented, short names, truth values only: for people.
+    Repl,
+    /// One line, long names, all values: for files and the network.
+    Wire,
+}
+
+/// Formats a double the way Scheme reads it back exactly.
+pub fn fmt_f64(x: f64) -> String {
+    if x.is_nan() {
+        return "+nan.0".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "+inf.0".into() } else { "-inf.0".into() };
+    }
+    let a = x.abs();
+    if a != 0.0 && !(1e-5..1e17).contains(&a) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// Appends a string literal with `"`, `\` and control characters escaped.
+pub fn write_str_literal(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\x{:x};", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn type_name(t: Type, form: Form) -> &'static str {
+    match form {
+        Form::Repl => t.short_name().unwrap_or_else(|| t.name()),
+        Form::Wire => t.name(),
+    }
+}
+
+/// The atom in the given form (no trailing newline). An invalid handle prints as `#<invalid #N>`.
+pub fn atom_to_string(r: &impl AtomRead, h: Handle, form: Form) -> String {
+    let mut out = String::new();
+    write_atom(r, h, form, &mut out);
+    out
+}
+
+/// Appends the atom in the given form.
+pub fn write_atom(r: &impl AtomRead, h: Handle, form: Form, out: &mut String) {
+    match form {
+        Form::Repl => write_repl(r, h, 0, out),
+        Form::Wire => write_wire(r, h, out),
+    }
+}
+
+fn write_repl(r: &impl AtomRead, h: Handle, indent: usize, out: &mut String) {
+    let Some(t) = r.get_type(h) else {
+        let _ = write!(out, "#<invalid {h}>");
+        return;
+    };
+    out.push('(');
+    out.push_str(type_name(t, Form::Repl));
+    if let Some(name) = r.name(h) {
+        out.push(' ');
+        write_str_literal(out, name);
+    }
+    let tv = r.get_tv(h).unwrap_or_default();
+    if !tv.is_default() {
+        out.push(' ');
+        write_tv_short(tv, out);
+    }
+    for &c in r.outgoing(h).unwrap_or(&[]) {
+        out.push('\n');
+        out.extend(std::iter::repeat_n(' ', indent + 2));
+        write_repl(r, c, indent + 2, out);
+    }
+    out.push(')');
+}
+
+fn write_tv_short(tv: TruthValue, out: &mut String) {
+    match tv {
+        TruthValue::Simple { strength, confidence } => {
+            let _ = write!(out, "(stv {} {})", fmt_f64(strength), fmt_f64(confidence));
+        }
+        TruthValue::Count { mean, confidence, count } => {
+            let _ = write!(out, "(ctv {} {} {})", fmt_f64(mean), fmt_f64(confidence), fmt_f64(count));
+        }
+    }
+}
+
+fn write_wire(r: &impl AtomRead, h: Handle, out: &mut String) {
+    let Some(t) = r.get_type(h) else {
+        let _ = write!(out, "#<invalid {h}>");
+        return;
+    };
+    out.push('(');
+    out.push_str(t.name());
+    if let Some(name) = r.name(h) {
+        out.push(' ');
+        write_str_literal(out, name);
+    }
+    let tv = r.get_tv(h).unwrap_or_default();
+    let kvs = r.key_values(h);
+    if !tv.is_default() || !kvs.is_empty() {
+        out.push_str(" (alist");
+        if !tv.is_default() {
+            out.push_str(" (cons (PredicateNode ");
+            write_str_literal(out, TV_KEY);
+            out.push(')');
+            write_value(r, &Value::Truth(tv), out);
+            out.push(')');
+        }
+        for (i, (k, v)) in kvs.iter().enumerate() {
+            out.push_str(if i == 0 && tv.is_default() { " (cons " } else { "(cons " });
+            write_wire(r, *k, out);
+            write_value(r, v, out);
+            out.push(')');
+        }
+        out.push(')');
+    }
+    let out_set = r.outgoing(h).unwrap_or(&[]);
+    if !out_set.is_empty() {
+        out.push(' ');
+    }
+    for &c in out_set {
+        write_wire(r, c, out);
+    }
+    out.push(')');
+}
+
+/// Appends a value in wire form: `(FloatValue 1 2)`, `(SimpleTruthValue 0.9 0.8)`, ...
+pub fn write_value(r: &impl AtomRead, v: &Value, out: &mut String) {
+    match v {
+        Value::Float(xs) => {
+            out.push_str("(FloatValue");
+            for x in xs.iter() {
+                out.push(' ');
+                out.push_str(&fmt_f64(*x));
+            }
+            out.push(')');
+        }
+        Value::String(ss) => {
+            out.push_str("(StringValue");
+            for s in ss.iter() {
+                out.push(' ');
+                write_str_literal(out, s);
+            }
+            out.push(')');
+        }
+        Value::Bool(bs) => {
+            out.push_str("(BoolValue");
+            for b in bs.iter() {
+                out.push_str(if *b { " #t" } else { " #f" });
+            }
+            out.push(')');
+        }
+        Value::Link(vs) => {
+            out.push_str("(LinkValue");
+            for (i, v) in vs.iter().enumerate() {
+                out.push_str(if i == 0 { " " } else { "" });
+                write_value(r, v, out);
+            }
+            out.push(')');
+        }
+        Value::Void => out.push_str("(VoidValue)"),
+        Value::Truth(TruthValue::Simple { strength, confidence }) => {
+            let _ = write!(out, "(SimpleTruthValue {} {})", fmt_f64(*strength), fmt_f64(*confidence));
+        }
+        Value::Truth(TruthValue::Count { mean, confidence, count }) => {
+            let _ = write!(out, "(CountTruthValue {} {} {})", fmt_f64(*mean), fmt_f64(*confidence), fmt_f64(*count));
+        }
+        Value::Atom(h) => write_wire(r, *h, out),
+    }
+}
+
+/// Which atoms a [`dump`] prints.
+#[derive(Copy, Clone, Debug)]
+pub enum Select {
+    /// Every atom that no link contains; together they print the whole space.
+    Roots,
+    /// Every atom of this type (subtypes included), each printed whole.
+    Type(Type),
+}
+
+/// Writes atoms, one top-level expression each, and returns how many.
+/// `progress` is called with the count every 64 Ki atoms.
+pub fn dump(r: &impl AtomRead, select: Select, form: Form, mut w: impl io::Write, mut progress: impl FnMut(u64)) -> io::Result<u64> {
+    let atoms: Box<dyn Iterator<Item = Handle> + '_> = match select {
+        Select::Roots => Box::new(r.all_atoms().filter(|&h| r.incoming_size(h) == Some(0))),
+        Select::Type(t) => Box::new(r.handles_by_type(t, true)),
+    };
+    let mut buf = String::new();
+    let mut n = 0u64;
+    for h in atoms {
+        buf.clear();
+        write_atom(r, h, form, &mut buf);
+        buf.push('\n');
+        w.write_all(buf.as_bytes())?;
+        n += 1;
+        if n % 65536 == 0 {
+            progress(n);
+        }
+    }
+    w.flush()?;
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_back() {
+        for x in [0.0, 1.0, 0.9, 0.8, -2.5, 1e-7, 1e20, 0.1 + 0.2, f64::MIN_POSITIVE, 123456.789] {
+            let s = fmt_f64(x);
+            assert_eq!(s.parse::<f64>().unwrap(), x, "{s}");
+        }
+        assert_eq!(fmt_f64(1.0), "1");
+        assert_eq!(fmt_f64(0.9), "0.9");
+        assert_eq!(fmt_f64(1e-7), "1e-7");
+        assert_eq!(fmt_f64(f64::INFINITY), "+inf.0");
+    }
+
+    #[test]
+    fn escapes() {
+        let mut s = String::new();
+        write_str_literal(&mut s, "a\"b\\c\nd");
+        assert_eq!(s, r#""a\"b\\c\nd""#);
+    }
+}

@@ -1,0 +1,240 @@
+//! The AtomTable and AtomSpace APIs, operation by operation.
+
+mod common;
+
+use atomweave::types::*;
+use atomweave::{AtomRead, AtomSpace, AtomTable, Error, Handle, TruthValue, Value};
+use common::check_invariants;
+
+#[test]
+fn nodes_are_unique() {
+    let mut t = AtomTable::new();
+    let a = t.add_node(CONCEPT_NODE, "cat").unwrap();
+    assert_eq!(t.add_node(CONCEPT_NODE, "cat").unwrap(), a);
+    let w = t.add_node(WORD_NODE, "cat").unwrap();
+    assert_ne!(a, w);
+    assert_eq!(t.get_node(CONCEPT_NODE, "cat"), Some(a));
+    assert_eq!(t.get_node(CONCEPT_NODE, "dog"), None);
+    assert_eq!(t.name(a), Some("cat"));
+    assert_eq!(t.get_type(a), Some(CONCEPT_NODE));
+    assert_eq!(t.size(), 2);
+    assert_eq!(t.add_node(LIST_LINK, "x"), Err(Error::NotANodeType(LIST_LINK)));
+    assert_eq!(t.add_node(FLOAT_VALUE, "x"), Err(Error::NotANodeType(FLOAT_VALUE)));
+    check_invariants(&t);
+}
+
+#[test]
+fn links_and_incoming_sets() {
+    let mut t = AtomTable::new();
+    let a = t.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = t.add_node(CONCEPT_NODE, "b").unwrap();
+    let ab = t.add_link(INHERITANCE_LINK, &[a, b]).unwrap();
+    let ba = t.add_link(INHERITANCE_LINK, &[b, a]).unwrap();
+    assert_ne!(ab, ba, "ordered links keep their order");
+    assert_eq!(t.add_link(INHERITANCE_LINK, &[a, b]).unwrap(), ab);
+    assert_eq!(t.outgoing(ab), Some(&[a, b][..]));
+    assert_eq!(t.arity(ab), Some(2));
+    let mut inc = t.incoming(a).unwrap().to_vec();
+    inc.sort();
+    let mut want = vec![ab, ba];
+    want.sort();
+    assert_eq!(inc, want);
+    let aa = t.add_link(LIST_LINK, &[a, a]).unwrap();
+    assert_eq!(t.incoming(a).unwrap().iter().filter(|&&l| l == aa).count(), 1, "a link is in an incoming set once");
+    assert_eq!(t.incoming_by_type(a, LIST_LINK).collect::<Vec<_>>(), vec![aa]);
+    assert_eq!(t.add_link(CONCEPT_NODE, &[a]), Err(Error::NotALinkType(CONCEPT_NODE)));
+    let empty = t.add_link(LIST_LINK, &[]).unwrap();
+    assert_eq!(t.outgoing(empty), Some(&[][..]));
+    let nested = t.add_link(EVALUATION_LINK, &[aa, ab]).unwrap();
+    assert_eq!(t.incoming(aa), Some(&[nested][..]));
+    check_invariants(&t);
+}
+
+#[test]
+fn unordered_links_are_canonical() {
+    let mut t = AtomTable::new();
+    let a = t.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = t.add_node(CONCEPT_NODE, "b").unwrap();
+    let c = t.add_node(CONCEPT_NODE, "c").unwrap();
+    let s1 = t.add_link(SET_LINK, &[c, a, b]).unwrap();
+    let s2 = t.add_link(SET_LINK, &[b, c, a]).unwrap();
+    assert_eq!(s1, s2);
+    assert_eq!(t.get_link(SET_LINK, &[a, c, b]), Some(s1));
+    assert_eq!(t.add_link(SIMILARITY_LINK, &[a, b]).unwrap(), t.add_link(SIMILARITY_LINK, &[b, a]).unwrap());
+    check_invariants(&t);
+}
+
+#[test]
+fn links_need_live_members() {
+    let mut t = AtomTable::new();
+    let a = t.add_node(CONCEPT_NODE, "a").unwrap();
+    t.extract(a, false).unwrap();
+    assert_eq!(t.add_link(LIST_LINK, &[a]), Err(Error::InvalidHandle(a)));
+    assert_eq!(t.add_link(LIST_LINK, &[Handle::from_u32(999_999)]), Err(Error::InvalidHandle(Handle::from_u32(999_999))));
+    assert_eq!(t.size(), 0);
+}
+
+#[test]
+fn extract_plain_and_recursive() {
+    let mut t = AtomTable::new();
+    let a = t.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = t.add_node(CONCEPT_NODE, "b").unwrap();
+    let l = t.add_link(LIST_LINK, &[a, b]).unwrap();
+    let e = t.add_link(EVALUATION_LINK, &[b, l]).unwrap();
+    assert_eq!(t.extract(a, false), Err(Error::HasIncoming { atom: a, incoming: 1 }));
+    assert!(t.contains(a));
+    t.extract(a, true).unwrap();
+    assert!(!t.contains(a) && !t.contains(l) && !t.contains(e));
+    assert!(t.contains(b));
+    assert_eq!(t.incoming_size(b), Some(0));
+    assert_eq!(t.extract(a, false), Err(Error::InvalidHandle(a)));
+    check_invariants(&t);
+}
+
+#[test]
+fn extracted_handles_never_alias() {
+    let mut t = AtomTable::new();
+    let a = t.add_node(CONCEPT_NODE, "a").unwrap();
+    t.extract(a, false).unwrap();
+    let mut fresh = Vec::new();
+    for i in 0..10_000 {
+        fresh.push(t.add_node(CONCEPT_NODE, &format!("x{i}")).unwrap());
+    }
+    let again = t.add_node(CONCEPT_NODE, "a").unwrap();
+    assert_ne!(again, a);
+    assert!(!fresh.contains(&a));
+    assert_eq!(t.get_type(a), None);
+    assert_eq!(t.name(a), None);
+    t.clear();
+    assert_eq!(t.size(), 0);
+    let after = t.add_node(CONCEPT_NODE, "a").unwrap();
+    assert!(!fresh.contains(&after) && after != again, "clear() does not recycle handles");
+}
+
+#[test]
+fn truth_values_and_values() {
+    let mut t = AtomTable::new();
+    let a = t.add_node(CONCEPT_NODE, "a").unwrap();
+    let k = t.add_node(PREDICATE_NODE, "key").unwrap();
+    assert_eq!(t.get_tv(a), Some(TruthValue::DEFAULT));
+    let before = t.heap_bytes();
+    t.set_tv(a, TruthValue::simple(0.9, 0.8)).unwrap();
+    assert_eq!(t.get_tv(a), Some(TruthValue::simple(0.9, 0.8)));
+    t.set_tv(a, TruthValue::DEFAULT).unwrap();
+    assert_eq!(t.get_tv(a), Some(TruthValue::DEFAULT));
+    assert!(t.heap_bytes() >= before);
+    assert_eq!(t.increment_count(a, 2.0).unwrap(), TruthValue::count(1.0, 0.0, 2.0));
+    assert_eq!(t.increment_count(a, 3.0).unwrap(), TruthValue::count(1.0, 0.0, 5.0));
+    t.set_value(a, k, Value::float(vec![1.0, 2.0])).unwrap();
+    assert_eq!(t.get_value(a, k), Some(Value::float(vec![1.0, 2.0])));
+    t.set_value(a, k, Value::string(["x"])).unwrap();
+    assert_eq!(t.key_values(a), &[(k, Value::string(["x"]))]);
+    t.remove_value(a, k).unwrap();
+    assert_eq!(t.get_value(a, k), None);
+    assert!(t.key_values(a).is_empty());
+    let dead = Handle::from_u32(123_456);
+    assert_eq!(t.set_tv(dead, TruthValue::simple(1.0, 1.0)), Err(Error::InvalidHandle(dead)));
+    assert_eq!(t.get_tv(dead), None);
+}
+
+#[test]
+fn type_scans_and_counts() {
+    let mut t = AtomTable::new();
+    let mut concepts = Vec::new();
+    for i in 0..1000 {
+        concepts.push(t.add_node(CONCEPT_NODE, &format!("c{i}")).unwrap());
+    }
+    let p = t.add_node(PREDICATE_NODE, "p").unwrap();
+    let l = t.add_link(LIST_LINK, &[concepts[0], p]).unwrap();
+    assert_eq!(t.count_of_type(CONCEPT_NODE, false), 1000);
+    assert_eq!(t.count_of_type(NODE, true), 1001);
+    assert_eq!(t.count_of_type(NODE, false), 0);
+    assert_eq!(t.count_of_type(ATOM, true), 1002);
+    let mut scanned: Vec<Handle> = t.handles_by_type(CONCEPT_NODE, false).collect();
+    scanned.sort();
+    concepts.sort();
+    assert_eq!(scanned, concepts);
+    assert_eq!(t.handles_by_type(LINK, true).collect::<Vec<_>>(), vec![l]);
+    assert_eq!(t.root_set_by_type(NODE, true).count(), 999);
+    t.extract(concepts[5], false).unwrap();
+    assert_eq!(t.count_of_type(CONCEPT_NODE, false), 999);
+    assert_eq!(t.handles_by_type(CONCEPT_NODE, false).count(), 999);
+    check_invariants(&t);
+}
+
+#[test]
+fn long_names_and_wide_links() {
+    let mut t = AtomTable::new();
+    let long = "x".repeat(100_000);
+    let n = t.add_node(CONCEPT_NODE, &long).unwrap();
+    assert_eq!(t.name(n), Some(long.as_str()));
+    assert_eq!(t.get_node(CONCEPT_NODE, &long), Some(n));
+    let members: Vec<Handle> = (0..70_000).map(|i| t.add_node(NUMBER_NODE, &i.to_string()).unwrap()).collect();
+    let wide = t.add_link(LIST_LINK, &members).unwrap();
+    assert_eq!(t.arity(wide), Some(70_000));
+    assert_eq!(t.outgoing(wide).unwrap(), &members[..]);
+    assert_eq!(t.get_link(LIST_LINK, &members), Some(wide));
+    let set = t.add_link(SET_LINK, &members).unwrap();
+    assert_eq!(t.incoming_size(members[0]), Some(2));
+    t.extract(set, false).unwrap();
+    t.extract(n, false).unwrap();
+    check_invariants(&t);
+}
+
+#[test]
+fn big_incoming_sets_grow_and_shrink() {
+    let mut t = AtomTable::new();
+    let hub = t.add_node(PREDICATE_NODE, "hub").unwrap();
+    let links: Vec<Handle> = (0..5000)
+        .map(|i| {
+            let c = t.add_node(CONCEPT_NODE, &i.to_string()).unwrap();
+            t.add_link(EVALUATION_LINK, &[hub, c]).unwrap()
+        })
+        .collect();
+    assert_eq!(t.incoming_size(hub), Some(5000));
+    for &l in links.iter().step_by(2) {
+        t.extract(l, false).unwrap();
+    }
+    assert_eq!(t.incoming_size(hub), Some(2500));
+    check_invariants(&t);
+    for &l in links.iter().skip(1).step_by(2) {
+        t.extract(l, false).unwrap();
+    }
+    assert_eq!(t.incoming_size(hub), Some(0));
+    check_invariants(&t);
+}
+
+#[test]
+fn space_matches_table_semantics() {
+    let s = AtomSpace::new();
+    let a = s.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = s.add_node(CONCEPT_NODE, "b").unwrap();
+    let l = s.add_link(LIST_LINK, &[a, b]).unwrap();
+    assert_eq!(&*s.outgoing(l).unwrap(), &[a, b]);
+    assert_eq!(&*s.incoming(a).unwrap(), &[l]);
+    assert_eq!(&*s.name(a).unwrap(), "a");
+    assert_eq!(s.get_node(CONCEPT_NODE, "a"), Some(a));
+    assert_eq!(s.get_link(LIST_LINK, &[a, b]), Some(l));
+    assert_eq!(s.incoming_by_type(a, LIST_LINK), vec![l]);
+    s.set_tv(l, TruthValue::simple(0.5, 0.5)).unwrap();
+    assert_eq!(s.get_tv(l), Some(TruthValue::simple(0.5, 0.5)));
+    assert_eq!(s.increment_count(a, 1.0).unwrap(), TruthValue::count(1.0, 0.0, 1.0));
+    assert_eq!(s.extract(a, false), Err(Error::HasIncoming { atom: a, incoming: 1 }));
+    s.extract(a, true).unwrap();
+    assert_eq!(s.size(), 1);
+    assert_eq!(s.handles_by_type(NODE, true).collect::<Vec<_>>(), vec![b]);
+    check_invariants(&s.read());
+    let clone = s.clone();
+    clone.clear();
+    assert_eq!(s.size(), 0, "clones share one space");
+    assert!(s.try_into_table().is_err());
+    let table = AtomSpace::new().try_into_table().unwrap();
+    assert_eq!(table.size(), 0);
+}
+
+#[test]
+fn space_is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<AtomSpace>();
+    check::<AtomTable>();
+}

@@ -1,0 +1,150 @@
+//! Many threads on one AtomSpace: indexes stay consistent, adds stay unique,
+//! counts stay atomic.
+
+mod common;
+
+use std::thread;
+
+use atomweave::types::*;
+use atomweave::{AtomSpace, Error, Handle, TruthValue, Value};
+use common::check_invariants;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+const THREADS: u64 = 8;
+
+#[test]
+fn mixed_operations_keep_indexes_consistent() {
+    let space = AtomSpace::new();
+    let key = space.add_node(PREDICATE_NODE, "key").unwrap();
+    thread::scope(|scope| {
+        for seed in 0..THREADS {
+            let space = &space;
+            scope.spawn(move || {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+                let name = |rng: &mut Xoshiro256PlusPlus| format!("n{}", rng.gen_range(0..300));
+                let mut mine: Vec<Handle> = Vec::new();
+                for _ in 0..20_000 {
+                    match rng.gen_range(0..10) {
+                        0..=2 => mine.push(space.add_node(CONCEPT_NODE, &name(&mut rng)).unwrap()),
+                        3..=5 => {
+                            let a = space.get_node(CONCEPT_NODE, &name(&mut rng));
+                            let b = if rng.gen_bool(0.3) && !mine.is_empty() { Some(mine[rng.gen_range(0..mine.len())]) } else { space.get_node(CONCEPT_NODE, &name(&mut rng)) };
+                            let ty = [LIST_LINK, SET_LINK, INHERITANCE_LINK][rng.gen_range(0..3)];
+                            if let (Some(a), Some(b)) = (a, b) {
+                                match space.add_link(ty, &[a, b]) {
+                                    Ok(l) => mine.push(l),
+                                    Err(Error::InvalidHandle(_)) => {}
+                                    Err(e) => panic!("{e}"),
+                                }
+                            }
+                        }
+                        6 => {
+                            if let Some(h) = space.get_node(CONCEPT_NODE, &name(&mut rng)) {
+                                match space.extract(h, rng.gen_bool(0.5)) {
+                                    Ok(()) | Err(Error::InvalidHandle(_)) | Err(Error::HasIncoming { .. }) => {}
+                                    Err(e) => panic!("{e}"),
+                                }
+                            }
+                        }
+                        7 if !mine.is_empty() => {
+                            let h = mine[rng.gen_range(0..mine.len())];
+                            let _ = space.set_tv(h, TruthValue::simple(rng.gen(), rng.gen()));
+                            let _ = space.set_value(h, key, Value::float(vec![1.0]));
+                        }
+                        8 if !mine.is_empty() => {
+                            let h = mine[rng.gen_range(0..mine.len())];
+                            let inc: Vec<Handle> = space.incoming(h).map(|i| i.to_vec()).unwrap_or_default();
+                            for l in inc {
+                                if let Some(out) = space.outgoing(l) {
+                                    assert!(out.contains(&h), "incoming link does not contain its target");
+                                }
+                            }
+                        }
+                        _ if !mine.is_empty() => {
+                            let h = mine[rng.gen_range(0..mine.len())];
+                            let _ = space.increment_count(h, 1.0);
+                        }
+                        _ => {}
+                    }
+                }
+            });
+        }
+    });
+    check_invariants(&space.read());
+}
+
+#[test]
+fn concurrent_adds_of_the_same_atoms_yield_one_atom_each() {
+    let space = AtomSpace::new();
+    let results: Vec<Vec<Handle>> = thread::scope(|scope| {
+        let handles: Vec<_> = (0..THREADS)
+            .map(|seed| {
+                let space = &space;
+                scope.spawn(move || {
+                    let mut order: Vec<u32> = (0..2000).collect();
+                    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+                    for i in (1..order.len()).rev() {
+                        order.swap(i, rng.gen_range(0..=i));
+                    }
+                    let mut got = vec![Handle::from_u32(0); 4000];
+                    for &i in &order {
+                        let n = space.add_node(CONCEPT_NODE, &format!("c{i}")).unwrap();
+                        let m = space.add_node(CONCEPT_NODE, &format!("c{}", (i + 1) % 2000)).unwrap();
+                        got[i as usize] = n;
+                        got[2000 + i as usize] = space.add_link(SET_LINK, &[n, m]).unwrap();
+                    }
+                    got
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for r in &results[1..] {
+        assert_eq!(r, &results[0]);
+    }
+    assert_eq!(space.size(), 4000);
+    check_invariants(&space.read());
+}
+
+#[test]
+fn increment_count_is_atomic() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "counted").unwrap();
+    thread::scope(|scope| {
+        for _ in 0..THREADS {
+            scope.spawn(|| {
+                for _ in 0..2000 {
+                    space.increment_count(a, 1.0).unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(space.get_tv(a).unwrap().count_of(), (THREADS * 2000) as f64);
+}
+
+#[test]
+fn recursive_extract_races_with_adds() {
+    let space = AtomSpace::new();
+    let hub = space.add_node(CONCEPT_NODE, "hub").unwrap();
+    thread::scope(|scope| {
+        for seed in 0..THREADS - 1 {
+            let space = &space;
+            scope.spawn(move || {
+                for i in 0..2000 {
+                    let n = space.add_node(CONCEPT_NODE, &format!("{seed}-{i}")).unwrap();
+                    match space.add_link(LIST_LINK, &[hub, n]) {
+                        Ok(_) | Err(Error::InvalidHandle(_)) => {}
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            });
+        }
+        scope.spawn(|| {
+            thread::sleep(std::time::Duration::from_millis(5));
+            space.extract(hub, true).unwrap();
+        });
+    });
+    assert!(!space.contains(hub));
+    check_invariants(&space.read());
+}

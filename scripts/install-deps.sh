@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what the build and tests need, and only what is missing, on Debian.
+set -euo pipefail
+
+need_apt=()
+have() { command -v "$1" >/dev/null 2>&1; }
+
+have cc || need_apt+=(build-essential)
+have pkg-config || need_apt+=(pkg-config)
+
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "install-deps: installing ${need_apt[*]}"
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}"
+fi
+
+if ! have cargo; then
+    if [ -x "$HOME/.cargo/bin/cargo" ]; then
+        echo "install-deps: cargo is in ~/.cargo/bin; add it to PATH" >&2
+    else
+        echo "install-deps: no Rust toolchain; install rustup (https://rustup.rs), Rust >= 1.85" >&2
+    fi
+    exit 1
+fi
