@@ -23,6 +23,8 @@ pub enum Error {
     HandlesExhausted,
     #[error("{0}")]
     InvalidValue(String),
+    #[error("{0}")]
+    Hierarchy(String),
     #[error(transparent)]
     Parse(#[from] crate::sexpr::ParseError),
 }

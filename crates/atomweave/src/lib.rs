@@ -33,7 +33,7 @@ pub use error::{Error, Result};
 pub use handle::Handle;
 pub use read::AtomRead;
 pub use sink::AtomSink;
-pub use space::{AtomSpace, Ref, SpaceRead};
+pub use space::{AtomSpace, Incoming, Ref, SpaceRead};
 pub use table::AtomTable;
 pub use types::Type;
 pub use value::{TruthValue, Value};

@@ -35,7 +35,9 @@ pub(crate) const BLOCK: u32 = 64;
 // Record layout: | flags:4 | type:12 | len:16 | payload:32 |
 // `len` is the name length (nodes) or arity (links), LEN_ESCAPE if the real
 // length is stored at the front of the arena entry. A zero record is a slot
-// that holds no atom.
+// that holds no atom. In a child space, the slot of a base atom (slot numbers
+// are unique across a hierarchy) holds no atom but may carry HAS_TV and
+// HAS_VALUES for values the child set on it, or HIDDEN.
 const LEN_SHIFT: u32 = 32;
 const TYPE_SHIFT: u32 = 48;
 const LEN_ESCAPE: u32 = 0xFFFF;
@@ -43,6 +45,8 @@ const LIVE: u64 = 1 << 60;
 const HAS_TV: u64 = 1 << 61;
 const HAS_VALUES: u64 = 1 << 62;
 const IS_LINK: u64 = 1 << 63;
+/// In a child space, the record of a base atom it has hidden (extracted for itself).
+const HIDDEN: u64 = IS_LINK;
 
 /// A decoded record.
 #[derive(Copy, Clone)]
@@ -242,14 +246,29 @@ fn for_each_distinct(out: &[Handle], mut f: impl FnMut(Handle)) {
 
 impl Store {
     pub(crate) fn new() -> Self {
+        Self::with_slots(Arc::new(std::array::from_fn(|_| AtomicU32::new(0))))
+    }
+
+    /// A store for a child space of `base`: it draws slot numbers from the
+    /// same counters, so handles of the whole hierarchy never collide.
+    pub(crate) fn child_of(base: &Store) -> Self {
+        Self::with_slots(base.recs.next_slot.clone())
+    }
+
+    fn with_slots(next_slot: Arc<[AtomicU32; SHARDS]>) -> Self {
         Store {
             recs: Records {
                 records: (0..SHARDS).map(|_| SegVec::new()).collect(),
                 hasher: FixedState::with_seed(0x5eed_a70e_eeaf_0001),
-                next_slot: Arc::new(std::array::from_fn(|_| AtomicU32::new(0))),
+                next_slot,
             },
             shards: (0..SHARDS).map(|_| CachePadded::new(RwLock::new(Shard::default()))).collect(),
         }
+    }
+
+    /// Do the two stores belong to one hierarchy (share slot numbering)?
+    pub(crate) fn same_hierarchy(&self, other: &Store) -> bool {
+        Arc::ptr_eq(&self.recs.next_slot, &other.recs.next_slot)
     }
 
     #[inline]
@@ -372,10 +391,12 @@ impl Records {
     }
 
     /// Adds a link whose outgoing set is already canonical. The caller holds
-    /// the home shard (from `hash`) and the shards of every target.
-    pub(crate) fn add_link_in(&self, acc: &mut impl ShardAccess, hash: u64, t: Type, out: &[Handle]) -> Result<Handle> {
+    /// the home shard (from `hash`) and the shards of every target. Members
+    /// must be atoms of this store, or be listed in `foreign` (atoms of base
+    /// spaces the caller has found visible).
+    pub(crate) fn add_link_in(&self, acc: &mut impl ShardAccess, hash: u64, t: Type, out: &[Handle], foreign: &[Handle]) -> Result<Handle> {
         for &x in out {
-            if self.rec(x).is_none() {
+            if self.rec(x).is_none() && !foreign.contains(&x) {
                 return Err(Error::InvalidHandle(x));
             }
         }
@@ -461,34 +482,62 @@ impl Records {
     }
 
     // ----- values -----
+    //
+    // `foreign` marks a base atom seen from a child space: its slot here holds
+    // no atom, only the values the child set on it.
 
-    pub(crate) fn set_tv_in(&self, sh: &mut Shard, h: Handle, tv: TruthValue) -> Result<()> {
-        let rec = self.rec(h).ok_or(Error::InvalidHandle(h))?;
-        let word = self.word(h);
-        if tv.is_default() {
-            if rec.has_tv() {
+    /// The word values are flagged in: the atom's own record, or a base
+    /// atom's slot here. The caller holds the shard's write lock.
+    fn value_word(&self, h: Handle, foreign: bool) -> Result<&AtomicU64> {
+        let recs = &self.records[h.shard()];
+        if foreign {
+            recs.ensure(h.local() as usize + 1);
+            let w = recs.get(h.local() as usize).expect("ensured");
+            if Rec(w.load(Ordering::Acquire)).live() || w.load(Ordering::Acquire) == HIDDEN {
+                return Err(Error::InvalidHandle(h));
+            }
+            Ok(w)
+        } else {
+            self.rec(h).ok_or(Error::InvalidHandle(h))?;
+            Ok(self.word(h))
+        }
+    }
+
+    /// The flags of `h`'s slot here, whether it holds `h` or overlays it.
+    #[inline]
+    fn slot_flags(&self, h: Handle) -> u64 {
+        self.records[h.shard()].get(h.local() as usize).map_or(0, |w| w.load(Ordering::Acquire))
+    }
+
+    pub(crate) fn set_tv_in(&self, sh: &mut Shard, h: Handle, tv: TruthValue, foreign: bool) -> Result<()> {
+        let word = self.value_word(h, foreign)?;
+        if tv.is_default() && !foreign {
+            if word.load(Ordering::Acquire) & HAS_TV != 0 {
                 sh.tvs.remove(&h.local());
                 word.fetch_and(!HAS_TV, Ordering::Release);
             }
         } else {
+            // A child keeps even the default truth value: it hides the base's.
             sh.tvs.insert(h.local(), tv);
-            if !rec.has_tv() {
-                word.fetch_or(HAS_TV, Ordering::Release);
-            }
+            word.fetch_or(HAS_TV, Ordering::Release);
         }
         Ok(())
     }
 
+    /// The truth value: `Some` for an atom of this store (the default when
+    /// none is set) or for an overlaid base atom that has one here.
     pub(crate) fn get_tv_in(&self, sh: &Shard, h: Handle) -> Option<TruthValue> {
-        let rec = self.rec(h)?;
-        Some(if rec.has_tv() { sh.tvs.get(&h.local()).copied().unwrap_or_default() } else { TruthValue::DEFAULT })
+        let flags = self.slot_flags(h);
+        if flags & HAS_TV != 0 {
+            return sh.tvs.get(&h.local()).copied();
+        }
+        Rec(flags).live().then_some(TruthValue::DEFAULT)
     }
 
     /// Sets (`Some`) or removes (`None`) the value under `key`.
-    pub(crate) fn set_value_in(&self, sh: &mut Shard, h: Handle, key: Handle, v: Option<Value>) -> Result<()> {
-        let rec = self.rec(h).ok_or(Error::InvalidHandle(h))?;
+    pub(crate) fn set_value_in(&self, sh: &mut Shard, h: Handle, key: Handle, v: Option<Value>, foreign: bool) -> Result<()> {
+        let word = self.value_word(h, foreign)?;
         let local = h.local();
-        let word = self.word(h);
         match v {
             Some(v) => {
                 let kv = sh.values.entry(local).or_default();
@@ -496,11 +545,9 @@ impl Records {
                     Some(slot) => slot.1 = v,
                     None => kv.push((key, v)),
                 }
-                if !rec.has_values() {
-                    word.fetch_or(HAS_VALUES, Ordering::Release);
-                }
+                word.fetch_or(HAS_VALUES, Ordering::Release);
             }
-            None if rec.has_values() => {
+            None if word.load(Ordering::Acquire) & HAS_VALUES != 0 => {
                 let kv = sh.values.get_mut(&local).expect("flagged values exist");
                 kv.retain(|(k, _)| *k != key);
                 if kv.is_empty() {
@@ -513,19 +560,49 @@ impl Records {
         Ok(())
     }
 
+    /// The value under `key` kept here (for an atom of this store, or overlaid on a base atom).
     pub(crate) fn get_value_in(&self, sh: &Shard, h: Handle, key: Handle) -> Option<Value> {
-        let rec = self.rec(h)?;
-        if !rec.has_values() {
-            return None;
-        }
-        sh.values.get(&h.local())?.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
+        self.key_values_in(sh, h).iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
     }
 
+    /// The values kept here for `h`, truth value excluded.
     pub(crate) fn key_values_in<'s>(&self, sh: &'s Shard, h: Handle) -> &'s [(Handle, Value)] {
-        match self.rec(h) {
-            Some(rec) if rec.has_values() => sh.values.get(&h.local()).map_or(&[], Vec::as_slice),
-            _ => &[],
+        if self.slot_flags(h) & HAS_VALUES == 0 {
+            return &[];
         }
+        sh.values.get(&h.local()).map_or(&[], Vec::as_slice)
+    }
+
+    // ----- child spaces -----
+
+    /// Has this (child) store hidden the base atom `h`?
+    #[inline]
+    pub(crate) fn is_hidden(&self, h: Handle) -> bool {
+        self.slot_flags(h) == HIDDEN
+    }
+
+    /// Hides the base atom `h` in this child store, dropping the values the
+    /// child set on it. The caller holds `h`'s shard.
+    pub(crate) fn hide_in(&self, sh: &mut Shard, h: Handle) {
+        let recs = &self.records[h.shard()];
+        recs.ensure(h.local() as usize + 1);
+        let w = recs.get(h.local() as usize).expect("ensured");
+        debug_assert!(!Rec(w.load(Ordering::Acquire)).live());
+        sh.tvs.remove(&h.local());
+        sh.values.remove(&h.local());
+        w.store(HIDDEN, Ordering::Release);
+    }
+
+    /// Makes a hidden base atom visible again. The caller holds `h`'s shard.
+    pub(crate) fn unhide_in(&self, _sh: &mut Shard, h: Handle) {
+        if let Some(w) = self.records[h.shard()].get(h.local() as usize) {
+            let _ = w.compare_exchange(HIDDEN, 0, Ordering::AcqRel, Ordering::Acquire);
+        }
+    }
+
+    /// Links of this store that contain `h` (an atom of this store or a base atom).
+    pub(crate) fn own_incoming_in<'s>(&self, sh: &'s Shard, h: Handle) -> &'s [Handle] {
+        sh.incoming(h.local())
     }
 
     /// Empties shard `s` (held by the caller). Slot numbers keep counting up

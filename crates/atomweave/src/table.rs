@@ -91,7 +91,7 @@ impl AtomTable {
         let out = link_key(t, outgoing)?;
         let hash = self.store.recs.hash_link(t, &out);
         let (recs, mut all) = self.store.split_mut();
-        recs.add_link_in(&mut all, hash, t, &out)
+        recs.add_link_in(&mut all, hash, t, &out, &[])
     }
 
     /// Removes the atom. Without `recursive`, an atom that links contain is
@@ -109,7 +109,7 @@ impl AtomTable {
     /// Sets the truth value; the default one frees its storage.
     pub fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
         let (recs, mut all) = self.store.split_mut();
-        recs.set_tv_in(all.shard(h.shard()), h, tv)
+        recs.set_tv_in(all.shard(h.shard()), h, tv, false)
     }
 
     /// Adds `n` to the atom's count and returns the new truth value.
@@ -122,13 +122,13 @@ impl AtomTable {
     /// Sets the value under `key`.
     pub fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
         let (recs, mut all) = self.store.split_mut();
-        recs.set_value_in(all.shard(h.shard()), h, key, Some(v))
+        recs.set_value_in(all.shard(h.shard()), h, key, Some(v), false)
     }
 
     /// Removes the value under `key` (upstream: setting a null value).
     pub fn remove_value(&mut self, h: Handle, key: Handle) -> Result<()> {
         let (recs, mut all) = self.store.split_mut();
-        recs.set_value_in(all.shard(h.shard()), h, key, None)
+        recs.set_value_in(all.shard(h.shard()), h, key, None, false)
     }
 
     /// Removes every atom. Handles of the removed atoms stay invalid.

@@ -223,7 +223,7 @@ fn space_matches_table_semantics() {
     s.extract(a, true).unwrap();
     assert_eq!(s.size(), 1);
     assert_eq!(s.handles_by_type(NODE, true).collect::<Vec<_>>(), vec![b]);
-    check_invariants(&s.read());
+    check_invariants(&s.read().unwrap());
     let clone = s.clone();
     clone.clear();
     assert_eq!(s.size(), 0, "clones share one space");

@@ -79,7 +79,7 @@ impl Layer for AtomSpace {
         AtomSpace::get_tv(self, h)
     }
     fn check(&self, live: &HashSet<Handle>) {
-        let r = self.read();
+        let r = self.read().unwrap();
         check_invariants(&r);
         assert_eq!(&r.all_atoms().collect::<HashSet<_>>(), live);
     }

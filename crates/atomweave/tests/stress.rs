@@ -71,7 +71,7 @@ fn mixed_operations_keep_indexes_consistent() {
             });
         }
     });
-    check_invariants(&space.read());
+    check_invariants(&space.read().unwrap());
 }
 
 #[test]
@@ -104,7 +104,7 @@ fn concurrent_adds_of_the_same_atoms_yield_one_atom_each() {
         assert_eq!(r, &results[0]);
     }
     assert_eq!(space.size(), 4000);
-    check_invariants(&space.read());
+    check_invariants(&space.read().unwrap());
 }
 
 #[test]
@@ -146,5 +146,5 @@ fn recursive_extract_races_with_adds() {
         });
     });
     assert!(!space.contains(hub));
-    check_invariants(&space.read());
+    check_invariants(&space.read().unwrap());
 }

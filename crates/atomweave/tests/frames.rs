@@ -1,0 +1,137 @@
+//! Child spaces (frames): union view, private additions, private values, hiding.
+
+mod common;
+
+use atomweave::types::*;
+use atomweave::{AtomSpace, Error, Handle, TruthValue, Value};
+
+fn sorted(mut v: Vec<Handle>) -> Vec<Handle> {
+    v.sort();
+    v
+}
+
+#[test]
+fn child_sees_base_and_adds_into_itself() {
+    let base = AtomSpace::new();
+    let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    assert_eq!(child.bases(), &[base.clone()]);
+    assert!(child.contains(a));
+    assert_eq!(child.add_node(CONCEPT_NODE, "a").unwrap(), a, "adding a base atom returns it");
+    let b = child.add_node(CONCEPT_NODE, "b").unwrap();
+    assert!(child.contains(b) && !base.contains(b));
+    assert_eq!(child.get_node(CONCEPT_NODE, "a"), Some(a));
+    assert_eq!(base.get_node(CONCEPT_NODE, "b"), None);
+    let l = child.add_link(LIST_LINK, &[a, b]).unwrap();
+    assert!(!base.contains(l));
+    assert_eq!(&*child.incoming(a).unwrap(), &[l]);
+    assert_eq!(base.incoming_size(a), Some(0), "the base does not see the child's links");
+    assert_eq!(child.size(), 3);
+    assert_eq!(base.size(), 1);
+    assert_eq!(child.count_of_type(CONCEPT_NODE, false), 2);
+    assert_eq!(sorted(child.handles_by_type(NODE, true).collect()), sorted(vec![a, b]));
+    assert_eq!(&*child.name(a).unwrap(), "a");
+    assert_eq!(&*child.outgoing(l).unwrap(), &[a, b]);
+    assert_eq!(child.get_type(l), Some(LIST_LINK));
+    assert!(child.read().is_none() && base.read().is_some());
+}
+
+#[test]
+fn links_of_base_atoms_come_from_the_base() {
+    let base = AtomSpace::new();
+    let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = base.add_node(CONCEPT_NODE, "b").unwrap();
+    let l = base.add_link(SET_LINK, &[a, b]).unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    assert_eq!(child.add_link(SET_LINK, &[b, a]).unwrap(), l);
+    assert_eq!(child.get_link(SET_LINK, &[a, b]), Some(l));
+    let m = child.add_link(LIST_LINK, &[a, b]).unwrap();
+    assert_eq!(sorted(child.incoming(a).unwrap().to_vec()), sorted(vec![l, m]));
+    assert_eq!(child.incoming_by_type(a, LIST_LINK), vec![m]);
+}
+
+#[test]
+fn values_set_in_a_child_stay_there() {
+    let base = AtomSpace::new();
+    let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+    let k = base.add_node(PREDICATE_NODE, "k").unwrap();
+    base.set_tv(a, TruthValue::simple(0.1, 0.2)).unwrap();
+    base.set_value(a, k, Value::float(vec![1.0])).unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    assert_eq!(child.get_tv(a), Some(TruthValue::simple(0.1, 0.2)), "inherited");
+    child.set_tv(a, TruthValue::simple(0.9, 0.9)).unwrap();
+    assert_eq!(child.get_tv(a), Some(TruthValue::simple(0.9, 0.9)));
+    assert_eq!(base.get_tv(a), Some(TruthValue::simple(0.1, 0.2)));
+    child.set_tv(a, TruthValue::DEFAULT).unwrap();
+    assert_eq!(child.get_tv(a), Some(TruthValue::DEFAULT), "a child's default hides the base's value");
+    assert_eq!(child.increment_count(a, 2.0).unwrap(), TruthValue::count(1.0, 0.0, 2.0));
+    assert_eq!(base.get_tv(a), Some(TruthValue::simple(0.1, 0.2)));
+    assert_eq!(child.get_value(a, k), Some(Value::float(vec![1.0])));
+    child.set_value(a, k, Value::float(vec![2.0])).unwrap();
+    assert_eq!(child.get_value(a, k), Some(Value::float(vec![2.0])));
+    assert_eq!(base.get_value(a, k), Some(Value::float(vec![1.0])));
+    assert_eq!(child.key_values(a), vec![(k, Value::float(vec![2.0]))]);
+    child.remove_value(a, k).unwrap();
+    assert_eq!(child.get_value(a, k), Some(Value::float(vec![1.0])), "the base's value shows again");
+}
+
+#[test]
+fn extracting_a_base_atom_hides_it_from_the_child_only() {
+    let base = AtomSpace::new();
+    let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = base.add_node(CONCEPT_NODE, "b").unwrap();
+    let l = base.add_link(LIST_LINK, &[a, b]).unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    assert!(matches!(child.extract(a, false), Err(Error::HasIncoming { .. })));
+    child.extract(a, true).unwrap();
+    assert!(!child.contains(a) && !child.contains(l));
+    assert!(base.contains(a) && base.contains(l));
+    assert_eq!(child.get_node(CONCEPT_NODE, "a"), None);
+    assert_eq!(child.size(), 1);
+    assert_eq!(child.incoming_size(b), Some(0));
+    assert_eq!(child.add_link(LIST_LINK, &[a, b]), Err(Error::InvalidHandle(a)));
+    assert_eq!(child.add_node(CONCEPT_NODE, "a").unwrap(), a, "adding it again unhides it");
+    assert!(child.contains(a));
+    assert_eq!(child.extract(a, false), Ok(()));
+    assert_eq!(child.extract(a, false), Err(Error::InvalidHandle(a)));
+}
+
+#[test]
+fn several_bases_and_nesting() {
+    let root = AtomSpace::new();
+    let r = root.add_node(CONCEPT_NODE, "root").unwrap();
+    let left = AtomSpace::new_child(&[&root]).unwrap();
+    let right = AtomSpace::new_child(&[&root]).unwrap();
+    let x = left.add_node(CONCEPT_NODE, "x").unwrap();
+    let y = right.add_node(CONCEPT_NODE, "y").unwrap();
+    let x2 = right.add_node(CONCEPT_NODE, "x").unwrap();
+    assert_ne!(x, x2, "siblings do not see each other");
+    let both = AtomSpace::new_child(&[&left, &right]).unwrap();
+    assert!(both.contains(x) && both.contains(y) && both.contains(r));
+    assert_eq!(both.count_of_type(CONCEPT_NODE, false), 4, "root seen once through both sides");
+    let l = both.add_link(LIST_LINK, &[x, y, r]).unwrap();
+    assert_eq!(&*both.incoming(r).unwrap(), &[l]);
+    let grandchild = AtomSpace::new_child(&[&both]).unwrap();
+    assert_eq!(&*grandchild.incoming(r).unwrap(), &[l]);
+    assert_eq!(grandchild.size(), 5);
+    grandchild.clear();
+    assert_eq!(grandchild.size(), 5, "clear removes only the grandchild's own atoms");
+    let other_root = AtomSpace::new();
+    assert!(matches!(AtomSpace::new_child(&[&root, &other_root]), Err(Error::Hierarchy(_))));
+    assert!(matches!(AtomSpace::new_child(&[]), Err(Error::Hierarchy(_))));
+}
+
+#[test]
+fn handles_are_unique_across_a_hierarchy() {
+    let base = AtomSpace::new();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..500 {
+        assert!(seen.insert(base.add_node(CONCEPT_NODE, &format!("b{i}")).unwrap()));
+        assert!(seen.insert(child.add_node(CONCEPT_NODE, &format!("c{i}")).unwrap()));
+    }
+    for &h in &seen {
+        assert!(child.contains(h));
+    }
+    assert_eq!(base.size(), 500);
+}
