@@ -47,7 +47,7 @@ pub fn random_table(n: u64, seed: u64) -> atomweave::Result<AtomTable> {
     ];
     let weight = t.add_node(types::PREDICATE_NODE, "weight")?;
     let label = t.add_node(types::PREDICATE_NODE, "label")?;
-    let mut all: Vec<Handle> = vec![weight, label];
+    let mut nodes_made: Vec<Handle> = vec![weight, label];
     let nodes = (n / 3).max(2);
     for i in 0..nodes {
         let ty = node_types[rng.gen_range(0..node_types.len())];
@@ -56,21 +56,25 @@ pub fn random_table(n: u64, seed: u64) -> atomweave::Result<AtomTable> {
             1 => format!("ünïcödé {i} ✓"),
             _ => format!("n{i}"),
         };
-        all.push(t.add_node(ty, &name)?);
+        nodes_made.push(t.add_node(ty, &name)?);
     }
+    let mut links_made: Vec<Handle> = Vec::new();
     while (t.size() as u64) < n {
         let ty = link_types[rng.gen_range(0..link_types.len())];
         let arity = rng.gen_range(1..=3);
-        // Mostly members from the recent half, so depth grows slowly.
+        // Mostly nodes as members, so links nest a few levels, as in real data.
         let out: Vec<Handle> = (0..arity)
             .map(|_| {
-                let lo = if rng.gen_bool(0.8) { all.len() / 2 } else { 0 };
-                all[rng.gen_range(lo..all.len())]
+                if links_made.is_empty() || rng.gen_bool(0.75) {
+                    nodes_made[rng.gen_range(0..nodes_made.len())]
+                } else {
+                    links_made[rng.gen_range(0..links_made.len())]
+                }
             })
             .collect();
-        all.push(t.add_link(ty, &out)?);
+        links_made.push(t.add_link(ty, &out)?);
     }
-    for &h in &all {
+    for &h in nodes_made.iter().chain(&links_made) {
         match rng.gen_range(0..100) {
             0..=29 => t.set_tv(h, TruthValue::simple(rng.gen(), rng.gen()))?,
             30..=34 => t.set_tv(h, TruthValue::count(rng.gen(), rng.gen(), f64::from(rng.gen_range(0..1000u32))))?,

@@ -3,7 +3,8 @@
 //! Atoms are spread over [`SHARDS`] shards by content hash. Each shard owns:
 //! - a record per slot, one `u64` (type, flags, length, arena offset) in a
 //!   [`SegVec`], readable without a lock;
-//! - behind its lock: the dedupe table (slot numbers, hashed by content), the
+//! - behind its lock: the dedupe tables (slot numbers, hashed by content;
+//!   nodes apart from links, so re-adding a node probes a small, cache-hot table), the
 //!   name and outgoing arenas, the incoming-set headers and entry pool, the
 //!   values of atoms that have any, and per-type slot blocks.
 //!
@@ -145,7 +146,8 @@ type KeyValues = Vec<(Handle, Value)>;
 /// One shard's lock-protected state.
 #[derive(Default)]
 pub struct Shard {
-    dedupe: HashTable<u32>,
+    nodes_by_content: HashTable<u32>,
+    links_by_content: HashTable<u32>,
     names: Vec<u8>,
     outgoing: Vec<Handle>,
     incoming: SegVec<Inc>,
@@ -311,7 +313,7 @@ impl Store {
         for s in 0..SHARDS {
             total += self.recs.records[s].allocated_bytes();
             let sh = self.shards[s].read();
-            total += sh.dedupe.allocation_size();
+            total += sh.nodes_by_content.allocation_size() + sh.links_by_content.allocation_size();
             total += sh.names.capacity() + sh.outgoing.capacity() * 4;
             total += sh.incoming.allocated_bytes();
             total += sh.pool.data.capacity() * 4 + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
@@ -384,8 +386,8 @@ impl Records {
         let word = LIVE | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
         recs.get(local as usize).unwrap().store(word, Ordering::Release);
         let hasher = &self.hasher;
-        let Shard { dedupe, names, outgoing, .. } = sh;
-        dedupe.insert_unique(hash, local, |&l| rehash(hasher, recs, names, outgoing, l));
+        let Shard { nodes_by_content, names, outgoing, .. } = sh;
+        nodes_by_content.insert_unique(hash, local, |&l| rehash(hasher, recs, names, outgoing, l));
         sh.nodes += 1;
         Ok(Handle::new(s, local))
     }
@@ -418,8 +420,8 @@ impl Records {
         let word = LIVE | IS_LINK | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
         recs.get(local as usize).unwrap().store(word, Ordering::Release);
         let hasher = &self.hasher;
-        let Shard { dedupe, names, outgoing, .. } = sh;
-        dedupe.insert_unique(hash, local, |&l| rehash(hasher, recs, names, outgoing, l));
+        let Shard { links_by_content, names, outgoing, .. } = sh;
+        links_by_content.insert_unique(hash, local, |&l| rehash(hasher, recs, names, outgoing, l));
         sh.links += 1;
         let h = Handle::new(s, local);
         for_each_distinct(out, |x| acc.shard(x.shard()).inc_push(x.local(), h));
@@ -455,7 +457,8 @@ impl Records {
         }
         let hash = rehash(&self.hasher, recs, &sh.names, &sh.outgoing, h.local());
         let local = h.local();
-        sh.dedupe
+        let table = if rec.is_link() { &mut sh.links_by_content } else { &mut sh.nodes_by_content };
+        table
             .find_entry(hash, |&l| l == local)
             .expect("live atom is in its dedupe table")
             .remove();
@@ -632,7 +635,7 @@ impl Records {
     // ----- scanning -----
 
     /// Block starts of type `t` in shard `s` (the caller copies or borrows them).
-    pub(crate) fn blocks_in<'s>(sh: &'s Shard, t: Type) -> &'s [u32] {
+    pub(crate) fn blocks_in(sh: &Shard, t: Type) -> &[u32] {
         sh.by_type.get(usize::from(t.0)).map_or(&[], |ts| ts.blocks.as_slice())
     }
 
@@ -699,7 +702,7 @@ fn out_range(outgoing: &[Handle], rec: Rec) -> (usize, usize) {
 
 impl Shard {
     fn find_node(&self, recs: &SegVec<AtomicU64>, hash: u64, t: Type, name: &str) -> Option<u32> {
-        self.dedupe
+        self.nodes_by_content
             .find(hash, |&l| {
                 let r = Rec(recs.get(l as usize).unwrap().load(Ordering::Relaxed));
                 !r.is_link() && r.ty() == t && self.name(r) == name
@@ -708,7 +711,7 @@ impl Shard {
     }
 
     fn find_link(&self, recs: &SegVec<AtomicU64>, hash: u64, t: Type, out: &[Handle]) -> Option<u32> {
-        self.dedupe
+        self.links_by_content
             .find(hash, |&l| {
                 let r = Rec(recs.get(l as usize).unwrap().load(Ordering::Relaxed));
                 r.is_link() && r.ty() == t && self.out(r) == out

@@ -42,6 +42,22 @@ struct NameTable {
     count: usize,
 }
 
+/// Long and short names of the built-in types (short names follow the
+/// script's rule: the later line wins).
+fn builtin_names() -> &'static hashbrown::HashMap<&'static str, Type, foldhash::fast::FixedState> {
+    static NAMES: OnceLock<hashbrown::HashMap<&'static str, Type, foldhash::fast::FixedState>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut m = hashbrown::HashMap::with_hasher(foldhash::fast::FixedState::default());
+        for (i, name) in BUILTIN_NAMES.iter().enumerate() {
+            m.insert(*name, Type(i as u16));
+        }
+        for (i, short) in BUILTIN_SHORT.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
+            m.insert(*short, Type(i as u16));
+        }
+        m
+    })
+}
+
 fn registry() -> &'static Registry {
     static REG: OnceLock<Registry> = OnceLock::new();
     REG.get_or_init(|| {
@@ -140,6 +156,10 @@ impl Type {
 
     /// Looks a type up by its long name (`ConceptNode`) or short name (`Concept`).
     pub fn from_name(name: &str) -> Option<Type> {
+        // Built-in names are looked up without a lock: readers call this per atom.
+        if let Some(&t) = builtin_names().get(name) {
+            return Some(t);
+        }
         let names = registry().names.read().unwrap_or_else(|e| e.into_inner());
         names.long.get(name).or_else(|| names.short.get(name)).copied()
     }

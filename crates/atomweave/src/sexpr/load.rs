@@ -6,7 +6,7 @@
 
 use std::io::BufRead;
 
-use super::parse::{Expr, ParseError, Parser, Pos};
+use super::parse::{Expr, ParseError, Parser, Pos, MAX_NESTING};
 use crate::sink::AtomSink;
 use crate::types::{self, Type};
 use crate::{Handle, TruthValue, Value};
@@ -15,9 +15,6 @@ use crate::{Handle, TruthValue, Value};
 pub const TV_KEY: &str = "*-TruthValueKey-*";
 /// Name of the key under which attention values `(av sti lti vlti)` are kept.
 pub const AV_KEY: &str = "*-AttentionValueKey-*";
-
-/// Deepest atom nesting the reader accepts.
-const MAX_DEPTH: usize = 10_000;
 
 /// What a load did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +37,7 @@ pub struct LoadError {
 }
 
 /// Loads Atomese text from a reader, one top-level expression at a time.
-/// `progress` is called with the bytes read so far after each expression.
+/// `progress` is called with the bytes read so far, about every 256 KiB.
 pub fn load<S: AtomSink, R: BufRead>(sink: &mut S, input: R, mut progress: impl FnMut(u64)) -> Result<LoadStats, LoadError> {
     let mut parser = Parser::new(input);
     let mut stats = LoadStats::default();
@@ -52,8 +49,11 @@ pub fn load<S: AtomSink, R: BufRead>(sink: &mut S, input: R, mut progress: impl 
         };
         eval(sink, &expr).map_err(|error| LoadError { error, loaded: stats.expressions })?;
         stats.expressions += 1;
-        stats.bytes = parser.bytes_read();
-        progress(stats.bytes);
+        let bytes = parser.bytes_read();
+        if bytes >> 18 != stats.bytes >> 18 {
+            progress(bytes);
+        }
+        stats.bytes = bytes;
     }
     stats.bytes = parser.bytes_read();
     Ok(stats)
@@ -113,7 +113,9 @@ fn show(e: &Expr) -> String {
         Expr::Number(n, _) => super::write::fmt_f64(*n),
         Expr::Quote(q, _) => format!("'{}", show(q)),
     };
-    s.truncate(60);
+    if let Some((cut, _)) = s.char_indices().nth(60) {
+        s.truncate(cut);
+    }
     s
 }
 
@@ -204,8 +206,8 @@ impl<S: AtomSink> Builder<'_, S> {
             None => return Err(error(pos, format!("unknown atom type `{name}`"), name)),
         };
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(error(pos, format!("atoms nested deeper than {MAX_DEPTH}"), name));
+        if self.depth > MAX_NESTING {
+            return Err(error(pos, format!("atoms nested deeper than {MAX_NESTING}"), name));
         }
         let mut values: Vec<&Expr> = Vec::new();
         let h = if t.is_node() {

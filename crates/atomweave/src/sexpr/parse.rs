@@ -23,6 +23,12 @@ const CHUNK: usize = 64 * 1024;
 /// Longest error snippet, in characters.
 const SNIPPET_CHARS: usize = 40;
 
+/// Deepest nesting of lists and quotes accepted. Real Atomese nests a few
+/// dozen levels; the cap keeps every tree handed out shallow enough for the
+/// recursive `Drop`, `Clone` and comparisons of [`Expr`] and for recursive
+/// consumers such as the atom loader.
+pub const MAX_NESTING: usize = 4096;
+
 /// `DELIMITER[b]` is true for the bytes that end a token.
 static DELIMITER: [bool; 256] = {
     let mut table = [false; 256];
@@ -46,9 +52,9 @@ pub struct Pos {
 
 /// One parsed datum.
 ///
-/// The parser builds and takes apart trees without recursion, but the derived
-/// `Drop`, `Clone`, `PartialEq` and `Debug` of a tree do recurse, so a caller
-/// that accepts pathologically deep input should limit the depth it keeps.
+/// The parser builds and takes apart trees without recursion and never
+/// returns one nested deeper than [`MAX_NESTING`], so the derived (recursive)
+/// `Drop`, `Clone`, `PartialEq` and `Debug` are safe on anything it yields.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
     /// `( ... )`; the position is that of the opening parenthesis.
@@ -93,7 +99,7 @@ pub struct ParseError {
 type Fail = Box<ParseError>;
 
 /// Something opened and not yet finished.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 enum Frame {
     /// A list whose items so far are `values[start..]`.
     List { start: usize, open: Pos },
@@ -211,6 +217,10 @@ impl<R: BufRead> Parser<R> {
                     self.step();
                     None
                 }
+                b'(' | b'\'' if self.frames.len() >= MAX_NESTING => {
+                    let pos = self.pos;
+                    return Err(self.error_at(pos, format!("nesting deeper than {MAX_NESTING} levels")));
+                }
                 b'(' => {
                     self.frames.push(Frame::List { start: self.values.len(), open: self.here() });
                     self.step();
@@ -296,15 +306,20 @@ impl<R: BufRead> Parser<R> {
         let (message, snippet) = match self.frames.last() {
             None => return Ok(None),
             Some(&Frame::List { start, open }) => (
-                format!("end of input inside a list: the `(` at line {}, column {} is never closed", open.line, open.col),
+                format!(
+                    "end of input inside a list: the `(` at line {}, column {} is never closed",
+                    open.line, open.col
+                ),
                 sketch(&self.values[start..]),
             ),
-            Some(&Frame::Quote(at)) => {
-                (format!("end of input after the `'` at line {}, column {}: expected a datum", at.line, at.col), "'".to_owned())
-            }
-            Some(&Frame::DatumComment(at)) => {
-                (format!("end of input after the `#;` at line {}, column {}: expected a datum", at.line, at.col), "#;".to_owned())
-            }
+            Some(&Frame::Quote(at)) => (
+                format!("end of input after the `'` at line {}, column {}: expected a datum", at.line, at.col),
+                "'".to_owned(),
+            ),
+            Some(&Frame::DatumComment(at)) => (
+                format!("end of input after the `#;` at line {}, column {}: expected a datum", at.line, at.col),
+                "#;".to_owned(),
+            ),
         };
         Err(fail(self.here(), message, snippet))
     }
@@ -461,7 +476,8 @@ impl<R: BufRead> Parser<R> {
     }
 
     fn unterminated_comment(&self, open: Pos) -> Fail {
-        let message = format!("end of input inside a `#|` comment; it starts at line {}, column {}", open.line, open.col);
+        let message =
+            format!("end of input inside a `#|` comment; it starts at line {}, column {}", open.line, open.col);
         fail(self.here(), message, "#|".to_owned())
     }
 
@@ -522,8 +538,10 @@ impl<R: BufRead> Parser<R> {
             append_utf8(&data[..n], &mut self.buf, &mut self.carry, &mut self.invalid);
             self.reader.consume(n);
             if let Some(bad) = &mut self.invalid {
-                // Read a snippet's worth after the bad bytes, so that the
-                // error does not depend on where the reader's buffer ends.
+                // Keep a snippet's worth from the bad bytes on, reading more
+                // if needed so that the error does not depend on where the
+                // reader's buffer ends.
+                bad.truncate(4 * SNIPPET_CHARS);
                 while bad.len() < 4 * SNIPPET_CHARS {
                     let Ok(more) = self.reader.fill_buf() else { break };
                     let k = more.len().min(4 * SNIPPET_CHARS - bad.len());
@@ -1015,8 +1033,8 @@ mod tests {
             assert!(matches!(parse_str(text).unwrap()[..], [Expr::Number(x, _)] if x.is_nan()), "{text}");
         }
         let symbols = [
-            "-", "+", "1+", "...", ".", "inf.0", "+inf", "nan", "inf", "1e", "e5", "1.2.3", "--1", "+-1", "1/2", "0x10",
-            "1e+", ".e1", "+.", "1_000", "2.5f",
+            "-", "+", "1+", "...", ".", "inf.0", "+inf", "nan", "inf", "1e", "e5", "1.2.3", "--1", "+-1", "1/2",
+            "0x10", "1e+", ".e1", "+.", "1_000", "2.5f",
         ];
         for text in symbols {
             assert_eq!(parse_str(text).unwrap(), [Expr::Symbol(text.into(), at(1, 1))], "{text}");
@@ -1119,7 +1137,10 @@ mod tests {
     #[test]
     fn crlf_line_endings() {
         let got = parse_str("(a\r\n  b)\r\n; c\r\n\"x\r\ny\"\r\nz\r\n").unwrap();
-        assert_eq!(got[0], Expr::List(vec![Expr::Symbol("a".into(), at(1, 2)), Expr::Symbol("b".into(), at(2, 3))], at(1, 1)));
+        assert_eq!(
+            got[0],
+            Expr::List(vec![Expr::Symbol("a".into(), at(1, 2)), Expr::Symbol("b".into(), at(2, 3))], at(1, 1))
+        );
         assert_eq!(got[1], Expr::Str("x\r\ny".into(), at(4, 1)));
         assert_eq!(got[2], Expr::Symbol("z".into(), at(6, 1)));
     }
@@ -1127,7 +1148,10 @@ mod tests {
     #[test]
     fn multibyte_columns() {
         let got = parse_str("(Concept \"éλ😀\") ü x").unwrap();
-        assert_eq!(got[0], Expr::List(vec![Expr::Symbol("Concept".into(), at(1, 2)), Expr::Str("éλ😀".into(), at(1, 10))], at(1, 1)));
+        assert_eq!(
+            got[0],
+            Expr::List(vec![Expr::Symbol("Concept".into(), at(1, 2)), Expr::Str("éλ😀".into(), at(1, 10))], at(1, 1))
+        );
         assert_eq!(got[1], Expr::Symbol("ü".into(), at(1, 17)));
         assert_eq!(got[2], Expr::Symbol("x".into(), at(1, 19)));
         let e = error("λλ \"é\\q\"");
@@ -1160,7 +1184,7 @@ mod tests {
 
     #[test]
     fn deep_nesting() {
-        const N: usize = 100_000;
+        const N: usize = MAX_NESTING;
         let deep = format!("{}{}", "(".repeat(N), ")".repeat(N));
         let mut got = parse_str(&deep).unwrap();
         assert_eq!(depth_of(got.pop().unwrap()), N);
@@ -1171,15 +1195,25 @@ mod tests {
         assert_eq!(e.snippet, "(");
 
         // Unclosed around a deep tree: the tree is dropped without recursion.
-        let e = error(&format!("(x {deep}"));
+        let e = error(&format!("(x {}{}", "(".repeat(N - 1), ")".repeat(N - 1)));
         assert!(e.message.contains("line 1, column 1 "), "{e}");
         assert!(e.snippet.starts_with("(x (((("), "{e}");
 
-        let got = parse_str(&format!("#;{deep} ok")).unwrap();
-        assert_eq!(got, [Expr::Symbol("ok".into(), at(1, 2 * N as u32 + 4))]);
+        let got = parse_str(&format!("#;{} ok", "(".repeat(N - 1) + &")".repeat(N - 1))).unwrap();
+        assert_eq!(got, [Expr::Symbol("ok".into(), at(1, 2 * (N as u32 - 1) + 4))]);
 
         let mut got = parse_str(&format!("{}x", "'".repeat(N))).unwrap();
         assert_eq!(depth_of(got.pop().unwrap()), N);
+
+        // One level more is refused where it starts, for lists and quotes alike.
+        for deeper in [format!("{}{}", "(".repeat(N + 1), ")".repeat(N + 1)), format!("{}x", "'".repeat(N + 1))] {
+            let e = error(&deeper);
+            assert_eq!((e.line, e.col), (1, N as u32 + 1));
+            assert!(e.message.contains("nesting deeper than"), "{e}");
+        }
+        // And a hundred thousand levels neither overflow the stack nor get through.
+        let e = error(&"(".repeat(100_000));
+        assert!(e.message.contains("nesting deeper than"), "{e}");
     }
 
     #[test]
@@ -1191,7 +1225,8 @@ mod tests {
         // Longer than a chunk, to make the buffer grow rather than wrap.
         long.push_str(&format!("(Concept \"{}\") ", "é\\\"ab\n".repeat(20_000)));
         long.push_str(&format!("#| {} |# {}", "x".repeat(70_000), "Sym".repeat(30_000)));
-        for text in [EXAMPLE, long.as_str(), "(a\r\n  b)\r\n\"x\r\ny\"", "\"\\x41;\\x3bb;\" #|é|# #;(a) b 'c", "(a (b"] {
+        for text in [EXAMPLE, long.as_str(), "(a\r\n  b)\r\n\"x\r\ny\"", "\"\\x41;\\x3bb;\" #|é|# #;(a) b 'c", "(a (b"]
+        {
             assert_chunking_invariant(text.as_bytes());
             let direct = parse_str(text);
             for capacity in [1, 7] {
@@ -1267,7 +1302,9 @@ mod tests {
 
     #[test]
     fn read_errors() {
-        let flaky = |fail_at| BufReader::with_capacity(2, Flaky { data: b"(a b) (c d)".to_vec(), at: 0, fail_at, interrupted: false });
+        let flaky = |fail_at| {
+            BufReader::with_capacity(2, Flaky { data: b"(a b) (c d)".to_vec(), at: 0, fail_at, interrupted: false })
+        };
         assert_eq!(Parser::new(flaky(None)).count(), 2);
         let mut parser = Parser::new(flaky(Some(6)));
         assert!(parser.next_expr().unwrap().is_some());
@@ -1302,7 +1339,11 @@ mod tests {
                 (0..len)
                     .map(|_| {
                         let r = next();
-                        if r % 8 == 0 { r as u8 } else { alphabet[(r >> 8) as usize % alphabet.len()] }
+                        if r % 8 == 0 {
+                            r as u8
+                        } else {
+                            alphabet[(r >> 8) as usize % alphabet.len()]
+                        }
                     })
                     .collect()
             };

@@ -48,3 +48,50 @@ pub fn check_invariants(r: &impl AtomRead) {
         assert_eq!(&scanned, hs, "handles_by_type({t})");
     }
 }
+
+/// A content key for an atom that is the same in every space: type, name or
+/// members (unordered members sorted by key), truth value and values when
+/// `with_values`.
+pub fn canon(r: &impl AtomRead, h: Handle, with_values: bool) -> String {
+    let t = r.get_type(h).expect("live atom");
+    let mut s = format!("({}", t.name());
+    if let Some(name) = r.name(h) {
+        s.push_str(&format!(" {name:?}"));
+    } else {
+        let mut kids: Vec<String> = r.outgoing(h).unwrap().iter().map(|&c| canon(r, c, with_values)).collect();
+        if t.is_unordered() {
+            kids.sort();
+        }
+        for k in kids {
+            s.push(' ');
+            s.push_str(&k);
+        }
+    }
+    if with_values {
+        let tv = r.get_tv(h).unwrap();
+        if !tv.is_default() {
+            s.push_str(&format!(" tv={tv:?}"));
+        }
+        let mut kvs: Vec<String> =
+            r.key_values(h).iter().map(|(k, v)| format!("{}={}", canon(r, *k, false), canon_value(r, v))).collect();
+        kvs.sort();
+        for kv in kvs {
+            s.push_str(&format!(" {kv}"));
+        }
+    }
+    s.push(')');
+    s
+}
+
+fn canon_value(r: &impl AtomRead, v: &atomweave::Value) -> String {
+    match v {
+        atomweave::Value::Atom(h) => canon(r, *h, false),
+        atomweave::Value::Link(vs) => format!("[{}]", vs.iter().map(|v| canon_value(r, v)).collect::<Vec<_>>().join(" ")),
+        other => format!("{other:?}"),
+    }
+}
+
+/// Every atom's content key.
+pub fn atom_set(r: &impl AtomRead, with_values: bool) -> std::collections::BTreeSet<String> {
+    r.all_atoms().map(|h| canon(r, h, with_values)).collect()
+}

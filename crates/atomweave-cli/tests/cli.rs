@@ -1,0 +1,108 @@
+//! The `atomweave` binary end to end: generate, load and dump a 1M-atom
+//! file; errors exit non-zero with the place named.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use atomweave::sexpr::load;
+use atomweave::{AtomRead, AtomTable, Handle};
+
+fn atomweave(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_atomweave")).args(args).output().expect("run atomweave")
+}
+
+/// Content key of an atom, independent of handle numbers.
+fn canon(t: &AtomTable, h: Handle) -> String {
+    let ty = t.get_type(h).unwrap();
+    let mut s = format!("({}", ty.name());
+    match t.name(h) {
+        Some(n) => s.push_str(&format!(" {n:?}")),
+        None => {
+            let mut kids: Vec<String> = t.outgoing(h).unwrap().iter().map(|&c| canon(t, c)).collect();
+            if ty.is_unordered() {
+                kids.sort();
+            }
+            s.push_str(&kids.join(" "));
+        }
+    }
+    let tv = t.get_tv(h).unwrap();
+    if !tv.is_default() {
+        s.push_str(&format!(" {tv:?}"));
+    }
+    let mut kvs: Vec<String> = t.key_values(h).iter().map(|(k, v)| format!("{}={v:?}", canon(t, *k))).collect();
+    kvs.sort();
+    s.push_str(&kvs.join(" "));
+    s.push(')');
+    s
+}
+
+fn atom_set(path: &Path) -> BTreeSet<String> {
+    let mut t = AtomTable::new();
+    let f = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    load(&mut t, f, |_| {}).unwrap();
+    t.all_atoms().map(|h| canon(&t, h)).collect()
+}
+
+#[test]
+fn a_million_atoms_survive_load_and_dump() {
+    let dir = tempdir();
+    let gen = dir.join("gen.scm");
+    let out = atomweave(&["generate", "-n", "1000000", "-R", "7", "-o", gen.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let out = atomweave(&["load", "-q", gen.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8(out.stdout).unwrap();
+    let atoms_line = report.lines().find(|l| l.starts_with("atoms")).unwrap();
+    let loaded: usize = atoms_line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(loaded >= 1_000_000, "{report}");
+    assert!(report.contains("atoms/s") && report.contains("per atom"), "{report}");
+
+    let out = atomweave(&["dump", gen.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dumped = dir.join("dump.scm");
+    std::fs::write(&dumped, &out.stdout).unwrap();
+
+    let original = atom_set(&gen);
+    assert_eq!(original.len(), loaded);
+    assert_eq!(atom_set(&dumped), original);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn dump_by_type_and_repl_form() {
+    let dir = tempdir();
+    let f = dir.join("small.scm");
+    std::fs::write(&f, "(Inheritance (stv 0.9 0.8) (Concept \"cat\") (Concept \"animal\"))\n").unwrap();
+    let out = atomweave(&["dump", f.to_str().unwrap(), "--type", "ConceptNode"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: BTreeSet<&str> = text.lines().collect();
+    assert_eq!(lines, BTreeSet::from(["(ConceptNode \"cat\")", "(ConceptNode \"animal\")"]));
+    let out = atomweave(&["dump", f.to_str().unwrap(), "--form", "repl"]);
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "(Inheritance (stv 0.9 0.8)\n  (Concept \"cat\")\n  (Concept \"animal\"))\n");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn errors_exit_non_zero_and_say_where() {
+    let dir = tempdir();
+    let f = dir.join("bad.scm");
+    std::fs::write(&f, "(Concept \"ok\")\n(Concept \"a\" (Bogus 1))\n").unwrap();
+    let out = atomweave(&["load", f.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("bad.scm") && err.contains("line 2") && err.contains("Bogus"), "{err}");
+    let out = atomweave(&["load", dir.join("missing.scm").to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8(out.stderr).unwrap().contains("missing.scm"));
+    let out = atomweave(&["dump", f.to_str().unwrap(), "--type", "NoSuchType"]);
+    assert!(!out.status.success());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+fn tempdir() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("atomweave-cli-{}-{:?}", std::process::id(), std::thread::current().id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}

@@ -1,0 +1,279 @@
+//! The Atomese reader and writer: upstream-style files, both printed forms,
+//! errors, and round trips of random atom sets.
+
+mod common;
+
+use atomweave::sexpr::{self, atom_to_string, dump, load_str, Form, Select};
+use atomweave::types::*;
+use atomweave::{AtomRead, AtomSpace, AtomTable, Handle, TruthValue, Type, Value};
+use common::{atom_set, check_invariants};
+use proptest::prelude::*;
+
+const UPSTREAM_STYLE: &str = r#"
+; An upstream-style data file: comments, both name forms, truth values,
+; attention values, alists and nesting.
+(EvaluationLink (stv 0.9 0.8)
+  (PredicateNode "breathe")
+  (ListLink
+    (ConceptNode "birds" (av 0 0 0) (stv 0.5 0.1))   ; trailing comment
+    (Concept "air")))
+
+(InheritanceLink (Concept "cat") (ConceptNode "animal") (ctv 1 0.5 12))
+(Member (Concept "cat") (Set (Concept "b") (Concept "a")))
+(ConceptNode "valued"
+   (alist (cons (PredicateNode "weight") (FloatValue 1 2.5 -3e-7))
+          (cons (PredicateNode "names") (StringValue "x" "y \"quoted\""))
+          (cons (PredicateNode "flags") (BoolValue #t #f))
+          (cons (PredicateNode "links") (LinkValue (FloatValue 1) (Concept "cat")))
+          (cons (PredicateNode "*-TruthValueKey-*") (SimpleTruthValue 0.25 0.75))))
+(cog-set-tv! (Concept "air") (stv 0.3 0.4))
+(NumberNode 42)
+(ExistsLink (VariableNode "$x") (EvaluationLink (Predicate "p") (VariableNode "$x")))
+"#;
+
+#[test]
+fn upstream_style_file_loads() {
+    let mut t = AtomTable::new();
+    let tops = load_str(&mut t, UPSTREAM_STYLE).unwrap();
+    assert_eq!(tops.len(), 7);
+    let birds = t.get_node(CONCEPT_NODE, "birds").unwrap();
+    let air = t.get_node(CONCEPT_NODE, "air").unwrap();
+    let breathe = t.get_node(PREDICATE_NODE, "breathe").unwrap();
+    let list = t.get_link(LIST_LINK, &[birds, air]).unwrap();
+    let eval = t.get_link(EVALUATION_LINK, &[breathe, list]).unwrap();
+    assert_eq!(tops[0], eval);
+    assert_eq!(t.get_tv(eval), Some(TruthValue::simple(0.9, 0.8)));
+    assert_eq!(t.get_tv(birds), Some(TruthValue::simple(0.5, 0.1)));
+    assert_eq!(t.get_tv(air), Some(TruthValue::simple(0.3, 0.4)));
+    let av_key = t.get_node(PREDICATE_NODE, sexpr::AV_KEY).unwrap();
+    assert_eq!(t.get_value(birds, av_key), Some(Value::float(vec![0.0, 0.0, 0.0])));
+    assert_eq!(t.get_tv(tops[1]), Some(TruthValue::count(1.0, 0.5, 12.0)));
+    let a = t.get_node(CONCEPT_NODE, "a").unwrap();
+    let b = t.get_node(CONCEPT_NODE, "b").unwrap();
+    assert!(t.get_link(SET_LINK, &[a, b]).is_some());
+    let valued = t.get_node(CONCEPT_NODE, "valued").unwrap();
+    assert_eq!(t.get_tv(valued), Some(TruthValue::simple(0.25, 0.75)));
+    let weight = t.get_node(PREDICATE_NODE, "weight").unwrap();
+    assert_eq!(t.get_value(valued, weight), Some(Value::float(vec![1.0, 2.5, -3e-7])));
+    let names = t.get_node(PREDICATE_NODE, "names").unwrap();
+    assert_eq!(t.get_value(valued, names), Some(Value::string(["x", "y \"quoted\""])));
+    let flags = t.get_node(PREDICATE_NODE, "flags").unwrap();
+    assert_eq!(t.get_value(valued, flags), Some(Value::bool(vec![true, false])));
+    let cat = t.get_node(CONCEPT_NODE, "cat").unwrap();
+    let links = t.get_node(PREDICATE_NODE, "links").unwrap();
+    assert_eq!(t.get_value(valued, links), Some(Value::link(vec![Value::float(vec![1.0]), Value::Atom(cat)])));
+    assert_eq!(t.get_node(PREDICATE_NODE, sexpr::TV_KEY), None, "the truth-value key maps onto the truth value");
+    assert!(t.get_node(NUMBER_NODE, "42").is_some());
+    assert_eq!(t.get_type(tops[6]), Some(EXISTS_LINK));
+    check_invariants(&t);
+}
+
+#[test]
+fn repl_form_matches_upstream() {
+    let mut t = AtomTable::new();
+    let tops = load_str(&mut t, UPSTREAM_STYLE).unwrap();
+    assert_eq!(
+        atom_to_string(&t, tops[0], Form::Repl),
+        "(Evaluation (stv 0.9 0.8)\n  (Predicate \"breathe\")\n  (List\n    (Concept \"birds\" (stv 0.5 0.1))\n    (Concept \"air\" (stv 0.3 0.4))))"
+    );
+    let s = AtomSpace::new();
+    let h = load_str(&mut &s, r#"(EvaluationLink (PredicateNode "breathe")(ListLink (ConceptNode "birds")(ConceptNode "air")))"#).unwrap()[0];
+    let r = s.read().unwrap();
+    assert_eq!(
+        atom_to_string(&r, h, Form::Repl),
+        "(Evaluation\n  (Predicate \"breathe\")\n  (List\n    (Concept \"birds\")\n    (Concept \"air\")))"
+    );
+    assert_eq!(
+        atom_to_string(&r, h, Form::Wire),
+        r#"(EvaluationLink (PredicateNode "breathe")(ListLink (ConceptNode "birds")(ConceptNode "air")))"#
+    );
+    assert_eq!(atom_to_string(&r, Handle::from_u32(4_000_000), Form::Wire), "#<invalid #4000000>");
+}
+
+#[test]
+fn wire_form_carries_values() {
+    let mut t = AtomTable::new();
+    let c = t.add_node(CONCEPT_NODE, "birds").unwrap();
+    t.set_tv(c, TruthValue::simple(0.9, 0.8)).unwrap();
+    assert_eq!(
+        atom_to_string(&t, c, Form::Wire),
+        r#"(ConceptNode "birds" (alist (cons (PredicateNode "*-TruthValueKey-*")(SimpleTruthValue 0.9 0.8))))"#
+    );
+    let k = t.add_node(PREDICATE_NODE, "k").unwrap();
+    t.set_value(c, k, Value::float(vec![1.0, 2.0])).unwrap();
+    assert_eq!(
+        atom_to_string(&t, c, Form::Wire),
+        r#"(ConceptNode "birds" (alist (cons (PredicateNode "*-TruthValueKey-*")(SimpleTruthValue 0.9 0.8))(cons (PredicateNode "k")(FloatValue 1 2))))"#
+    );
+    let l = t.add_link(LIST_LINK, &[c]).unwrap();
+    t.set_tv(l, TruthValue::count(0.5, 0.25, 3.0)).unwrap();
+    assert!(atom_to_string(&t, l, Form::Wire).starts_with(r#"(ListLink (alist (cons (PredicateNode "*-TruthValueKey-*")(CountTruthValue 0.5 0.25 3))) (ConceptNode"#));
+}
+
+#[test]
+fn errors_name_the_place_and_add_nothing_after() {
+    let text = "(Concept \"a\")\n(Concept \"b\")\n(List (Concept \"c\")\n   (ConceptNod \"d\"))\n(Concept \"e\")\n";
+    let mut t = AtomTable::new();
+    let err = load_str(&mut t, text).unwrap_err();
+    assert_eq!(err.loaded, 2);
+    assert_eq!((err.error.line, err.error.col), (4, 4));
+    let msg = err.to_string();
+    assert!(msg.contains("unknown atom type `ConceptNod`"), "{msg}");
+    assert!(msg.contains("2 expressions before it were loaded"), "{msg}");
+    assert_eq!(t.size(), 2, "nothing of the bad expression (not even (Concept \"c\")) is added");
+    assert!(t.get_node(CONCEPT_NODE, "c").is_none());
+
+    let mut t = AtomTable::new();
+    let err = load_str(&mut t, "(Concept \"a\"))").unwrap_err().to_string();
+    assert!(err.contains("unbalanced"), "{err}");
+    assert_eq!(t.size(), 1, "the complete expression before the stray `)` stays");
+
+    for (bad, words) in [
+        ("(Concept \"a\"", "never closed"),
+        ("(Concept)", "needs a name"),
+        ("(Concept \"a\" \"b\")", "unexpected"),
+        ("(FloatValue 1)", "value type"),
+        ("(Concept \"a\" (stv 1))", "2 numbers"),
+        ("(Concept \"a\" (alist (foo)))", "cons"),
+        ("(List (Concept \"a\") 42)", "expected an atom"),
+        ("(Concept \"a\" (alist (cons (Predicate \"k\") (NoValue 1))))", "unknown value type"),
+        ("\"just a string\"", "expected an atom"),
+    ] {
+        let mut t = AtomTable::new();
+        let err = load_str(&mut t, bad).expect_err(bad).to_string();
+        assert!(err.contains(words), "{bad}: {err}");
+        assert_eq!(t.size(), 0, "{bad}");
+    }
+}
+
+#[test]
+fn streaming_load_reports_progress() {
+    let text = UPSTREAM_STYLE.repeat(2000);
+    let mut t = AtomTable::new();
+    let mut calls = 0;
+    let mut last = 0;
+    let stats = sexpr::load(&mut t, std::io::BufReader::with_capacity(64, text.as_bytes()), |b| {
+        assert!(b >= last);
+        last = b;
+        calls += 1;
+    })
+    .unwrap();
+    assert_eq!(stats.expressions, 14_000);
+    assert_eq!(stats.bytes, text.len() as u64);
+    assert_eq!(calls, text.len() >> 18);
+}
+
+#[test]
+fn dump_by_type_and_roots() {
+    let mut t = AtomTable::new();
+    load_str(&mut t, UPSTREAM_STYLE).unwrap();
+    let mut out = Vec::new();
+    let n = dump(&t, Select::Type(CONCEPT_NODE), Form::Wire, &mut out, |_| {}).unwrap();
+    assert_eq!(n as usize, t.count_of_type(CONCEPT_NODE, true));
+    assert_eq!(String::from_utf8(out).unwrap().lines().count(), n as usize);
+    let mut out = Vec::new();
+    dump(&t, Select::Roots, Form::Wire, &mut out, |_| {}).unwrap();
+    let mut again = AtomTable::new();
+    load_str(&mut again, std::str::from_utf8(&out).unwrap()).unwrap();
+    assert_eq!(atom_set(&again, true), atom_set(&t, true));
+}
+
+// ----- round trips of random atom sets -----
+
+#[derive(Clone, Debug)]
+enum Gen {
+    Node(usize, String, Option<(f64, f64)>),
+    Link(usize, Vec<usize>, Option<(f64, f64, f64)>),
+    Value(usize, u8, Vec<f64>),
+}
+
+const NODES: [Type; 4] = [CONCEPT_NODE, PREDICATE_NODE, WORD_NODE, VARIABLE_NODE];
+const LINKS: [Type; 5] = [LIST_LINK, SET_LINK, EVALUATION_LINK, INHERITANCE_LINK, AND_LINK];
+
+fn gen() -> impl Strategy<Value = Gen> {
+    let name = prop_oneof![
+        "[a-z]{1,8}",
+        "\\PC{0,12}",
+        Just("quote \" back \\ slash".to_string()),
+        Just("new\nline\ttab".to_string()),
+        Just(String::new()),
+    ];
+    let tv = prop::option::of((0.0..1.0f64, 0.0..1.0f64));
+    prop_oneof![
+        3 => (0..NODES.len(), name, tv).prop_map(|(t, n, tv)| Gen::Node(t, n, tv)),
+        3 => (0..LINKS.len(), prop::collection::vec(any::<usize>(), 0..4), prop::option::of((0.0..1.0f64, 0.0..1.0f64, 0.0..1e6f64)))
+            .prop_map(|(t, m, tv)| Gen::Link(t, m, tv)),
+        1 => (any::<usize>(), 0u8..3, prop::collection::vec(-1e300..1e300f64, 0..4)).prop_map(|(i, k, v)| Gen::Value(i, k, v)),
+    ]
+}
+
+fn build(gens: &[Gen], with_values: bool) -> AtomTable {
+    let mut t = AtomTable::new();
+    let mut all: Vec<Handle> = Vec::new();
+    for g in gens {
+        match g {
+            Gen::Node(ty, name, tv) => {
+                let h = t.add_node(NODES[*ty], name).unwrap();
+                if let Some((s, c)) = tv {
+                    t.set_tv(h, TruthValue::simple(*s, *c)).unwrap();
+                }
+                all.push(h);
+            }
+            Gen::Link(ty, members, tv) => {
+                let out: Vec<Handle> = members.iter().filter(|_| !all.is_empty()).map(|&i| all[i % all.len()]).collect();
+                let h = t.add_link(LINKS[*ty], &out).unwrap();
+                if let Some((m, c, n)) = tv {
+                    t.set_tv(h, TruthValue::count(*m, *c, *n)).unwrap();
+                }
+                all.push(h);
+            }
+            Gen::Value(i, k, v) if with_values && !all.is_empty() => {
+                let key = t.add_node(PREDICATE_NODE, &format!("key{k}")).unwrap();
+                let target = all[i % all.len()];
+                let value = match k {
+                    0 => Value::float(v.clone()),
+                    1 => Value::string(v.iter().map(|x| x.to_string())),
+                    _ => Value::link(vec![Value::float(v.clone()), Value::Atom(key), Value::Void, Value::bool(vec![true])]),
+                };
+                t.set_value(target, key, value).unwrap();
+            }
+            Gen::Value(..) => {}
+        }
+    }
+    t
+}
+
+fn round_trip(t: &AtomTable, form: Form) -> AtomTable {
+    let mut text = Vec::new();
+    dump(t, Select::Roots, form, &mut text, |_| {}).unwrap();
+    let mut back = AtomTable::new();
+    let text = String::from_utf8(text).unwrap();
+    load_str(&mut back, &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    back
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    #[test]
+    fn wire_form_round_trips(gens in prop::collection::vec(gen(), 1..60)) {
+        let t = build(&gens, true);
+        let back = round_trip(&t, Form::Wire);
+        prop_assert_eq!(atom_set(&back, true), atom_set(&t, true));
+    }
+
+    #[test]
+    fn repl_form_round_trips(gens in prop::collection::vec(gen(), 1..60)) {
+        // The REPL form shows truth values but not other values.
+        let t = build(&gens, false);
+        let back = round_trip(&t, Form::Repl);
+        prop_assert_eq!(atom_set(&back, true), atom_set(&t, true));
+    }
+
+    #[test]
+    fn reading_never_panics(text in "\\PC{0,200}") {
+        let mut t = AtomTable::new();
+        let _ = load_str(&mut t, &text);
+        check_invariants(&t);
+    }
+}
