@@ -502,6 +502,11 @@ impl AtomSpace {
         }
     }
 
+    /// Atoms of type `t` (or its subtypes) that no link contains.
+    pub fn root_set_by_type(&self, t: Type, subtypes: bool) -> impl Iterator<Item = Handle> + '_ {
+        self.handles_by_type(t, subtypes).filter(move |&h| self.incoming_size(h) == Some(0))
+    }
+
     /// Number of atoms.
     pub fn size(&self) -> usize {
         if self.is_root() {

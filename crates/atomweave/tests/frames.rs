@@ -30,6 +30,8 @@ fn child_sees_base_and_adds_into_itself() {
     assert_eq!(base.size(), 1);
     assert_eq!(child.count_of_type(CONCEPT_NODE, false), 2);
     assert_eq!(sorted(child.handles_by_type(NODE, true).collect()), sorted(vec![a, b]));
+    assert_eq!(child.root_set_by_type(ATOM, true).collect::<Vec<_>>(), vec![l]);
+    assert_eq!(base.root_set_by_type(ATOM, true).collect::<Vec<_>>(), vec![a]);
     assert_eq!(&*child.name(a).unwrap(), "a");
     assert_eq!(&*child.outgoing(l).unwrap(), &[a, b]);
     assert_eq!(child.get_type(l), Some(LIST_LINK));
