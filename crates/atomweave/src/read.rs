@@ -121,8 +121,11 @@ pub trait AtomRead: sealed::Access {
         self.recs().get_tv_in(self.shard(h.shard()), h)
     }
 
-    /// The value under `key`.
+    /// The value under `key`; under the truth-value key, the truth value.
     fn get_value(&self, h: Handle, key: Handle) -> Option<Value> {
+        if crate::table::is_tv_key(self.get_type(key), self.name(key)) {
+            return self.get_tv(h).map(Value::Truth);
+        }
         self.recs().get_value_in(self.shard(h.shard()), h, key)
     }
 

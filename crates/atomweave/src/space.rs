@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::handle::{Handle, SHARDS};
 use crate::read::{query_types, sealed, AtomRead};
 use crate::store::{Records, Shard, ShardAccess, ShardMask, Store};
-use crate::table::{incremented, link_key, node_type, AtomTable};
+use crate::table::{incremented, link_key, node_type, tv_of, AtomTable};
 use crate::types::Type;
 use crate::value::{TruthValue, Value};
 
@@ -331,8 +331,17 @@ impl AtomSpace {
         self.inner.bases.iter().find(|b| b.contains(h)).and_then(|b| b.tv_through(h))
     }
 
-    /// The value under `key`.
+    /// Is `key` the truth-value key? Checked before any shard is locked.
+    fn is_tv_key(&self, key: Handle) -> bool {
+        // The type test is lock-free and settles almost every call.
+        self.get_type(key) == Some(crate::types::PREDICATE_NODE) && self.name(key).as_deref() == Some(crate::sexpr::TV_KEY)
+    }
+
+    /// The value under `key`; under the truth-value key, the truth value.
     pub fn get_value(&self, h: Handle, key: Handle) -> Option<Value> {
+        if self.is_tv_key(key) {
+            return self.get_tv(h).map(Value::Truth);
+        }
         self.owner(h)?;
         self.value_through(h, key)
     }
@@ -396,8 +405,11 @@ impl AtomSpace {
         Ok(tv)
     }
 
-    /// Sets the value under `key`.
+    /// Sets the value under `key`; under the truth-value key it sets the truth value.
     pub fn set_value(&self, h: Handle, key: Handle, v: Value) -> Result<()> {
+        if self.is_tv_key(key) {
+            return self.set_tv(h, tv_of(&v)?);
+        }
         let foreign = !self.is_root() && self.foreign(h)?;
         self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, Some(v), foreign)
     }
@@ -405,6 +417,9 @@ impl AtomSpace {
     /// Removes the value under `key` (upstream: setting a null value). In a
     /// child space this removes the child's own value; a base's shows again.
     pub fn remove_value(&self, h: Handle, key: Handle) -> Result<()> {
+        if self.is_tv_key(key) {
+            return self.set_tv(h, TruthValue::DEFAULT);
+        }
         let foreign = !self.is_root() && self.foreign(h)?;
         self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, None, foreign)
     }

@@ -33,6 +33,17 @@ pub(crate) fn link_key(t: Type, out: &[Handle]) -> Result<Cow<'_, [Handle]>> {
     }
 }
 
+/// Is `key` upstream's truth-value key, `(PredicateNode "*-TruthValueKey-*")`?
+/// Values under it are the atom's truth value.
+pub(crate) fn is_tv_key(key_type: Option<Type>, key_name: Option<&str>) -> bool {
+    key_type == Some(crate::types::PREDICATE_NODE) && key_name == Some(crate::sexpr::TV_KEY)
+}
+
+/// The truth value a value under the truth-value key stands for.
+pub(crate) fn tv_of(v: &Value) -> Result<TruthValue> {
+    v.as_truth().ok_or_else(|| Error::InvalidValue(format!("the truth-value key holds truth values only, not {}", v.value_type())))
+}
+
 /// The truth value after `increment_count(n)`: a CountTruthValue keeps its
 /// mean and confidence and adds `n` to its count; a simple one becomes a
 /// CountTruthValue of count `n`.
@@ -119,14 +130,20 @@ impl AtomTable {
         Ok(tv)
     }
 
-    /// Sets the value under `key`.
+    /// Sets the value under `key`; under the truth-value key it sets the truth value.
     pub fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
+        if is_tv_key(self.get_type(key), self.name(key)) {
+            return self.set_tv(h, tv_of(&v)?);
+        }
         let (recs, mut all) = self.store.split_mut();
         recs.set_value_in(all.shard(h.shard()), h, key, Some(v), false)
     }
 
     /// Removes the value under `key` (upstream: setting a null value).
     pub fn remove_value(&mut self, h: Handle, key: Handle) -> Result<()> {
+        if is_tv_key(self.get_type(key), self.name(key)) {
+            return self.set_tv(h, TruthValue::DEFAULT);
+        }
         let (recs, mut all) = self.store.split_mut();
         recs.set_value_in(all.shard(h.shard()), h, key, None, false)
     }

@@ -138,6 +138,29 @@ fn truth_values_and_values() {
 }
 
 #[test]
+fn the_truth_value_key_reaches_the_truth_value() {
+    let mut t = AtomTable::new();
+    let a = t.add_node(CONCEPT_NODE, "a").unwrap();
+    let tvk = t.add_node(PREDICATE_NODE, atomweave::sexpr::TV_KEY).unwrap();
+    t.set_value(a, tvk, Value::Truth(TruthValue::simple(0.3, 0.6))).unwrap();
+    assert_eq!(t.get_tv(a), Some(TruthValue::simple(0.3, 0.6)));
+    assert_eq!(t.get_value(a, tvk), Some(Value::Truth(TruthValue::simple(0.3, 0.6))));
+    assert!(t.key_values(a).is_empty());
+    assert!(matches!(t.set_value(a, tvk, Value::float(vec![1.0])), Err(Error::InvalidValue(_))));
+    t.remove_value(a, tvk).unwrap();
+    assert_eq!(t.get_tv(a), Some(TruthValue::DEFAULT));
+
+    let s = AtomSpace::new();
+    let a = s.add_node(CONCEPT_NODE, "a").unwrap();
+    let tvk = s.add_node(PREDICATE_NODE, atomweave::sexpr::TV_KEY).unwrap();
+    s.set_value(a, tvk, Value::Truth(TruthValue::count(0.5, 0.5, 4.0))).unwrap();
+    assert_eq!(s.get_tv(a), Some(TruthValue::count(0.5, 0.5, 4.0)));
+    assert_eq!(s.get_value(a, tvk), Some(Value::Truth(TruthValue::count(0.5, 0.5, 4.0))));
+    s.remove_value(a, tvk).unwrap();
+    assert_eq!(s.get_tv(a), Some(TruthValue::DEFAULT));
+}
+
+#[test]
 fn type_scans_and_counts() {
     let mut t = AtomTable::new();
     let mut concepts = Vec::new();
