@@ -12,6 +12,7 @@ use atomweave::{AtomRead, AtomTable, Type};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
+mod bench;
 mod generate;
 mod sys;
 
@@ -24,6 +25,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Upstream's atomspace_bm: time each AtomSpace method, per layer (`-?` for the flags).
+    Bench(bench::BenchArgs),
     /// Load Atomese files and report counts, time, rate and memory.
     Load {
         /// `.scm` files to load, in order.
@@ -68,8 +71,11 @@ enum FormArg {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // atomspace_bm spelled its help `-?`.
+    let args = std::env::args().map(|a| if a == "-?" { "--help".to_string() } else { a });
+    let cli = Cli::parse_from(args);
     let result = match cli.command {
+        Command::Bench(args) => bench::run_bench(args),
         Command::Load { files, quiet } => cmd_load(&files, quiet),
         Command::Dump { files, r#type, form } => cmd_dump(&files, r#type.as_deref(), form),
         Command::Generate { atoms, seed, output } => generate::run(atoms, seed, output.as_deref()),

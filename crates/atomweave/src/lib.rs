@@ -38,3 +38,8 @@ pub use table::AtomTable;
 pub use types::Type;
 pub use value::{TruthValue, Value};
 
+
+/// Sizes of the structures an atom costs, for `atomweave bench -t`.
+pub fn structure_sizes() -> Vec<(&'static str, usize)> {
+    store::structure_sizes()
+}

@@ -663,6 +663,22 @@ impl Records {
 
 }
 
+/// Sizes of the per-atom structures (see `atomweave::structure_sizes`).
+pub(crate) fn structure_sizes() -> Vec<(&'static str, usize)> {
+    use std::mem::size_of;
+    vec![
+        ("handle", size_of::<Handle>()),
+        ("record (type, flags, length, arena offset)", size_of::<u64>()),
+        ("incoming-set header", size_of::<Inc>()),
+        ("incoming-set entry", size_of::<Handle>()),
+        ("outgoing-set entry", size_of::<Handle>()),
+        ("dedupe-table slot (+1 control byte)", size_of::<u32>()),
+        ("type-block entry, per 64 atoms", size_of::<u32>()),
+        ("truth value, when not the default", size_of::<u32>() + size_of::<TruthValue>()),
+        ("value (one key/value pair, plus its data)", size_of::<(Handle, Value)>()),
+    ]
+}
+
 /// Content hash of the atom in slot `l`, for dedupe-table growth and removal.
 fn rehash(hasher: &FixedState, recs: &SegVec<AtomicU64>, names: &[u8], outgoing: &[Handle], l: u32) -> u64 {
     let rec = Rec(recs.get(l as usize).expect("slot exists").load(Ordering::Relaxed));

@@ -1,0 +1,536 @@
+//! `atomweave bench`: upstream's `atomspace_bm`, with its flags, its methods
+//! and its table, minus its flaws: every method starts from a freshly built
+//! space of the same seed, any `-S` works, the clock is read once per batch,
+//! memory is reported per method, and `-T` measures threads.
+
+mod methods;
+mod space;
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::Barrier;
+use std::time::Instant;
+
+use atomweave::{types, AtomRead, AtomSpace, AtomTable, Value};
+use hdrhistogram::Histogram;
+use indicatif::ProgressBar;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde_json::json;
+
+use crate::sys::rss_bytes;
+use methods::{draw_inputs, run, Inputs, Method, SpaceRef};
+use space::{build_bar, RandomSpace};
+
+const AFTER_HELP: &str = "\
+Layers: the thread-safe AtomSpace is always measured; -X adds the raw
+single-threaded AtomTable beside it (upstream's -X). -g (Scheme), -c (Python)
+and --server HOST:PORT add columns through those front ends once they are
+built; until then their columns say \"not built\". -x and -b are accepted for
+old diary commands and change nothing (upstream's AtomSpaceImpl layer is gone,
+and the space is always built).
+
+Methods (-l lists them): pointerCast is not offered: it timed casting C++
+smart pointers (Handle to Atom*), and atomweave handles are plain integers
+with nothing to cast.
+
+Timing: each method runs on a freshly built random space of the same seed;
+the clock is read once per batch of --batch operations; with -S N, N random
+atoms are added (untimed) before each batch, so the space grows as it is
+measured. -k prints statistics of ns/op over the batches. -f writes
+<method>_benchmark.csv (layer, atoms, ns/op, RSS per batch) for bench-plot.";
+
+/// The flags of upstream's `atomspace_bm`, plus threads and JSON.
+#[derive(clap::Args, Debug)]
+#[command(after_help = AFTER_HELP)]
+pub struct BenchArgs {
+    /// Run all methods.
+    #[arg(short = 'A')]
+    all: bool,
+    /// Run this method (repeatable).
+    #[arg(short = 'm', value_name = "NAME")]
+    methods: Vec<String>,
+    /// List the methods and exit.
+    #[arg(short = 'l')]
+    list: bool,
+    /// Operations per method (per thread with -T).
+    #[arg(short = 'n', default_value_t = 1_000_000)]
+    n: usize,
+    /// Random atoms added before each batch, so the space grows while measured.
+    #[arg(short = 'S', default_value_t = 0)]
+    grow: usize,
+    /// Atoms in the random space built before each method.
+    #[arg(short = 's', default_value_t = 1 << 18)]
+    size: usize,
+    /// Fraction of links in the random space.
+    #[arg(short = 'p', default_value_t = 0.2)]
+    link_fraction: f64,
+    /// Random seed.
+    #[arg(short = 'R', default_value_t = 1)]
+    seed: u64,
+    /// Per-operation statistics: N, mean, min, max, std, p50, p99.
+    #[arg(short = 'k')]
+    stats: bool,
+    /// Write <method>_benchmark.csv files (see --out).
+    #[arg(short = 'f')]
+    csv: bool,
+    /// Print the sizes of the per-atom structures.
+    #[arg(short = 't')]
+    sizes: bool,
+    /// Also measure the raw single-threaded AtomTable.
+    #[arg(short = 'X')]
+    table: bool,
+    /// Historic (upstream's AtomSpaceImpl layer); accepted, changes nothing.
+    #[arg(short = 'x', hide = true)]
+    _impl_layer: bool,
+    /// Historic (build the space first); accepted, the space is always built.
+    #[arg(short = 'b', hide = true)]
+    _build: bool,
+    /// Also measure through Scheme.
+    #[arg(short = 'g')]
+    scheme: bool,
+    /// Scheme: memoize.
+    #[arg(short = 'M', requires = "scheme")]
+    memoize: bool,
+    /// Scheme: compile.
+    #[arg(short = 'C', requires = "scheme")]
+    compile: bool,
+    /// Scheme: operations per entry into the interpreter.
+    #[arg(short = 'r', value_name = "N", requires = "scheme")]
+    per_entry: Option<usize>,
+    /// Also measure through Python.
+    #[arg(short = 'c')]
+    python: bool,
+    /// Also measure through a running server's sexpr shell.
+    #[arg(long, value_name = "HOST:PORT")]
+    server: Option<String>,
+    /// Run each method on this many threads at once (AtomSpace layer).
+    #[arg(short = 'T', default_value_t = 1)]
+    threads: usize,
+    /// Operations per clock reading.
+    #[arg(long, default_value_t = 100)]
+    batch: usize,
+    /// Directory for the -f CSV files.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    out: PathBuf,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// No progress bars.
+    #[arg(short = 'q', long)]
+    quiet: bool,
+}
+
+/// Where a method is measured.
+#[derive(Clone, Debug, PartialEq)]
+enum Layer {
+    Table,
+    Space,
+    Scheme,
+    Python,
+    Server(String),
+}
+
+impl Layer {
+    fn name(&self) -> &'static str {
+        match self {
+            Layer::Table => "AtomTable",
+            Layer::Space => "AtomSpace",
+            Layer::Scheme => "Scheme",
+            Layer::Python => "Python",
+            Layer::Server(_) => "Server",
+        }
+    }
+}
+
+/// One method measured on one layer.
+struct Outcome {
+    method: Method,
+    layer: Layer,
+    result: Result<Measured, String>,
+}
+
+struct Measured {
+    threads: usize,
+    ops: usize,
+    /// Wall time of the timed part (threads overlap).
+    wall: f64,
+    /// ns/op of every batch.
+    batch_ns: Vec<f64>,
+    /// (atoms, ns/op, rss) per batch, for -f.
+    rows: Vec<(usize, f64, usize)>,
+    atoms_after: usize,
+    rss_growth: isize,
+    rss_per_atom: f64,
+    counted_per_atom: f64,
+}
+
+impl Measured {
+    fn kops(&self) -> f64 {
+        self.ops as f64 / self.wall / 1e3
+    }
+    fn ns_per_op(&self) -> f64 {
+        self.wall * 1e9 * self.threads as f64 / self.ops as f64
+    }
+}
+
+pub fn run_bench(mut args: BenchArgs) -> Result<(), String> {
+    if args.list {
+        for m in Method::ALL {
+            println!("{:<20} {}", m.name(), m.about());
+        }
+        return Ok(());
+    }
+    if args.sizes {
+        for (what, bytes) in atomweave::structure_sizes() {
+            println!("{what:<48} {bytes:>4} bytes");
+        }
+        return Ok(());
+    }
+    let methods: Vec<Method> = if args.all {
+        Method::ALL.to_vec()
+    } else if args.methods.is_empty() {
+        return Err("say which methods: -A for all, -m NAME for one (-l lists them)".into());
+    } else {
+        args.methods.iter().map(|n| Method::from_name(n).ok_or_else(|| format!("unknown method {n:?} (-l lists them)"))).collect::<Result<_, _>>()?
+    };
+    if args.threads == 0 || args.batch == 0 || args.n == 0 || args.size == 0 {
+        return Err("-T, --batch, -n and -s must be at least 1".into());
+    }
+    if !(0.0..=1.0).contains(&args.link_fraction) {
+        return Err(format!("-p {} is not a fraction between 0 and 1", args.link_fraction));
+    }
+    if args.grow > 0 && args.threads > 1 {
+        return Err("-S grows the space between batches of one thread; it cannot be combined with -T".into());
+    }
+    args.batch = args.batch.min(args.n);
+    let mut layers = Vec::new();
+    if args.table {
+        layers.push(Layer::Table);
+    }
+    layers.push(Layer::Space);
+    if args.scheme {
+        layers.push(Layer::Scheme);
+    }
+    if args.python {
+        layers.push(Layer::Python);
+    }
+    if let Some(addr) = &args.server {
+        layers.push(Layer::Server(addr.clone()));
+    }
+
+    if !args.json {
+        println!(
+            "atomweave bench: {} atoms ({:.0}% links), seed {}, {} ops per method, {} per clock reading, {} thread{}{}",
+            args.size,
+            args.link_fraction * 100.0,
+            args.seed,
+            args.n,
+            args.batch,
+            args.threads,
+            if args.threads == 1 { "" } else { "s" },
+            if args.grow > 0 { format!(", {} atoms added per batch", args.grow) } else { String::new() }
+        );
+    }
+    let mut outcomes = Vec::new();
+    for &method in &methods {
+        for layer in &layers {
+            let result = measure(&args, method, layer);
+            outcomes.push(Outcome { method, layer: layer.clone(), result });
+        }
+        if args.csv {
+            write_csv(&args, method, &outcomes)?;
+        }
+    }
+    if args.json {
+        print_json(&args, &outcomes);
+    } else {
+        print_table(&args, &methods, &layers, &outcomes);
+    }
+    Ok(())
+}
+
+fn measure(args: &BenchArgs, method: Method, layer: &Layer) -> Result<Measured, String> {
+    match layer {
+        Layer::Table if args.threads > 1 => Err("single-threaded layer".into()),
+        Layer::Table => measure_table(args, method),
+        Layer::Space => measure_space(args, method),
+        Layer::Scheme | Layer::Python | Layer::Server(_) => Err("not built".into()),
+    }
+}
+
+/// Adds the per-method setup: half the atoms hold a value for getValue.
+fn prepare(method: Method, atoms: &[atomweave::Handle], key: atomweave::Handle, mut set: impl FnMut(atomweave::Handle, atomweave::Handle, Value)) {
+    if method == Method::GetValue {
+        for &h in atoms.iter().step_by(2) {
+            set(h, key, Value::float(vec![1.0]));
+        }
+    }
+}
+
+fn measure_table(args: &BenchArgs, method: Method) -> Result<Measured, String> {
+    let rss0 = rss_bytes();
+    let mut table = AtomTable::new();
+    let mut rs = RandomSpace::new(args.seed, args.link_fraction);
+    rs.grow(&mut table, args.size, &build_bar(args.size, args.quiet || args.json)).map_err(|e| e.to_string())?;
+    let rss_built = rss_bytes().saturating_sub(rss0);
+    let key = table.add_node(types::PREDICATE_NODE, "bench key").map_err(|e| e.to_string())?;
+    prepare(method, &rs.atoms, key, |h, k, v| table.set_value(h, k, v).expect("live atom"));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0x5eed);
+    let inputs = draw_inputs(method, method.ops(args.n), &rs.atoms, &table, key, 0, &mut rng);
+    let rss_start = rss_bytes();
+    let mut batch_ns = Vec::new();
+    let mut rows = Vec::new();
+    let mut wall = 0.0;
+    let hidden = ProgressBar::hidden();
+    for start in (0..inputs.len()).step_by(args.batch) {
+        if args.grow > 0 {
+            rs.grow(&mut table, args.grow, &hidden).map_err(|e| e.to_string())?;
+        }
+        let end = (start + args.batch).min(inputs.len());
+        let secs = run(&mut table, method, &inputs, start..end).as_secs_f64();
+        wall += secs;
+        let ns = secs * 1e9 / (end - start) as f64;
+        batch_ns.push(ns);
+        if args.csv {
+            rows.push((table.size(), ns, rss_bytes()));
+        }
+    }
+    let atoms = table.size();
+    Ok(Measured {
+        threads: 1,
+        ops: inputs.len(),
+        wall,
+        batch_ns,
+        rows,
+        atoms_after: atoms,
+        rss_growth: rss_bytes() as isize - rss_start as isize,
+        rss_per_atom: rss_built as f64 / args.size as f64,
+        counted_per_atom: table.heap_bytes() as f64 / atoms.max(1) as f64,
+    })
+}
+
+fn measure_space(args: &BenchArgs, method: Method) -> Result<Measured, String> {
+    let rss0 = rss_bytes();
+    let space = AtomSpace::new();
+    let mut rs = RandomSpace::new(args.seed, args.link_fraction);
+    rs.grow(&mut &space, args.size, &build_bar(args.size, args.quiet || args.json)).map_err(|e| e.to_string())?;
+    let rss_built = rss_bytes().saturating_sub(rss0);
+    let key = space.add_node(types::PREDICATE_NODE, "bench key").map_err(|e| e.to_string())?;
+    prepare(method, &rs.atoms, key, |h, k, v| space.set_value(h, k, v).expect("live atom"));
+    let inputs: Vec<Inputs> = {
+        let view = space.read().expect("a root space");
+        (0..args.threads)
+            .map(|t| {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0x5eed ^ (t as u64) << 32);
+                draw_inputs(method, method.ops(args.n), &rs.atoms, &view, key, t, &mut rng)
+            })
+            .collect()
+    };
+    let rss_start = rss_bytes();
+    let (wall, batch_ns, rows) = if args.threads == 1 {
+        let mut target = SpaceRef(&space);
+        let inp = &inputs[0];
+        let (mut wall, mut batch_ns, mut rows) = (0.0, Vec::new(), Vec::new());
+        let hidden = ProgressBar::hidden();
+        for start in (0..inp.len()).step_by(args.batch) {
+            if args.grow > 0 {
+                rs.grow(&mut &space, args.grow, &hidden).map_err(|e| e.to_string())?;
+            }
+            let end = (start + args.batch).min(inp.len());
+            let secs = run(&mut target, method, inp, start..end).as_secs_f64();
+            wall += secs;
+            let ns = secs * 1e9 / (end - start) as f64;
+            batch_ns.push(ns);
+            if args.csv {
+                rows.push((space.size(), ns, rss_bytes()));
+            }
+        }
+        (wall, batch_ns, rows)
+    } else {
+        run_threads(&space, method, &inputs, args.batch)
+    };
+    let atoms = space.size();
+    Ok(Measured {
+        threads: args.threads,
+        ops: inputs.iter().map(Inputs::len).sum(),
+        wall,
+        batch_ns,
+        rows,
+        atoms_after: atoms,
+        rss_growth: rss_bytes() as isize - rss_start as isize,
+        rss_per_atom: rss_built as f64 / args.size as f64,
+        counted_per_atom: space.heap_bytes() as f64 / atoms.max(1) as f64,
+    })
+}
+
+/// Every thread runs its own inputs on the shared space; they start together
+/// and the wall time runs until the last one finishes.
+fn run_threads(space: &AtomSpace, method: Method, inputs: &[Inputs], batch: usize) -> (f64, Vec<f64>, Vec<(usize, f64, usize)>) {
+    let barrier = Barrier::new(inputs.len() + 1);
+    let (wall, per_thread) = std::thread::scope(|scope| {
+        let handles: Vec<_> = inputs
+            .iter()
+            .map(|inp| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    let mut target = SpaceRef(space);
+                    barrier.wait();
+                    let mut ns = Vec::new();
+                    for start in (0..inp.len()).step_by(batch) {
+                        let end = (start + batch).min(inp.len());
+                        ns.push(run(&mut target, method, inp, start..end).as_secs_f64() * 1e9 / (end - start) as f64);
+                    }
+                    ns
+                })
+            })
+            .collect();
+        barrier.wait();
+        let start = Instant::now();
+        let per_thread: Vec<Vec<f64>> = handles.into_iter().map(|h| h.join().expect("benchmark thread")).collect();
+        (start.elapsed().as_secs_f64(), per_thread)
+    });
+    (wall, per_thread.concat(), Vec::new())
+}
+
+fn write_csv(args: &BenchArgs, method: Method, outcomes: &[Outcome]) -> Result<(), String> {
+    let path = args.out.join(format!("{}_benchmark.csv", method.name()));
+    let io = |e: std::io::Error| format!("{}: {e}", path.display());
+    std::fs::create_dir_all(&args.out).map_err(io)?;
+    let mut w = BufWriter::new(File::create(&path).map_err(io)?);
+    writeln!(w, "layer,atoms,ns_per_op,rss_bytes").map_err(io)?;
+    for o in outcomes.iter().filter(|o| o.method == method) {
+        if let Ok(m) = &o.result {
+            for &(atoms, ns, rss) in &m.rows {
+                writeln!(w, "{},{atoms},{ns:.3},{rss}", o.layer.name()).map_err(io)?;
+            }
+        }
+    }
+    w.flush().map_err(io)
+}
+
+/// Statistics of ns/op over the batches: (mean, min, max, std, p50, p99).
+fn stats(ns: &[f64]) -> (f64, f64, f64, f64, f64, f64) {
+    let n = ns.len().max(1) as f64;
+    let mean = ns.iter().sum::<f64>() / n;
+    let std = (ns.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n).sqrt();
+    let min = ns.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = ns.iter().copied().fold(0.0, f64::max);
+    // Picoseconds keep sub-nanosecond precision in the integer histogram.
+    let mut h = Histogram::<u64>::new(3).expect("histogram");
+    for &x in ns {
+        h.saturating_record((x * 1000.0).max(1.0) as u64);
+    }
+    (mean, min, max, std, h.value_at_quantile(0.5) as f64 / 1000.0, h.value_at_quantile(0.99) as f64 / 1000.0)
+}
+
+fn print_table(args: &BenchArgs, methods: &[Method], layers: &[Layer], outcomes: &[Outcome]) {
+    let find = |m: Method, l: &Layer| outcomes.iter().find(|o| o.method == m && &o.layer == l).map(|o| &o.result);
+    let w = 22;
+    println!();
+    print!("   {:<20}", "test");
+    for l in layers {
+        print!("{:>w$}", l.name());
+    }
+    print!("\n   {:<20}", "name");
+    for _ in layers {
+        print!("{:>w$}", "K-ops/s    ns/op");
+    }
+    print!("\n   {:<20}", "----");
+    for _ in layers {
+        print!("{:>w$}", "-------    -----");
+    }
+    println!();
+    for &m in methods {
+        print!("  {:<21}", m.name());
+        for l in layers {
+            match find(m, l) {
+                Some(Ok(r)) => print!("{:>w$}", format!("{:>10} {:>8.1}", fmt_kops(r.kops()), r.ns_per_op())),
+                Some(Err(e)) => print!("{:>w$}", e),
+                None => print!("{:>w$}", "-"),
+            }
+        }
+        println!();
+    }
+    println!();
+    print!("   {:<20}", "memory");
+    for l in layers {
+        print!("{:>w$}", l.name());
+    }
+    print!("\n   {:<20}", "method");
+    for _ in layers {
+        print!("{:>w$}", "B/atom  +RSS MiB");
+    }
+    println!();
+    for &m in methods {
+        print!("  {:<21}", m.name());
+        for l in layers {
+            match find(m, l) {
+                // Per-atom figures of a space the method emptied say nothing.
+                Some(Ok(r)) if r.atoms_after < args.size / 100 => print!("{:>w$}", format!("{:>7} {:>9.1}", "-", r.rss_growth as f64 / 1048576.0)),
+                Some(Ok(r)) => print!("{:>w$}", format!("{:>7.1} {:>9.1}", r.counted_per_atom, r.rss_growth as f64 / 1048576.0)),
+                Some(Err(_)) | None => print!("{:>w$}", "-"),
+            }
+        }
+        println!();
+    }
+    if let Some(r) = outcomes.iter().find_map(|o| o.result.as_ref().ok()) {
+        println!(
+            "\n  B/atom: the space's own count after the method; +RSS: resident growth during it.\n  \
+             Building the random space took {:.1} bytes of resident memory per atom.",
+            r.rss_per_atom
+        );
+    }
+    if args.stats {
+        println!("\n  per-operation statistics, ns/op over batches of {}:", args.batch);
+        for o in outcomes {
+            if let Ok(r) = &o.result {
+                let (mean, min, max, std, p50, p99) = stats(&r.batch_ns);
+                println!(
+                    "  {:<20} {:<10} N {:>9}  mean {mean:>9.1}  min {min:>9.1}  max {max:>10.1}  std {std:>9.1}  p50 {p50:>9.1}  p99 {p99:>9.1}",
+                    o.method.name(),
+                    o.layer.name(),
+                    r.ops
+                );
+            }
+        }
+    }
+    if args.csv {
+        println!("\n  CSV files written to {}", args.out.display());
+    }
+}
+
+fn fmt_kops(k: f64) -> String {
+    if k >= 100.0 {
+        format!("{k:.0}")
+    } else if k >= 1.0 {
+        format!("{k:.1}")
+    } else {
+        format!("{k:.3}")
+    }
+}
+
+fn print_json(args: &BenchArgs, outcomes: &[Outcome]) {
+    let results: Vec<_> = outcomes
+        .iter()
+        .map(|o| match &o.result {
+            Ok(r) => {
+                let (mean, min, max, std, p50, p99) = stats(&r.batch_ns);
+                json!({
+                    "method": o.method.name(), "layer": o.layer.name(), "threads": r.threads, "ops": r.ops,
+                    "seconds": r.wall, "kops_per_sec": r.kops(), "ns_per_op": r.ns_per_op(),
+                    "batch_ns": {"mean": mean, "min": min, "max": max, "std": std, "p50": p50, "p99": p99},
+                    "atoms_after": r.atoms_after, "rss_growth_bytes": r.rss_growth,
+                    "bytes_per_atom_counted": r.counted_per_atom, "bytes_per_atom_rss_build": r.rss_per_atom,
+                })
+            }
+            Err(e) => json!({"method": o.method.name(), "layer": o.layer.name(), "error": e}),
+        })
+        .collect();
+    let doc = json!({
+        "size": args.size, "link_fraction": args.link_fraction, "seed": args.seed, "n": args.n,
+        "batch": args.batch, "threads": args.threads, "grow": args.grow, "results": results,
+    });
+    println!("{}", serde_json::to_string_pretty(&doc).expect("serializable"));
+}

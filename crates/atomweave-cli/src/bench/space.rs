@@ -1,0 +1,119 @@
+//! The random space of upstream's `atomspace_bm`, reproducible from a seed.
+//!
+//! Nodes are named "node N"; in each batch of 5,000 atoms the type is the
+//! default (ConceptNode, InheritanceLink) or, with probability 0.4, one other
+//! type drawn for the whole batch. Link arity is Poisson with mean 2, a zero
+//! bumped to one, and members are drawn uniformly from the atoms made so far.
+
+use atomweave::{types, AtomSink, Handle, Type};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Atoms per type decision, as upstream.
+const BATCH: usize = 5000;
+/// Chance that a batch uses a type other than the default.
+const OTHER_TYPE: f64 = 0.4;
+
+/// Draws Poisson(mean) by multiplying uniforms (Knuth); fine for small means.
+pub fn poisson(rng: &mut impl Rng, mean: f64) -> usize {
+    let limit = (-mean).exp();
+    let mut k = 0;
+    let mut p = rng.gen::<f64>();
+    while p > limit {
+        k += 1;
+        p *= rng.gen::<f64>();
+    }
+    k
+}
+
+/// Node or link types the random space draws from: every one below Node
+/// (or Link), as upstream draws from the whole class table.
+fn atom_types(node: bool) -> Vec<Type> {
+    let root = if node { types::NODE } else { types::LINK };
+    Type::all().into_iter().filter(|t| t.is_a(root) && *t != root).collect()
+}
+
+/// Grows a space with random atoms, as upstream's benchmark builds it.
+pub struct RandomSpace {
+    rng: Xoshiro256PlusPlus,
+    link_fraction: f64,
+    node_types: Vec<Type>,
+    link_types: Vec<Type>,
+    /// Every atom made so far, for drawing link members.
+    pub atoms: Vec<Handle>,
+    nodes_made: u64,
+    batch_left: usize,
+    batch_node_type: Type,
+    batch_link_type: Type,
+}
+
+impl RandomSpace {
+    pub fn new(seed: u64, link_fraction: f64) -> Self {
+        RandomSpace {
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            link_fraction,
+            node_types: atom_types(true),
+            link_types: atom_types(false),
+            atoms: Vec::new(),
+            nodes_made: 0,
+            batch_left: 0,
+            batch_node_type: types::CONCEPT_NODE,
+            batch_link_type: types::INHERITANCE_LINK,
+        }
+    }
+
+    fn next_batch(&mut self) {
+        self.batch_left = BATCH;
+        self.batch_node_type = if self.rng.gen_bool(OTHER_TYPE) {
+            self.node_types[self.rng.gen_range(0..self.node_types.len())]
+        } else {
+            types::CONCEPT_NODE
+        };
+        self.batch_link_type = if self.rng.gen_bool(OTHER_TYPE) {
+            self.link_types[self.rng.gen_range(0..self.link_types.len())]
+        } else {
+            types::INHERITANCE_LINK
+        };
+    }
+
+    /// Adds `n` atoms: nodes first, then links, in the configured proportion.
+    pub fn grow(&mut self, sink: &mut impl AtomSink, n: usize, bar: &ProgressBar) -> atomweave::Result<()> {
+        let links = ((n as f64) * self.link_fraction).round() as usize;
+        let nodes = n - links;
+        for i in 0..n {
+            if self.batch_left == 0 {
+                self.next_batch();
+            }
+            self.batch_left -= 1;
+            let h = if i < nodes || self.atoms.is_empty() {
+                self.nodes_made += 1;
+                sink.add_node(self.batch_node_type, &format!("node {}", self.nodes_made))?
+            } else {
+                let arity = poisson(&mut self.rng, 2.0).max(1);
+                let out: Vec<Handle> = (0..arity).map(|_| self.atoms[self.rng.gen_range(0..self.atoms.len())]).collect();
+                sink.add_link(self.batch_link_type, &out)?
+            };
+            self.atoms.push(h);
+            if i % 4096 == 0 {
+                bar.set_position(i as u64);
+            }
+        }
+        bar.set_position(n as u64);
+        Ok(())
+    }
+}
+
+/// A progress bar for building `n` atoms (hidden when `quiet`).
+pub fn build_bar(n: usize, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(n as u64);
+    bar.set_style(
+        ProgressStyle::with_template("building random space [{bar:40}] {pos}/{len} atoms {per_sec}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar
+}
