@@ -146,10 +146,30 @@ impl AtomSpace {
         if self.recs().rec(h).is_some() {
             return Some(self);
         }
-        if self.is_root() || self.recs().is_hidden(h) {
+        if self.is_root() {
+            return None;
+        }
+        self.owner_in_bases(h)
+    }
+
+    /// The frame walk of [`owner`](Self::owner), kept out of line so the
+    /// common case (an atom of this space) inlines into its callers.
+    #[inline(never)]
+    fn owner_in_bases(&self, h: Handle) -> Option<&AtomSpace> {
+        if self.recs().is_hidden(h) {
             return None;
         }
         self.inner.bases.iter().find_map(|b| b.owner(h))
+    }
+
+    /// The record of `h` as seen from this space: its own, or a base's.
+    #[inline]
+    fn record(&self, h: Handle) -> Option<crate::store::Rec> {
+        match self.recs().rec(h) {
+            Some(r) => Some(r),
+            None if self.is_root() => None,
+            None => self.owner_in_bases(h).and_then(|o| o.recs().rec(h)),
+        }
     }
 
     /// Is the hierarchy under this space a chain (at most one base each)?
@@ -243,13 +263,13 @@ impl AtomSpace {
     /// The atom's type. Lock-free.
     #[inline]
     pub fn get_type(&self, h: Handle) -> Option<Type> {
-        self.owner(h).and_then(|o| o.recs().rec(h)).map(|r| r.ty())
+        self.record(h).map(|r| r.ty())
     }
 
     /// Is the atom a link? Lock-free.
     #[inline]
     pub fn is_link(&self, h: Handle) -> bool {
-        self.owner(h).and_then(|o| o.recs().rec(h)).is_some_and(|r| r.is_link())
+        self.record(h).is_some_and(|r| r.is_link())
     }
 
     /// The node's name (`None` for links and invalid handles).
