@@ -7,6 +7,8 @@ have() { command -v "$1" >/dev/null 2>&1; }
 
 have cc || need_apt+=(build-essential)
 have pkg-config || need_apt+=(pkg-config)
+# bench-plot draws its labels with DejaVu Sans.
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: installing ${need_apt[*]}"

@@ -27,6 +27,12 @@ struct Cli {
 enum Command {
     /// Upstream's atomspace_bm: time each AtomSpace method, per layer (`-?` for the flags).
     Bench(bench::BenchArgs),
+    /// Turn the `<method>_benchmark.csv` files of `bench -f` into one PNG each.
+    BenchPlot {
+        /// Directory holding the CSV files.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
     /// Load Atomese files and report counts, time, rate and memory.
     Load {
         /// `.scm` files to load, in order.
@@ -76,6 +82,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse_from(args);
     let result = match cli.command {
         Command::Bench(args) => bench::run_bench(args),
+        Command::BenchPlot { dir } => bench::plot::plot_dir(&dir).map(|pngs| {
+            for p in pngs {
+                println!("{}", p.display());
+            }
+        }),
         Command::Load { files, quiet } => cmd_load(&files, quiet),
         Command::Dump { files, r#type, form } => cmd_dump(&files, r#type.as_deref(), form),
         Command::Generate { atoms, seed, output } => generate::run(atoms, seed, output.as_deref()),

@@ -39,6 +39,18 @@ pub use types::Type;
 pub use value::{TruthValue, Value};
 
 
+/// Asks the CPU to bring the cache line of `p` in; a no-op where unsupported.
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Sizes of the structures an atom costs, for `atomweave bench -t`.
 pub fn structure_sizes() -> Vec<(&'static str, usize)> {
     store::structure_sizes()

@@ -67,6 +67,15 @@ impl<T: Zeroable> SegVec<T> {
         Some(unsafe { &*seg.add(off) })
     }
 
+    /// Hints the CPU to fetch element `i` into cache, so that independent
+    /// misses overlap instead of queueing.
+    #[inline]
+    pub(crate) fn prefetch(&self, i: usize) {
+        if let Some(e) = self.get(i) {
+            crate::prefetch(e as *const T);
+        }
+    }
+
     /// The element at `i` for writing, or `None` past the allocated segments.
     #[inline]
     pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut T> {

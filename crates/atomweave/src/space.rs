@@ -136,6 +136,7 @@ impl AtomSpace {
         self.store().read(s)
     }
 
+
     fn write_shard(&self, s: usize) -> RwLockWriteGuard<'_, Shard> {
         self.store().write(s)
     }
@@ -452,19 +453,28 @@ impl AtomSpace {
     /// atom hides it (and, recursively, the links that contain it) from the
     /// child alone.
     pub fn extract(&self, h: Handle, recursive: bool) -> Result<()> {
-        loop {
-            match self.extract_one(h) {
-                Err(Error::HasIncoming { .. }) if recursive => {}
-                other => return other,
-            }
-            let inc: Vec<Handle> = self.incoming(h).map(|i| i.to_vec()).unwrap_or_default();
-            for l in inc {
-                match self.extract(l, true) {
-                    Ok(()) | Err(Error::InvalidHandle(_)) => {}
-                    Err(e) => return Err(e),
+        if !recursive {
+            return self.extract_one(h);
+        }
+        // A work list, not recursion: links nest thousands deep.
+        let mut work = vec![h];
+        while let Some(&top) = work.last() {
+            match self.extract_one(top) {
+                Ok(()) => {
+                    work.pop();
                 }
+                Err(Error::HasIncoming { .. }) => {
+                    let inc = self.incoming(top).map(|i| i.to_vec()).unwrap_or_default();
+                    work.extend(inc);
+                }
+                // Gone already: reached twice, or extracted by another thread.
+                Err(Error::InvalidHandle(_)) if top != h => {
+                    work.pop();
+                }
+                Err(e) => return Err(e),
             }
         }
+        Ok(())
     }
 
     fn extract_one(&self, h: Handle) -> Result<()> {

@@ -273,9 +273,13 @@ impl Store {
         Arc::ptr_eq(&self.recs.next_slot, &other.recs.next_slot)
     }
 
+    /// Read-locks shard `s`. Recursive: a thread that already holds a read
+    /// guard (a `Ref`, an incoming set, a `SpaceRead`) can read again even
+    /// while a writer waits, instead of deadlocking behind it; the price is
+    /// that a steady stream of readers can delay writers.
     #[inline]
     pub(crate) fn read(&self, s: usize) -> parking_lot::RwLockReadGuard<'_, Shard> {
-        self.shards[s].read()
+        self.shards[s].read_recursive()
     }
 
     #[inline]
@@ -372,15 +376,19 @@ impl Records {
         if let Some(l) = sh.find_node(recs, hash, t, name) {
             return Ok(Handle::new(s, l));
         }
-        let local = sh.alloc_slot(recs, &self.next_slot[s], t)?;
         let len = name.len();
-        let off = u32::try_from(sh.names.len()).map_err(|_| Error::HandlesExhausted)?;
+        let too_big = || Error::InvalidValue("a shard's node names would exceed 4 GiB".into());
+        let off = u32::try_from(sh.names.len()).map_err(|_| too_big())?;
+        let l32 = u32::try_from(len).map_err(|_| too_big())?;
+        if u32::try_from(sh.names.len() + len + 4).is_err() {
+            return Err(too_big());
+        }
+        let local = sh.alloc_slot(recs, &self.next_slot[s], t)?;
         let len_field = if len >= LEN_ESCAPE as usize {
-            let l32 = u32::try_from(len).map_err(|_| Error::InvalidValue("node name longer than 4 GiB".into()))?;
             sh.names.extend_from_slice(&l32.to_le_bytes());
             LEN_ESCAPE
         } else {
-            len as u32
+            l32
         };
         sh.names.extend_from_slice(name.as_bytes());
         let word = LIVE | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
@@ -397,6 +405,11 @@ impl Records {
     /// must be atoms of this store, or be listed in `foreign` (atoms of base
     /// spaces the caller has found visible).
     pub(crate) fn add_link_in(&self, acc: &mut impl ShardAccess, hash: u64, t: Type, out: &[Handle], foreign: &[Handle]) -> Result<Handle> {
+        // The members' incoming headers are written last; fetching them now
+        // overlaps their cache misses with the dedupe probe's.
+        for &x in out.iter().take(8) {
+            acc.shard(x.shard()).incoming.prefetch(x.local() as usize);
+        }
         for &x in out {
             if self.rec(x).is_none() && !foreign.contains(&x) {
                 return Err(Error::InvalidHandle(x));
@@ -408,8 +421,12 @@ impl Records {
         if let Some(l) = sh.find_link(recs, hash, t, out) {
             return Ok(Handle::new(s, l));
         }
+        let too_big = || Error::InvalidValue("a shard's outgoing sets would exceed 2^32 members".into());
+        let off = u32::try_from(sh.outgoing.len()).map_err(|_| too_big())?;
+        if u32::try_from(sh.outgoing.len() + out.len() + 1).is_err() {
+            return Err(too_big());
+        }
         let local = sh.alloc_slot(recs, &self.next_slot[s], t)?;
-        let off = u32::try_from(sh.outgoing.len()).map_err(|_| Error::HandlesExhausted)?;
         let len_field = if out.len() >= LEN_ESCAPE as usize {
             sh.outgoing.push(Handle(out.len() as u32));
             LEN_ESCAPE

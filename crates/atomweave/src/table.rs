@@ -108,13 +108,28 @@ impl AtomTable {
     /// Removes the atom. Without `recursive`, an atom that links contain is
     /// refused ([`Error::HasIncoming`]); with it, those links go first.
     pub fn extract(&mut self, h: Handle, recursive: bool) -> Result<()> {
-        if recursive {
-            while let Some(&l) = self.incoming(h).and_then(<[Handle]>::last) {
-                self.extract(l, true)?;
+        if !recursive {
+            let (recs, mut all) = self.store.split_mut();
+            return recs.extract_in(&mut all, h);
+        }
+        // A work list, not recursion: links nest thousands deep.
+        let mut work = vec![h];
+        while let Some(&top) = work.last() {
+            match self.incoming(top) {
+                Some(inc) if !inc.is_empty() => work.extend_from_slice(inc),
+                Some(_) => {
+                    let (recs, mut all) = self.store.split_mut();
+                    recs.extract_in(&mut all, top)?;
+                    work.pop();
+                }
+                None if top == h => return Err(Error::InvalidHandle(h)),
+                // Reached twice through links sharing it: already gone.
+                None => {
+                    work.pop();
+                }
             }
         }
-        let (recs, mut all) = self.store.split_mut();
-        recs.extract_in(&mut all, h)
+        Ok(())
     }
 
     /// Sets the truth value; the default one frees its storage.

@@ -215,7 +215,7 @@ pub fn register_type(name: &str, parents: &[Type], short: Option<&str>) -> Resul
         }
         return Err(Error::TypeDefinition(format!("type {name} already exists with other parents")));
     }
-    if names.short.contains_key(name) || short.is_some_and(|s| names.long.contains_key(s)) {
+    if names.short.contains_key(name) || short.is_some_and(|s| names.long.contains_key(s) || names.short.contains_key(s)) {
         return Err(Error::TypeDefinition(format!("the name of type {name} clashes with an existing type name")));
     }
     for &p in parents {
@@ -312,6 +312,8 @@ mod tests {
         assert!(sub.is_a(CONCEPT_NODE) && sub.is_a(t));
         assert!(register_type("bad name", &[NODE], None).is_err());
         assert!(register_type("Concept", &[NODE], None).is_err());
+        assert!(register_type("TestFooNode", &[NODE], Some("Concept")).is_err(), "a short name is taken once");
+        assert!(register_type("TestFooNode", &[NODE], Some("TestGene")).is_err());
         assert!(t.subtypes().contains(&sub));
     }
 }

@@ -277,3 +277,52 @@ proptest! {
         check_invariants(&t);
     }
 }
+
+#[test]
+fn deep_input_is_refused_or_loaded_without_overflowing_the_stack() {
+    // Run on a small thread stack, as a server worker would.
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let deep_values = format!(
+                "(cog-set-value! (Concept \"a\") (Predicate \"k\") {}(FloatValue 1){})",
+                "(LinkValue ".repeat(2000),
+                ")".repeat(2000)
+            );
+            let mut t = AtomTable::new();
+            let err = load_str(&mut t, &deep_values).unwrap_err().to_string();
+            assert!(err.contains("values nested deeper"), "{err}");
+            assert_eq!(t.size(), 0);
+
+            let depth = 4000;
+            let deep_atoms = format!("{}(Concept \"leaf\"){}", "(List ".repeat(depth), ")".repeat(depth));
+            let mut t = AtomTable::new();
+            load_str(&mut t, &deep_atoms).unwrap();
+            assert_eq!(t.size(), depth + 1);
+            let leaf = t.get_node(CONCEPT_NODE, "leaf").unwrap();
+            t.extract(leaf, true).unwrap();
+            assert_eq!(t.size(), 0);
+
+            let s = AtomSpace::new();
+            load_str(&mut &s, &deep_atoms).unwrap();
+            let leaf = s.get_node(CONCEPT_NODE, "leaf").unwrap();
+            s.extract(leaf, true).unwrap();
+            assert_eq!(s.size(), 0);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn a_decorated_truth_value_key_is_still_the_truth_value_key() {
+    for text in [
+        "(cog-set-value! (Concept \"x\") (Predicate \"*-TruthValueKey-*\" (stv 1 0)) (FloatValue 1 2))",
+        "(Concept \"y\" (alist (cons (PredicateNode \"*-TruthValueKey-*\" (stv 1 0)) (StringValue \"s\"))))",
+    ] {
+        let mut t = AtomTable::new();
+        let err = load_str(&mut t, text).unwrap_err().to_string();
+        assert!(err.contains("truth value"), "{err}");
+        assert_eq!(t.size(), 0, "{text}");
+    }
+}

@@ -148,3 +148,26 @@ fn recursive_extract_races_with_adds() {
     assert!(!space.contains(hub));
     check_invariants(&space.read().unwrap());
 }
+
+#[test]
+fn reading_again_while_holding_a_guard_does_not_deadlock_behind_a_writer() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    // A name whose node lands in a's shard, so the writer queues on the guard's lock.
+    let same_shard = (0..)
+        .map(|i| format!("w{i}"))
+        .find(|n| {
+            let probe = AtomSpace::new();
+            probe.add_node(CONCEPT_NODE, "a").unwrap();
+            probe.add_node(CONCEPT_NODE, n).unwrap().to_u32() & 31 == a.to_u32() & 31
+        })
+        .unwrap();
+    let held = space.incoming(a).unwrap();
+    thread::scope(|scope| {
+        let writer = scope.spawn(|| space.add_node(CONCEPT_NODE, &same_shard).unwrap());
+        thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(&*space.name(a).unwrap(), "a");
+        drop(held);
+        writer.join().unwrap();
+    });
+}

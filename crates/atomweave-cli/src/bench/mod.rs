@@ -4,6 +4,7 @@
 //! memory is reported per method, and `-T` measures threads.
 
 mod methods;
+pub mod plot;
 mod space;
 
 use std::fs::File;
@@ -418,7 +419,7 @@ fn stats(ns: &[f64]) -> (f64, f64, f64, f64, f64, f64) {
     let min = ns.iter().copied().fold(f64::INFINITY, f64::min);
     let max = ns.iter().copied().fold(0.0, f64::max);
     // Picoseconds keep sub-nanosecond precision in the integer histogram.
-    let mut h = Histogram::<u64>::new(3).expect("histogram");
+    let mut h = Histogram::<u64>::new_with_bounds(1, 1 << 50, 3).expect("histogram bounds");
     for &x in ns {
         h.saturating_record((x * 1000.0).max(1.0) as u64);
     }

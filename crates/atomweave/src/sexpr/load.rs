@@ -7,6 +7,9 @@
 use std::io::BufRead;
 
 use super::parse::{Expr, ParseError, Parser, Pos, MAX_NESTING};
+
+/// Deepest nesting of LinkValues: each level costs more stack than an atom's.
+const MAX_VALUE_NESTING: usize = 256;
 use crate::sink::AtomSink;
 use crate::types::{self, Type};
 use crate::{Handle, TruthValue, Value};
@@ -75,8 +78,8 @@ pub fn load_str<S: AtomSink>(sink: &mut S, text: &str) -> Result<Vec<Handle>, Lo
 /// Adds the atoms of one top-level expression (an atom, or `cog-set-tv!`,
 /// `cog-set-value!`, `cog-set-values!` applied to one) and returns its atom.
 pub fn eval<S: AtomSink>(sink: &mut S, expr: &Expr) -> Result<Handle, ParseError> {
-    Builder { sink: &mut DryRun, depth: 0 }.top(expr)?;
-    Builder { sink, depth: 0 }.top(expr)
+    Builder { sink: &mut DryRun, depth: 0, value_depth: 0 }.top(expr)?;
+    Builder { sink, depth: 0, value_depth: 0 }.top(expr)
 }
 
 /// A sink that adds nothing: the first, checking pass of [`eval`].
@@ -155,6 +158,7 @@ fn is_attached_value(h: &str) -> bool {
 struct Builder<'s, S> {
     sink: &'s mut S,
     depth: usize,
+    value_depth: usize,
 }
 
 impl<S: AtomSink> Builder<'_, S> {
@@ -272,8 +276,9 @@ impl<S: AtomSink> Builder<'_, S> {
 
     fn key_value(&mut self, h: Handle, key: &Expr, value: &Expr) -> Result<(), ParseError> {
         let pos = key.pos();
-        // The truth-value key maps onto the atom's truth value.
-        if let Some((kt, [Expr::Str(kn, _)], _)) = head(key) {
+        // The truth-value key maps onto the atom's truth value, whatever else
+        // its expression carries.
+        if let Some((kt, [Expr::Str(kn, _), ..], _)) = head(key) {
             if kn == TV_KEY && Type::from_name(kt) == Some(types::PREDICATE_NODE) {
                 let tv = self.truth(value)?;
                 return self.sink.set_tv(h, tv).map_err(|e| self.sink_err(pos, e));
@@ -322,7 +327,15 @@ impl<S: AtomSink> Builder<'_, S> {
                     })
                     .collect::<Result<_, _>>()?,
             ),
-            "LinkValue" => Value::Link(args.iter().map(|a| self.value(a)).collect::<Result<_, _>>()?),
+            "LinkValue" => {
+                self.value_depth += 1;
+                if self.value_depth > MAX_VALUE_NESTING {
+                    return Err(error(pos, format!("values nested deeper than {MAX_VALUE_NESTING}"), name));
+                }
+                let v = Value::Link(args.iter().map(|a| self.value(a)).collect::<Result<_, _>>()?);
+                self.value_depth -= 1;
+                v
+            }
             "VoidValue" if args.is_empty() => Value::Void,
             "VoidValue" => return Err(error(pos, "VoidValue holds nothing", name)),
             "stv" | "ctv" | "SimpleTruthValue" | "CountTruthValue" | "cog-new-stv" | "cog-new-ctv" => Value::Truth(self.truth(e)?),
