@@ -123,17 +123,6 @@ impl<T: Zeroable> Default for SegVec<T> {
     }
 }
 
-impl SegVec<AtomicU64> {
-    /// Zeroes elements `0..len`; lock-free readers see each one go to zero.
-    pub(crate) fn zero(&self, len: usize) {
-        for i in 0..len {
-            if let Some(w) = self.get(i) {
-                w.store(0, Ordering::Release);
-            }
-        }
-    }
-}
-
 impl<T: Zeroable> Drop for SegVec<T> {
     fn drop(&mut self) {
         for (k, seg) in self.segments.iter_mut().enumerate() {
@@ -176,7 +165,5 @@ mod tests {
         assert_eq!(v.get(99_999).unwrap().load(Ordering::Relaxed), 0);
         *v.get_mut(6).unwrap().get_mut() = 9;
         assert_eq!(v.get(6).unwrap().load(Ordering::Relaxed), 9);
-        v.zero(10);
-        assert_eq!(v.get(5).unwrap().load(Ordering::Relaxed), 0);
     }
 }

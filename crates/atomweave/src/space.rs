@@ -5,7 +5,8 @@
 //! returned as guards ([`Ref`]); [`AtomSpace::read`] read-locks every shard
 //! once for bulk work. Writes lock only the shards they touch.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use parking_lot::{RwLockReadGuard, RwLockWriteGuard};
 
@@ -29,6 +30,11 @@ pub type Ref<'a, T> = parking_lot::MappedRwLockReadGuard<'a, T>;
 /// of its base spaces, adds new atoms into itself only, keeps truth values and
 /// values it sets on base atoms for itself, and extracting a base atom hides
 /// it from this space alone. Handles are unique across a whole hierarchy.
+///
+/// A link is registered in the incoming set of each member in the store that
+/// owns the member, whichever space made the link; so a base refuses to drop
+/// an atom that a child's link holds, and a recursive extract in a base
+/// removes such links from the children too, as upstream does.
 #[derive(Clone)]
 pub struct AtomSpace {
     inner: Arc<Inner>,
@@ -37,14 +43,110 @@ pub struct AtomSpace {
 struct Inner {
     store: Store,
     bases: Vec<AtomSpace>,
+    /// Longest chain of bases below this space (0 for a root). Write locks
+    /// on several stores are taken deepest store first.
+    depth: usize,
+    hierarchy: Arc<Hierarchy>,
+    /// Has this space hidden a base atom? Then a link seen from it or its
+    /// children is visible only while all its members are.
+    hides: AtomicBool,
 }
 
-/// An incoming set: borrowed from the store for a space without bases,
-/// gathered from the frames for a child space.
+/// What the spaces of one hierarchy (a root and its frames) share.
+#[derive(Default)]
+struct Hierarchy {
+    /// The child spaces, to find the space that holds a link.
+    children: Mutex<Vec<Weak<Inner>>>,
+    /// Child spaces alive; while there are none, a root takes its fast paths.
+    live_children: AtomicUsize,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if self.bases.is_empty() {
+            return;
+        }
+        // Unregister this space's links from the base atoms they contain.
+        // Nothing else can reach this store any more, so these locks are free.
+        let guards: Vec<RwLockReadGuard<'_, Shard>> = (0..SHARDS).map(|s| self.store.read(s)).collect();
+        let memberships = foreign_memberships(&self.store, &self.bases, |s| &*guards[s]);
+        drop(guards);
+        for (l, x, owner) in memberships {
+            owner.recs().inc_remove_in(&mut owner.write_shard(x.shard()), x, l);
+        }
+        self.hierarchy.live_children.fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// Write locks on the shards of base atoms' owners, for registering a
+/// child's link in their incoming sets. Taken deepest store first, then by
+/// store and shard, after the child's own locks: the one lock order of a
+/// hierarchy is from children to bases.
+struct OwnerLocks<'a> {
+    guards: Vec<(usize, usize, &'a AtomSpace, RwLockWriteGuard<'a, Shard>)>,
+}
+
+impl<'a> OwnerLocks<'a> {
+    fn lock(members: &'a [(Handle, AtomSpace)]) -> Self {
+        let mut keys: Vec<(std::cmp::Reverse<usize>, usize, usize, &'a AtomSpace)> = members
+            .iter()
+            .map(|(x, o)| (std::cmp::Reverse(o.inner.depth), Arc::as_ptr(&o.inner) as usize, x.shard(), o))
+            .collect();
+        keys.sort_by_key(|k| (k.0, k.1, k.2));
+        keys.dedup_by_key(|k| (k.1, k.2));
+        OwnerLocks { guards: keys.into_iter().map(|(_, p, s, o)| (p, s, o, o.write_shard(s))).collect() }
+    }
+
+    fn guard(&mut self, x: Handle, owner: &AtomSpace) -> (&'a AtomSpace, &mut Shard) {
+        let p = Arc::as_ptr(&owner.inner) as usize;
+        let (_, _, o, g) = self.guards.iter_mut().find(|(gp, gs, _, _)| *gp == p && *gs == x.shard()).expect("owner shard locked");
+        (*o, &mut **g)
+    }
+
+    /// Registers link `l` with base member `x`.
+    fn push(&mut self, x: Handle, owner: &AtomSpace, l: Handle) {
+        let (o, sh) = self.guard(x, owner);
+        o.recs().inc_push_in(sh, x, l);
+    }
+
+    fn remove(&mut self, x: Handle, owner: &AtomSpace, l: Handle) {
+        let (o, sh) = self.guard(x, owner);
+        o.recs().inc_remove_in(sh, x, l);
+    }
+}
+
+/// The links of a child store that hold base atoms, as (link, base member,
+/// the member's holder) triples; `shard` reads the store's shards as the
+/// caller holds them.
+fn foreign_memberships<'s>(store: &Store, bases: &[AtomSpace], shard: impl Fn(usize) -> &'s Shard) -> Vec<(Handle, Handle, AtomSpace)> {
+    let mut found = Vec::new();
+    for s in 0..SHARDS {
+        let sh = shard(s);
+        for t in Records::types_in(sh).filter(|t| t.is_link()) {
+            for &b in Records::blocks_in(sh, t) {
+                for l in store.recs.block_atoms(s, b) {
+                    let mut seen: Vec<Handle> = Vec::new();
+                    for &x in store.recs.outgoing_in(sh, l).unwrap_or(&[]) {
+                        if store.recs.rec(x).is_none() && !seen.contains(&x) {
+                            seen.push(x);
+                            if let Some(o) = bases.iter().find_map(|b| b.holder(x)) {
+                                found.push((l, x, o.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// An incoming set: borrowed in place from a root space's store, or
+/// gathered and filtered for a space in a hierarchy with child spaces.
 pub enum Incoming<'a> {
     /// In place, under the shard's read lock.
     Shared(Ref<'a, [Handle]>),
-    /// Gathered from a child space and its bases.
+    /// Gathered for a space of a hierarchy with frames.
     Owned(Vec<Handle>),
 }
 
@@ -80,7 +182,15 @@ impl std::fmt::Debug for AtomSpace {
 
 impl From<AtomTable> for AtomSpace {
     fn from(t: AtomTable) -> Self {
-        AtomSpace { inner: Arc::new(Inner { store: t.store, bases: Vec::new() }) }
+        AtomSpace {
+            inner: Arc::new(Inner {
+                store: t.store,
+                bases: Vec::new(),
+                depth: 0,
+                hierarchy: Arc::default(),
+                hides: AtomicBool::new(false),
+            }),
+        }
     }
 }
 
@@ -99,8 +209,19 @@ impl AtomSpace {
         if bases.iter().any(|b| !b.store().same_hierarchy(first.store())) {
             return Err(Error::Hierarchy("the base spaces of a child space must descend from one root space".into()));
         }
-        let store = Store::child_of(first.store());
-        Ok(AtomSpace { inner: Arc::new(Inner { store, bases: bases.iter().map(|&b| b.clone()).collect() }) })
+        let hierarchy = first.inner.hierarchy.clone();
+        let inner = Arc::new(Inner {
+            store: Store::child_of(first.store()),
+            bases: bases.iter().map(|&b| b.clone()).collect(),
+            depth: 1 + bases.iter().map(|b| b.inner.depth).max().unwrap_or(0),
+            hierarchy: hierarchy.clone(),
+            hides: AtomicBool::new(false),
+        });
+        let mut children = hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
+        children.retain(|w| w.strong_count() > 0);
+        children.push(Arc::downgrade(&inner));
+        hierarchy.live_children.fetch_add(1, Ordering::Release);
+        Ok(AtomSpace { inner })
     }
 
     /// The base spaces (empty for a root space).
@@ -114,7 +235,11 @@ impl AtomSpace {
         if !self.is_root() {
             return Err(self);
         }
-        Arc::try_unwrap(self.inner).map(|inner| AtomTable { store: inner.store }).map_err(|inner| AtomSpace { inner })
+        match Arc::try_unwrap(self.inner) {
+            // A root's `Drop` does nothing, so its store can be moved out.
+            Ok(mut inner) => Ok(AtomTable { store: std::mem::replace(&mut inner.store, Store::new()) }),
+            Err(inner) => Err(AtomSpace { inner }),
+        }
     }
 
     #[inline]
@@ -141,36 +266,115 @@ impl AtomSpace {
         self.store().write(s)
     }
 
-    /// The space of the hierarchy that holds `h`, as seen from this one.
+    /// Are there child spaces in this hierarchy? Until there are, a root
+    /// takes its fast paths.
+    #[inline]
+    fn has_children(&self) -> bool {
+        self.inner.hierarchy.live_children.load(Ordering::Acquire) > 0
+    }
+
+    /// The space of the hierarchy that holds `h`, if `h` is visible from this one.
     #[inline]
     fn owner(&self, h: Handle) -> Option<&AtomSpace> {
+        if self.is_root() {
+            return self.recs().rec(h).is_some().then_some(self);
+        }
+        self.owner_in_frame(h)
+    }
+
+    /// The frame case of [`owner`](Self::owner), kept out of line so the
+    /// root's inlines into its callers.
+    #[inline(never)]
+    fn owner_in_frame(&self, h: Handle) -> Option<&AtomSpace> {
+        let o = self.raw_owner(h)?;
+        // A link whose member is hidden on the way is hidden with it.
+        if self.hides_on_path() {
+            let o_rec = o.recs().rec(h)?;
+            if o_rec.is_link() {
+                let members: Vec<Handle> = o.outgoing_of_owned(h);
+                if !members.iter().all(|&m| self.owner(m).is_some()) {
+                    return None;
+                }
+            }
+        }
+        Some(o)
+    }
+
+    /// The space that holds `h` along the bases, ignoring hidden members.
+    fn raw_owner(&self, h: Handle) -> Option<&AtomSpace> {
         if self.recs().rec(h).is_some() {
             return Some(self);
         }
-        if self.is_root() {
+        if self.is_root() || self.recs().is_hidden(h) {
             return None;
         }
-        self.owner_in_bases(h)
+        self.inner.bases.iter().find_map(|b| b.raw_owner(h))
     }
 
-    /// The frame walk of [`owner`](Self::owner), kept out of line so the
-    /// common case (an atom of this space) inlines into its callers.
-    #[inline(never)]
-    fn owner_in_bases(&self, h: Handle) -> Option<&AtomSpace> {
-        if self.recs().is_hidden(h) {
-            return None;
+    /// The store among this space and its bases that holds `h`, hidden or not.
+    fn holder(&self, h: Handle) -> Option<&AtomSpace> {
+        if self.recs().rec(h).is_some() {
+            return Some(self);
         }
-        self.inner.bases.iter().find_map(|b| b.owner(h))
+        self.inner.bases.iter().find_map(|b| b.holder(h))
+    }
+
+    /// Does `self` have `ancestor` among its bases, transitively?
+    fn descends_from(&self, ancestor: &AtomSpace) -> bool {
+        self.inner.bases.iter().any(|b| b == ancestor || b.descends_from(ancestor))
+    }
+
+    /// Are there live child spaces over this one?
+    fn has_live_descendants(&self) -> bool {
+        if !self.has_children() {
+            return false;
+        }
+        let children = self.inner.hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
+        children.iter().filter_map(Weak::upgrade).any(|c| AtomSpace { inner: c }.descends_from(self))
+    }
+
+    /// Every atom this space's own store holds.
+    fn own_atoms(&self) -> Vec<Handle> {
+        let mut atoms = Vec::new();
+        for s in 0..SHARDS {
+            let sh = self.read_shard(s);
+            for t in Records::types_in(&sh) {
+                for &b in Records::blocks_in(&sh, t) {
+                    atoms.extend(self.recs().block_atoms(s, b));
+                }
+            }
+        }
+        atoms
+    }
+
+    /// Has this space, or a base below it, hidden anything?
+    fn hides_on_path(&self) -> bool {
+        self.inner.hides.load(Ordering::Acquire) || self.inner.bases.iter().any(AtomSpace::hides_on_path)
+    }
+
+    /// The outgoing set of an atom of this very store.
+    fn outgoing_of_owned(&self, h: Handle) -> Vec<Handle> {
+        self.recs().outgoing_in(&self.read_shard(h.shard()), h).map(<[Handle]>::to_vec).unwrap_or_default()
     }
 
     /// The record of `h` as seen from this space: its own, or a base's.
     #[inline]
     fn record(&self, h: Handle) -> Option<crate::store::Rec> {
         match self.recs().rec(h) {
-            Some(r) => Some(r),
+            Some(r) if self.is_root() => Some(r),
             None if self.is_root() => None,
-            None => self.owner_in_bases(h).and_then(|o| o.recs().rec(h)),
+            _ => self.owner_in_frame(h).and_then(|o| o.recs().rec(h)),
         }
+    }
+
+    /// The space that holds `h`: this one, a base, or a child space anywhere
+    /// in the hierarchy (links of children are registered with base atoms).
+    fn space_of(&self, h: Handle) -> Option<AtomSpace> {
+        if let Some(o) = self.raw_owner(h) {
+            return Some(o.clone());
+        }
+        let children = self.inner.hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
+        children.iter().filter_map(Weak::upgrade).find(|c| c.store.recs.rec(h).is_some()).map(|inner| AtomSpace { inner })
     }
 
     /// Is the hierarchy under this space a chain (at most one base each)?
@@ -207,29 +411,42 @@ impl AtomSpace {
         let out = link_key(t, outgoing)?;
         let hash = self.recs().hash_link(t, &out);
         let home = Records::home_of_hash(hash);
-        let mut foreign = Vec::new();
-        if !self.is_root() {
-            for &x in out.iter() {
-                if self.recs().rec(x).is_none() {
-                    if self.owner(x).is_none() {
-                        return Err(Error::InvalidHandle(x));
-                    }
-                    foreign.push(x);
-                }
-            }
-            if let Some(h) = self.recs().find_link(&self.read_shard(home), hash, t, &out) {
-                return Ok(h);
-            }
-            // Only links made of base atoms alone can be in a base.
-            if foreign.len() == out.len() {
-                if let Some(h) = self.inner.bases.iter().find_map(|b| b.get_link(t, &out)) {
-                    self.recs().unhide_in(&mut self.write_shard(h.shard()), h);
-                    return Ok(h);
-                }
+        if self.is_root() {
+            let mut locks = self.store().lock(ShardMask::of(&out).with(home));
+            return self.recs().add_link_in(&mut locks, hash, t, &out, &[]).map(|(h, _)| h);
+        }
+        // Members held by bases, each with its holder.
+        let mut foreign: Vec<(Handle, AtomSpace)> = Vec::new();
+        for &x in out.iter() {
+            if self.recs().rec(x).is_none() && !foreign.iter().any(|(f, _)| *f == x) {
+                let o = self.owner(x).ok_or(Error::InvalidHandle(x))?;
+                foreign.push((x, o.clone()));
             }
         }
+        if let Some(h) = self.recs().find_link(&self.read_shard(home), hash, t, &out) {
+            return Ok(h);
+        }
+        // Only links made of base atoms alone can be in a base.
+        if out.iter().all(|&x| self.recs().rec(x).is_none()) {
+            if let Some(h) = self.inner.bases.iter().find_map(|b| b.get_link(t, &out)) {
+                self.recs().unhide_in(&mut self.write_shard(h.shard()), h);
+                return Ok(h);
+            }
+        }
+        let foreign_members: Vec<Handle> = foreign.iter().map(|(x, _)| *x).collect();
         let mut locks = self.store().lock(ShardMask::of(&out).with(home));
-        self.recs().add_link_in(&mut locks, hash, t, &out, &foreign)
+        let mut owners = OwnerLocks::lock(&foreign);
+        // A base may have dropped a member since it was looked up.
+        if let Some((x, _)) = foreign.iter().find(|(x, o)| o.recs().rec(*x).is_none()) {
+            return Err(Error::InvalidHandle(*x));
+        }
+        let (h, created) = self.recs().add_link_in(&mut locks, hash, t, &out, &foreign_members)?;
+        if created {
+            for (x, o) in &foreign {
+                owners.push(*x, o, h);
+            }
+        }
+        Ok(h)
     }
 
     /// The node of this type and name, if present.
@@ -239,7 +456,7 @@ impl AtomSpace {
         if own.is_some() || self.is_root() {
             return own;
         }
-        self.inner.bases.iter().filter_map(|b| b.get_node(t, name)).find(|&h| !self.recs().is_hidden(h))
+        self.inner.bases.iter().filter_map(|b| b.get_node(t, name)).find(|&h| self.contains(h))
     }
 
     /// The link of this type and outgoing set, if present.
@@ -250,7 +467,7 @@ impl AtomSpace {
         if own.is_some() || self.is_root() {
             return own;
         }
-        self.inner.bases.iter().filter_map(|b| b.get_link(t, &out)).find(|&h| !self.recs().is_hidden(h))
+        self.inner.bases.iter().filter_map(|b| b.get_link(t, &out)).find(|&h| self.contains(h))
     }
 
     // ----- reading one atom -----
@@ -294,28 +511,16 @@ impl AtomSpace {
     /// The links that contain the atom, each once, in no particular order.
     #[inline]
     pub fn incoming(&self, h: Handle) -> Option<Incoming<'_>> {
-        if self.is_root() {
+        if self.is_root() && !self.has_children() {
             return RwLockReadGuard::try_map(self.read_shard(h.shard()), |sh| self.recs().incoming_in(sh, h))
                 .ok()
                 .map(Incoming::Shared);
         }
-        self.owner(h)?;
-        let mut links = Vec::new();
-        self.gather_incoming(h, &mut links);
+        // The holder's set lists the links of every space that holds `h`.
+        let o = self.owner(h)?;
+        let mut links = o.recs().own_incoming_in(&o.read_shard(h.shard()), h).to_vec();
         links.retain(|&l| self.contains(l));
-        links.sort_unstable();
-        links.dedup();
         Some(Incoming::Owned(links))
-    }
-
-    fn gather_incoming(&self, h: Handle, out: &mut Vec<Handle>) {
-        if !self.is_root() && self.recs().is_hidden(h) {
-            return;
-        }
-        out.extend_from_slice(self.recs().own_incoming_in(&self.read_shard(h.shard()), h));
-        for b in &self.inner.bases {
-            b.gather_incoming(h, out);
-        }
     }
 
     /// Number of links that contain the atom.
@@ -449,9 +654,9 @@ impl AtomSpace {
 
     /// Removes the atom. Without `recursive`, an atom that links contain is
     /// refused ([`Error::HasIncoming`]); with it, those links go first, even
-    /// links other threads add meanwhile. In a child space, extracting a base
-    /// atom hides it (and, recursively, the links that contain it) from the
-    /// child alone.
+    /// links other threads add meanwhile and links of child spaces. In a
+    /// child space, extracting a base atom hides it (and, recursively, the
+    /// links that contain it) from the child alone.
     pub fn extract(&self, h: Handle, recursive: bool) -> Result<()> {
         if !recursive {
             return self.extract_one(h);
@@ -459,13 +664,22 @@ impl AtomSpace {
         // A work list, not recursion: links nest thousands deep.
         let mut work = vec![h];
         while let Some(&top) = work.last() {
-            match self.extract_one(top) {
+            let result = if top == h || self.owner(top).is_some() {
+                self.extract_one(top)
+            } else {
+                // A child space's link, registered with an atom here.
+                self.space_of(top).map_or(Err(Error::InvalidHandle(top)), |sp| sp.extract_one(top))
+            };
+            match result {
                 Ok(()) => {
                     work.pop();
                 }
-                Err(Error::HasIncoming { .. }) => {
-                    let inc = self.incoming(top).map(|i| i.to_vec()).unwrap_or_default();
-                    work.extend(inc);
+                Err(Error::HasIncoming { atom, incoming }) => {
+                    let blocking = self.blocking_links(top);
+                    if blocking.is_empty() {
+                        return Err(Error::HasIncoming { atom, incoming });
+                    }
+                    work.extend(blocking);
                 }
                 // Gone already: reached twice, or extracted by another thread.
                 Err(Error::InvalidHandle(_)) if top != h => {
@@ -477,44 +691,93 @@ impl AtomSpace {
         Ok(())
     }
 
-    fn extract_one(&self, h: Handle) -> Result<()> {
-        if self.recs().rec(h).is_none() && !self.is_root() {
-            return self.hide(h);
-        }
-        // Outgoing sets never change, so the shards read here stay the right ones.
-        let mask = ShardMask::of(&self.outgoing(h).ok_or(Error::InvalidHandle(h))?).with(h.shard());
-        let mut locks = self.store().lock(mask);
-        self.recs().extract_in(&mut locks, h)
+    /// The links that keep `top` from being extracted from this space and
+    /// can themselves be extracted.
+    fn blocking_links(&self, top: Handle) -> Vec<Handle> {
+        let holder = if self.recs().rec(top).is_some() {
+            Some(self.clone())
+        } else if self.owner(top).is_some() {
+            // A base atom to hide: the links this space sees go first.
+            return self.incoming(top).map(|i| i.to_vec()).unwrap_or_default();
+        } else {
+            self.space_of(top)
+        };
+        let Some(holder) = holder else { return Vec::new() };
+        let links = holder.recs().own_incoming_in(&holder.read_shard(top.shard()), top).to_vec();
+        links.into_iter().filter(|&l| self.space_of(l).is_some()).collect()
     }
 
-    /// Hides the base atom `h` from this child space, if no visible link contains it.
-    fn hide(&self, h: Handle) -> Result<()> {
-        self.owner(h).ok_or(Error::InvalidHandle(h))?;
-        // Holding the shard where this space registers its own links to `h`
-        // keeps new ones out while the bases are checked (child before base
-        // is the lock order).
-        let mut sh = self.write_shard(h.shard());
-        let mut links: Vec<Handle> = self.recs().own_incoming_in(&sh, h).to_vec();
-        for b in &self.inner.bases {
-            if let Some(inc) = b.incoming(h) {
-                links.extend_from_slice(&inc);
+    fn extract_one(&self, h: Handle) -> Result<()> {
+        if self.recs().rec(h).is_some() {
+            return self.extract_own(h);
+        }
+        if !self.is_root() && self.owner(h).is_some() {
+            return self.hide(h);
+        }
+        Err(Error::InvalidHandle(h))
+    }
+
+    /// Extracts an atom of this space's own store.
+    fn extract_own(&self, h: Handle) -> Result<()> {
+        // Outgoing sets never change, so the shards read here stay the right ones.
+        let out = self.outgoing_of_owned(h);
+        let mask = ShardMask::of(&out).with(h.shard());
+        if self.is_root() {
+            return self.recs().extract_in(&mut self.store().lock(mask), h);
+        }
+        let mut foreign: Vec<(Handle, AtomSpace)> = Vec::new();
+        for &x in &out {
+            if self.recs().rec(x).is_none() && !foreign.iter().any(|(f, _)| *f == x) {
+                if let Some(o) = self.inner.bases.iter().find_map(|b| b.holder(x)) {
+                    foreign.push((x, o.clone()));
+                }
             }
         }
-        links.retain(|&l| self.contains(l));
-        links.sort_unstable();
-        links.dedup();
-        if !links.is_empty() {
-            return Err(Error::HasIncoming { atom: h, incoming: links.len() });
+        let mut locks = self.store().lock(mask);
+        let mut owners = OwnerLocks::lock(&foreign);
+        self.recs().extract_in(&mut locks, h)?;
+        for (x, o) in &foreign {
+            owners.remove(*x, o, h);
         }
-        self.recs().hide_in(&mut sh, h);
+        Ok(())
+    }
+
+    /// Hides the base atom `x` from this child space, if no visible link contains it.
+    fn hide(&self, x: Handle) -> Result<()> {
+        let visible = self.incoming(x).map_or(0, |i| i.len());
+        if visible > 0 {
+            return Err(Error::HasIncoming { atom: x, incoming: visible });
+        }
+        let holder = self.holder(x).ok_or(Error::InvalidHandle(x))?;
+        // This space's links take `x` in under this lock (`add_link` holds
+        // it), so links of this space that arrived meanwhile are all listed.
+        let mut sh = self.write_shard(x.shard());
+        let mine = holder.recs().own_incoming_in(&holder.read_shard(x.shard()), x).iter().filter(|&&l| self.recs().rec(l).is_some()).count();
+        if mine > 0 {
+            return Err(Error::HasIncoming { atom: x, incoming: mine });
+        }
+        self.recs().hide_in(&mut sh, x);
+        self.inner.hides.store(true, Ordering::Release);
         Ok(())
     }
 
     /// Removes every atom of this space (for a child space: its own atoms,
-    /// the values it set on base atoms, and what it hid). Handles of the
-    /// removed atoms stay invalid.
+    /// the values it set on base atoms, and what it hid), and the links of
+    /// child spaces that hold them. Handles of the removed atoms stay invalid.
     pub fn clear(&self) {
+        if self.has_live_descendants() {
+            // Children's links hold atoms here: remove each the way extract does.
+            for h in self.own_atoms() {
+                let _ = self.extract(h, true);
+            }
+        }
         let mut locks = self.store().lock(ShardMask::all());
+        if !self.is_root() {
+            let memberships = foreign_memberships(self.store(), &self.inner.bases, |s| locks.shard_ref(s));
+            for (l, x, o) in memberships {
+                o.recs().inc_remove_in(&mut o.write_shard(x.shard()), x, l);
+            }
+        }
         for s in 0..SHARDS {
             self.recs().clear_shard(locks.shard(s), s);
         }
@@ -537,7 +800,8 @@ impl AtomSpace {
             return Box::new(own);
         }
         let from_bases = self.inner.bases.iter().flat_map(move |b| b.handles_by_type(t, subtypes));
-        let visible = from_bases.filter(move |&h| !self.recs().is_hidden(h));
+        let hides = self.hides_on_path();
+        let visible = from_bases.filter(move |&h| if hides { self.contains(h) } else { !self.recs().is_hidden(h) });
         if self.is_chain() {
             Box::new(own.chain(visible))
         } else {
@@ -595,10 +859,11 @@ impl AtomSpace {
 
     /// Read-locks every shard, for consistent bulk reads at full speed
     /// ([`AtomRead`]). Writers wait until the guard is dropped, and a thread
-    /// holding it must not write to this space. `None` for a child space:
-    /// its atoms are spread over several stores.
+    /// holding it must not write to this space. `None` while child spaces
+    /// exist in the hierarchy: a child's atoms live in other stores, and a
+    /// root's incoming sets then hold children's links to filter out.
     pub fn read(&self) -> Option<SpaceRead<'_>> {
-        self.is_root().then(|| self.read_own())
+        (self.is_root() && !self.has_children()).then(|| self.read_own())
     }
 
     fn read_own(&self) -> SpaceRead<'_> {

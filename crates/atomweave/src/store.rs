@@ -157,6 +157,9 @@ pub struct Shard {
     by_type: Vec<TypeSlots>,
     /// One past the highest slot this store has used in the shard.
     high: u32,
+    /// Slots of base atoms that this (child) store has flagged: values set
+    /// on them here, or hidden. `clear` resets exactly these.
+    overlay: Vec<u32>,
     nodes: usize,
     links: usize,
     /// Arena bytes and entries left behind by extracted atoms.
@@ -173,6 +176,13 @@ pub(crate) trait ShardAccess {
 /// Write locks on a set of shards, taken in increasing shard order.
 pub(crate) struct LockSet<'a> {
     guards: [Option<RwLockWriteGuard<'a, Shard>>; SHARDS],
+}
+
+impl LockSet<'_> {
+    /// A locked shard, for reading.
+    pub(crate) fn shard_ref(&self, s: usize) -> &Shard {
+        self.guards[s].as_deref().expect("shard not locked")
+    }
 }
 
 impl ShardAccess for LockSet<'_> {
@@ -400,18 +410,27 @@ impl Records {
         Ok(Handle::new(s, local))
     }
 
-    /// Adds a link whose outgoing set is already canonical. The caller holds
-    /// the home shard (from `hash`) and the shards of every target. Members
-    /// must be atoms of this store, or be listed in `foreign` (atoms of base
-    /// spaces the caller has found visible).
-    pub(crate) fn add_link_in(&self, acc: &mut impl ShardAccess, hash: u64, t: Type, out: &[Handle], foreign: &[Handle]) -> Result<Handle> {
+    /// Adds a link whose outgoing set is already canonical, and says whether
+    /// it is new. The caller holds the home shard (from `hash`) and the shards
+    /// of every target. Members must be atoms of this store, or be listed in
+    /// `foreign`: atoms of base spaces that the caller has found live and
+    /// whose owners' incoming sets it updates itself.
+    pub(crate) fn add_link_in(
+        &self,
+        acc: &mut impl ShardAccess,
+        hash: u64,
+        t: Type,
+        out: &[Handle],
+        foreign: &[Handle],
+    ) -> Result<(Handle, bool)> {
         // The members' incoming headers are written last; fetching them now
         // overlaps their cache misses with the dedupe probe's.
         for &x in out.iter().take(8) {
             acc.shard(x.shard()).incoming.prefetch(x.local() as usize);
         }
         for &x in out {
-            if self.rec(x).is_none() && !foreign.contains(&x) {
+            // A foreign member may have been hidden here since the caller looked.
+            if self.rec(x).is_none() && (!foreign.contains(&x) || self.is_hidden(x)) {
                 return Err(Error::InvalidHandle(x));
             }
         }
@@ -419,7 +438,7 @@ impl Records {
         let recs = &self.records[s];
         let sh = acc.shard(s);
         if let Some(l) = sh.find_link(recs, hash, t, out) {
-            return Ok(Handle::new(s, l));
+            return Ok((Handle::new(s, l), false));
         }
         let too_big = || Error::InvalidValue("a shard's outgoing sets would exceed 2^32 members".into());
         let off = u32::try_from(sh.outgoing.len()).map_err(|_| too_big())?;
@@ -441,8 +460,23 @@ impl Records {
         links_by_content.insert_unique(hash, local, |&l| rehash(hasher, recs, names, outgoing, l));
         sh.links += 1;
         let h = Handle::new(s, local);
-        for_each_distinct(out, |x| acc.shard(x.shard()).inc_push(x.local(), h));
-        Ok(h)
+        for_each_distinct(out, |x| {
+            if !foreign.contains(&x) {
+                acc.shard(x.shard()).inc_push(x.local(), h);
+            }
+        });
+        Ok((h, true))
+    }
+
+    /// Registers link `l` in the incoming set of `x`, an atom of this store
+    /// (for links of child spaces). The caller holds `x`'s shard.
+    pub(crate) fn inc_push_in(&self, sh: &mut Shard, x: Handle, l: Handle) {
+        sh.inc_push(x.local(), l);
+    }
+
+    /// Unregisters link `l` from the incoming set of `x`. The caller holds `x`'s shard.
+    pub(crate) fn inc_remove_in(&self, sh: &mut Shard, x: Handle, l: Handle) {
+        sh.inc_remove(x.local(), l);
     }
 
     pub(crate) fn find_node(&self, sh: &Shard, hash: u64, t: Type, name: &str) -> Option<Handle> {
@@ -492,7 +526,12 @@ impl Records {
             let (start, len) = sh.out_range(rec);
             sh.dead_outgoing += len + usize::from(rec.len_field() == LEN_ESCAPE);
             let out: Vec<Handle> = sh.outgoing[start..start + len].to_vec();
-            for_each_distinct(&out, |x| acc.shard(x.shard()).inc_remove(x.local(), h));
+            // Members of base spaces: the caller unregisters the link from their owners.
+            for_each_distinct(&out, |x| {
+                if self.rec(x).is_some() {
+                    acc.shard(x.shard()).inc_remove(x.local(), h);
+                }
+            });
         } else {
             sh.nodes -= 1;
             let (start, len) = sh.name_range(rec);
@@ -508,13 +547,16 @@ impl Records {
 
     /// The word values are flagged in: the atom's own record, or a base
     /// atom's slot here. The caller holds the shard's write lock.
-    fn value_word(&self, h: Handle, foreign: bool) -> Result<&AtomicU64> {
+    fn value_word(&self, sh: &mut Shard, h: Handle, foreign: bool) -> Result<&AtomicU64> {
         let recs = &self.records[h.shard()];
         if foreign {
             recs.ensure(h.local() as usize + 1);
             let w = recs.get(h.local() as usize).expect("ensured");
-            if Rec(w.load(Ordering::Acquire)).live() || w.load(Ordering::Acquire) == HIDDEN {
-                return Err(Error::InvalidHandle(h));
+            match w.load(Ordering::Acquire) {
+                0 => sh.overlay.push(h.local()),
+                HIDDEN => return Err(Error::InvalidHandle(h)),
+                word if Rec(word).live() => return Err(Error::InvalidHandle(h)),
+                _ => {}
             }
             Ok(w)
         } else {
@@ -530,7 +572,7 @@ impl Records {
     }
 
     pub(crate) fn set_tv_in(&self, sh: &mut Shard, h: Handle, tv: TruthValue, foreign: bool) -> Result<()> {
-        let word = self.value_word(h, foreign)?;
+        let word = self.value_word(sh, h, foreign)?;
         if tv.is_default() && !foreign {
             if word.load(Ordering::Acquire) & HAS_TV != 0 {
                 sh.tvs.remove(&h.local());
@@ -556,7 +598,7 @@ impl Records {
 
     /// Sets (`Some`) or removes (`None`) the value under `key`.
     pub(crate) fn set_value_in(&self, sh: &mut Shard, h: Handle, key: Handle, v: Option<Value>, foreign: bool) -> Result<()> {
-        let word = self.value_word(h, foreign)?;
+        let word = self.value_word(sh, h, foreign)?;
         let local = h.local();
         match v {
             Some(v) => {
@@ -568,7 +610,7 @@ impl Records {
                 word.fetch_or(HAS_VALUES, Ordering::Release);
             }
             None if word.load(Ordering::Acquire) & HAS_VALUES != 0 => {
-                let kv = sh.values.get_mut(&local).expect("flagged values exist");
+                let kv = sh.values.entry(local).or_default();
                 kv.retain(|(k, _)| *k != key);
                 if kv.is_empty() {
                     sh.values.remove(&local);
@@ -608,6 +650,9 @@ impl Records {
         recs.ensure(h.local() as usize + 1);
         let w = recs.get(h.local() as usize).expect("ensured");
         debug_assert!(!Rec(w.load(Ordering::Acquire)).live());
+        if w.load(Ordering::Acquire) == 0 {
+            sh.overlay.push(h.local());
+        }
         sh.tvs.remove(&h.local());
         sh.values.remove(&h.local());
         w.store(HIDDEN, Ordering::Release);
@@ -628,7 +673,15 @@ impl Records {
     /// Empties shard `s` (held by the caller). Slot numbers keep counting up
     /// so old handles stay dead.
     pub(crate) fn clear_shard(&self, sh: &mut Shard, s: usize) {
-        self.records[s].zero(sh.high as usize);
+        // Only the slots this store used: a child's slot range is sparse,
+        // and touching all of it would make it resident.
+        let recs = &self.records[s];
+        let blocks = sh.by_type.iter().flat_map(|ts| ts.blocks.iter().flat_map(|&b| b..b + BLOCK));
+        for l in blocks.chain(sh.overlay.iter().copied()) {
+            if let Some(w) = recs.get(l as usize) {
+                w.store(0, Ordering::Release);
+            }
+        }
         *sh = Shard::default();
     }
 

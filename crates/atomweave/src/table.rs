@@ -102,7 +102,7 @@ impl AtomTable {
         let out = link_key(t, outgoing)?;
         let hash = self.store.recs.hash_link(t, &out);
         let (recs, mut all) = self.store.split_mut();
-        recs.add_link_in(&mut all, hash, t, &out, &[])
+        recs.add_link_in(&mut all, hash, t, &out, &[]).map(|(h, _)| h)
     }
 
     /// Removes the atom. Without `recursive`, an atom that links contain is

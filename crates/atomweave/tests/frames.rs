@@ -35,7 +35,9 @@ fn child_sees_base_and_adds_into_itself() {
     assert_eq!(&*child.name(a).unwrap(), "a");
     assert_eq!(&*child.outgoing(l).unwrap(), &[a, b]);
     assert_eq!(child.get_type(l), Some(LIST_LINK));
-    assert!(child.read().is_none() && base.read().is_some());
+    assert!(child.read().is_none() && base.read().is_none(), "no lock-free view while frames exist");
+    drop(child);
+    assert!(base.read().is_some());
 }
 
 #[test]
@@ -136,4 +138,99 @@ fn handles_are_unique_across_a_hierarchy() {
         assert!(child.contains(h));
     }
     assert_eq!(base.size(), 500);
+}
+
+// ----- a base and its children agree on incoming sets -----
+
+#[test]
+fn a_base_keeps_atoms_that_child_links_hold() {
+    let base = AtomSpace::new();
+    let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    let l = child.add_link(LIST_LINK, &[a]).unwrap();
+    assert!(matches!(base.extract(a, false), Err(Error::HasIncoming { .. })));
+    assert_eq!(base.incoming_size(a), Some(0), "the base does not see the child's link");
+    assert!(child.contains(l) && child.contains(a));
+    // Recursively, the child's link goes too, as upstream removes it.
+    base.extract(a, true).unwrap();
+    assert!(!child.contains(l) && !child.contains(a));
+    assert_eq!(child.size(), 0);
+}
+
+#[test]
+fn dropping_or_clearing_a_child_releases_base_atoms() {
+    let base = AtomSpace::new();
+    let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = base.add_node(CONCEPT_NODE, "b").unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    child.add_link(LIST_LINK, &[a, b]).unwrap();
+    child.clear();
+    base.extract(a, false).unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    child.add_link(LIST_LINK, &[b]).unwrap();
+    drop(child);
+    base.extract(b, false).unwrap();
+    assert_eq!(base.size(), 0);
+}
+
+#[test]
+fn clearing_a_base_removes_child_links_into_it() {
+    let base = AtomSpace::new();
+    let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    let c = child.add_node(CONCEPT_NODE, "c").unwrap();
+    let l = child.add_link(LIST_LINK, &[a, c]).unwrap();
+    base.clear();
+    assert_eq!(base.size(), 0);
+    assert!(!child.contains(l) && !child.contains(a));
+    assert!(child.contains(c), "the child's own node stays");
+}
+
+#[test]
+fn clearing_a_child_resets_its_values_and_hiding() {
+    let base = AtomSpace::new();
+    let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = base.add_node(CONCEPT_NODE, "b").unwrap();
+    let k = base.add_node(PREDICATE_NODE, "k").unwrap();
+    base.set_tv(a, TruthValue::simple(0.5, 0.5)).unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    child.set_value(a, k, Value::float(vec![1.0])).unwrap();
+    child.set_tv(a, TruthValue::simple(0.9, 0.9)).unwrap();
+    child.extract(b, false).unwrap();
+    child.clear();
+    child.remove_value(a, k).unwrap();
+    assert_eq!(child.get_tv(a), Some(TruthValue::simple(0.5, 0.5)));
+    assert!(child.contains(b), "clear drops what the child hid");
+}
+
+#[test]
+fn a_base_link_over_an_atom_the_child_hid_stays_hidden() {
+    let base = AtomSpace::new();
+    let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    child.extract(a, false).unwrap();
+    let l = base.add_link(LIST_LINK, &[a]).unwrap();
+    let m = base.add_link(SET_LINK, &[l]).unwrap();
+    assert!(!child.contains(l) && !child.contains(m));
+    assert_eq!(child.count_of_type(LINK, true), 0);
+    assert_eq!(child.get_link(LIST_LINK, &[a]), None);
+}
+
+#[test]
+fn adding_a_link_and_hiding_its_member_race_cleanly() {
+    for _ in 0..2000 {
+        let base = AtomSpace::new();
+        let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+        let child = AtomSpace::new_child(&[&base]).unwrap();
+        let (added, hidden) = std::thread::scope(|s| {
+            let t1 = s.spawn(|| child.add_link(LIST_LINK, &[a]));
+            let t2 = s.spawn(|| child.extract(a, false));
+            (t1.join().unwrap(), t2.join().unwrap())
+        });
+        // One of the two must lose, in either order.
+        assert!(added.is_err() || hidden.is_err(), "a visible link over a hidden member");
+        if let Ok(l) = added {
+            assert!(child.contains(l) && child.contains(a));
+        }
+    }
 }

@@ -171,3 +171,59 @@ fn reading_again_while_holding_a_guard_does_not_deadlock_behind_a_writer() {
         writer.join().unwrap();
     });
 }
+
+#[test]
+fn a_base_and_its_child_under_concurrent_change_stay_consistent() {
+    let base = AtomSpace::new();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    thread::scope(|scope| {
+        for seed in 0..4u64 {
+            let (base, child) = (&base, &child);
+            scope.spawn(move || {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+                let space = if seed % 2 == 0 { base } else { child };
+                for _ in 0..5000 {
+                    let name = format!("n{}", rng.gen_range(0..100));
+                    match rng.gen_range(0..6) {
+                        0 | 1 => {
+                            let _ = space.add_node(CONCEPT_NODE, &name);
+                        }
+                        2 | 3 => {
+                            let a = space.get_node(CONCEPT_NODE, &name);
+                            let b = space.get_node(CONCEPT_NODE, &format!("n{}", rng.gen_range(0..100)));
+                            if let (Some(a), Some(b)) = (a, b) {
+                                match space.add_link(LIST_LINK, &[a, b]) {
+                                    Ok(_) | Err(Error::InvalidHandle(_)) => {}
+                                    Err(e) => panic!("{e}"),
+                                }
+                            }
+                        }
+                        _ => {
+                            if let Some(h) = space.get_node(CONCEPT_NODE, &name) {
+                                match space.extract(h, rng.gen_bool(0.5)) {
+                                    Ok(()) | Err(Error::InvalidHandle(_)) | Err(Error::HasIncoming { .. }) => {}
+                                    Err(e) => panic!("{e}"),
+                                }
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    });
+    for space in [&base, &child] {
+        for h in space.handles_by_type(ATOM, true).collect::<Vec<_>>() {
+            if let Some(out) = space.outgoing(h) {
+                for &m in out.iter() {
+                    assert!(space.contains(m), "{h:?} has a member {m:?} its space does not see");
+                    assert!(space.incoming(m).unwrap().contains(&h), "{h:?} is missing from the incoming set of {m:?}");
+                }
+            }
+            for &l in space.incoming(h).unwrap().iter() {
+                assert!(space.outgoing(l).unwrap().contains(&h));
+            }
+        }
+    }
+    drop(child);
+    check_invariants(&base.read().unwrap());
+}
