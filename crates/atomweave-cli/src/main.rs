@@ -27,6 +27,8 @@ struct Cli {
 enum Command {
     /// Upstream's atomspace_bm: time each AtomSpace method, per layer (`-?` for the flags).
     Bench(bench::BenchArgs),
+    /// The seeds' paged-storage experiment: insert and search EvaluationLink structures.
+    AtomBench(bench::atom_bench::AtomBenchArgs),
     /// Turn the `<method>_benchmark.csv` files of `bench -f` into one PNG each.
     BenchPlot {
         /// Directory holding the CSV files.
@@ -82,6 +84,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse_from(args);
     let result = match cli.command {
         Command::Bench(args) => bench::run_bench(args),
+        Command::AtomBench(args) => bench::atom_bench::run(args),
         Command::BenchPlot { dir } => bench::plot::plot_dir(&dir).map(|pngs| {
             for p in pngs {
                 println!("{}", p.display());

@@ -9,7 +9,9 @@
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::marker::PhantomData;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, Ordering};
+#[cfg(test)]
+use std::sync::atomic::AtomicU64;
 
 const BASE_BITS: u32 = 10;
 const BASE: usize = 1 << BASE_BITS;
@@ -23,6 +25,7 @@ const SEGMENTS: usize = 24;
 pub(crate) unsafe trait Zeroable {}
 
 // SAFETY: zero is a valid AtomicU64 and it needs no drop.
+#[cfg(test)]
 unsafe impl Zeroable for AtomicU64 {}
 
 pub(crate) struct SegVec<T: Zeroable> {
@@ -74,18 +77,6 @@ impl<T: Zeroable> SegVec<T> {
         if let Some(e) = self.get(i) {
             crate::prefetch(e as *const T);
         }
-    }
-
-    /// The element at `i` for writing, or `None` past the allocated segments.
-    #[inline]
-    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut T> {
-        let (k, off) = locate(i);
-        let seg = *self.segments.get_mut(k)?.get_mut();
-        if seg.is_null() {
-            return None;
-        }
-        // SAFETY: as in `get`; `&mut self` makes the access exclusive.
-        Some(unsafe { &mut *seg.add(off) })
     }
 
     /// Makes sure elements `0..len` exist. Callers serialize growth (they hold
@@ -154,7 +145,7 @@ mod tests {
 
     #[test]
     fn grows_and_keeps_addresses() {
-        let mut v: SegVec<AtomicU64> = SegVec::new();
+        let v: SegVec<AtomicU64> = SegVec::new();
         assert!(v.get(0).is_none());
         v.ensure(10);
         let p = v.get(5).unwrap() as *const AtomicU64;
@@ -163,7 +154,5 @@ mod tests {
         assert_eq!(v.get(5).unwrap() as *const AtomicU64, p);
         assert_eq!(v.get(5).unwrap().load(Ordering::Relaxed), 7);
         assert_eq!(v.get(99_999).unwrap().load(Ordering::Relaxed), 0);
-        *v.get_mut(6).unwrap().get_mut() = 9;
-        assert_eq!(v.get(6).unwrap().load(Ordering::Relaxed), 9);
     }
 }

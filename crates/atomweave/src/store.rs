@@ -89,7 +89,6 @@ impl Rec {
 /// at most one member, kept inline in `first`; otherwise `first` is the pool
 /// offset of the block.
 #[derive(Copy, Clone)]
-#[repr(C)]
 struct Inc {
     first: Handle,
     meta: u32,
@@ -97,8 +96,34 @@ struct Inc {
 
 const INC_LEN_MASK: u32 = (1 << 27) - 1;
 
-// SAFETY: two plain integers; all-zero is the empty set.
-unsafe impl Zeroable for Inc {}
+impl Inc {
+    #[inline]
+    fn pack(self) -> u64 {
+        u64::from(self.first.0) | (u64::from(self.meta) << 32)
+    }
+    #[inline]
+    fn unpack(w: u64) -> Inc {
+        Inc { first: Handle(w as u32), meta: (w >> 32) as u32 }
+    }
+}
+
+/// One slot: the lock-free record beside the incoming-set header, in one
+/// 16-byte cell, so that checking a member and appending to its incoming set
+/// (or reading both) costs one cache miss, not two. The header is written
+/// only under the shard's write lock and read under its read lock.
+#[repr(C, align(16))]
+pub struct Slot {
+    rec: AtomicU64,
+    /// `Inc::pack`ed: the inline member in the low half, then `meta`.
+    inc: AtomicU64,
+}
+
+// SAFETY: two atomics; all-zero is "no atom, empty incoming set".
+unsafe impl Zeroable for Slot {}
+
+// The inline incoming member is borrowed as the low half of `Slot::inc`.
+#[cfg(not(target_endian = "little"))]
+compile_error!("the incoming-set header layout assumes a little-endian target");
 
 impl Inc {
     fn len(self) -> usize {
@@ -150,7 +175,6 @@ pub struct Shard {
     links_by_content: HashTable<u32>,
     names: Vec<u8>,
     outgoing: Vec<Handle>,
-    incoming: SegVec<Inc>,
     pool: Pool,
     tvs: HashMap<u32, TruthValue, FixedState>,
     values: HashMap<u32, KeyValues, FixedState>,
@@ -209,7 +233,7 @@ pub(crate) struct Store {
 
 /// The lock-free half of a store: slot records and the content hasher.
 pub struct Records {
-    records: Box<[SegVec<AtomicU64>]>,
+    records: Box<[SegVec<Slot>]>,
     hasher: FixedState,
     /// Next free slot per shard. Shared by every space of a hierarchy (a
     /// space and its child spaces), so their handles never collide.
@@ -329,7 +353,6 @@ impl Store {
             let sh = self.shards[s].read();
             total += sh.nodes_by_content.allocation_size() + sh.links_by_content.allocation_size();
             total += sh.names.capacity() + sh.outgoing.capacity() * 4;
-            total += sh.incoming.allocated_bytes();
             total += sh.pool.data.capacity() * 4 + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
             total += sh.tvs.allocation_size();
             total += sh.values.allocation_size()
@@ -368,13 +391,13 @@ impl Records {
 
     #[inline]
     pub(crate) fn rec(&self, h: Handle) -> Option<Rec> {
-        let r = Rec(self.records[h.shard()].get(h.local() as usize)?.load(Ordering::Acquire));
+        let r = Rec(self.records[h.shard()].get(h.local() as usize)?.rec.load(Ordering::Acquire));
         r.live().then_some(r)
     }
 
     #[inline]
     fn word(&self, h: Handle) -> &AtomicU64 {
-        self.records[h.shard()].get(h.local() as usize).expect("record of a live atom")
+        &self.records[h.shard()].get(h.local() as usize).expect("record of a live atom").rec
     }
 
     // ----- adding -----
@@ -402,7 +425,7 @@ impl Records {
         };
         sh.names.extend_from_slice(name.as_bytes());
         let word = LIVE | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
-        recs.get(local as usize).unwrap().store(word, Ordering::Release);
+        recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
         let hasher = &self.hasher;
         let Shard { nodes_by_content, names, outgoing, .. } = sh;
         nodes_by_content.insert_unique(hash, local, |&l| rehash(hasher, recs, names, outgoing, l));
@@ -423,10 +446,10 @@ impl Records {
         out: &[Handle],
         foreign: &[Handle],
     ) -> Result<(Handle, bool)> {
-        // The members' incoming headers are written last; fetching them now
-        // overlaps their cache misses with the dedupe probe's.
+        // Each member's slot is read now and its incoming header written
+        // last: fetching them all at once overlaps their cache misses.
         for &x in out.iter().take(8) {
-            acc.shard(x.shard()).incoming.prefetch(x.local() as usize);
+            self.records[x.shard()].prefetch(x.local() as usize);
         }
         for &x in out {
             // A foreign member may have been hidden here since the caller looked.
@@ -454,7 +477,7 @@ impl Records {
         };
         sh.outgoing.extend_from_slice(out);
         let word = LIVE | IS_LINK | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
-        recs.get(local as usize).unwrap().store(word, Ordering::Release);
+        recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
         let hasher = &self.hasher;
         let Shard { links_by_content, names, outgoing, .. } = sh;
         links_by_content.insert_unique(hash, local, |&l| rehash(hasher, recs, names, outgoing, l));
@@ -462,7 +485,7 @@ impl Records {
         let h = Handle::new(s, local);
         for_each_distinct(out, |x| {
             if !foreign.contains(&x) {
-                acc.shard(x.shard()).inc_push(x.local(), h);
+                acc.shard(x.shard()).inc_push(&self.records[x.shard()], x.local(), h);
             }
         });
         Ok((h, true))
@@ -471,12 +494,12 @@ impl Records {
     /// Registers link `l` in the incoming set of `x`, an atom of this store
     /// (for links of child spaces). The caller holds `x`'s shard.
     pub(crate) fn inc_push_in(&self, sh: &mut Shard, x: Handle, l: Handle) {
-        sh.inc_push(x.local(), l);
+        sh.inc_push(&self.records[x.shard()], x.local(), l);
     }
 
     /// Unregisters link `l` from the incoming set of `x`. The caller holds `x`'s shard.
     pub(crate) fn inc_remove_in(&self, sh: &mut Shard, x: Handle, l: Handle) {
-        sh.inc_remove(x.local(), l);
+        sh.inc_remove(&self.records[x.shard()], x.local(), l);
     }
 
     pub(crate) fn find_node(&self, sh: &Shard, hash: u64, t: Type, name: &str) -> Option<Handle> {
@@ -502,7 +525,7 @@ impl Records {
         let s = h.shard();
         let recs = &self.records[s];
         let sh = acc.shard(s);
-        let incoming = sh.incoming(h.local()).len();
+        let incoming = sh.incoming(recs, h.local()).len();
         if incoming > 0 {
             return Err(Error::HasIncoming { atom: h, incoming });
         }
@@ -520,7 +543,9 @@ impl Records {
             sh.values.remove(&local);
         }
         sh.by_type[usize::from(rec.ty().0)].live -= 1;
-        self.word(h).store(0, Ordering::Release);
+        let slot = recs.get(h.local() as usize).expect("slot of a live atom");
+        slot.rec.store(0, Ordering::Release);
+        slot.inc.store(0, Ordering::Relaxed);
         if rec.is_link() {
             sh.links -= 1;
             let (start, len) = sh.out_range(rec);
@@ -529,7 +554,7 @@ impl Records {
             // Members of base spaces: the caller unregisters the link from their owners.
             for_each_distinct(&out, |x| {
                 if self.rec(x).is_some() {
-                    acc.shard(x.shard()).inc_remove(x.local(), h);
+                    acc.shard(x.shard()).inc_remove(&self.records[x.shard()], x.local(), h);
                 }
             });
         } else {
@@ -551,7 +576,7 @@ impl Records {
         let recs = &self.records[h.shard()];
         if foreign {
             recs.ensure(h.local() as usize + 1);
-            let w = recs.get(h.local() as usize).expect("ensured");
+            let w = &recs.get(h.local() as usize).expect("ensured").rec;
             match w.load(Ordering::Acquire) {
                 0 => sh.overlay.push(h.local()),
                 HIDDEN => return Err(Error::InvalidHandle(h)),
@@ -568,7 +593,7 @@ impl Records {
     /// The flags of `h`'s slot here, whether it holds `h` or overlays it.
     #[inline]
     fn slot_flags(&self, h: Handle) -> u64 {
-        self.records[h.shard()].get(h.local() as usize).map_or(0, |w| w.load(Ordering::Acquire))
+        self.records[h.shard()].get(h.local() as usize).map_or(0, |w| w.rec.load(Ordering::Acquire))
     }
 
     pub(crate) fn set_tv_in(&self, sh: &mut Shard, h: Handle, tv: TruthValue, foreign: bool) -> Result<()> {
@@ -648,7 +673,7 @@ impl Records {
     pub(crate) fn hide_in(&self, sh: &mut Shard, h: Handle) {
         let recs = &self.records[h.shard()];
         recs.ensure(h.local() as usize + 1);
-        let w = recs.get(h.local() as usize).expect("ensured");
+        let w = &recs.get(h.local() as usize).expect("ensured").rec;
         debug_assert!(!Rec(w.load(Ordering::Acquire)).live());
         if w.load(Ordering::Acquire) == 0 {
             sh.overlay.push(h.local());
@@ -661,13 +686,13 @@ impl Records {
     /// Makes a hidden base atom visible again. The caller holds `h`'s shard.
     pub(crate) fn unhide_in(&self, _sh: &mut Shard, h: Handle) {
         if let Some(w) = self.records[h.shard()].get(h.local() as usize) {
-            let _ = w.compare_exchange(HIDDEN, 0, Ordering::AcqRel, Ordering::Acquire);
+            let _ = w.rec.compare_exchange(HIDDEN, 0, Ordering::AcqRel, Ordering::Acquire);
         }
     }
 
     /// Links of this store that contain `h` (an atom of this store or a base atom).
     pub(crate) fn own_incoming_in<'s>(&self, sh: &'s Shard, h: Handle) -> &'s [Handle] {
-        sh.incoming(h.local())
+        sh.incoming(self.slots_for(sh, h.shard()), h.local())
     }
 
     /// Empties shard `s` (held by the caller). Slot numbers keep counting up
@@ -679,7 +704,8 @@ impl Records {
         let blocks = sh.by_type.iter().flat_map(|ts| ts.blocks.iter().flat_map(|&b| b..b + BLOCK));
         for l in blocks.chain(sh.overlay.iter().copied()) {
             if let Some(w) = recs.get(l as usize) {
-                w.store(0, Ordering::Release);
+                w.rec.store(0, Ordering::Release);
+                w.inc.store(0, Ordering::Relaxed);
             }
         }
         *sh = Shard::default();
@@ -699,7 +725,20 @@ impl Records {
 
     pub(crate) fn incoming_in<'s>(&self, sh: &'s Shard, h: Handle) -> Option<&'s [Handle]> {
         self.rec(h)?;
-        Some(sh.incoming(h.local()))
+        Some(sh.incoming(self.slots_for(sh, h.shard()), h.local()))
+    }
+
+    /// Shard `s`'s slot array, borrowed for as long as `sh`, a shard of this
+    /// very store: the incoming slice of an atom with one link borrows that
+    /// link from the atom's slot, while callers hold (and map) only the
+    /// shard's guard.
+    #[inline]
+    fn slots_for<'s>(&self, _sh: &'s Shard, s: usize) -> &'s SegVec<Slot> {
+        let slots: *const SegVec<Slot> = &self.records[s];
+        // SAFETY: a `Store` owns its records and its shards and drops them
+        // together, so the records outlive every borrow of one of its shards;
+        // segments never move while the store lives.
+        unsafe { &*slots }
     }
 
     // ----- scanning -----
@@ -713,7 +752,7 @@ impl Records {
     pub(crate) fn block_atoms(&self, s: usize, start: u32) -> impl Iterator<Item = Handle> + '_ {
         let recs = &self.records[s];
         (start..start + BLOCK).filter_map(move |l| {
-            let r = Rec(recs.get(l as usize)?.load(Ordering::Acquire));
+            let r = Rec(recs.get(l as usize)?.rec.load(Ordering::Acquire));
             r.live().then(|| Handle::new(s, l))
         })
     }
@@ -738,8 +777,7 @@ pub(crate) fn structure_sizes() -> Vec<(&'static str, usize)> {
     use std::mem::size_of;
     vec![
         ("handle", size_of::<Handle>()),
-        ("record (type, flags, length, arena offset)", size_of::<u64>()),
-        ("incoming-set header", size_of::<Inc>()),
+        ("slot: record (type, flags, length, arena offset) and incoming-set header", size_of::<Slot>()),
         ("incoming-set entry", size_of::<Handle>()),
         ("outgoing-set entry", size_of::<Handle>()),
         ("dedupe-table slot (+1 control byte)", size_of::<u32>()),
@@ -750,8 +788,8 @@ pub(crate) fn structure_sizes() -> Vec<(&'static str, usize)> {
 }
 
 /// Content hash of the atom in slot `l`, for dedupe-table growth and removal.
-fn rehash(hasher: &FixedState, recs: &SegVec<AtomicU64>, names: &[u8], outgoing: &[Handle], l: u32) -> u64 {
-    let rec = Rec(recs.get(l as usize).expect("slot exists").load(Ordering::Relaxed));
+fn rehash(hasher: &FixedState, recs: &SegVec<Slot>, names: &[u8], outgoing: &[Handle], l: u32) -> u64 {
+    let rec = Rec(recs.get(l as usize).expect("slot exists").rec.load(Ordering::Relaxed));
     let mut h = hasher.build_hasher();
     h.write_u16(rec.ty().0);
     if rec.is_link() {
@@ -787,25 +825,25 @@ fn out_range(outgoing: &[Handle], rec: Rec) -> (usize, usize) {
 }
 
 impl Shard {
-    fn find_node(&self, recs: &SegVec<AtomicU64>, hash: u64, t: Type, name: &str) -> Option<u32> {
+    fn find_node(&self, recs: &SegVec<Slot>, hash: u64, t: Type, name: &str) -> Option<u32> {
         self.nodes_by_content
             .find(hash, |&l| {
-                let r = Rec(recs.get(l as usize).unwrap().load(Ordering::Relaxed));
+                let r = Rec(recs.get(l as usize).unwrap().rec.load(Ordering::Relaxed));
                 !r.is_link() && r.ty() == t && self.name(r) == name
             })
             .copied()
     }
 
-    fn find_link(&self, recs: &SegVec<AtomicU64>, hash: u64, t: Type, out: &[Handle]) -> Option<u32> {
+    fn find_link(&self, recs: &SegVec<Slot>, hash: u64, t: Type, out: &[Handle]) -> Option<u32> {
         self.links_by_content
             .find(hash, |&l| {
-                let r = Rec(recs.get(l as usize).unwrap().load(Ordering::Relaxed));
+                let r = Rec(recs.get(l as usize).unwrap().rec.load(Ordering::Relaxed));
                 r.is_link() && r.ty() == t && self.out(r) == out
             })
             .copied()
     }
 
-    fn alloc_slot(&mut self, recs: &SegVec<AtomicU64>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
+    fn alloc_slot(&mut self, recs: &SegVec<Slot>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
         let ti = usize::from(t.0);
         if self.by_type.len() <= ti {
             self.by_type.resize(ti + 1, TypeSlots::default());
@@ -818,7 +856,6 @@ impl Shard {
             }
             self.high = self.high.max(start + BLOCK);
             recs.ensure(self.high as usize);
-            self.incoming.ensure(self.high as usize);
             let ts = &mut self.by_type[ti];
             ts.blocks.push(start);
             ts.cursor = start;
@@ -853,11 +890,17 @@ impl Shard {
     }
 
     #[inline]
-    fn incoming(&self, local: u32) -> &[Handle] {
-        let Some(inc) = self.incoming.get(local as usize) else { return &[] };
+    fn incoming<'s>(&'s self, slots: &'s SegVec<Slot>, local: u32) -> &'s [Handle] {
+        let Some(slot) = slots.get(local as usize) else { return &[] };
+        let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
         match (inc.len(), inc.class()) {
             (0, _) => &[],
-            (1, 0) => std::slice::from_ref(&inc.first),
+            (1, 0) => {
+                // SAFETY: the low half of the header holds the inline member
+                // (little-endian, checked above); the caller's read lock on this
+                // shard keeps writers out while the borrow lives.
+                std::slice::from_ref(unsafe { &*(&slot.inc as *const AtomicU64 as *const Handle) })
+            }
             (n, _) => {
                 let off = inc.first.0 as usize;
                 &self.pool.data[off..off + n]
@@ -865,9 +908,9 @@ impl Shard {
         }
     }
 
-    fn inc_push(&mut self, local: u32, link: Handle) {
-        self.incoming.ensure(local as usize + 1);
-        let inc = *self.incoming.get(local as usize).expect("ensured");
+    fn inc_push(&mut self, slots: &SegVec<Slot>, local: u32, link: Handle) {
+        let slot = slots.get(local as usize).expect("slot of a live atom");
+        let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
         let len = inc.len();
         assert!(len < INC_LEN_MASK as usize, "incoming set larger than 2^27");
         let new = match (len, inc.class()) {
@@ -892,11 +935,12 @@ impl Shard {
                 Inc { first: Handle(off), meta: (n as u32 + 1) | (class << 27) }
             }
         };
-        *self.incoming.get_mut(local as usize).expect("ensured") = new;
+        slot.inc.store(new.pack(), Ordering::Relaxed);
     }
 
-    fn inc_remove(&mut self, local: u32, link: Handle) {
-        let Some(&inc) = self.incoming.get(local as usize) else { return };
+    fn inc_remove(&mut self, slots: &SegVec<Slot>, local: u32, link: Handle) {
+        let Some(slot) = slots.get(local as usize) else { return };
+        let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
         let new = match (inc.len(), inc.class()) {
             (0, _) => return,
             (1, 0) => {
@@ -927,6 +971,6 @@ impl Shard {
                 }
             }
         };
-        *self.incoming.get_mut(local as usize).expect("present") = new;
+        slot.inc.store(new.pack(), Ordering::Relaxed);
     }
 }

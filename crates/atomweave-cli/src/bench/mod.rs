@@ -3,6 +3,7 @@
 //! space of the same seed, any `-S` works, the clock is read once per batch,
 //! memory is reported per method, and `-T` measures threads.
 
+pub mod atom_bench;
 mod methods;
 pub mod plot;
 mod space;
