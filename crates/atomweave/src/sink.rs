@@ -13,6 +13,8 @@ pub trait AtomSink {
     fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()>;
     /// Sets the value under `key`.
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()>;
+    /// Is `h` an atom here?
+    fn contains(&self, h: Handle) -> bool;
 }
 
 impl AtomSink for AtomTable {
@@ -28,6 +30,9 @@ impl AtomSink for AtomTable {
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
         AtomTable::set_value(self, h, key, v)
     }
+    fn contains(&self, h: Handle) -> bool {
+        crate::AtomRead::contains(self, h)
+    }
 }
 
 impl AtomSink for &AtomSpace {
@@ -42,5 +47,8 @@ impl AtomSink for &AtomSpace {
     }
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
         AtomSpace::set_value(self, h, key, v)
+    }
+    fn contains(&self, h: Handle) -> bool {
+        AtomSpace::contains(self, h)
     }
 }

@@ -91,8 +91,22 @@ impl RandomSpace {
                 sink.add_node(self.batch_node_type, &format!("node {}", self.nodes_made))?
             } else {
                 let arity = poisson(&mut self.rng, 2.0).max(1);
-                let out: Vec<Handle> = (0..arity).map(|_| self.atoms[self.rng.gen_range(0..self.atoms.len())]).collect();
-                sink.add_link(self.batch_link_type, &out)?
+                let mut out: Vec<Handle> = Vec::with_capacity(arity);
+                while out.len() < arity && !self.atoms.is_empty() {
+                    let j = self.rng.gen_range(0..self.atoms.len());
+                    // Atoms a benchmark removed meanwhile drop out of the draw.
+                    if sink.contains(self.atoms[j]) {
+                        out.push(self.atoms[j]);
+                    } else {
+                        self.atoms.swap_remove(j);
+                    }
+                }
+                if out.is_empty() {
+                    self.nodes_made += 1;
+                    sink.add_node(self.batch_node_type, &format!("node {}", self.nodes_made))?
+                } else {
+                    sink.add_link(self.batch_link_type, &out)?
+                }
             };
             self.atoms.push(h);
             if i % 4096 == 0 {

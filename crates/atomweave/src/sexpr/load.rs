@@ -98,6 +98,9 @@ impl AtomSink for DryRun {
     fn set_value(&mut self, _: Handle, _: Handle, _: Value) -> crate::Result<()> {
         Ok(())
     }
+    fn contains(&self, _: Handle) -> bool {
+        true
+    }
 }
 
 fn error(pos: Pos, message: impl Into<String>, snippet: impl Into<String>) -> ParseError {

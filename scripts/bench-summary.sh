@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Prints the summary at the end of `make bench`.
+set -euo pipefail
+dir=${1:-bench-results}
+echo
+echo "== summary ($(date -u +%Y-%m-%d), $(nproc) cores) =="
+echo "-- atomspace_bm, 1 thread (K-ops/s and ns/op; AtomTable, then AtomSpace):"
+sed -n '/^   test/,/^$/p' "$dir/bench.txt"
+echo "-- atomspace_bm, AtomSpace on 2 threads (aggregate):"
+sed -n '/^   test/,/^$/p' "$dir/bench-threads-2.txt"
+echo "-- atom-bench:"
+grep -E '^(insert|memory|search)' "$dir/atom-bench.txt"
+echo "-- Atomese load of a random 1M-atom file:"
+grep -E '^(rate|per atom)' "$dir/load-1m.txt"
+echo "-- files:"
+ls "$dir"/*.png "$dir"/*.csv 2>/dev/null | wc -l | xargs echo "  CSV and PNG files in $dir/:"
