@@ -5,7 +5,10 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use atomweave::{types, AtomRead, AtomSpace, AtomTable, Handle, Result, TruthValue, Type, Value};
+use indicatif::ProgressBar;
 use rand::Rng;
+
+use super::space::RandomSpace;
 
 /// One measured operation, named as in upstream's `atomspace_bm -l`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -216,6 +219,9 @@ pub trait Target {
     fn extract(&mut self, h: Handle) -> Result<()>;
     fn count_by_type(&self, t: Type) -> usize;
     fn get_node(&self, t: Type, name: &str) -> Option<Handle>;
+    /// Adds `n` more random atoms (untimed, for -S).
+    fn grow(&mut self, rs: &mut RandomSpace, n: usize) -> Result<()>;
+    fn size(&self) -> usize;
 }
 
 fn probe(s: &[Handle]) -> usize {
@@ -262,6 +268,12 @@ impl Target for AtomTable {
     fn get_node(&self, t: Type, name: &str) -> Option<Handle> {
         AtomRead::get_node(self, t, name)
     }
+    fn grow(&mut self, rs: &mut RandomSpace, n: usize) -> Result<()> {
+        rs.grow(self, n, &ProgressBar::hidden())
+    }
+    fn size(&self) -> usize {
+        AtomRead::size(self)
+    }
 }
 
 /// The thread-safe layer, shared: every thread holds its own `SpaceRef`.
@@ -307,6 +319,12 @@ impl Target for SpaceRef<'_> {
     }
     fn get_node(&self, t: Type, name: &str) -> Option<Handle> {
         self.0.get_node(t, name)
+    }
+    fn grow(&mut self, rs: &mut RandomSpace, n: usize) -> Result<()> {
+        rs.grow(&mut self.0, n, &ProgressBar::hidden())
+    }
+    fn size(&self) -> usize {
+        self.0.size()
     }
 }
 

@@ -16,13 +16,12 @@ use std::time::Instant;
 
 use atomweave::{types, AtomRead, AtomSpace, AtomTable, Value};
 use hdrhistogram::Histogram;
-use indicatif::ProgressBar;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::json;
 
 use crate::sys::rss_bytes;
-use methods::{draw_inputs, run, Inputs, Method, SpaceRef};
+use methods::{draw_inputs, run, Inputs, Method, SpaceRef, Target};
 use space::{build_bar, RandomSpace};
 
 const AFTER_HELP: &str = "\
@@ -152,11 +151,14 @@ impl Layer {
     }
 }
 
+/// A measurement, or why the layer could not make it.
+type MeasureResult = Result<Measured, String>;
+
 /// One method measured on one layer.
 struct Outcome {
     method: Method,
     layer: Layer,
-    result: Result<Measured, String>,
+    result: MeasureResult,
 }
 
 struct Measured {
@@ -298,24 +300,8 @@ fn measure_table(args: &BenchArgs, method: Method) -> Result<Measured, String> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0x5eed);
     let inputs = draw_inputs(method, method.ops(args.n), &rs.atoms, &table, key, 0, &mut rng);
     let rss_start = rss_bytes();
-    let mut batch_ns = Vec::new();
-    let mut rows = Vec::new();
-    let mut wall = 0.0;
-    let hidden = ProgressBar::hidden();
-    for start in (0..inputs.len()).step_by(args.batch) {
-        if args.grow > 0 {
-            rs.grow(&mut table, args.grow, &hidden).map_err(|e| e.to_string())?;
-        }
-        let end = (start + args.batch).min(inputs.len());
-        let secs = run(&mut table, method, &inputs, start..end).as_secs_f64();
-        wall += secs;
-        let ns = secs * 1e9 / (end - start) as f64;
-        batch_ns.push(ns);
-        if args.csv {
-            rows.push((table.size(), ns, rss_bytes()));
-        }
-    }
-    let atoms = table.size();
+    let (wall, batch_ns, rows) = one_thread(args, method, &inputs, &mut table, &mut rs)?;
+    let atoms = AtomRead::size(&table);
     Ok(Measured {
         threads: 1,
         ops: inputs.len(),
@@ -348,24 +334,7 @@ fn measure_space(args: &BenchArgs, method: Method) -> Result<Measured, String> {
     };
     let rss_start = rss_bytes();
     let (wall, batch_ns, rows) = if args.threads == 1 {
-        let mut target = SpaceRef(&space);
-        let inp = &inputs[0];
-        let (mut wall, mut batch_ns, mut rows) = (0.0, Vec::new(), Vec::new());
-        let hidden = ProgressBar::hidden();
-        for start in (0..inp.len()).step_by(args.batch) {
-            if args.grow > 0 {
-                rs.grow(&mut &space, args.grow, &hidden).map_err(|e| e.to_string())?;
-            }
-            let end = (start + args.batch).min(inp.len());
-            let secs = run(&mut target, method, inp, start..end).as_secs_f64();
-            wall += secs;
-            let ns = secs * 1e9 / (end - start) as f64;
-            batch_ns.push(ns);
-            if args.csv {
-                rows.push((space.size(), ns, rss_bytes()));
-            }
-        }
-        (wall, batch_ns, rows)
+        one_thread(args, method, &inputs[0], &mut SpaceRef(&space), &mut rs)?
     } else {
         run_threads(&space, method, &inputs, args.batch)
     };
@@ -383,9 +352,33 @@ fn measure_space(args: &BenchArgs, method: Method) -> Result<Measured, String> {
     })
 }
 
+/// Per-batch samples of one thread: wall time, ns/op per batch, and
+/// (atoms, ns/op, RSS) rows for -f.
+type Samples = (f64, Vec<f64>, Vec<(usize, f64, usize)>);
+
+/// Times `inputs` in batches on one thread, growing the space by -S atoms
+/// (untimed) before each batch.
+fn one_thread<T: Target>(args: &BenchArgs, method: Method, inputs: &Inputs, target: &mut T, rs: &mut RandomSpace) -> Result<Samples, String> {
+    let (mut wall, mut batch_ns, mut rows) = (0.0, Vec::new(), Vec::new());
+    for start in (0..inputs.len()).step_by(args.batch) {
+        if args.grow > 0 {
+            target.grow(rs, args.grow).map_err(|e| e.to_string())?;
+        }
+        let end = (start + args.batch).min(inputs.len());
+        let secs = run(target, method, inputs, start..end).as_secs_f64();
+        wall += secs;
+        let ns = secs * 1e9 / (end - start) as f64;
+        batch_ns.push(ns);
+        if args.csv {
+            rows.push((target.size(), ns, rss_bytes()));
+        }
+    }
+    Ok((wall, batch_ns, rows))
+}
+
 /// Every thread runs its own inputs on the shared space; they start together
 /// and the wall time runs until the last one finishes.
-fn run_threads(space: &AtomSpace, method: Method, inputs: &[Inputs], batch: usize) -> (f64, Vec<f64>, Vec<(usize, f64, usize)>) {
+fn run_threads(space: &AtomSpace, method: Method, inputs: &[Inputs], batch: usize) -> Samples {
     let barrier = Barrier::new(inputs.len() + 1);
     let (wall, per_thread) = std::thread::scope(|scope| {
         let handles: Vec<_> = inputs
@@ -452,51 +445,30 @@ fn print_table(args: &BenchArgs, methods: &[Method], layers: &[Layer], outcomes:
     let find = |m: Method, l: &Layer| outcomes.iter().find(|o| o.method == m && &o.layer == l).map(|o| &o.result);
     let w = 22;
     println!();
-    print!("   {:<20}", "test");
-    for l in layers {
-        print!("{:>w$}", l.name());
-    }
-    print!("\n   {:<20}", "name");
-    for _ in layers {
-        print!("{:>w$}", "K-ops/s    ns/op");
-    }
-    print!("\n   {:<20}", "----");
-    for _ in layers {
-        print!("{:>w$}", "-------    -----");
-    }
-    println!();
-    for &m in methods {
+    let row = |m: Method, cell: &dyn Fn(Option<&MeasureResult>) -> String| {
         print!("  {:<21}", m.name());
         for l in layers {
-            match find(m, l) {
-                Some(Ok(r)) => print!("{:>w$}", format!("{:>10} {:>8.1}", fmt_kops(r.kops()), r.ns_per_op())),
-                Some(Err(e)) => print!("{:>w$}", e),
-                None => print!("{:>w$}", "-"),
-            }
+            print!("{:>w$}", cell(find(m, l)));
         }
         println!();
-    }
-    println!();
-    print!("   {:<20}", "memory");
-    for l in layers {
-        print!("{:>w$}", l.name());
-    }
-    print!("\n   {:<20}", "method");
-    for _ in layers {
-        print!("{:>w$}", "B/atom  +RSS MiB");
-    }
-    println!();
+    };
+    print_heading(layers, w, ["test", "name", "----"], ["K-ops/s    ns/op", "-------    -----"]);
     for &m in methods {
-        print!("  {:<21}", m.name());
-        for l in layers {
-            match find(m, l) {
-                // Per-atom figures of a space the method emptied say nothing.
-                Some(Ok(r)) if r.atoms_after < args.size / 100 => print!("{:>w$}", format!("{:>7} {:>9.1}", "-", r.rss_growth as f64 / 1048576.0)),
-                Some(Ok(r)) => print!("{:>w$}", format!("{:>7.1} {:>9.1}", r.counted_per_atom, r.rss_growth as f64 / 1048576.0)),
-                Some(Err(_)) | None => print!("{:>w$}", "-"),
-            }
-        }
-        println!();
+        row(m, &|r| match r {
+            Some(Ok(r)) => format!("{:>10} {:>8.1}", fmt_kops(r.kops()), r.ns_per_op()),
+            Some(Err(e)) => e.clone(),
+            None => "-".into(),
+        });
+    }
+    println!();
+    print_heading(layers, w, ["memory", "method", "------"], ["B/atom  +RSS MiB", "------  --------"]);
+    for &m in methods {
+        row(m, &|r| match r {
+            // Per-atom figures of a space the method emptied say nothing.
+            Some(Ok(r)) if r.atoms_after < args.size / 100 => format!("{:>7} {:>9.1}", "-", r.rss_growth as f64 / 1048576.0),
+            Some(Ok(r)) => format!("{:>7.1} {:>9.1}", r.counted_per_atom, r.rss_growth as f64 / 1048576.0),
+            Some(Err(_)) | None => "-".into(),
+        });
     }
     if let Some(r) = outcomes.iter().find_map(|o| o.result.as_ref().ok()) {
         println!(
@@ -522,6 +494,22 @@ fn print_table(args: &BenchArgs, methods: &[Method], layers: &[Layer], outcomes:
     if args.csv {
         println!("\n  CSV files written to {}", args.out.display());
     }
+}
+
+/// Three heading lines: the row titles, then the layer names, then the
+/// columns' subheadings under each layer.
+fn print_heading(layers: &[Layer], w: usize, titles: [&str; 3], columns: [&str; 2]) {
+    print!("   {:<20}", titles[0]);
+    for l in layers {
+        print!("{:>w$}", l.name());
+    }
+    for (title, column) in titles[1..].iter().zip(columns) {
+        print!("\n   {title:<20}");
+        for _ in layers {
+            print!("{column:>w$}");
+        }
+    }
+    println!();
 }
 
 fn fmt_kops(k: f64) -> String {
