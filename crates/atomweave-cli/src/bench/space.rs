@@ -131,3 +131,38 @@ pub fn build_bar(n: usize, quiet: bool) -> ProgressBar {
     );
     bar
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atomweave::{AtomRead, AtomTable};
+
+    #[test]
+    fn poisson_has_the_right_mean() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let n = 100_000;
+        let mean = (0..n).map(|_| poisson(&mut rng, 2.0)).sum::<usize>() as f64 / n as f64;
+        assert!((mean - 2.0).abs() < 0.03, "{mean}");
+    }
+
+    #[test]
+    fn the_same_seed_builds_the_same_space() {
+        let build = |seed| {
+            let mut t = AtomTable::new();
+            let mut rs = RandomSpace::new(seed, 0.2);
+            rs.grow(&mut t, 20_000, &ProgressBar::hidden()).unwrap();
+            let mut shape: Vec<(String, usize)> =
+                t.all_atoms().map(|h| (t.get_type(h).unwrap().name().to_string(), t.arity(h).unwrap())).collect();
+            shape.sort();
+            (t.size(), t.num_links(), shape)
+        };
+        let (size, links, shape) = build(7);
+        assert_eq!((size, links, shape.clone()), build(7));
+        assert_eq!(links, 4000, "20% links");
+        assert_eq!(size, 20_000);
+        assert_ne!(shape, build(8).2);
+        let concepts = shape.iter().filter(|(t, _)| t == "ConceptNode").count();
+        // Each batch of 5,000 keeps the default type with probability 0.6.
+        assert!(concepts > 0 && concepts < 16_000, "{concepts}");
+    }
+}

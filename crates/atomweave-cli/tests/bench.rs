@@ -1,0 +1,106 @@
+//! `atomweave bench`, `atom-bench` and `bench-plot` end to end, on small spaces.
+
+use std::process::Command;
+
+fn atomweave(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_atomweave")).args(args).output().expect("run atomweave");
+    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+const METHODS: [&str; 14] = [
+    "noop",
+    "addNode",
+    "addLink",
+    "getType",
+    "getTV",
+    "setTV",
+    "getValue",
+    "setValue",
+    "getIncomingSet",
+    "getIncomingSetSize",
+    "getOutgoingSet",
+    "getNodeHandles",
+    "getHandlesByType",
+    "removeAtom",
+];
+
+#[test]
+fn all_methods_on_both_layers_print_the_diary_table() {
+    let (ok, out, err) = atomweave(&["bench", "-X", "-A", "-b", "-n", "3000", "-s", "5000", "--repeat", "1", "-q", "-g"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("AtomTable") && out.contains("AtomSpace") && out.contains("Scheme"), "{out}");
+    for m in METHODS {
+        let line = out.lines().find(|l| l.split_whitespace().next() == Some(m)).unwrap_or_else(|| panic!("no row for {m}:\n{out}"));
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let kops: f64 = fields[1].parse().unwrap_or_else(|_| panic!("{line}"));
+        let ns: f64 = fields[2].parse().unwrap_or_else(|_| panic!("{line}"));
+        assert!(kops > 0.0 && ns > 0.0, "{line}");
+        assert!(line.contains("not built"), "the Scheme column says it is not built: {line}");
+    }
+    assert!(out.contains("B/atom") && out.contains("+RSS MiB"), "{out}");
+}
+
+#[test]
+fn the_diary_scaling_command_writes_csv_and_plots() {
+    let dir = std::env::temp_dir().join(format!("atomweave-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let (ok, out, err) = atomweave(&["bench", "-m", "addLink", "-k", "-S", "100", "-n", "10000", "-s", "5000", "-f", "--out", d, "-q"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("p99") && out.contains("std"), "-k prints statistics: {out}");
+    let stats_line = out.lines().find(|l| l.contains("p50")).unwrap();
+    let p50: f64 = stats_line.split("p50").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+    assert!(p50 > 0.0, "{stats_line}");
+    let csv = std::fs::read_to_string(dir.join("addLink_benchmark.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("layer,atoms,ns_per_op,rss_bytes"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 100, "one row per batch of 100");
+    let first: usize = rows[0][1].parse().unwrap();
+    let last: usize = rows[99][1].parse().unwrap();
+    assert!(last >= first + 99 * 100, "-S 100 grows the space before every batch: {first} -> {last}");
+    let (ok, out, err) = atomweave(&["bench-plot", d]);
+    assert!(ok, "{err}");
+    let png = std::fs::read(dir.join("addLink_benchmark.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(out.contains("addLink_benchmark.png"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn threads_json_list_sizes_and_errors() {
+    let (ok, out, err) = atomweave(&["bench", "-m", "getType", "-m", "addNode", "-T", "2", "-n", "2000", "-s", "3000", "--json", "--repeat", "1"]);
+    assert!(ok, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["threads"], 2);
+    assert_eq!(results[0]["ops"], 4000, "each thread runs -n operations");
+    assert!(results[1]["kops_per_sec"].as_f64().unwrap() > 0.0);
+
+    let (ok, out, _) = atomweave(&["bench", "-l"]);
+    assert!(ok && METHODS.iter().all(|m| out.contains(m)), "{out}");
+    let (ok, out, _) = atomweave(&["bench", "-t"]);
+    assert!(ok && out.contains("handle") && out.contains("bytes"), "{out}");
+    let (ok, out, _) = atomweave(&["bench", "-?"]);
+    assert!(ok && out.contains("pointerCast"), "-? is help, and says why pointerCast is gone: {out}");
+    let (ok, _, err) = atomweave(&["bench", "-m", "nosuch"]);
+    assert!(!ok && err.contains("unknown method"), "{err}");
+    let (ok, _, err) = atomweave(&["bench", "-A", "-S", "10", "-T", "2"]);
+    assert!(!ok && err.contains("-S"), "{err}");
+    let (ok, _, err) = atomweave(&["bench"]);
+    assert!(!ok && err.contains("-A"), "{err}");
+}
+
+#[test]
+fn atom_bench_inserts_and_finds() {
+    let (ok, out, err) = atomweave(&["atom-bench", "-n", "20000", "--concepts", "1000", "--searches", "200", "-T", "2"]);
+    assert!(ok, "{err}");
+    for word in ["insert", "us per structure", "bytes per atom", "search present", "search absent", "full traversal"] {
+        assert!(out.contains(word), "{word}: {out}");
+    }
+    let atoms_line = out.lines().find(|l| l.starts_with("atoms")).unwrap();
+    let atoms: usize = atoms_line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    // 1000 concepts, the predicate, and at most two links per structure.
+    assert!(atoms > 1001 + 20000 && atoms <= 1001 + 40000, "{atoms_line}");
+}
