@@ -158,8 +158,9 @@ mod tests {
         };
         let (size, links, shape) = build(7);
         assert_eq!((size, links, shape.clone()), build(7));
-        assert_eq!(links, 4000, "20% links");
-        assert_eq!(size, 20_000);
+        // 20% links, less the random duplicates that merged into one atom.
+        assert!((3800..=4000).contains(&links), "{links}");
+        assert_eq!(size, 16_000 + links);
         assert_ne!(shape, build(8).2);
         let concepts = shape.iter().filter(|(t, _)| t == "ConceptNode").count();
         // Each batch of 5,000 keeps the default type with probability 0.6.
