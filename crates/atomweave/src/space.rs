@@ -658,8 +658,9 @@ impl AtomSpace {
     /// child space, extracting a base atom hides it (and, recursively, the
     /// links that contain it) from the child alone.
     pub fn extract(&self, h: Handle, recursive: bool) -> Result<()> {
-        if !recursive {
-            return self.extract_one(h);
+        match self.extract_one(h) {
+            Err(Error::HasIncoming { .. }) if recursive => {}
+            done => return done,
         }
         // A work list, not recursion: links nest thousands deep.
         let mut work = vec![h];
@@ -720,11 +721,15 @@ impl AtomSpace {
     /// Extracts an atom of this space's own store.
     fn extract_own(&self, h: Handle) -> Result<()> {
         // Outgoing sets never change, so the shards read here stay the right ones.
-        let out = self.outgoing_of_owned(h);
-        let mask = ShardMask::of(&out).with(h.shard());
         if self.is_root() {
+            let mask = {
+                let sh = self.read_shard(h.shard());
+                ShardMask::of(self.recs().outgoing_in(&sh, h).ok_or(Error::InvalidHandle(h))?).with(h.shard())
+            };
             return self.recs().extract_in(&mut self.store().lock(mask), h);
         }
+        let out = self.outgoing_of_owned(h);
+        let mask = ShardMask::of(&out).with(h.shard());
         let mut foreign: Vec<(Handle, AtomSpace)> = Vec::new();
         for &x in &out {
             if self.recs().rec(x).is_none() && !foreign.iter().any(|(f, _)| *f == x) {

@@ -197,22 +197,42 @@ pub(crate) trait ShardAccess {
     fn shard(&mut self, s: usize) -> &mut Shard;
 }
 
-/// Write locks on a set of shards, taken in increasing shard order.
+/// Write locks on a set of shards, taken in increasing shard order. It keeps
+/// a bit mask rather than 32 guards: making and dropping it costs only the
+/// locks it holds.
 pub(crate) struct LockSet<'a> {
-    guards: [Option<RwLockWriteGuard<'a, Shard>>; SHARDS],
+    shards: &'a [CachePadded<RwLock<Shard>>],
+    held: u32,
 }
 
 impl LockSet<'_> {
     /// A locked shard, for reading.
     pub(crate) fn shard_ref(&self, s: usize) -> &Shard {
-        self.guards[s].as_deref().expect("shard not locked")
+        assert!(self.held & (1 << s) != 0, "shard {s} not locked");
+        // SAFETY: this set holds shard `s`'s write lock until it drops.
+        unsafe { &*self.shards[s].data_ptr() }
     }
 }
 
 impl ShardAccess for LockSet<'_> {
     #[inline]
     fn shard(&mut self, s: usize) -> &mut Shard {
-        self.guards[s].as_deref_mut().expect("shard not locked")
+        assert!(self.held & (1 << s) != 0, "shard {s} not locked");
+        // SAFETY: this set holds shard `s`'s write lock, and `&mut self`
+        // hands out one mutable borrow at a time.
+        unsafe { &mut *self.shards[s].data_ptr() }
+    }
+}
+
+impl Drop for LockSet<'_> {
+    fn drop(&mut self) {
+        let mut bits = self.held;
+        while bits != 0 {
+            let s = bits.trailing_zeros() as usize;
+            // SAFETY: `Store::lock` took this write lock and forgot its guard.
+            unsafe { self.shards[s].force_unlock_write() };
+            bits &= bits - 1;
+        }
     }
 }
 
@@ -322,14 +342,16 @@ impl Store {
     }
 
     pub(crate) fn lock(&self, mask: ShardMask) -> LockSet<'_> {
-        let mut guards: [Option<RwLockWriteGuard<'_, Shard>>; SHARDS] = Default::default();
+        let mut set = LockSet { shards: &self.shards, held: 0 };
         let mut bits = mask.0;
         while bits != 0 {
             let s = bits.trailing_zeros() as usize;
-            guards[s] = Some(self.shards[s].write());
+            // The set unlocks what it holds when it drops, also on unwinding.
+            std::mem::forget(self.shards[s].write());
+            set.held |= 1 << s;
             bits &= bits - 1;
         }
-        LockSet { guards }
+        set
     }
 
     /// The records beside exclusive access to every shard, for `&mut` callers.

@@ -108,9 +108,10 @@ impl AtomTable {
     /// Removes the atom. Without `recursive`, an atom that links contain is
     /// refused ([`Error::HasIncoming`]); with it, those links go first.
     pub fn extract(&mut self, h: Handle, recursive: bool) -> Result<()> {
-        if !recursive {
-            let (recs, mut all) = self.store.split_mut();
-            return recs.extract_in(&mut all, h);
+        let (recs, mut all) = self.store.split_mut();
+        match recs.extract_in(&mut all, h) {
+            Err(Error::HasIncoming { .. }) if recursive => {}
+            done => return done,
         }
         // A work list, not recursion: links nest thousands deep.
         let mut work = vec![h];
