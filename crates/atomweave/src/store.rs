@@ -625,12 +625,12 @@ impl Records {
         if tv.is_default() && !foreign {
             if word.load(Ordering::Acquire) & HAS_TV != 0 {
                 sh.tvs.remove(&h.local());
-                word.fetch_and(!HAS_TV, Ordering::Release);
+                set_flags(word, 0, HAS_TV);
             }
         } else {
             // A child keeps even the default truth value: it hides the base's.
             sh.tvs.insert(h.local(), tv);
-            word.fetch_or(HAS_TV, Ordering::Release);
+            set_flags(word, HAS_TV, 0);
         }
         Ok(())
     }
@@ -656,14 +656,14 @@ impl Records {
                     Some(slot) => slot.1 = v,
                     None => kv.push((key, v)),
                 }
-                word.fetch_or(HAS_VALUES, Ordering::Release);
+                set_flags(word, HAS_VALUES, 0);
             }
             None if word.load(Ordering::Acquire) & HAS_VALUES != 0 => {
                 let kv = sh.values.entry(local).or_default();
                 kv.retain(|(k, _)| *k != key);
                 if kv.is_empty() {
                     sh.values.remove(&local);
-                    word.fetch_and(!HAS_VALUES, Ordering::Release);
+                    set_flags(word, 0, HAS_VALUES);
                 }
             }
             None => {}
@@ -794,6 +794,18 @@ impl Records {
         sh.by_type.iter().enumerate().filter(|(_, ts)| !ts.blocks.is_empty()).map(|(i, _)| Type(i as u16))
     }
 
+}
+
+/// Sets and clears flag bits of a record. Only the holder of the shard's
+/// write lock writes records, so a plain store does (an atomic
+/// read-modify-write would cost a locked instruction on every truth value set).
+#[inline]
+fn set_flags(word: &AtomicU64, set: u64, clear: u64) {
+    let old = word.load(Ordering::Relaxed);
+    let new = (old | set) & !clear;
+    if new != old {
+        word.store(new, Ordering::Release);
+    }
 }
 
 /// Sizes of the per-atom structures (see `atomweave::structure_sizes`).
