@@ -89,7 +89,7 @@ pub trait AtomRead: sealed::Access {
     /// Number of links that contain the atom.
     #[inline]
     fn incoming_size(&self, h: Handle) -> Option<usize> {
-        self.incoming(h).map(<[Handle]>::len)
+        self.recs().incoming_size(h)
     }
 
     /// The links of type `t` that contain the atom.

@@ -752,6 +752,14 @@ impl Records {
         Some(sh.incoming(self.slots_for(sh, h.shard()), h.local()))
     }
 
+    /// Size of `h`'s incoming set without any lock: the header is one atomic
+    /// word, always consistent.
+    #[inline]
+    pub(crate) fn incoming_size(&self, h: Handle) -> Option<usize> {
+        let slot = self.records[h.shard()].get(h.local() as usize)?;
+        Rec(slot.rec.load(Ordering::Acquire)).live().then(|| Inc::unpack(slot.inc.load(Ordering::Acquire)).len())
+    }
+
     /// Shard `s`'s slot array, borrowed for as long as `sh`, a shard of this
     /// very store: the incoming slice of an atom with one link borrows that
     /// link from the atom's slot, while callers hold (and map) only the
