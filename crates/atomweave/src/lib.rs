@@ -17,6 +17,7 @@
 //! assert_eq!(&*space.incoming(cat).unwrap(), &[inh]);
 //! ```
 
+mod arena;
 mod error;
 mod handle;
 mod read;

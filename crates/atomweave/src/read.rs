@@ -65,13 +65,13 @@ pub trait AtomRead: sealed::Access {
     /// The node's name (`None` for links and invalid handles).
     #[inline]
     fn name(&self, h: Handle) -> Option<&str> {
-        self.recs().name_in(self.shard(h.shard()), h)
+        self.recs().name(h)
     }
 
     /// The link's outgoing set (empty for nodes).
     #[inline]
     fn outgoing(&self, h: Handle) -> Option<&[Handle]> {
-        self.recs().outgoing_in(self.shard(h.shard()), h)
+        self.recs().outgoing(h)
     }
 
     /// Number of atoms in the outgoing set.

@@ -45,6 +45,13 @@ fn locate(i: usize) -> (usize, usize) {
     (k as usize, j - (BASE << k))
 }
 
+/// The segment holding index `i`: its first index and its length.
+#[inline]
+pub(crate) fn segment_of(i: usize) -> (usize, usize) {
+    let (k, off) = locate(i);
+    (i - off, BASE << k)
+}
+
 /// `floor(log2(j))` for `j > 0`.
 #[inline(always)]
 fn log2(j: usize) -> u32 {
@@ -106,6 +113,21 @@ impl<T: Zeroable> SegVec<T> {
         if let Some(e) = self.get(i) {
             crate::prefetch(e as *const T);
         }
+    }
+
+    /// Elements `start..start + len`, which must lie in one allocated segment.
+    #[inline]
+    pub(crate) fn slice(&self, start: usize, len: usize) -> &[T] {
+        if len == 0 {
+            return &[];
+        }
+        let (k, off) = locate(start);
+        assert!(off + len <= BASE << k, "range crosses a segment boundary");
+        let seg = self.segments[k].load(Ordering::Acquire);
+        assert!(!seg.is_null(), "range in an unallocated segment");
+        // SAFETY: `seg` is a live allocation of `BASE << k` initialized elements
+        // and `off + len` stays inside it.
+        unsafe { std::slice::from_raw_parts(seg.add(off), len) }
     }
 
     /// Makes sure elements `0..len` exist. Callers serialize growth (they hold

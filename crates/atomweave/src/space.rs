@@ -126,7 +126,7 @@ fn foreign_memberships<'s>(store: &Store, bases: &[AtomSpace], shard: impl Fn(us
             for &b in Records::blocks_in(sh, t) {
                 for l in store.recs.block_atoms(s, b) {
                     let mut seen: Vec<Handle> = Vec::new();
-                    for &x in store.recs.outgoing_in(sh, l).unwrap_or(&[]) {
+                    for &x in store.recs.outgoing(l).unwrap_or(&[]) {
                         if store.recs.rec(x).is_none() && !seen.contains(&x) {
                             seen.push(x);
                             if let Some(o) = bases.iter().find_map(|b| b.holder(x)) {
@@ -291,7 +291,7 @@ impl AtomSpace {
         if self.hides_on_path() {
             let o_rec = o.recs().rec(h)?;
             if o_rec.is_link() {
-                let members: Vec<Handle> = o.outgoing_of_owned(h);
+                let members = o.recs().outgoing(h).unwrap_or(&[]);
                 if !members.iter().all(|&m| self.owner(m).is_some()) {
                     return None;
                 }
@@ -352,10 +352,6 @@ impl AtomSpace {
         self.inner.hides.load(Ordering::Acquire) || self.inner.bases.iter().any(AtomSpace::hides_on_path)
     }
 
-    /// The outgoing set of an atom of this very store.
-    fn outgoing_of_owned(&self, h: Handle) -> Vec<Handle> {
-        self.recs().outgoing_in(&self.read_shard(h.shard()), h).map(<[Handle]>::to_vec).unwrap_or_default()
-    }
 
     /// The record of `h` as seen from this space: its own, or a base's.
     #[inline]
@@ -490,17 +486,17 @@ impl AtomSpace {
         self.record(h).is_some_and(|r| r.is_link())
     }
 
-    /// The node's name (`None` for links and invalid handles).
-    pub fn name(&self, h: Handle) -> Option<Ref<'_, str>> {
-        let o = self.owner(h)?;
-        RwLockReadGuard::try_map(o.read_shard(h.shard()), |sh| o.recs().name_in(sh, h)).ok()
+    /// The node's name (`None` for links and invalid handles). Lock-free.
+    #[inline]
+    pub fn name(&self, h: Handle) -> Option<&str> {
+        self.owner(h)?.recs().name(h)
     }
 
-    /// The link's outgoing set (empty for nodes).
+    /// The link's outgoing set (empty for nodes). Lock-free: outgoing sets
+    /// never change, and their memory is never reused while the space lives.
     #[inline]
-    pub fn outgoing(&self, h: Handle) -> Option<Ref<'_, [Handle]>> {
-        let o = self.owner(h)?;
-        RwLockReadGuard::try_map(o.read_shard(h.shard()), |sh| o.recs().outgoing_in(sh, h)).ok()
+    pub fn outgoing(&self, h: Handle) -> Option<&[Handle]> {
+        self.owner(h)?.recs().outgoing(h)
     }
 
     /// Number of atoms in the outgoing set.
@@ -565,7 +561,7 @@ impl AtomSpace {
     /// Is `key` the truth-value key? Checked before any shard is locked.
     fn is_tv_key(&self, key: Handle) -> bool {
         // The type test is lock-free and settles almost every call.
-        self.get_type(key) == Some(crate::types::PREDICATE_NODE) && self.name(key).as_deref() == Some(crate::sexpr::TV_KEY)
+        self.get_type(key) == Some(crate::types::PREDICATE_NODE) && self.name(key) == Some(crate::sexpr::TV_KEY)
     }
 
     /// The value under `key`; under the truth-value key, the truth value.
@@ -727,16 +723,13 @@ impl AtomSpace {
     fn extract_own(&self, h: Handle) -> Result<()> {
         // Outgoing sets never change, so the shards read here stay the right ones.
         if self.is_root() {
-            let mask = {
-                let sh = self.read_shard(h.shard());
-                ShardMask::of(self.recs().outgoing_in(&sh, h).ok_or(Error::InvalidHandle(h))?).with(h.shard())
-            };
+            let mask = ShardMask::of(self.recs().outgoing(h).ok_or(Error::InvalidHandle(h))?).with(h.shard());
             return self.recs().extract_in(&mut self.store().lock(mask), h);
         }
-        let out = self.outgoing_of_owned(h);
-        let mask = ShardMask::of(&out).with(h.shard());
+        let out = self.recs().outgoing(h).ok_or(Error::InvalidHandle(h))?;
+        let mask = ShardMask::of(out).with(h.shard());
         let mut foreign: Vec<(Handle, AtomSpace)> = Vec::new();
-        for &x in &out {
+        for &x in out {
             if self.recs().rec(x).is_none() && !foreign.iter().any(|(f, _)| *f == x) {
                 if let Some(o) = self.inner.bases.iter().find_map(|b| b.holder(x)) {
                     foreign.push((x, o.clone()));

@@ -3,9 +3,11 @@
 //! Atoms are spread over [`SHARDS`] shards by content hash. Each shard owns:
 //! - a record per slot, one `u64` (type, flags, length, arena offset) in a
 //!   [`SegVec`], readable without a lock;
+//! - append-only arenas of node names and outgoing sets ([`Arena`]), also
+//!   readable without a lock, written only under the shard's write lock;
 //! - behind its lock: the dedupe tables (slot numbers, hashed by content;
-//!   nodes apart from links, so re-adding a node probes a small, cache-hot table), the
-//!   name and outgoing arenas, the incoming-set headers and entry pool, the
+//!   nodes apart from links, so re-adding a node probes a small, cache-hot
+//!   table), the arenas' fill marks, the incoming-set entry pool, the
 //!   values of atoms that have any, and per-type slot blocks.
 //!
 //! Slots are handed out in blocks of [`BLOCK`] per type, so the type index is
@@ -26,7 +28,9 @@ use std::hash::{BuildHasher, Hasher};
 
 use crate::error::{Error, Result};
 use crate::handle::{Handle, LOCAL_LIMIT, SHARDS};
+use crate::arena::Arena;
 use crate::segvec::{SegVec, Zeroable};
+use std::sync::atomic::AtomicU8;
 use crate::types::Type;
 use crate::value::{TruthValue, Value};
 
@@ -173,8 +177,10 @@ type KeyValues = Vec<(Handle, Value)>;
 pub struct Shard {
     nodes_by_content: HashTable<u32>,
     links_by_content: HashTable<u32>,
-    names: Vec<u8>,
-    outgoing: Vec<Handle>,
+    /// Fill marks of this shard's name and outgoing arenas. They survive
+    /// `clear`: lock-free readers may still hold slices below them.
+    names_end: usize,
+    outgoing_end: usize,
     pool: Pool,
     tvs: HashMap<u32, TruthValue, FixedState>,
     values: HashMap<u32, KeyValues, FixedState>,
@@ -254,6 +260,8 @@ pub(crate) struct Store {
 /// The lock-free half of a store: slot records and the content hasher.
 pub struct Records {
     records: Box<[SegVec<Slot>]>,
+    names: Box<[Arena<AtomicU8>]>,
+    outgoing: Box<[Arena<AtomicU32>]>,
     hasher: FixedState,
     /// Next free slot per shard. Shared by every space of a hierarchy (a
     /// space and its child spaces), so their handles never collide.
@@ -315,6 +323,8 @@ impl Store {
         Store {
             recs: Records {
                 records: (0..SHARDS).map(|_| SegVec::new()).collect(),
+                names: (0..SHARDS).map(|_| Arena::new()).collect(),
+                outgoing: (0..SHARDS).map(|_| Arena::new()).collect(),
                 hasher: FixedState::with_seed(0x5eed_a70e_eeaf_0001),
                 next_slot,
             },
@@ -374,7 +384,7 @@ impl Store {
             total += self.recs.records[s].allocated_bytes();
             let sh = self.shards[s].read();
             total += sh.nodes_by_content.allocation_size() + sh.links_by_content.allocation_size();
-            total += sh.names.capacity() + sh.outgoing.capacity() * 4;
+            total += self.recs.names[s].allocated_bytes() + self.recs.outgoing[s].allocated_bytes();
             total += sh.pool.data.capacity() * 4 + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
             total += sh.tvs.allocation_size();
             total += sh.values.allocation_size()
@@ -428,30 +438,31 @@ impl Records {
     pub(crate) fn add_node_in(&self, sh: &mut Shard, hash: u64, t: Type, name: &str) -> Result<Handle> {
         let s = shard_of_hash(hash);
         let recs = &self.records[s];
-        if let Some(l) = sh.find_node(recs, hash, t, name) {
+        if let Some(l) = sh.find_node(&self.view(s), hash, t, name) {
             return Ok(Handle::new(s, l));
         }
         let len = name.len();
         let too_big = || Error::InvalidValue("a shard's node names would exceed 4 GiB".into());
-        let off = u32::try_from(sh.names.len()).map_err(|_| too_big())?;
         let l32 = u32::try_from(len).map_err(|_| too_big())?;
-        if u32::try_from(sh.names.len() + len + 4).is_err() {
-            return Err(too_big());
-        }
+        let long = len >= LEN_ESCAPE as usize;
         let local = sh.alloc_slot(recs, &self.next_slot[s], t)?;
-        let len_field = if len >= LEN_ESCAPE as usize {
-            sh.names.extend_from_slice(&l32.to_le_bytes());
-            LEN_ESCAPE
+        let off = if long {
+            let mut bytes = l32.to_le_bytes().to_vec();
+            bytes.extend_from_slice(name.as_bytes());
+            self.names[s].push(&mut sh.names_end, &bytes)
         } else {
-            l32
+            self.names[s].push(&mut sh.names_end, name.as_bytes())
         };
-        sh.names.extend_from_slice(name.as_bytes());
+        let Some(off) = off else {
+            sh.free_slot(recs, t, local);
+            return Err(too_big());
+        };
+        let len_field = if long { LEN_ESCAPE } else { l32 };
         let word = LIVE | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
         recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
-        sh.make_room(&self.hasher, recs, false);
-        let hasher = &self.hasher;
-        let Shard { nodes_by_content, names, outgoing, .. } = sh;
-        nodes_by_content.insert_unique(hash, local, |&l| rehash(hasher, recs, names, outgoing, l));
+        let view = self.view(s);
+        sh.make_room(&self.hasher, &view, false);
+        sh.nodes_by_content.insert_unique(hash, local, |&l| rehash(&self.hasher, &view, l));
         sh.nodes += 1;
         Ok(Handle::new(s, local))
     }
@@ -483,28 +494,28 @@ impl Records {
         let s = shard_of_hash(hash);
         let recs = &self.records[s];
         let sh = acc.shard(s);
-        if let Some(l) = sh.find_link(recs, hash, t, out) {
+        if let Some(l) = sh.find_link(&self.view(s), hash, t, out) {
             return Ok((Handle::new(s, l), false));
         }
-        let too_big = || Error::InvalidValue("a shard's outgoing sets would exceed 2^32 members".into());
-        let off = u32::try_from(sh.outgoing.len()).map_err(|_| too_big())?;
-        if u32::try_from(sh.outgoing.len() + out.len() + 1).is_err() {
-            return Err(too_big());
-        }
         let local = sh.alloc_slot(recs, &self.next_slot[s], t)?;
-        let len_field = if out.len() >= LEN_ESCAPE as usize {
-            sh.outgoing.push(Handle(out.len() as u32));
-            LEN_ESCAPE
+        let long = out.len() >= LEN_ESCAPE as usize;
+        let off = if long {
+            let mut members = vec![Handle(out.len() as u32)];
+            members.extend_from_slice(out);
+            self.outgoing[s].push(&mut sh.outgoing_end, &members)
         } else {
-            out.len() as u32
+            self.outgoing[s].push(&mut sh.outgoing_end, out)
         };
-        sh.outgoing.extend_from_slice(out);
+        let Some(off) = off else {
+            sh.free_slot(recs, t, local);
+            return Err(Error::InvalidValue("a shard's outgoing sets would exceed 2^32 members".into()));
+        };
+        let len_field = if long { LEN_ESCAPE } else { out.len() as u32 };
         let word = LIVE | IS_LINK | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
         recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
-        sh.make_room(&self.hasher, recs, true);
-        let hasher = &self.hasher;
-        let Shard { links_by_content, names, outgoing, .. } = sh;
-        links_by_content.insert_unique(hash, local, |&l| rehash(hasher, recs, names, outgoing, l));
+        let view = self.view(s);
+        sh.make_room(&self.hasher, &view, true);
+        sh.links_by_content.insert_unique(hash, local, |&l| rehash(&self.hasher, &view, l));
         sh.links += 1;
         let h = Handle::new(s, local);
         for_each_distinct(out, |x| {
@@ -528,12 +539,12 @@ impl Records {
 
     pub(crate) fn find_node(&self, sh: &Shard, hash: u64, t: Type, name: &str) -> Option<Handle> {
         let s = shard_of_hash(hash);
-        sh.find_node(&self.records[s], hash, t, name).map(|l| Handle::new(s, l))
+        sh.find_node(&self.view(s), hash, t, name).map(|l| Handle::new(s, l))
     }
 
     pub(crate) fn find_link(&self, sh: &Shard, hash: u64, t: Type, out: &[Handle]) -> Option<Handle> {
         let s = shard_of_hash(hash);
-        sh.find_link(&self.records[s], hash, t, out).map(|l| Handle::new(s, l))
+        sh.find_link(&self.view(s), hash, t, out).map(|l| Handle::new(s, l))
     }
 
     pub(crate) fn home_of_hash(hash: u64) -> usize {
@@ -553,7 +564,8 @@ impl Records {
         if incoming > 0 {
             return Err(Error::HasIncoming { atom: h, incoming });
         }
-        let hash = rehash(&self.hasher, recs, &sh.names, &sh.outgoing, h.local());
+        let view = self.view(s);
+        let hash = rehash(&self.hasher, &view, h.local());
         let local = h.local();
         let table = if rec.is_link() { &mut sh.links_by_content } else { &mut sh.nodes_by_content };
         table
@@ -572,19 +584,17 @@ impl Records {
         slot.inc.store(0, Ordering::Relaxed);
         if rec.is_link() {
             sh.links -= 1;
-            let (start, len) = sh.out_range(rec);
-            sh.dead_outgoing += len + usize::from(rec.len_field() == LEN_ESCAPE);
-            let out: Vec<Handle> = sh.outgoing[start..start + len].to_vec();
+            let out = view.out(rec);
+            sh.dead_outgoing += out.len() + usize::from(rec.len_field() == LEN_ESCAPE);
             // Members of base spaces: the caller unregisters the link from their owners.
-            for_each_distinct(&out, |x| {
+            for_each_distinct(out, |x| {
                 if self.rec(x).is_some() {
                     acc.shard(x.shard()).inc_remove(&self.records[x.shard()], x.local(), h);
                 }
             });
         } else {
             sh.nodes -= 1;
-            let (start, len) = sh.name_range(rec);
-            sh.dead_names += len + (start - rec.payload() as usize);
+            sh.dead_names += view.name(rec).len() + if rec.len_field() == LEN_ESCAPE { 4 } else { 0 };
         }
         Ok(())
     }
@@ -732,19 +742,29 @@ impl Records {
                 w.inc.store(0, Ordering::Relaxed);
             }
         }
-        *sh = Shard::default();
+        *sh = Shard { names_end: sh.names_end, outgoing_end: sh.outgoing_end, ..Shard::default() };
     }
 
     // ----- reading under a shard lock -----
 
-    pub(crate) fn name_in<'s>(&self, sh: &'s Shard, h: Handle) -> Option<&'s str> {
+    /// The node's name, read without a lock.
+    #[inline]
+    pub(crate) fn name(&self, h: Handle) -> Option<&str> {
         let rec = self.rec(h)?;
-        (!rec.is_link()).then(|| sh.name(rec))
+        (!rec.is_link()).then(|| self.view(h.shard()).name(rec))
     }
 
-    pub(crate) fn outgoing_in<'s>(&self, sh: &'s Shard, h: Handle) -> Option<&'s [Handle]> {
+    /// The link's outgoing set (empty for nodes), read without a lock.
+    #[inline]
+    pub(crate) fn outgoing(&self, h: Handle) -> Option<&[Handle]> {
         let rec = self.rec(h)?;
-        Some(if rec.is_link() { sh.out(rec) } else { &[] })
+        Some(if rec.is_link() { self.view(h.shard()).out(rec) } else { &[] })
+    }
+
+    /// Shard `s`'s slots and arenas.
+    #[inline]
+    fn view(&self, s: usize) -> View<'_> {
+        View { slots: &self.records[s], names: &self.names[s], outgoing: &self.outgoing[s] }
     }
 
     pub(crate) fn incoming_in<'s>(&self, sh: &'s Shard, h: Handle) -> Option<&'s [Handle]> {
@@ -831,41 +851,61 @@ pub(crate) fn structure_sizes() -> Vec<(&'static str, usize)> {
     ]
 }
 
+/// One shard's lock-free parts: slots and arenas.
+struct View<'a> {
+    slots: &'a SegVec<Slot>,
+    names: &'a Arena<AtomicU8>,
+    outgoing: &'a Arena<AtomicU32>,
+}
+
+impl<'a> View<'a> {
+    #[inline]
+    fn rec(&self, l: u32) -> Rec {
+        Rec(self.slots.get(l as usize).expect("slot exists").rec.load(Ordering::Acquire))
+    }
+
+    /// The name of a published node record.
+    #[inline]
+    fn name(&self, rec: Rec) -> &'a str {
+        let off = rec.payload() as usize;
+        let bytes = if rec.len_field() == LEN_ESCAPE {
+            let len = u32::from_le_bytes(self.names.get(off, 4).try_into().expect("four bytes")) as usize;
+            self.names.get(off + 4, len)
+        } else {
+            self.names.get(off, rec.len_field() as usize)
+        };
+        // SAFETY: names are copied in from `&str` whole, so every range is valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(bytes) }
+    }
+
+    /// The outgoing set of a published link record.
+    #[inline]
+    fn out(&self, rec: Rec) -> &'a [Handle] {
+        let off = rec.payload() as usize;
+        if rec.len_field() == LEN_ESCAPE {
+            let len = self.outgoing.get(off, 1)[0].0 as usize;
+            &self.outgoing.get(off, len + 1)[1..]
+        } else {
+            self.outgoing.get(off, rec.len_field() as usize)
+        }
+    }
+}
+
 /// Content hash of the atom in slot `l`, for dedupe-table growth and removal.
-fn rehash(hasher: &FixedState, recs: &SegVec<Slot>, names: &[u8], outgoing: &[Handle], l: u32) -> u64 {
-    let rec = Rec(recs.get(l as usize).expect("slot exists").rec.load(Ordering::Relaxed));
+fn rehash(hasher: &FixedState, view: &View<'_>, l: u32) -> u64 {
+    let rec = view.rec(l);
     let mut h = hasher.build_hasher();
     h.write_u16(rec.ty().0);
     if rec.is_link() {
-        let (start, len) = out_range(outgoing, rec);
-        h.write_usize(len);
-        for x in &outgoing[start..start + len] {
+        let out = view.out(rec);
+        h.write_usize(out.len());
+        for x in out {
             h.write_u32(x.0);
         }
     } else {
-        let (start, len) = name_range(names, rec);
-        h.write(&names[start..start + len]);
+        h.write(view.name(rec).as_bytes());
     }
     h.finish()
-}
-
-fn name_range(names: &[u8], rec: Rec) -> (usize, usize) {
-    let off = rec.payload() as usize;
-    if rec.len_field() == LEN_ESCAPE {
-        let len = u32::from_le_bytes(names[off..off + 4].try_into().unwrap()) as usize;
-        (off + 4, len)
-    } else {
-        (off, rec.len_field() as usize)
-    }
-}
-
-fn out_range(outgoing: &[Handle], rec: Rec) -> (usize, usize) {
-    let off = rec.payload() as usize;
-    if rec.len_field() == LEN_ESCAPE {
-        (off + 1, outgoing[off].0 as usize)
-    } else {
-        (off, rec.len_field() as usize)
-    }
 }
 
 impl Shard {
@@ -874,7 +914,7 @@ impl Shard {
     /// hashbrown would rehash in bucket order, reading every atom's content
     /// at random; rebuilding in slot order reads records and arenas nearly
     /// sequentially, which on a large space is several times faster.
-    fn make_room(&mut self, hasher: &FixedState, recs: &SegVec<Slot>, links: bool) {
+    fn make_room(&mut self, hasher: &FixedState, view: &View<'_>, links: bool) {
         let table = if links { &self.links_by_content } else { &self.nodes_by_content };
         if table.len() < table.capacity() {
             return;
@@ -883,11 +923,9 @@ impl Shard {
         for ts in &self.by_type {
             for &b in &ts.blocks {
                 for l in b..b + BLOCK {
-                    let Some(slot) = recs.get(l as usize) else { continue };
-                    let rec = Rec(slot.rec.load(Ordering::Relaxed));
+                    let rec = view.rec(l);
                     if rec.live() && rec.is_link() == links {
-                        let hash = rehash(hasher, recs, &self.names, &self.outgoing, l);
-                        grown.insert_unique(hash, l, |&l| rehash(hasher, recs, &self.names, &self.outgoing, l));
+                        grown.insert_unique(rehash(hasher, view, l), l, |&l| rehash(hasher, view, l));
                     }
                 }
             }
@@ -899,20 +937,20 @@ impl Shard {
         }
     }
 
-    fn find_node(&self, recs: &SegVec<Slot>, hash: u64, t: Type, name: &str) -> Option<u32> {
+    fn find_node(&self, view: &View<'_>, hash: u64, t: Type, name: &str) -> Option<u32> {
         self.nodes_by_content
             .find(hash, |&l| {
-                let r = Rec(recs.get(l as usize).unwrap().rec.load(Ordering::Relaxed));
-                !r.is_link() && r.ty() == t && self.name(r) == name
+                let r = view.rec(l);
+                !r.is_link() && r.ty() == t && view.name(r) == name
             })
             .copied()
     }
 
-    fn find_link(&self, recs: &SegVec<Slot>, hash: u64, t: Type, out: &[Handle]) -> Option<u32> {
+    fn find_link(&self, view: &View<'_>, hash: u64, t: Type, out: &[Handle]) -> Option<u32> {
         self.links_by_content
             .find(hash, |&l| {
-                let r = Rec(recs.get(l as usize).unwrap().rec.load(Ordering::Relaxed));
-                r.is_link() && r.ty() == t && self.out(r) == out
+                let r = view.rec(l);
+                r.is_link() && r.ty() == t && view.out(r) == out
             })
             .copied()
     }
@@ -942,25 +980,12 @@ impl Shard {
         Ok(local)
     }
 
-    #[inline]
-    fn name(&self, rec: Rec) -> &str {
-        let (start, len) = name_range(&self.names, rec);
-        // SAFETY: names are copied in from `&str` whole, so every range is valid UTF-8.
-        unsafe { std::str::from_utf8_unchecked(&self.names[start..start + len]) }
-    }
-
-    #[inline]
-    fn out(&self, rec: Rec) -> &[Handle] {
-        let (start, len) = out_range(&self.outgoing, rec);
-        &self.outgoing[start..start + len]
-    }
-
-    fn out_range(&self, rec: Rec) -> (usize, usize) {
-        out_range(&self.outgoing, rec)
-    }
-
-    fn name_range(&self, rec: Rec) -> (usize, usize) {
-        name_range(&self.names, rec)
+    /// Takes back the slot `alloc_slot` just gave out, when the add fails.
+    fn free_slot(&mut self, _recs: &SegVec<Slot>, t: Type, local: u32) {
+        let ts = &mut self.by_type[usize::from(t.0)];
+        debug_assert_eq!(ts.cursor, local + 1);
+        ts.cursor = local;
+        ts.live -= 1;
     }
 
     #[inline]

@@ -233,9 +233,9 @@ fn space_matches_table_semantics() {
     let a = s.add_node(CONCEPT_NODE, "a").unwrap();
     let b = s.add_node(CONCEPT_NODE, "b").unwrap();
     let l = s.add_link(LIST_LINK, &[a, b]).unwrap();
-    assert_eq!(&*s.outgoing(l).unwrap(), &[a, b]);
+    assert_eq!(s.outgoing(l).unwrap(), &[a, b]);
     assert_eq!(&*s.incoming(a).unwrap(), &[l]);
-    assert_eq!(&*s.name(a).unwrap(), "a");
+    assert_eq!(s.name(a).unwrap(), "a");
     assert_eq!(s.get_node(CONCEPT_NODE, "a"), Some(a));
     assert_eq!(s.get_link(LIST_LINK, &[a, b]), Some(l));
     assert_eq!(s.incoming_by_type(a, LIST_LINK), vec![l]);

@@ -32,8 +32,8 @@ fn child_sees_base_and_adds_into_itself() {
     assert_eq!(sorted(child.handles_by_type(NODE, true).collect()), sorted(vec![a, b]));
     assert_eq!(child.root_set_by_type(ATOM, true).collect::<Vec<_>>(), vec![l]);
     assert_eq!(base.root_set_by_type(ATOM, true).collect::<Vec<_>>(), vec![a]);
-    assert_eq!(&*child.name(a).unwrap(), "a");
-    assert_eq!(&*child.outgoing(l).unwrap(), &[a, b]);
+    assert_eq!(child.name(a).unwrap(), "a");
+    assert_eq!(child.outgoing(l).unwrap(), &[a, b]);
     assert_eq!(child.get_type(l), Some(LIST_LINK));
     assert!(child.read().is_none() && base.read().is_none(), "no lock-free view while frames exist");
     drop(child);

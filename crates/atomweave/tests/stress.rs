@@ -166,7 +166,7 @@ fn reading_again_while_holding_a_guard_does_not_deadlock_behind_a_writer() {
     thread::scope(|scope| {
         let writer = scope.spawn(|| space.add_node(CONCEPT_NODE, &same_shard).unwrap());
         thread::sleep(std::time::Duration::from_millis(50));
-        assert_eq!(&*space.name(a).unwrap(), "a");
+        assert_eq!(space.name(a).unwrap(), "a");
         drop(held);
         writer.join().unwrap();
     });

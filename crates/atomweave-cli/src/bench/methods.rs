@@ -303,7 +303,7 @@ impl Target for SpaceRef<'_> {
         self.0.incoming_size(h).unwrap_or(0)
     }
     fn outgoing_probe(&self, h: Handle) -> usize {
-        self.0.outgoing(h).map_or(0, |o| probe(&o))
+        self.0.outgoing(h).map_or(0, probe)
     }
     fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
         self.0.add_node(t, name)

@@ -1,0 +1,116 @@
+//! Append-only arenas for node names and outgoing sets.
+//!
+//! Each range is written once, under the owning shard's write lock, before
+//! the record that points at it is published, and is never moved, changed or
+//! reused afterwards; so readers take slices of it without any lock, and a
+//! stale handle still reads valid (old) memory. The price, as for slot
+//! numbers: space of extracted atoms is not reused while the store lives.
+
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+
+use crate::segvec::{segment_of, SegVec, Zeroable};
+use crate::Handle;
+
+/// An element type and the atomic cell it is written through.
+///
+/// # Safety
+/// `Self` must have the size, alignment and bit validity of `Plain`, so that
+/// a published range of cells can be read as a slice of `Plain`.
+pub(crate) unsafe trait Cell: Zeroable + Sync {
+    type Plain: Copy;
+    fn set(&self, v: Self::Plain);
+}
+
+// SAFETY: AtomicU8 has the layout of u8; zero is valid and needs no drop.
+unsafe impl Zeroable for AtomicU8 {}
+// SAFETY: as above.
+unsafe impl Cell for AtomicU8 {
+    type Plain = u8;
+    fn set(&self, v: u8) {
+        self.store(v, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: AtomicU32 has the layout of u32, and Handle is a transparent u32.
+unsafe impl Zeroable for AtomicU32 {}
+// SAFETY: as above.
+unsafe impl Cell for AtomicU32 {
+    type Plain = Handle;
+    fn set(&self, v: Handle) {
+        self.store(v.0, Ordering::Relaxed);
+    }
+}
+
+pub(crate) struct Arena<C: Cell> {
+    cells: SegVec<C>,
+}
+
+impl<C: Cell> Arena<C> {
+    pub(crate) fn new() -> Self {
+        Arena { cells: SegVec::new() }
+    }
+
+    /// Appends `data` after `*end` (the arena's fill, which the caller keeps
+    /// under its lock), in one segment so it reads back as one slice.
+    /// Returns its start, or `None` past `u32::MAX` elements.
+    pub(crate) fn push(&self, end: &mut usize, data: &[C::Plain]) -> Option<u32> {
+        let mut start = *end;
+        if !data.is_empty() {
+            loop {
+                let (seg_start, seg_len) = segment_of(start);
+                if start + data.len() <= seg_start + seg_len {
+                    break;
+                }
+                // The rest of this segment is too short: it stays unused.
+                start = seg_start + seg_len;
+            }
+        }
+        let start32 = u32::try_from(start + data.len()).ok().map(|_| start as u32)?;
+        self.cells.ensure(start + data.len());
+        for (i, &v) in data.iter().enumerate() {
+            self.cells.get(start + i).expect("ensured").set(v);
+        }
+        *end = start + data.len();
+        Some(start32)
+    }
+
+    /// The published range `start..start + len`.
+    #[inline]
+    pub(crate) fn get(&self, start: usize, len: usize) -> &[C::Plain] {
+        let cells = self.cells.slice(start, len);
+        // SAFETY: `Cell` guarantees the layout; a published range is never
+        // written again, so reading it as plain data races with nothing.
+        unsafe { std::slice::from_raw_parts(cells.as_ptr() as *const C::Plain, cells.len()) }
+    }
+
+    /// Bytes allocated (address space; untouched pages are not resident).
+    pub(crate) fn allocated_bytes(&self) -> usize {
+        self.cells.allocated_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_never_straddle_segments_and_read_back() {
+        let a: Arena<AtomicU32> = Arena::new();
+        let mut end = 0;
+        let mut placed = Vec::new();
+        for n in [3usize, 1000, 30, 2000, 0, 5000, 7] {
+            let data: Vec<Handle> = (0..n as u32).map(Handle).collect();
+            let start = a.push(&mut end, &data).unwrap() as usize;
+            let (seg_start, seg_len) = segment_of(start);
+            assert!(n == 0 || start + n <= seg_start + seg_len);
+            placed.push((start, data));
+        }
+        for (start, data) in placed {
+            assert_eq!(a.get(start, data.len()), &data[..]);
+        }
+        let b: Arena<AtomicU8> = Arena::new();
+        let mut end = 0;
+        let s = b.push(&mut end, "héllo".as_bytes()).unwrap() as usize;
+        assert_eq!(b.get(s, 6), "héllo".as_bytes());
+    }
+}
