@@ -18,6 +18,7 @@
 //! ```
 
 mod arena;
+mod dedupe;
 mod error;
 mod handle;
 mod read;

@@ -34,14 +34,14 @@ pub trait AtomRead: sealed::Access {
     /// The node of this type and name, if present.
     fn get_node(&self, t: Type, name: &str) -> Option<Handle> {
         let hash = self.recs().hash_node(t, name);
-        self.recs().find_node(self.shard(Records::home_of_hash(hash)), hash, t, name)
+        self.recs().find_node(hash, t, name)
     }
 
     /// The link of this type and outgoing set, if present.
     fn get_link(&self, t: Type, outgoing: &[Handle]) -> Option<Handle> {
         let out = crate::table::link_key(t, outgoing).ok()?;
         let hash = self.recs().hash_link(t, &out);
-        self.recs().find_link(self.shard(Records::home_of_hash(hash)), hash, t, &out)
+        self.recs().find_link(hash, t, &out)
     }
 
     /// Is `h` an atom here?

@@ -389,10 +389,11 @@ impl AtomSpace {
         node_type(t)?;
         let hash = self.recs().hash_node(t, name);
         let s = Records::home_of_hash(hash);
+        // An atom that exists is found without a lock.
+        if let Some(h) = self.recs().find_node(hash, t, name) {
+            return Ok(h);
+        }
         if !self.is_root() {
-            if let Some(h) = self.recs().find_node(&self.read_shard(s), hash, t, name) {
-                return Ok(h);
-            }
             if let Some(h) = self.inner.bases.iter().find_map(|b| b.get_node(t, name)) {
                 self.recs().unhide_in(&mut self.write_shard(h.shard()), h);
                 return Ok(h);
@@ -419,7 +420,7 @@ impl AtomSpace {
                 foreign.push((x, o.clone()));
             }
         }
-        if let Some(h) = self.recs().find_link(&self.read_shard(home), hash, t, &out) {
+        if let Some(h) = self.recs().find_link(hash, t, &out) {
             return Ok(h);
         }
         // Only links made of base atoms alone can be in a base.
@@ -448,7 +449,7 @@ impl AtomSpace {
     /// The node of this type and name, if present.
     pub fn get_node(&self, t: Type, name: &str) -> Option<Handle> {
         let hash = self.recs().hash_node(t, name);
-        let own = self.recs().find_node(&self.read_shard(Records::home_of_hash(hash)), hash, t, name);
+        let own = self.recs().find_node(hash, t, name);
         if own.is_some() || self.is_root() {
             return own;
         }
@@ -459,7 +460,7 @@ impl AtomSpace {
     pub fn get_link(&self, t: Type, outgoing: &[Handle]) -> Option<Handle> {
         let out = link_key(t, outgoing).ok()?;
         let hash = self.recs().hash_link(t, &out);
-        let own = self.recs().find_link(&self.read_shard(Records::home_of_hash(hash)), hash, t, &out);
+        let own = self.recs().find_link(hash, t, &out);
         if own.is_some() || self.is_root() {
             return own;
         }

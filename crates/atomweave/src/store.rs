@@ -22,13 +22,14 @@ use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
 use foldhash::fast::FixedState;
-use hashbrown::{HashMap, HashTable};
+use hashbrown::HashMap;
 use parking_lot::{RwLock, RwLockWriteGuard};
 use std::hash::{BuildHasher, Hasher};
 
 use crate::error::{Error, Result};
 use crate::handle::{Handle, LOCAL_LIMIT, SHARDS};
 use crate::arena::Arena;
+use crate::dedupe::{Dedupe, DedupeBook};
 use crate::segvec::{SegVec, Zeroable};
 use std::sync::atomic::AtomicU8;
 use crate::types::Type;
@@ -175,8 +176,9 @@ type KeyValues = Vec<(Handle, Value)>;
 /// One shard's lock-protected state.
 #[derive(Default)]
 pub struct Shard {
-    nodes_by_content: HashTable<u32>,
-    links_by_content: HashTable<u32>,
+    /// Counts and retired tables of the dedupe tables in `Records`.
+    node_book: DedupeBook,
+    link_book: DedupeBook,
     /// Fill marks of this shard's name and outgoing arenas. They survive
     /// `clear`: lock-free readers may still hold slices below them.
     names_end: usize,
@@ -260,6 +262,9 @@ pub(crate) struct Store {
 /// The lock-free half of a store: slot records and the content hasher.
 pub struct Records {
     records: Box<[SegVec<Slot>]>,
+    /// Content to slot, for nodes and for links, probed without a lock.
+    nodes_by_content: Box<[Dedupe]>,
+    links_by_content: Box<[Dedupe]>,
     names: Box<[Arena<AtomicU8>]>,
     outgoing: Box<[Arena<AtomicU32>]>,
     hasher: FixedState,
@@ -323,6 +328,8 @@ impl Store {
         Store {
             recs: Records {
                 records: (0..SHARDS).map(|_| SegVec::new()).collect(),
+                nodes_by_content: (0..SHARDS).map(|_| Dedupe::new()).collect(),
+                links_by_content: (0..SHARDS).map(|_| Dedupe::new()).collect(),
                 names: (0..SHARDS).map(|_| Arena::new()).collect(),
                 outgoing: (0..SHARDS).map(|_| Arena::new()).collect(),
                 hasher: FixedState::with_seed(0x5eed_a70e_eeaf_0001),
@@ -377,13 +384,22 @@ impl Store {
         }
     }
 
+    /// Frees the dedupe tables that growth replaced in shard `s`: with
+    /// exclusive access no lock-free reader can be probing them.
+    pub(crate) fn free_retired(&mut self, s: usize) {
+        let sh = self.shards[s].get_mut();
+        Dedupe::free_retired(&mut sh.node_book);
+        Dedupe::free_retired(&mut sh.link_book);
+    }
+
     /// Bytes this store has allocated, by its own accounting.
     pub(crate) fn heap_bytes(&self) -> usize {
         let mut total = 0;
         for s in 0..SHARDS {
             total += self.recs.records[s].allocated_bytes();
             let sh = self.shards[s].read();
-            total += sh.nodes_by_content.allocation_size() + sh.links_by_content.allocation_size();
+            total += self.recs.nodes_by_content[s].allocated_bytes(&sh.node_book)
+                + self.recs.links_by_content[s].allocated_bytes(&sh.link_book);
             total += self.recs.names[s].allocated_bytes() + self.recs.outgoing[s].allocated_bytes();
             total += sh.pool.data.capacity() * 4 + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
             total += sh.tvs.allocation_size();
@@ -438,8 +454,8 @@ impl Records {
     pub(crate) fn add_node_in(&self, sh: &mut Shard, hash: u64, t: Type, name: &str) -> Result<Handle> {
         let s = shard_of_hash(hash);
         let recs = &self.records[s];
-        if let Some(l) = sh.find_node(&self.view(s), hash, t, name) {
-            return Ok(Handle::new(s, l));
+        if let Some(h) = self.find_node(hash, t, name) {
+            return Ok(h);
         }
         let len = name.len();
         let too_big = || Error::InvalidValue("a shard's node names would exceed 4 GiB".into());
@@ -461,8 +477,9 @@ impl Records {
         let word = LIVE | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
         recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
         let view = self.view(s);
-        sh.make_room(&self.hasher, &view, false);
-        sh.nodes_by_content.insert_unique(hash, local, |&l| rehash(&self.hasher, &view, l));
+        let by_type = &sh.by_type;
+        let all = || hashed_slots(by_type, &self.hasher, &view, false, local);
+        self.nodes_by_content[s].insert(&mut sh.node_book, hash, local, all);
         sh.nodes += 1;
         Ok(Handle::new(s, local))
     }
@@ -494,8 +511,8 @@ impl Records {
         let s = shard_of_hash(hash);
         let recs = &self.records[s];
         let sh = acc.shard(s);
-        if let Some(l) = sh.find_link(&self.view(s), hash, t, out) {
-            return Ok((Handle::new(s, l), false));
+        if let Some(h) = self.find_link(hash, t, out) {
+            return Ok((h, false));
         }
         let local = sh.alloc_slot(recs, &self.next_slot[s], t)?;
         let long = out.len() >= LEN_ESCAPE as usize;
@@ -514,8 +531,9 @@ impl Records {
         let word = LIVE | IS_LINK | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
         recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
         let view = self.view(s);
-        sh.make_room(&self.hasher, &view, true);
-        sh.links_by_content.insert_unique(hash, local, |&l| rehash(&self.hasher, &view, l));
+        let by_type = &sh.by_type;
+        let all = || hashed_slots(by_type, &self.hasher, &view, true, local);
+        self.links_by_content[s].insert(&mut sh.link_book, hash, local, all);
         sh.links += 1;
         let h = Handle::new(s, local);
         for_each_distinct(out, |x| {
@@ -537,14 +555,30 @@ impl Records {
         sh.inc_remove(&self.records[x.shard()], x.local(), l);
     }
 
-    pub(crate) fn find_node(&self, sh: &Shard, hash: u64, t: Type, name: &str) -> Option<Handle> {
+    /// The node of this content, found without a lock.
+    #[inline]
+    pub(crate) fn find_node(&self, hash: u64, t: Type, name: &str) -> Option<Handle> {
         let s = shard_of_hash(hash);
-        sh.find_node(&self.view(s), hash, t, name).map(|l| Handle::new(s, l))
+        let view = self.view(s);
+        self.nodes_by_content[s]
+            .find(hash, |l| {
+                let r = view.rec(l);
+                r.live() && !r.is_link() && r.ty() == t && view.name(r) == name
+            })
+            .map(|l| Handle::new(s, l))
     }
 
-    pub(crate) fn find_link(&self, sh: &Shard, hash: u64, t: Type, out: &[Handle]) -> Option<Handle> {
+    /// The link of this content, found without a lock.
+    #[inline]
+    pub(crate) fn find_link(&self, hash: u64, t: Type, out: &[Handle]) -> Option<Handle> {
         let s = shard_of_hash(hash);
-        sh.find_link(&self.view(s), hash, t, out).map(|l| Handle::new(s, l))
+        let view = self.view(s);
+        self.links_by_content[s]
+            .find(hash, |l| {
+                let r = view.rec(l);
+                r.live() && r.is_link() && r.ty() == t && view.out(r) == out
+            })
+            .map(|l| Handle::new(s, l))
     }
 
     pub(crate) fn home_of_hash(hash: u64) -> usize {
@@ -567,11 +601,11 @@ impl Records {
         let view = self.view(s);
         let hash = rehash(&self.hasher, &view, h.local());
         let local = h.local();
-        let table = if rec.is_link() { &mut sh.links_by_content } else { &mut sh.nodes_by_content };
-        table
-            .find_entry(hash, |&l| l == local)
-            .expect("live atom is in its dedupe table")
-            .remove();
+        if rec.is_link() {
+            self.links_by_content[s].remove(&mut sh.link_book, hash, local);
+        } else {
+            self.nodes_by_content[s].remove(&mut sh.node_book, hash, local);
+        }
         if rec.has_tv() {
             sh.tvs.remove(&local);
         }
@@ -742,7 +776,10 @@ impl Records {
                 w.inc.store(0, Ordering::Relaxed);
             }
         }
-        *sh = Shard { names_end: sh.names_end, outgoing_end: sh.outgoing_end, ..Shard::default() };
+        self.nodes_by_content[s].clear(&mut sh.node_book);
+        self.links_by_content[s].clear(&mut sh.link_book);
+        let (node_book, link_book) = (std::mem::take(&mut sh.node_book), std::mem::take(&mut sh.link_book));
+        *sh = Shard { names_end: sh.names_end, outgoing_end: sh.outgoing_end, node_book, link_book, ..Shard::default() };
     }
 
     // ----- reading under a shard lock -----
@@ -891,6 +928,25 @@ impl<'a> View<'a> {
     }
 }
 
+/// Every live slot of one kind (links or nodes) in a shard with its content
+/// hash, but `skip` (the slot being inserted), for a dedupe-table rebuild.
+/// Read in slot order: records and arenas nearly sequentially, where a
+/// rebuild in table order would read every atom at random.
+fn hashed_slots(by_type: &[TypeSlots], hasher: &FixedState, view: &View<'_>, links: bool, skip: u32) -> Vec<(u64, u32)> {
+    let mut out = Vec::new();
+    for ts in by_type {
+        for &b in &ts.blocks {
+            for l in b..b + BLOCK {
+                let rec = view.rec(l);
+                if l != skip && rec.live() && rec.is_link() == links {
+                    out.push((rehash(hasher, view, l), l));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Content hash of the atom in slot `l`, for dedupe-table growth and removal.
 fn rehash(hasher: &FixedState, view: &View<'_>, l: u32) -> u64 {
     let rec = view.rec(l);
@@ -909,52 +965,6 @@ fn rehash(hasher: &FixedState, view: &View<'_>, l: u32) -> u64 {
 }
 
 impl Shard {
-    /// Grows a full dedupe table (of links, or of nodes) before an insert.
-    ///
-    /// hashbrown would rehash in bucket order, reading every atom's content
-    /// at random; rebuilding in slot order reads records and arenas nearly
-    /// sequentially, which on a large space is several times faster.
-    fn make_room(&mut self, hasher: &FixedState, view: &View<'_>, links: bool) {
-        let table = if links { &self.links_by_content } else { &self.nodes_by_content };
-        if table.len() < table.capacity() {
-            return;
-        }
-        let mut grown = HashTable::with_capacity((table.capacity() * 2).max(64));
-        for ts in &self.by_type {
-            for &b in &ts.blocks {
-                for l in b..b + BLOCK {
-                    let rec = view.rec(l);
-                    if rec.live() && rec.is_link() == links {
-                        grown.insert_unique(rehash(hasher, view, l), l, |&l| rehash(hasher, view, l));
-                    }
-                }
-            }
-        }
-        if links {
-            self.links_by_content = grown;
-        } else {
-            self.nodes_by_content = grown;
-        }
-    }
-
-    fn find_node(&self, view: &View<'_>, hash: u64, t: Type, name: &str) -> Option<u32> {
-        self.nodes_by_content
-            .find(hash, |&l| {
-                let r = view.rec(l);
-                !r.is_link() && r.ty() == t && view.name(r) == name
-            })
-            .copied()
-    }
-
-    fn find_link(&self, view: &View<'_>, hash: u64, t: Type, out: &[Handle]) -> Option<u32> {
-        self.links_by_content
-            .find(hash, |&l| {
-                let r = view.rec(l);
-                r.is_link() && r.ty() == t && view.out(r) == out
-            })
-            .copied()
-    }
-
     fn alloc_slot(&mut self, recs: &SegVec<Slot>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
         let ti = usize::from(t.0);
         if self.by_type.len() <= ti {

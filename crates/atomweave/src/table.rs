@@ -93,8 +93,11 @@ impl AtomTable {
     pub fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
         node_type(t)?;
         let hash = self.store.recs.hash_node(t, name);
+        let s = Records::home_of_hash(hash);
         let (recs, mut all) = self.store.split_mut();
-        recs.add_node_in(all.shard(Records::home_of_hash(hash)), hash, t, name)
+        let h = recs.add_node_in(all.shard(s), hash, t, name);
+        self.store.free_retired(s);
+        h
     }
 
     /// Adds a link, or returns the existing one. Every member must be in the table.
@@ -102,7 +105,9 @@ impl AtomTable {
         let out = link_key(t, outgoing)?;
         let hash = self.store.recs.hash_link(t, &out);
         let (recs, mut all) = self.store.split_mut();
-        recs.add_link_in(&mut all, hash, t, &out, &[]).map(|(h, _)| h)
+        let h = recs.add_link_in(&mut all, hash, t, &out, &[]).map(|(h, _)| h);
+        self.store.free_retired(Records::home_of_hash(hash));
+        h
     }
 
     /// Removes the atom. Without `recursive`, an atom that links contain is
@@ -167,6 +172,9 @@ impl AtomTable {
     /// Removes every atom. Handles of the removed atoms stay invalid.
     pub fn clear(&mut self) {
         self.store.clear();
+        for s in 0..crate::handle::SHARDS {
+            self.store.free_retired(s);
+        }
     }
 
     /// Heap bytes held by the table, by its own accounting.

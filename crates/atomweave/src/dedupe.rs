@@ -1,0 +1,208 @@
+//! Content-to-slot tables that readers probe without a lock.
+//!
+//! Open addressing with linear probing over `AtomicU32` entries: 0 is empty,
+//! 1 a removed entry, anything else a slot number plus 2 in the low 28 bits
+//! and 4 bits of the hash above them, which spare most false comparisons.
+//! Inserts, removals and growth happen under the owning shard's write lock.
+//! Growth publishes a new table; the old one stays allocated until the table
+//! is dropped (or [`Dedupe::free_retired`] runs with exclusive access),
+//! because a lock-free reader may still be probing it.
+
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+
+const EMPTY: u32 = 0;
+const REMOVED: u32 = 1;
+const SLOT_BITS: u32 = 28;
+const SLOT_MASK: u32 = (1 << SLOT_BITS) - 1;
+
+struct Table {
+    mask: usize,
+    entries: Box<[AtomicU32]>,
+}
+
+impl Table {
+    fn new(capacity: usize) -> Box<Table> {
+        let capacity = capacity.next_power_of_two().max(64);
+        Box::new(Table { mask: capacity - 1, entries: (0..capacity).map(|_| AtomicU32::new(EMPTY)).collect() })
+    }
+}
+
+#[inline]
+fn tag(hash: u64) -> u32 {
+    ((hash >> 60) as u32) << SLOT_BITS
+}
+
+#[inline]
+fn encode(hash: u64, slot: u32) -> u32 {
+    debug_assert!(slot + 2 <= SLOT_MASK);
+    tag(hash) | (slot + 2)
+}
+
+/// The lock-free half: the current table.
+pub(crate) struct Dedupe {
+    current: AtomicPtr<Table>,
+}
+
+/// The locked half: counts and the tables readers may still hold.
+#[derive(Default)]
+pub(crate) struct DedupeBook {
+    live: usize,
+    /// Live entries plus removed markers: what fills the table.
+    used: usize,
+    retired: Vec<Box<Table>>,
+}
+
+impl Dedupe {
+    pub(crate) fn new() -> Self {
+        Dedupe { current: AtomicPtr::new(Box::into_raw(Table::new(64))) }
+    }
+
+    #[inline]
+    fn table(&self) -> &Table {
+        // SAFETY: `current` always points to a live table: tables are
+        // replaced only by publishing a new one, and old ones are freed only
+        // in `drop` or `free_retired`, which need exclusive access.
+        unsafe { &*self.current.load(Ordering::Acquire) }
+    }
+
+    /// The slot whose content has `hash` and satisfies `eq`. Lock-free.
+    #[inline]
+    pub(crate) fn find(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
+        let t = self.table();
+        let want = tag(hash);
+        let mut i = hash as usize & t.mask;
+        loop {
+            let e = t.entries[i].load(Ordering::Acquire);
+            if e == EMPTY {
+                return None;
+            }
+            if e != REMOVED && e & !SLOT_MASK == want {
+                let slot = (e & SLOT_MASK) - 2;
+                if eq(slot) {
+                    return Some(slot);
+                }
+            }
+            i = (i + 1) & t.mask;
+        }
+    }
+
+    /// Adds `slot` under `hash`; the caller holds the shard's write lock,
+    /// has checked that no equal content is present, and rebuilds the table
+    /// through `all_slots` (every live slot of this kind, with its hash)
+    /// when it fills up.
+    pub(crate) fn insert(&self, book: &mut DedupeBook, hash: u64, slot: u32, all_slots: impl FnOnce() -> Vec<(u64, u32)>) {
+        let t = self.table();
+        if (book.used + 1) * 4 > (t.mask + 1) * 3 {
+            self.rebuild(book, all_slots());
+        }
+        let t = self.table();
+        let mut i = hash as usize & t.mask;
+        loop {
+            let e = t.entries[i].load(Ordering::Relaxed);
+            if e == EMPTY || e == REMOVED {
+                if e == EMPTY {
+                    book.used += 1;
+                }
+                t.entries[i].store(encode(hash, slot), Ordering::Release);
+                book.live += 1;
+                return;
+            }
+            i = (i + 1) & t.mask;
+        }
+    }
+
+    /// Removes `slot`, stored under `hash`. The caller holds the shard's write lock.
+    pub(crate) fn remove(&self, book: &mut DedupeBook, hash: u64, slot: u32) {
+        let t = self.table();
+        let want = encode(hash, slot);
+        let mut i = hash as usize & t.mask;
+        loop {
+            let e = t.entries[i].load(Ordering::Relaxed);
+            assert_ne!(e, EMPTY, "slot {slot} is not in its dedupe table");
+            if e == want {
+                // A marker, not empty: probes for later entries must go on past it.
+                t.entries[i].store(REMOVED, Ordering::Release);
+                book.live -= 1;
+                return;
+            }
+            i = (i + 1) & t.mask;
+        }
+    }
+
+    /// Publishes a fresh table holding `slots`, sized for twice as many.
+    fn rebuild(&self, book: &mut DedupeBook, slots: Vec<(u64, u32)>) {
+        let t = Table::new(slots.len() * 2 + 1);
+        for (hash, slot) in &slots {
+            let mut i = *hash as usize & t.mask;
+            while t.entries[i].load(Ordering::Relaxed) != EMPTY {
+                i = (i + 1) & t.mask;
+            }
+            t.entries[i].store(encode(*hash, *slot), Ordering::Relaxed);
+        }
+        book.live = slots.len();
+        book.used = slots.len();
+        let old = self.current.swap(Box::into_raw(t), Ordering::AcqRel);
+        // SAFETY: `old` came from `Box::into_raw`; it is kept alive for readers
+        // that may still probe it, and freed only with exclusive access.
+        book.retired.push(unsafe { Box::from_raw(old) });
+    }
+
+    /// Empties the table (the caller holds the write lock; readers may still
+    /// probe the old table, so it is retired, not freed).
+    pub(crate) fn clear(&self, book: &mut DedupeBook) {
+        self.rebuild(book, Vec::new());
+    }
+
+    /// Frees tables replaced by growth. Needs exclusive access: no reader may
+    /// be probing them.
+    pub(crate) fn free_retired(book: &mut DedupeBook) {
+        book.retired.clear();
+    }
+
+    /// Bytes allocated by the current table and the retired ones.
+    pub(crate) fn allocated_bytes(&self, book: &DedupeBook) -> usize {
+        let t = self.table();
+        (t.mask + 1) * 4 + book.retired.iter().map(|r| (r.mask + 1) * 4).sum::<usize>()
+    }
+}
+
+impl Drop for Dedupe {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from `Box::into_raw` and is freed once.
+        drop(unsafe { Box::from_raw(*self.current.get_mut()) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(i: u32) -> u64 {
+        (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+
+    #[test]
+    fn insert_find_remove_grow() {
+        let d = Dedupe::new();
+        let mut book = DedupeBook::default();
+        let mut live: Vec<u32> = Vec::new();
+        for i in 0..5000u32 {
+            let all = live.iter().map(|&s| (h(s), s)).collect::<Vec<_>>();
+            d.insert(&mut book, h(i), i, || all);
+            live.push(i);
+            if i % 3 == 0 {
+                d.remove(&mut book, h(i / 2), i / 2);
+                live.retain(|&s| s != i / 2);
+            }
+        }
+        for i in 0..5000u32 {
+            let found = d.find(h(i), |s| s == i);
+            assert_eq!(found.is_some(), live.contains(&i), "slot {i}");
+        }
+        assert_eq!(book.live, live.len());
+        assert!(!book.retired.is_empty());
+        Dedupe::free_retired(&mut book);
+        d.clear(&mut book);
+        assert_eq!(d.find(h(4999), |_| true), None);
+    }
+}
