@@ -4,9 +4,12 @@
 //! 1 a removed entry, anything else a slot number plus 2 in the low 28 bits
 //! and 4 bits of the hash above them, which spare most false comparisons.
 //! Inserts, removals and growth happen under the owning shard's write lock.
-//! Growth publishes a new table; the old one stays allocated until the table
-//! is dropped (or [`Dedupe::free_retired`] runs with exclusive access),
-//! because a lock-free reader may still be probing it.
+//! Growth publishes a new table; the old one stays mapped until the table is
+//! dropped (or [`Dedupe::free_retired`] runs with exclusive access), because
+//! a lock-free reader may still be probing it. On Linux its pages go back to
+//! the system at once (`madvise(MADV_DONTNEED)`): a reader still probing it
+//! reads zeroes, that is empty entries, and a lookup that misses confirms the
+//! miss against the current table before believing it.
 
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
@@ -68,21 +71,29 @@ impl Dedupe {
     /// The slot whose content has `hash` and satisfies `eq`. Lock-free.
     #[inline]
     pub(crate) fn find(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
-        let t = self.table();
-        let want = tag(hash);
-        let mut i = hash as usize & t.mask;
         loop {
-            let e = t.entries[i].load(Ordering::Acquire);
-            if e == EMPTY {
+            let p = self.current.load(Ordering::Acquire);
+            // SAFETY: see `table`.
+            let t = unsafe { &*p };
+            let want = tag(hash);
+            let mut i = hash as usize & t.mask;
+            loop {
+                let e = t.entries[i].load(Ordering::Acquire);
+                if e == EMPTY {
+                    break;
+                }
+                if e != REMOVED && e & !SLOT_MASK == want {
+                    let slot = (e & SLOT_MASK) - 2;
+                    if eq(slot) {
+                        return Some(slot);
+                    }
+                }
+                i = (i + 1) & t.mask;
+            }
+            // A table replaced meanwhile may have read as empty: ask the new one.
+            if self.current.load(Ordering::Acquire) == p {
                 return None;
             }
-            if e != REMOVED && e & !SLOT_MASK == want {
-                let slot = (e & SLOT_MASK) - 2;
-                if eq(slot) {
-                    return Some(slot);
-                }
-            }
-            i = (i + 1) & t.mask;
         }
     }
 
@@ -144,7 +155,9 @@ impl Dedupe {
         let old = self.current.swap(Box::into_raw(t), Ordering::AcqRel);
         // SAFETY: `old` came from `Box::into_raw`; it is kept alive for readers
         // that may still probe it, and freed only with exclusive access.
-        book.retired.push(unsafe { Box::from_raw(old) });
+        let old = unsafe { Box::from_raw(old) };
+        release_pages(&old);
+        book.retired.push(old);
     }
 
     /// Empties the table (the caller holds the write lock; readers may still
@@ -164,6 +177,27 @@ impl Dedupe {
         let t = self.table();
         (t.mask + 1) * 4 + book.retired.iter().map(|r| (r.mask + 1) * 4).sum::<usize>()
     }
+}
+
+/// Gives a retired table's whole pages back to the system, keeping them
+/// mapped: later reads see zeroes.
+fn release_pages(t: &Table) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+        let start = t.entries.as_ptr() as usize;
+        let end = start + t.entries.len() * 4;
+        let (from, to) = (start.next_multiple_of(page), end / page * page);
+        if to > from {
+            // SAFETY: [from, to) is whole pages inside this table's live
+            // allocation, which stays mapped until the table is dropped; no
+            // one writes a retired table, and readers treat zeroes as empty.
+            unsafe { libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_DONTNEED) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = t;
 }
 
 impl Drop for Dedupe {
