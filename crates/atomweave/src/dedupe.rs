@@ -52,7 +52,7 @@ pub(crate) struct DedupeBook {
     live: usize,
     /// Live entries plus removed markers: what fills the table.
     used: usize,
-    retired: Vec<Box<Table>>,
+    retired: Vec<Table>,
 }
 
 impl Dedupe {
@@ -157,7 +157,8 @@ impl Dedupe {
         // that may still probe it, and freed only with exclusive access.
         let old = unsafe { Box::from_raw(old) };
         release_pages(&old);
-        book.retired.push(old);
+        // The entries stay where they are: moving a `Table` moves only its box pointer.
+        book.retired.push(*old);
     }
 
     /// Empties the table (the caller holds the write lock; readers may still
