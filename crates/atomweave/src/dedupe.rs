@@ -68,6 +68,13 @@ impl Dedupe {
         unsafe { &*self.current.load(Ordering::Acquire) }
     }
 
+    /// Starts fetching the first entry a probe for `hash` reads.
+    #[inline]
+    pub(crate) fn prefetch(&self, hash: u64) {
+        let t = self.table();
+        crate::prefetch(&t.entries[hash as usize & t.mask] as *const AtomicU32);
+    }
+
     /// The slot whose content has `hash` and satisfies `eq`. Lock-free.
     #[inline]
     pub(crate) fn find(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {

@@ -409,6 +409,7 @@ impl AtomSpace {
         let hash = self.recs().hash_link(t, &out);
         let home = Records::home_of_hash(hash);
         if self.is_root() {
+            self.recs().prefetch_link(hash, &out);
             let mut locks = self.store().lock(ShardMask::of(&out).with(home));
             return self.recs().add_link_in(&mut locks, hash, t, &out, &[]).map(|(h, _)| h);
         }

@@ -497,11 +497,6 @@ impl Records {
         out: &[Handle],
         foreign: &[Handle],
     ) -> Result<(Handle, bool)> {
-        // Each member's slot is read now and its incoming header written
-        // last: fetching them all at once overlaps their cache misses.
-        for &x in out.iter().take(8) {
-            self.records[x.shard()].prefetch(x.local() as usize);
-        }
         for &x in out {
             // A foreign member may have been hidden here since the caller looked.
             if self.rec(x).is_none() && (!foreign.contains(&x) || self.is_hidden(x)) {
@@ -542,6 +537,17 @@ impl Records {
             }
         });
         Ok((h, true))
+    }
+
+    /// Starts fetching what adding this link reads first: the members' slots
+    /// and the dedupe probe. Called before taking the shard locks: prefetches
+    /// are not held back by the locks' fences, so these misses overlap them.
+    #[inline]
+    pub(crate) fn prefetch_link(&self, hash: u64, out: &[Handle]) {
+        self.links_by_content[shard_of_hash(hash)].prefetch(hash);
+        for &x in out.iter().take(8) {
+            self.records[x.shard()].prefetch(x.local() as usize);
+        }
     }
 
     /// Registers link `l` in the incoming set of `x`, an atom of this store

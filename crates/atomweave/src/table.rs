@@ -104,6 +104,7 @@ impl AtomTable {
     pub fn add_link(&mut self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
         let out = link_key(t, outgoing)?;
         let hash = self.store.recs.hash_link(t, &out);
+        self.store.recs.prefetch_link(hash, &out);
         let (recs, mut all) = self.store.split_mut();
         let h = recs.add_link_in(&mut all, hash, t, &out, &[]).map(|(h, _)| h);
         self.store.free_retired(Records::home_of_hash(hash));
