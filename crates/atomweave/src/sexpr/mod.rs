@@ -1,5 +1,5 @@
-//! Atomese s-expressions: the streaming [parser](parse), the [loader](load)
-//! that turns expressions into atoms, and the [writer](write) of the REPL and
+//! Atomese s-expressions: the streaming [parser](parse), the [loader](mod@load)
+//! that turns expressions into atoms, and the [writer](mod@write) of the REPL and
 //! wire forms.
 
 pub mod load;
