@@ -35,7 +35,7 @@ pub use error::{Error, Result};
 pub use handle::Handle;
 pub use read::AtomRead;
 pub use sink::AtomSink;
-pub use space::{AtomSpace, Incoming, Ref, SpaceRead};
+pub use space::{AtomSpace, Incoming, SpaceRead};
 pub use table::AtomTable;
 pub use types::Type;
 pub use value::{TruthValue, Value};

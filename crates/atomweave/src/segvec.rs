@@ -115,6 +115,25 @@ impl<T: Zeroable> SegVec<T> {
         }
     }
 
+    /// Elements `start..start + len` if they lie in one allocated segment.
+    #[inline]
+    pub(crate) fn try_slice(&self, start: usize, len: usize) -> Option<&[T]> {
+        if len == 0 {
+            return Some(&[]);
+        }
+        let (k, off) = locate(start);
+        if off + len > BASE << k {
+            return None;
+        }
+        let seg = self.segments.get(k)?.load(Ordering::Acquire);
+        if seg.is_null() {
+            return None;
+        }
+        // SAFETY: `seg` is a live allocation of `BASE << k` initialized elements
+        // and `off + len` stays inside it.
+        Some(unsafe { std::slice::from_raw_parts(seg.add(off), len) })
+    }
+
     /// Elements `start..start + len`, which must lie in one allocated segment.
     #[inline]
     pub(crate) fn slice(&self, start: usize, len: usize) -> &[T] {

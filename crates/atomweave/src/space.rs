@@ -1,14 +1,16 @@
 //! [`AtomSpace`]: the thread-safe layer.
 //!
-//! Types, arities and liveness are read without locks. Names, outgoing and
-//! incoming sets and values are read under the owning shard's read lock and
-//! returned as guards ([`Ref`]); [`AtomSpace::read`] read-locks every shard
-//! once for bulk work. Writes lock only the shards they touch.
+//! Types, arities, liveness, names, outgoing sets, lookups by content and
+//! incoming sets (copied under a sequence lock) are read without locks;
+//! truth values that are set and other values under the owning shard's read
+//! lock. [`AtomSpace::read`] read-locks every shard once for bulk work and
+//! gives incoming sets in place. Writes lock only the shards they touch.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use parking_lot::{RwLockReadGuard, RwLockWriteGuard};
+use smallvec::SmallVec;
 
 use crate::error::{Error, Result};
 use crate::handle::{Handle, SHARDS};
@@ -18,10 +20,6 @@ use crate::table::{incremented, link_key, node_type, tv_of, AtomTable};
 use crate::types::Type;
 use crate::value::{TruthValue, Value};
 
-/// A borrowed part of a shard (a name, an outgoing or incoming set), holding
-/// that shard's read lock until dropped. Keep it short-lived: writers to the
-/// shard wait for it.
-pub type Ref<'a, T> = parking_lot::MappedRwLockReadGuard<'a, T>;
 
 /// A thread-safe AtomSpace. Cloning it is cheap and yields the same space
 /// (like upstream's `AtomSpacePtr`); it is `Send + Sync`.
@@ -141,22 +139,23 @@ fn foreign_memberships<'s>(store: &Store, bases: &[AtomSpace], shard: impl Fn(us
     found
 }
 
-/// An incoming set: borrowed in place from a root space's store, or
-/// gathered and filtered for a space in a hierarchy with child spaces.
-pub enum Incoming<'a> {
-    /// In place, under the shard's read lock.
-    Shared(Ref<'a, [Handle]>),
-    /// Gathered for a space of a hierarchy with frames.
-    Owned(Vec<Handle>),
-}
+/// An incoming set copied out of a space: up to eight links without
+/// allocating. [`AtomSpace::read`] gives them in place instead.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Incoming(SmallVec<[Handle; 8]>);
 
-impl std::ops::Deref for Incoming<'_> {
+impl std::ops::Deref for Incoming {
     type Target = [Handle];
     fn deref(&self) -> &[Handle] {
-        match self {
-            Incoming::Shared(r) => r,
-            Incoming::Owned(v) => v,
-        }
+        &self.0
+    }
+}
+
+impl IntoIterator for Incoming {
+    type Item = Handle;
+    type IntoIter = smallvec::IntoIter<[Handle; 8]>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
     }
 }
 
@@ -506,19 +505,19 @@ impl AtomSpace {
         self.outgoing(h).map(|o| o.len())
     }
 
-    /// The links that contain the atom, each once, in no particular order.
+    /// The links that contain the atom, each once, in no particular order:
+    /// a copy, taken without a lock in a space without child spaces.
     #[inline]
-    pub fn incoming(&self, h: Handle) -> Option<Incoming<'_>> {
+    pub fn incoming(&self, h: Handle) -> Option<Incoming> {
+        let mut links = SmallVec::new();
         if self.is_root() && !self.has_children() {
-            return RwLockReadGuard::try_map(self.read_shard(h.shard()), |sh| self.recs().incoming_in(sh, h))
-                .ok()
-                .map(Incoming::Shared);
+            return self.recs().incoming_copy(h, &mut links).then_some(Incoming(links));
         }
         // The holder's set lists the links of every space that holds `h`.
         let o = self.owner(h)?;
-        let mut links = o.recs().own_incoming_in(&o.read_shard(h.shard()), h).to_vec();
-        links.retain(|&l| self.contains(l));
-        Some(Incoming::Owned(links))
+        links.extend_from_slice(o.recs().own_incoming_in(&o.read_shard(h.shard()), h));
+        links.retain(|l| self.contains(*l));
+        Some(Incoming(links))
     }
 
     /// Number of links that contain the atom. Lock-free in a space without

@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::handle::{Handle, LOCAL_LIMIT, SHARDS};
 use crate::arena::Arena;
 use crate::dedupe::{Dedupe, DedupeBook};
-use crate::segvec::{SegVec, Zeroable};
+use crate::segvec::{segment_of, SegVec, Zeroable};
 use std::sync::atomic::AtomicU8;
 use crate::types::Type;
 use crate::value::{TruthValue, Value};
@@ -139,25 +139,93 @@ impl Inc {
     }
 }
 
-/// Size-classed storage for incoming-set blocks.
+/// Size-classed blocks of incoming-set members. The cells live in the
+/// shard's lock-free half ([`Records`]) and never move: lock-free readers
+/// copy blocks under the shard's sequence lock. This is the bookkeeping,
+/// kept under the shard's lock.
 #[derive(Default)]
 struct Pool {
-    data: Vec<Handle>,
+    end: usize,
     free: [Vec<u32>; 28],
 }
 
 impl Pool {
-    fn alloc(&mut self, class: u32) -> u32 {
+    fn alloc(&mut self, cells: &SegVec<AtomicU32>, class: u32) -> u32 {
         if let Some(off) = self.free[class as usize].pop() {
             return off;
         }
-        let off = self.data.len();
-        let off32 = u32::try_from(off).expect("incoming pool of a shard exceeds 2^32 entries");
-        self.data.resize(off + (1usize << class), Handle(0));
-        off32
+        let len = 1usize << class;
+        let mut start = self.end;
+        // A block never straddles two segments, so it reads as one slice.
+        loop {
+            let (seg_start, seg_len) = segment_of(start);
+            if start + len <= seg_start + seg_len {
+                break;
+            }
+            start = seg_start + seg_len;
+        }
+        let off = u32::try_from(start + len).map(|_| start as u32).expect("incoming pool of a shard exceeds 2^32 entries");
+        cells.ensure(start + len);
+        self.end = start + len;
+        off
     }
+
     fn release(&mut self, off: u32, class: u32) {
         self.free[class as usize].push(off);
+    }
+}
+
+/// The members of the pool block at `off`, `len` long, as handles. The
+/// caller excludes writers (shard lock or exclusive access).
+#[inline]
+fn block(cells: &SegVec<AtomicU32>, off: usize, len: usize) -> &[Handle] {
+    let b = cells.slice(off, len);
+    // SAFETY: AtomicU32 has u32's layout and Handle is a transparent u32;
+    // no writer changes the block while the caller's exclusion lasts.
+    unsafe { std::slice::from_raw_parts(b.as_ptr() as *const Handle, b.len()) }
+}
+
+#[inline]
+fn cell_set(cells: &SegVec<AtomicU32>, i: usize, h: Handle) {
+    cells.get(i).expect("pool cell").store(h.0, Ordering::Relaxed);
+}
+
+#[inline]
+fn cell_get(cells: &SegVec<AtomicU32>, i: usize) -> Handle {
+    Handle(cells.get(i).expect("pool cell").load(Ordering::Relaxed))
+}
+
+fn cells_copy(cells: &SegVec<AtomicU32>, from: usize, to: usize, n: usize) {
+    for k in 0..n {
+        cell_set(cells, to + k, cell_get(cells, from + k));
+    }
+}
+
+/// One shard's incoming-set storage: slot headers, pool cells, and the
+/// sequence counter that lock-free readers validate against.
+#[derive(Copy, Clone)]
+pub(crate) struct IncStore<'a> {
+    slots: &'a SegVec<Slot>,
+    cells: &'a SegVec<AtomicU32>,
+    seq: &'a AtomicU64,
+}
+
+/// A writer's section of a shard's sequence lock: odd while incoming sets
+/// change. Ends on drop, unwinding included, so readers never spin forever.
+struct SeqWrite<'a>(&'a AtomicU64, u64);
+
+impl<'a> SeqWrite<'a> {
+    fn begin(seq: &'a AtomicU64) -> Self {
+        let v = seq.load(Ordering::Relaxed);
+        seq.store(v + 1, Ordering::Relaxed);
+        std::sync::atomic::fence(Ordering::Release);
+        SeqWrite(seq, v)
+    }
+}
+
+impl Drop for SeqWrite<'_> {
+    fn drop(&mut self) {
+        self.0.store(self.1 + 2, Ordering::Release);
     }
 }
 
@@ -262,6 +330,9 @@ pub(crate) struct Store {
 /// The lock-free half of a store: slot records and the content hasher.
 pub struct Records {
     records: Box<[SegVec<Slot>]>,
+    /// Incoming-set pool cells and sequence counters, per shard.
+    pool_cells: Box<[SegVec<AtomicU32>]>,
+    inc_seq: Box<[CachePadded<AtomicU64>]>,
     /// Content to slot, for nodes and for links, probed without a lock.
     nodes_by_content: Box<[Dedupe]>,
     links_by_content: Box<[Dedupe]>,
@@ -328,6 +399,8 @@ impl Store {
         Store {
             recs: Records {
                 records: (0..SHARDS).map(|_| SegVec::new()).collect(),
+                pool_cells: (0..SHARDS).map(|_| SegVec::new()).collect(),
+                inc_seq: (0..SHARDS).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
                 nodes_by_content: (0..SHARDS).map(|_| Dedupe::new()).collect(),
                 links_by_content: (0..SHARDS).map(|_| Dedupe::new()).collect(),
                 names: (0..SHARDS).map(|_| Arena::new()).collect(),
@@ -401,7 +474,7 @@ impl Store {
             total += self.recs.nodes_by_content[s].allocated_bytes(&sh.node_book)
                 + self.recs.links_by_content[s].allocated_bytes(&sh.link_book);
             total += self.recs.names[s].allocated_bytes() + self.recs.outgoing[s].allocated_bytes();
-            total += sh.pool.data.capacity() * 4 + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
+            total += self.recs.pool_cells[s].allocated_bytes() + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
             total += sh.tvs.allocation_size();
             total += sh.values.allocation_size()
                 + sh.values.values().map(|kv| kv.capacity() * std::mem::size_of::<(Handle, Value)>()).sum::<usize>();
@@ -533,7 +606,7 @@ impl Records {
         let h = Handle::new(s, local);
         for_each_distinct(out, |x| {
             if !foreign.contains(&x) {
-                acc.shard(x.shard()).inc_push(&self.records[x.shard()], x.local(), h);
+                acc.shard(x.shard()).inc_push(self.inc_store(x.shard()), x.local(), h);
             }
         });
         Ok((h, true))
@@ -553,12 +626,12 @@ impl Records {
     /// Registers link `l` in the incoming set of `x`, an atom of this store
     /// (for links of child spaces). The caller holds `x`'s shard.
     pub(crate) fn inc_push_in(&self, sh: &mut Shard, x: Handle, l: Handle) {
-        sh.inc_push(&self.records[x.shard()], x.local(), l);
+        sh.inc_push(self.inc_store(x.shard()), x.local(), l);
     }
 
     /// Unregisters link `l` from the incoming set of `x`. The caller holds `x`'s shard.
     pub(crate) fn inc_remove_in(&self, sh: &mut Shard, x: Handle, l: Handle) {
-        sh.inc_remove(&self.records[x.shard()], x.local(), l);
+        sh.inc_remove(self.inc_store(x.shard()), x.local(), l);
     }
 
     /// The node of this content, found without a lock.
@@ -600,7 +673,7 @@ impl Records {
         let s = h.shard();
         let recs = &self.records[s];
         let sh = acc.shard(s);
-        let incoming = sh.incoming(recs, h.local()).len();
+        let incoming = sh.incoming(self.inc_store(s), h.local()).len();
         if incoming > 0 {
             return Err(Error::HasIncoming { atom: h, incoming });
         }
@@ -621,7 +694,6 @@ impl Records {
         sh.by_type[usize::from(rec.ty().0)].live -= 1;
         let slot = recs.get(h.local() as usize).expect("slot of a live atom");
         slot.rec.store(0, Ordering::Release);
-        slot.inc.store(0, Ordering::Relaxed);
         if rec.is_link() {
             sh.links -= 1;
             let out = view.out(rec);
@@ -629,7 +701,7 @@ impl Records {
             // Members of base spaces: the caller unregisters the link from their owners.
             for_each_distinct(out, |x| {
                 if self.rec(x).is_some() {
-                    acc.shard(x.shard()).inc_remove(&self.records[x.shard()], x.local(), h);
+                    acc.shard(x.shard()).inc_remove(self.inc_store(x.shard()), x.local(), h);
                 }
             });
         } else {
@@ -766,12 +838,13 @@ impl Records {
 
     /// Links of this store that contain `h` (an atom of this store or a base atom).
     pub(crate) fn own_incoming_in<'s>(&self, sh: &'s Shard, h: Handle) -> &'s [Handle] {
-        sh.incoming(self.slots_for(sh, h.shard()), h.local())
+        sh.incoming(self.inc_store_for(sh, h.shard()), h.local())
     }
 
     /// Empties shard `s` (held by the caller). Slot numbers keep counting up
     /// so old handles stay dead.
     pub(crate) fn clear_shard(&self, sh: &mut Shard, s: usize) {
+        let _seq = SeqWrite::begin(&self.inc_seq[s]);
         // Only the slots this store used: a child's slot range is sparse,
         // and touching all of it would make it resident.
         let recs = &self.records[s];
@@ -812,7 +885,7 @@ impl Records {
 
     pub(crate) fn incoming_in<'s>(&self, sh: &'s Shard, h: Handle) -> Option<&'s [Handle]> {
         self.rec(h)?;
-        Some(sh.incoming(self.slots_for(sh, h.shard()), h.local()))
+        Some(sh.incoming(self.inc_store_for(sh, h.shard()), h.local()))
     }
 
     /// Size of `h`'s incoming set without any lock: the header is one atomic
@@ -823,17 +896,57 @@ impl Records {
         Rec(slot.rec.load(Ordering::Acquire)).live().then(|| Inc::unpack(slot.inc.load(Ordering::Acquire)).len())
     }
 
-    /// Shard `s`'s slot array, borrowed for as long as `sh`, a shard of this
-    /// very store: the incoming slice of an atom with one link borrows that
-    /// link from the atom's slot, while callers hold (and map) only the
-    /// shard's guard.
+    /// Shard `s`'s incoming-set storage.
     #[inline]
-    fn slots_for<'s>(&self, _sh: &'s Shard, s: usize) -> &'s SegVec<Slot> {
-        let slots: *const SegVec<Slot> = &self.records[s];
+    fn inc_store(&self, s: usize) -> IncStore<'_> {
+        IncStore { slots: &self.records[s], cells: &self.pool_cells[s], seq: &self.inc_seq[s] }
+    }
+
+    /// Shard `s`'s incoming-set storage, borrowed for as long as `sh`, a
+    /// shard of this very store: incoming slices borrow from the slots and
+    /// the pool while callers hold (and map) only the shard's guard.
+    #[inline]
+    fn inc_store_for<'s>(&self, _sh: &'s Shard, s: usize) -> IncStore<'s> {
+        let me: *const Records = self;
         // SAFETY: a `Store` owns its records and its shards and drops them
         // together, so the records outlive every borrow of one of its shards;
-        // segments never move while the store lives.
-        unsafe { &*slots }
+        // slots and pool cells never move while the store lives.
+        unsafe { &*me }.inc_store(s)
+    }
+
+    /// Copies `h`'s incoming set into `out` without a lock, retrying while
+    /// a writer changes the shard's incoming sets. `false` if `h` is not live.
+    pub(crate) fn incoming_copy(&self, h: Handle, out: &mut smallvec::SmallVec<[Handle; 8]>) -> bool {
+        let st = self.inc_store(h.shard());
+        let Some(slot) = st.slots.get(h.local() as usize) else { return false };
+        loop {
+            out.clear();
+            let v = st.seq.load(Ordering::Acquire);
+            if v & 1 == 0 {
+                let live = Rec(slot.rec.load(Ordering::Acquire)).live();
+                let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
+                let whole = match (inc.len(), inc.class()) {
+                    (0, _) => true,
+                    (1, 0) => {
+                        out.push(inc.first);
+                        true
+                    }
+                    (n, _) => match st.cells.try_slice(inc.first.0 as usize, n) {
+                        Some(cells) => {
+                            out.extend(cells.iter().map(|c| Handle(c.load(Ordering::Relaxed))));
+                            true
+                        }
+                        // A header caught mid-change: the check below fails too.
+                        None => false,
+                    },
+                };
+                std::sync::atomic::fence(Ordering::Acquire);
+                if whole && st.seq.load(Ordering::Relaxed) == v {
+                    return live;
+                }
+            }
+            std::hint::spin_loop();
+        }
     }
 
     // ----- scanning -----
@@ -1004,58 +1117,60 @@ impl Shard {
         ts.live -= 1;
     }
 
+    /// The incoming set of slot `local`, in place. The caller holds the
+    /// shard's lock (or exclusive access).
     #[inline]
-    fn incoming<'s>(&'s self, slots: &'s SegVec<Slot>, local: u32) -> &'s [Handle] {
-        let Some(slot) = slots.get(local as usize) else { return &[] };
+    fn incoming<'s>(&self, st: IncStore<'s>, local: u32) -> &'s [Handle] {
+        let Some(slot) = st.slots.get(local as usize) else { return &[] };
         let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
         match (inc.len(), inc.class()) {
             (0, _) => &[],
             (1, 0) => {
                 // SAFETY: the low half of the header holds the inline member
-                // (little-endian, checked above); the caller's read lock on this
+                // (little-endian, checked above); the caller's lock on this
                 // shard keeps writers out while the borrow lives.
                 std::slice::from_ref(unsafe { &*(&slot.inc as *const AtomicU64 as *const Handle) })
             }
-            (n, _) => {
-                let off = inc.first.0 as usize;
-                &self.pool.data[off..off + n]
-            }
+            (n, _) => block(st.cells, inc.first.0 as usize, n),
         }
     }
 
-    fn inc_push(&mut self, slots: &SegVec<Slot>, local: u32, link: Handle) {
-        let slot = slots.get(local as usize).expect("slot of a live atom");
+    fn inc_push(&mut self, st: IncStore<'_>, local: u32, link: Handle) {
+        let slot = st.slots.get(local as usize).expect("slot of a live atom");
         let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
         let len = inc.len();
         assert!(len < INC_LEN_MASK as usize, "incoming set larger than 2^27");
+        let _seq = SeqWrite::begin(st.seq);
+        let cells = st.cells;
         let new = match (len, inc.class()) {
             (0, _) => Inc { first: link, meta: 1 },
             (1, 0) => {
-                let off = self.pool.alloc(1);
-                self.pool.data[off as usize] = inc.first;
-                self.pool.data[off as usize + 1] = link;
+                let off = self.pool.alloc(cells, 1);
+                cell_set(cells, off as usize, inc.first);
+                cell_set(cells, off as usize + 1, link);
                 Inc { first: Handle(off), meta: 2 | (1 << 27) }
             }
             (n, class) => {
                 let mut off = inc.first.0;
                 let mut class = class;
                 if n == 1 << class {
-                    let new_off = self.pool.alloc(class + 1);
-                    self.pool.data.copy_within(off as usize..off as usize + n, new_off as usize);
+                    let new_off = self.pool.alloc(cells, class + 1);
+                    cells_copy(cells, off as usize, new_off as usize, n);
                     self.pool.release(off, class);
                     off = new_off;
                     class += 1;
                 }
-                self.pool.data[off as usize + n] = link;
+                cell_set(cells, off as usize + n, link);
                 Inc { first: Handle(off), meta: (n as u32 + 1) | (class << 27) }
             }
         };
         slot.inc.store(new.pack(), Ordering::Relaxed);
     }
 
-    fn inc_remove(&mut self, slots: &SegVec<Slot>, local: u32, link: Handle) {
-        let Some(slot) = slots.get(local as usize) else { return };
+    fn inc_remove(&mut self, st: IncStore<'_>, local: u32, link: Handle) {
+        let Some(slot) = st.slots.get(local as usize) else { return };
         let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
+        let cells = st.cells;
         let new = match (inc.len(), inc.class()) {
             (0, _) => return,
             (1, 0) => {
@@ -1066,26 +1181,29 @@ impl Shard {
             }
             (n, class) => {
                 let off = inc.first.0 as usize;
-                let block = &mut self.pool.data[off..off + n];
                 // Recently added links are the likeliest to go first.
-                let Some(pos) = block.iter().rposition(|&x| x == link) else { return };
-                block[pos] = block[n - 1];
+                let Some(pos) = block(cells, off, n).iter().rposition(|&x| x == link) else { return };
+                let _seq = SeqWrite::begin(st.seq);
+                cell_set(cells, off + pos, cell_get(cells, off + n - 1));
                 let n = n - 1;
-                if n == 1 {
-                    let only = self.pool.data[off];
+                let new = if n == 1 {
+                    let only = cell_get(cells, off);
                     self.pool.release(off as u32, class);
                     Inc { first: only, meta: 1 }
                 } else if class > 2 && n <= 1 << (class - 2) {
                     // Shrink at a quarter full, so a set that hovers at a size never thrashes.
-                    let new_off = self.pool.alloc(class - 1);
-                    self.pool.data.copy_within(off..off + n, new_off as usize);
+                    let new_off = self.pool.alloc(cells, class - 1);
+                    cells_copy(cells, off, new_off as usize, n);
                     self.pool.release(off as u32, class);
                     Inc { first: Handle(new_off), meta: n as u32 | ((class - 1) << 27) }
                 } else {
                     Inc { first: inc.first, meta: n as u32 | (class << 27) }
-                }
+                };
+                slot.inc.store(new.pack(), Ordering::Relaxed);
+                return;
             }
         };
+        let _seq = SeqWrite::begin(st.seq);
         slot.inc.store(new.pack(), Ordering::Relaxed);
     }
 }
