@@ -262,9 +262,6 @@ pub struct Shard {
     overlay: Vec<u32>,
     nodes: usize,
     links: usize,
-    /// Arena bytes and entries left behind by extracted atoms.
-    dead_names: usize,
-    dead_outgoing: usize,
 }
 
 /// Access to several shards at once, as `&mut`: either the exclusive
@@ -697,7 +694,6 @@ impl Records {
         if rec.is_link() {
             sh.links -= 1;
             let out = view.out(rec);
-            sh.dead_outgoing += out.len() + usize::from(rec.len_field() == LEN_ESCAPE);
             // Members of base spaces: the caller unregisters the link from their owners.
             for_each_distinct(out, |x| {
                 if self.rec(x).is_some() {
@@ -706,7 +702,6 @@ impl Records {
             });
         } else {
             sh.nodes -= 1;
-            sh.dead_names += view.name(rec).len() + if rec.len_field() == LEN_ESCAPE { 4 } else { 0 };
         }
         Ok(())
     }
