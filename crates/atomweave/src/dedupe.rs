@@ -52,7 +52,11 @@ pub(crate) struct DedupeBook {
     live: usize,
     /// Live entries plus removed markers: what fills the table.
     used: usize,
-    retired: Vec<Table>,
+    /// Boxed on purpose: readers hold pointers to the boxes themselves (the
+    /// table's mask and entries pointer live there), so a retired box must
+    /// stay where it is, not just its entries.
+    #[allow(clippy::vec_box)]
+    retired: Vec<Box<Table>>,
 }
 
 impl Dedupe {
@@ -164,8 +168,7 @@ impl Dedupe {
         // that may still probe it, and freed only with exclusive access.
         let old = unsafe { Box::from_raw(old) };
         release_pages(&old);
-        // The entries stay where they are: moving a `Table` moves only its box pointer.
-        book.retired.push(*old);
+        book.retired.push(old);
     }
 
     /// Empties the table (the caller holds the write lock; readers may still

@@ -511,7 +511,11 @@ impl AtomSpace {
     pub fn incoming(&self, h: Handle) -> Option<Incoming> {
         let mut links = SmallVec::new();
         if self.is_root() && !self.has_children() {
-            return self.recs().incoming_copy(h, &mut links).then_some(Incoming(links));
+            match self.recs().incoming_copy(h, &mut links) {
+                // A child space made meanwhile may have registered its links here.
+                Some(live) if !self.has_children() => return live.then_some(Incoming(links)),
+                _ => links.clear(),
+            }
         }
         // The holder's set lists the links of every space that holds `h`.
         let o = self.owner(h)?;
@@ -525,7 +529,11 @@ impl AtomSpace {
     #[inline]
     pub fn incoming_size(&self, h: Handle) -> Option<usize> {
         if self.is_root() && !self.has_children() {
-            return self.recs().incoming_size(h);
+            let size = self.recs().incoming_size(h);
+            // A child space made meanwhile may have registered its links here.
+            if !self.has_children() {
+                return size;
+            }
         }
         self.incoming(h).map(|i| i.len())
     }
@@ -867,7 +875,13 @@ impl AtomSpace {
     /// exist in the hierarchy: a child's atoms live in other stores, and a
     /// root's incoming sets then hold children's links to filter out.
     pub fn read(&self) -> Option<SpaceRead<'_>> {
-        (self.is_root() && !self.has_children()).then(|| self.read_own())
+        if !self.is_root() || self.has_children() {
+            return None;
+        }
+        let view = self.read_own();
+        // A child registers links here only under these locks: checked again
+        // now, the answer holds for as long as the guard does.
+        (!self.has_children()).then_some(view)
     }
 
     fn read_own(&self) -> SpaceRead<'_> {

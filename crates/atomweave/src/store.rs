@@ -23,6 +23,7 @@ use std::sync::Arc;
 use crossbeam_utils::CachePadded;
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
+use smallvec::SmallVec;
 use parking_lot::{RwLock, RwLockWriteGuard};
 use std::hash::{BuildHasher, Hasher};
 
@@ -594,6 +595,9 @@ impl Records {
         };
         let len_field = if long { LEN_ESCAPE } else { out.len() as u32 };
         let word = LIVE | IS_LINK | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
+        // From before the link can be seen until it is in its members'
+        // incoming sets, lock-free readers of those sets wait.
+        let sections = self.seq_sections(out);
         recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
         let view = self.view(s);
         let by_type = &sh.by_type;
@@ -606,6 +610,7 @@ impl Records {
                 acc.shard(x.shard()).inc_push(self.inc_store(x.shard()), x.local(), h);
             }
         });
+        drop(sections);
         Ok((h, true))
     }
 
@@ -623,12 +628,30 @@ impl Records {
     /// Registers link `l` in the incoming set of `x`, an atom of this store
     /// (for links of child spaces). The caller holds `x`'s shard.
     pub(crate) fn inc_push_in(&self, sh: &mut Shard, x: Handle, l: Handle) {
+        let _seq = SeqWrite::begin(&self.inc_seq[x.shard()]);
         sh.inc_push(self.inc_store(x.shard()), x.local(), l);
     }
 
     /// Unregisters link `l` from the incoming set of `x`. The caller holds `x`'s shard.
     pub(crate) fn inc_remove_in(&self, sh: &mut Shard, x: Handle, l: Handle) {
+        let _seq = SeqWrite::begin(&self.inc_seq[x.shard()]);
         sh.inc_remove(self.inc_store(x.shard()), x.local(), l);
+    }
+
+    /// Opens sequence sections on the shards of `members` held here (each
+    /// shard once), so lock-free readers of their incoming sets retry until
+    /// a link's record and its incoming entries agree.
+    fn seq_sections(&self, members: &[Handle]) -> SmallVec<[SeqWrite<'_>; 4]> {
+        let mut mask = 0u32;
+        let mut sections = SmallVec::new();
+        for &x in members {
+            let s = x.shard();
+            if mask & (1 << s) == 0 && self.rec(x).is_some() {
+                mask |= 1 << s;
+                sections.push(SeqWrite::begin(&self.inc_seq[s]));
+            }
+        }
+        sections
     }
 
     /// The node of this content, found without a lock.
@@ -677,6 +700,9 @@ impl Records {
         let view = self.view(s);
         let hash = rehash(&self.hasher, &view, h.local());
         let local = h.local();
+        // From before the link stops being visible until it has left its
+        // members' incoming sets, lock-free readers of those sets wait.
+        let sections = if rec.is_link() { self.seq_sections(view.out(rec)) } else { SmallVec::new() };
         if rec.is_link() {
             self.links_by_content[s].remove(&mut sh.link_book, hash, local);
         } else {
@@ -703,6 +729,7 @@ impl Records {
         } else {
             sh.nodes -= 1;
         }
+        drop(sections);
         Ok(())
     }
 
@@ -910,11 +937,12 @@ impl Records {
     }
 
     /// Copies `h`'s incoming set into `out` without a lock, retrying while
-    /// a writer changes the shard's incoming sets. `false` if `h` is not live.
-    pub(crate) fn incoming_copy(&self, h: Handle, out: &mut smallvec::SmallVec<[Handle; 8]>) -> bool {
+    /// a writer changes the shard's incoming sets: `Some(live)`, or `None`
+    /// if writers kept it busy, when the caller copies under the lock.
+    pub(crate) fn incoming_copy(&self, h: Handle, out: &mut SmallVec<[Handle; 8]>) -> Option<bool> {
         let st = self.inc_store(h.shard());
-        let Some(slot) = st.slots.get(h.local() as usize) else { return false };
-        loop {
+        let Some(slot) = st.slots.get(h.local() as usize) else { return Some(false) };
+        for _ in 0..16 {
             out.clear();
             let v = st.seq.load(Ordering::Acquire);
             if v & 1 == 0 {
@@ -937,11 +965,12 @@ impl Records {
                 };
                 std::sync::atomic::fence(Ordering::Acquire);
                 if whole && st.seq.load(Ordering::Relaxed) == v {
-                    return live;
+                    return Some(live);
                 }
             }
             std::hint::spin_loop();
         }
+        None
     }
 
     // ----- scanning -----
@@ -1130,12 +1159,13 @@ impl Shard {
         }
     }
 
+    /// Adds `link` to slot `local`'s incoming set. The caller holds the
+    /// shard's write lock and a `SeqWrite` section of its sequence counter.
     fn inc_push(&mut self, st: IncStore<'_>, local: u32, link: Handle) {
         let slot = st.slots.get(local as usize).expect("slot of a live atom");
         let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
         let len = inc.len();
         assert!(len < INC_LEN_MASK as usize, "incoming set larger than 2^27");
-        let _seq = SeqWrite::begin(st.seq);
         let cells = st.cells;
         let new = match (len, inc.class()) {
             (0, _) => Inc { first: link, meta: 1 },
@@ -1162,6 +1192,7 @@ impl Shard {
         slot.inc.store(new.pack(), Ordering::Relaxed);
     }
 
+    /// Removes `link` from slot `local`'s incoming set; the caller holds as for `inc_push`.
     fn inc_remove(&mut self, st: IncStore<'_>, local: u32, link: Handle) {
         let Some(slot) = st.slots.get(local as usize) else { return };
         let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
@@ -1178,7 +1209,6 @@ impl Shard {
                 let off = inc.first.0 as usize;
                 // Recently added links are the likeliest to go first.
                 let Some(pos) = block(cells, off, n).iter().rposition(|&x| x == link) else { return };
-                let _seq = SeqWrite::begin(st.seq);
                 cell_set(cells, off + pos, cell_get(cells, off + n - 1));
                 let n = n - 1;
                 let new = if n == 1 {
@@ -1198,7 +1228,6 @@ impl Shard {
                 return;
             }
         };
-        let _seq = SeqWrite::begin(st.seq);
         slot.inc.store(new.pack(), Ordering::Relaxed);
     }
 }
