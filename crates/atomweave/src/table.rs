@@ -44,13 +44,13 @@ pub(crate) fn tv_of(v: &Value) -> Result<TruthValue> {
     v.as_truth().ok_or_else(|| Error::InvalidValue(format!("the truth-value key holds truth values only, not {}", v.value_type())))
 }
 
-/// The truth value after `increment_count(n)`: a CountTruthValue keeps its
-/// mean and confidence and adds `n` to its count; a simple one becomes a
-/// CountTruthValue of count `n`.
+/// The truth value after `increment_count(n)`, as upstream's `cog-inc-count!`:
+/// a CountTruthValue keeps its mean and confidence and adds `n` to its count;
+/// any other truth value is replaced by `(ctv 1 0 n)`.
 pub(crate) fn incremented(tv: TruthValue, n: f64) -> TruthValue {
     match tv {
         TruthValue::Count { mean, confidence, count } => TruthValue::count(mean, confidence, count + n),
-        TruthValue::Simple { strength, confidence } => TruthValue::count(strength, confidence, n),
+        TruthValue::Simple { .. } => TruthValue::count(1.0, 0.0, n),
     }
 }
 

@@ -125,6 +125,10 @@ fn truth_values_and_values() {
     assert!(t.heap_bytes() >= before);
     assert_eq!(t.increment_count(a, 2.0).unwrap(), TruthValue::count(1.0, 0.0, 2.0));
     assert_eq!(t.increment_count(a, 3.0).unwrap(), TruthValue::count(1.0, 0.0, 5.0));
+    // As upstream's cog-inc-count!: a simple truth value gives way to (ctv 1 0 n).
+    let b = t.add_node(CONCEPT_NODE, "b").unwrap();
+    t.set_tv(b, TruthValue::simple(0.5, 0.8)).unwrap();
+    assert_eq!(t.increment_count(b, 4.0).unwrap(), TruthValue::count(1.0, 0.0, 4.0));
     t.set_value(a, k, Value::float(vec![1.0, 2.0])).unwrap();
     assert_eq!(t.get_value(a, k), Some(Value::float(vec![1.0, 2.0])));
     t.set_value(a, k, Value::string(["x"])).unwrap();
