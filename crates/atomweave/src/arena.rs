@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 
-use crate::segvec::{segment_of, SegVec, Zeroable};
+use crate::segvec::{fit, SegVec, Zeroable};
 use crate::Handle;
 
 /// An element type and the atomic cell it is written through.
@@ -54,17 +54,7 @@ impl<C: Cell> Arena<C> {
     /// under its lock), in one segment so it reads back as one slice.
     /// Returns its start, or `None` past `u32::MAX` elements.
     pub(crate) fn push(&self, end: &mut usize, data: &[C::Plain]) -> Option<u32> {
-        let mut start = *end;
-        if !data.is_empty() {
-            loop {
-                let (seg_start, seg_len) = segment_of(start);
-                if start + data.len() <= seg_start + seg_len {
-                    break;
-                }
-                // The rest of this segment is too short: it stays unused.
-                start = seg_start + seg_len;
-            }
-        }
+        let start = fit(*end, data.len());
         let start32 = u32::try_from(start + data.len()).ok().map(|_| start as u32)?;
         self.cells.ensure(start + data.len());
         for (i, &v) in data.iter().enumerate() {
@@ -92,6 +82,7 @@ impl<C: Cell> Arena<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::segvec::segment_of;
 
     #[test]
     fn ranges_never_straddle_segments_and_read_back() {

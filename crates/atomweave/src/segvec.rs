@@ -52,6 +52,22 @@ pub(crate) fn segment_of(i: usize) -> (usize, usize) {
     (i - off, BASE << k)
 }
 
+/// The first index at or after `start` from which `len` elements lie in one
+/// segment, so that they read back as one slice. The skipped tail of a
+/// segment stays unused.
+pub(crate) fn fit(mut start: usize, len: usize) -> usize {
+    if len == 0 {
+        return start;
+    }
+    loop {
+        let (seg_start, seg_len) = segment_of(start);
+        if start + len <= seg_start + seg_len {
+            return start;
+        }
+        start = seg_start + seg_len;
+    }
+}
+
 /// `floor(log2(j))` for `j > 0`.
 #[inline(always)]
 fn log2(j: usize) -> u32 {
@@ -137,16 +153,7 @@ impl<T: Zeroable> SegVec<T> {
     /// Elements `start..start + len`, which must lie in one allocated segment.
     #[inline]
     pub(crate) fn slice(&self, start: usize, len: usize) -> &[T] {
-        if len == 0 {
-            return &[];
-        }
-        let (k, off) = locate(start);
-        assert!(off + len <= BASE << k, "range crosses a segment boundary");
-        let seg = self.segments[k].load(Ordering::Acquire);
-        assert!(!seg.is_null(), "range in an unallocated segment");
-        // SAFETY: `seg` is a live allocation of `BASE << k` initialized elements
-        // and `off + len` stays inside it.
-        unsafe { std::slice::from_raw_parts(seg.add(off), len) }
+        self.try_slice(start, len).expect("range in one allocated segment")
     }
 
     /// Makes sure elements `0..len` exist. Callers serialize growth (they hold

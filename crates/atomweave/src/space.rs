@@ -260,7 +260,6 @@ impl AtomSpace {
         self.store().read(s)
     }
 
-
     fn write_shard(&self, s: usize) -> RwLockWriteGuard<'_, Shard> {
         self.store().write(s)
     }

@@ -31,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::handle::{Handle, LOCAL_LIMIT, SHARDS};
 use crate::arena::Arena;
 use crate::dedupe::{Dedupe, DedupeBook};
-use crate::segvec::{segment_of, SegVec, Zeroable};
+use crate::segvec::{fit, SegVec, Zeroable};
 use std::sync::atomic::AtomicU8;
 use crate::types::Type;
 use crate::value::{TruthValue, Value};
@@ -156,15 +156,8 @@ impl Pool {
             return off;
         }
         let len = 1usize << class;
-        let mut start = self.end;
         // A block never straddles two segments, so it reads as one slice.
-        loop {
-            let (seg_start, seg_len) = segment_of(start);
-            if start + len <= seg_start + seg_len {
-                break;
-            }
-            start = seg_start + seg_len;
-        }
+        let start = fit(self.end, len);
         let off = u32::try_from(start + len).map(|_| start as u32).expect("incoming pool of a shard exceeds 2^32 entries");
         cells.ensure(start + len);
         self.end = start + len;
@@ -541,7 +534,7 @@ impl Records {
             self.names[s].push(&mut sh.names_end, name.as_bytes())
         };
         let Some(off) = off else {
-            sh.free_slot(recs, t, local);
+            sh.free_slot(t, local);
             return Err(too_big());
         };
         let len_field = if long { LEN_ESCAPE } else { l32 };
@@ -590,7 +583,7 @@ impl Records {
             self.outgoing[s].push(&mut sh.outgoing_end, out)
         };
         let Some(off) = off else {
-            sh.free_slot(recs, t, local);
+            sh.free_slot(t, local);
             return Err(Error::InvalidValue("a shard's outgoing sets would exceed 2^32 members".into()));
         };
         let len_field = if long { LEN_ESCAPE } else { out.len() as u32 };
@@ -1134,7 +1127,7 @@ impl Shard {
     }
 
     /// Takes back the slot `alloc_slot` just gave out, when the add fails.
-    fn free_slot(&mut self, _recs: &SegVec<Slot>, t: Type, local: u32) {
+    fn free_slot(&mut self, t: Type, local: u32) {
         let ts = &mut self.by_type[usize::from(t.0)];
         debug_assert_eq!(ts.cursor, local + 1);
         ts.cursor = local;

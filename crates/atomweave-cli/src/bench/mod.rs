@@ -177,6 +177,32 @@ struct Measured {
 }
 
 impl Measured {
+    /// The figures of a finished run; `rss_start` was read when timing began,
+    /// `rss_built` is the resident growth from building the space.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        args: &BenchArgs,
+        threads: usize,
+        ops: usize,
+        (wall, batch_ns, rows): Samples,
+        atoms_after: usize,
+        heap: usize,
+        rss_start: usize,
+        rss_built: usize,
+    ) -> Measured {
+        Measured {
+            threads,
+            ops,
+            wall,
+            batch_ns,
+            rows,
+            atoms_after,
+            rss_growth: rss_bytes() as isize - rss_start as isize,
+            rss_per_atom: rss_built as f64 / args.size as f64,
+            counted_per_atom: heap as f64 / atoms_after.max(1) as f64,
+        }
+    }
+
     fn kops(&self) -> f64 {
         self.ops as f64 / self.wall / 1e3
     }
@@ -303,19 +329,8 @@ fn measure_table(args: &BenchArgs, method: Method) -> Result<Measured, String> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0x5eed);
     let inputs = draw_inputs(method, method.ops(args.n), &rs.atoms, &table, key, 0, &mut rng);
     let rss_start = rss_bytes();
-    let (wall, batch_ns, rows) = one_thread(args, method, &inputs, &mut table, &mut rs)?;
-    let atoms = AtomRead::size(&table);
-    Ok(Measured {
-        threads: 1,
-        ops: inputs.len(),
-        wall,
-        batch_ns,
-        rows,
-        atoms_after: atoms,
-        rss_growth: rss_bytes() as isize - rss_start as isize,
-        rss_per_atom: rss_built as f64 / args.size as f64,
-        counted_per_atom: table.heap_bytes() as f64 / atoms.max(1) as f64,
-    })
+    let samples = one_thread(args, method, &inputs, &mut table, &mut rs)?;
+    Ok(Measured::new(args, 1, inputs.len(), samples, AtomRead::size(&table), table.heap_bytes(), rss_start, rss_built))
 }
 
 fn measure_space(args: &BenchArgs, method: Method) -> Result<Measured, String> {
@@ -341,18 +356,8 @@ fn measure_space(args: &BenchArgs, method: Method) -> Result<Measured, String> {
     } else {
         run_threads(&space, method, &inputs, args.batch)
     };
-    let atoms = space.size();
-    Ok(Measured {
-        threads: args.threads,
-        ops: inputs.iter().map(Inputs::len).sum(),
-        wall,
-        batch_ns,
-        rows,
-        atoms_after: atoms,
-        rss_growth: rss_bytes() as isize - rss_start as isize,
-        rss_per_atom: rss_built as f64 / args.size as f64,
-        counted_per_atom: space.heap_bytes() as f64 / atoms.max(1) as f64,
-    })
+    let ops = inputs.iter().map(Inputs::len).sum();
+    Ok(Measured::new(args, args.threads, ops, (wall, batch_ns, rows), space.size(), space.heap_bytes(), rss_start, rss_built))
 }
 
 /// Per-batch samples of one thread: wall time, ns/op per batch, and

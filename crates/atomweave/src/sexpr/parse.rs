@@ -81,7 +81,7 @@ impl Expr {
 /// A syntax error: where, what, and the offending text (a short excerpt of the
 /// line at that point, at most ~40 characters).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("line {line}, column {col}: {message} (near `{snippet}`)")]
+#[error("line {line}, column {col}: {message}{}", near(snippet))]
 pub struct ParseError {
     /// Line of the problem, from 1.
     pub line: u32,
@@ -107,6 +107,15 @@ enum Frame {
     Quote(Pos),
     /// A `#;` waiting for the datum it discards.
     DatumComment(Pos),
+}
+
+/// The " (near `...`)" part of a message, when there is text to show.
+fn near(snippet: &str) -> String {
+    if snippet.is_empty() {
+        String::new()
+    } else {
+        format!(" (near `{snippet}`)")
+    }
 }
 
 /// Reads top-level expressions one at a time from any `BufRead`.
@@ -1180,6 +1189,14 @@ mod tests {
                 _ => return depth,
             }
         }
+    }
+
+    #[test]
+    fn messages_show_the_offending_text_only_when_there_is_some() {
+        let e = ParseError { line: 3, col: 4, message: "bad".into(), snippet: "(x".into() };
+        assert_eq!(e.to_string(), "line 3, column 4: bad (near `(x`)");
+        let e = ParseError { snippet: String::new(), ..e };
+        assert_eq!(e.to_string(), "line 3, column 4: bad");
     }
 
     #[test]
