@@ -32,7 +32,7 @@ test-rust:
 bench: build-release
 	@mkdir -p $(RESULTS)
 	$(BIN) bench -X -A -q | tee $(RESULTS)/bench.txt
-	$(BIN) bench -A -T 2 -q | tee $(RESULTS)/bench-threads-2.txt
+	$(BIN) bench -A -T 2 -n 5000000 -q | tee $(RESULTS)/bench-threads-2.txt
 	$(BIN) bench -X -A -q -S 100 -n 100000 --repeat 1 -f --out $(RESULTS) > $(RESULTS)/bench-scaling.txt
 	$(BIN) bench-plot $(RESULTS) > /dev/null
 	$(BIN) atom-bench -n 1000000 | tee $(RESULTS)/atom-bench.txt

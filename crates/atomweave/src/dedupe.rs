@@ -1,8 +1,10 @@
 //! Content-to-slot tables that readers probe without a lock.
 //!
 //! Open addressing with linear probing over `AtomicU32` entries: 0 is empty,
-//! 1 a removed entry, anything else a slot number plus 2 in the low 28 bits
-//! and 4 bits of the hash above them, which spare most false comparisons.
+//! 1 a removed entry, anything else a slot number plus 2 in the low 27 bits
+//! (slots stay below `LOCAL_LIMIT - BLOCK`) and 5 bits of the hash above
+//! them, which spare all but 1 in 32 false comparisons: each one costs the
+//! caller a record and an arena read, the bulk of a missed lookup.
 //! Inserts, removals and growth happen under the owning shard's write lock.
 //! Growth publishes a new table; the old one stays mapped until the table is
 //! dropped (or [`Dedupe::free_retired`] runs with exclusive access), because
@@ -15,8 +17,10 @@ use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
 const EMPTY: u32 = 0;
 const REMOVED: u32 = 1;
-const SLOT_BITS: u32 = 28;
+const SLOT_BITS: u32 = 27;
 const SLOT_MASK: u32 = (1 << SLOT_BITS) - 1;
+/// The highest slot number an entry can hold.
+pub(crate) const MAX_SLOT: u32 = SLOT_MASK - 2;
 
 struct Table {
     mask: usize,
@@ -32,12 +36,12 @@ impl Table {
 
 #[inline]
 fn tag(hash: u64) -> u32 {
-    ((hash >> 60) as u32) << SLOT_BITS
+    ((hash >> 59) as u32) << SLOT_BITS
 }
 
 #[inline]
 fn encode(hash: u64, slot: u32) -> u32 {
-    debug_assert!(slot + 2 <= SLOT_MASK);
+    debug_assert!(slot <= MAX_SLOT);
     tag(hash) | (slot + 2)
 }
 

@@ -623,6 +623,7 @@ impl AtomSpace {
     /// atom of a child space, the value is kept for the child alone.
     pub fn set_tv(&self, h: Handle, tv: TruthValue) -> Result<()> {
         let foreign = !self.is_root() && self.foreign(h)?;
+        self.recs().prefetch_slot(h);
         self.recs().set_tv_in(&mut self.write_shard(h.shard()), h, tv, foreign)
     }
 

@@ -39,6 +39,9 @@ use crate::value::{TruthValue, Value};
 /// Slots per type block.
 pub(crate) const BLOCK: u32 = 64;
 
+// `alloc_slot` hands out slots below `LOCAL_LIMIT - BLOCK`; dedupe entries must hold them.
+const _: () = assert!(LOCAL_LIMIT - BLOCK <= crate::dedupe::MAX_SLOT + 1);
+
 // Record layout: | flags:4 | type:12 | len:16 | payload:32 |
 // `len` is the name length (nodes) or arity (links), LEN_ESCAPE if the real
 // length is stored at the front of the arena entry. A zero record is a slot
@@ -232,6 +235,61 @@ struct TypeSlots {
     live: usize,
 }
 
+/// The truth values of a shard's atoms, by slot, in 24-byte entries: a
+/// `TruthValue` is 32 bytes, and a map of them cost 82 bytes per atom. A
+/// count truth value marks its entry and keeps mean and count beside it.
+#[derive(Default)]
+struct TvMap {
+    /// `[strength, confidence]`, or `[COUNT_MARK, confidence]`.
+    main: HashMap<u32, [f64; 2], FixedState>,
+    /// `[mean, count]` of count truth values.
+    counts: HashMap<u32, [f64; 2], FixedState>,
+}
+
+/// A NaN payload no arithmetic produces; stored strengths that are NaN are
+/// stored as the canonical NaN, so this one only ever means "count".
+const COUNT_MARK: u64 = 0x7ff4_a70e_c0b7_0001;
+
+impl TvMap {
+    #[inline]
+    fn get(&self, local: u32) -> Option<TruthValue> {
+        let &[a, confidence] = self.main.get(&local)?;
+        if a.to_bits() != COUNT_MARK {
+            return Some(TruthValue::Simple { strength: a, confidence });
+        }
+        let &[mean, count] = self.counts.get(&local).expect("a marked count truth value has its count");
+        Some(TruthValue::Count { mean, confidence, count })
+    }
+
+    #[inline]
+    fn insert(&mut self, local: u32, tv: TruthValue) {
+        let old = match tv {
+            TruthValue::Simple { strength, confidence } => {
+                let strength = if strength.is_nan() { f64::NAN } else { strength };
+                self.main.insert(local, [strength, confidence])
+            }
+            TruthValue::Count { mean, confidence, count } => {
+                self.counts.insert(local, [mean, count]);
+                return drop(self.main.insert(local, [f64::from_bits(COUNT_MARK), confidence]));
+            }
+        };
+        if old.is_some_and(|[a, _]| a.to_bits() == COUNT_MARK) {
+            self.counts.remove(&local);
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, local: u32) {
+        if self.main.remove(&local).is_some_and(|[a, _]| a.to_bits() == COUNT_MARK) {
+            self.counts.remove(&local);
+        }
+    }
+
+    fn allocated_bytes(&self) -> usize {
+        self.main.allocation_size() + self.counts.allocation_size()
+    }
+}
+
 /// What an atom holds besides its truth value.
 type KeyValues = Vec<(Handle, Value)>;
 
@@ -246,7 +304,7 @@ pub struct Shard {
     names_end: usize,
     outgoing_end: usize,
     pool: Pool,
-    tvs: HashMap<u32, TruthValue, FixedState>,
+    tvs: TvMap,
     values: HashMap<u32, KeyValues, FixedState>,
     by_type: Vec<TypeSlots>,
     /// One past the highest slot this store has used in the shard.
@@ -466,7 +524,7 @@ impl Store {
                 + self.recs.links_by_content[s].allocated_bytes(&sh.link_book);
             total += self.recs.names[s].allocated_bytes() + self.recs.outgoing[s].allocated_bytes();
             total += self.recs.pool_cells[s].allocated_bytes() + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
-            total += sh.tvs.allocation_size();
+            total += sh.tvs.allocated_bytes();
             total += sh.values.allocation_size()
                 + sh.values.values().map(|kv| kv.capacity() * std::mem::size_of::<(Handle, Value)>()).sum::<usize>();
             total += sh.by_type.capacity() * std::mem::size_of::<TypeSlots>()
@@ -618,6 +676,12 @@ impl Records {
         }
     }
 
+    /// Starts fetching `h`'s slot; see [`Records::prefetch_link`].
+    #[inline]
+    pub(crate) fn prefetch_slot(&self, h: Handle) {
+        self.records[h.shard()].prefetch(h.local() as usize);
+    }
+
     /// Registers link `l` in the incoming set of `x`, an atom of this store
     /// (for links of child spaces). The caller holds `x`'s shard.
     pub(crate) fn inc_push_in(&self, sh: &mut Shard, x: Handle, l: Handle) {
@@ -702,7 +766,7 @@ impl Records {
             self.nodes_by_content[s].remove(&mut sh.node_book, hash, local);
         }
         if rec.has_tv() {
-            sh.tvs.remove(&local);
+            sh.tvs.remove(local);
         }
         if rec.has_values() {
             sh.values.remove(&local);
@@ -761,7 +825,7 @@ impl Records {
         let word = self.value_word(sh, h, foreign)?;
         if tv.is_default() && !foreign {
             if word.load(Ordering::Acquire) & HAS_TV != 0 {
-                sh.tvs.remove(&h.local());
+                sh.tvs.remove(h.local());
                 set_flags(word, 0, HAS_TV);
             }
         } else {
@@ -777,7 +841,7 @@ impl Records {
     pub(crate) fn get_tv_in(&self, sh: &Shard, h: Handle) -> Option<TruthValue> {
         let flags = self.slot_flags(h);
         if flags & HAS_TV != 0 {
-            return sh.tvs.get(&h.local()).copied();
+            return sh.tvs.get(h.local());
         }
         Rec(flags).live().then_some(TruthValue::DEFAULT)
     }
@@ -839,7 +903,7 @@ impl Records {
         if w.load(Ordering::Acquire) == 0 {
             sh.overlay.push(h.local());
         }
-        sh.tvs.remove(&h.local());
+        sh.tvs.remove(h.local());
         sh.values.remove(&h.local());
         w.store(HIDDEN, Ordering::Release);
     }

@@ -129,6 +129,18 @@ fn truth_values_and_values() {
     let b = t.add_node(CONCEPT_NODE, "b").unwrap();
     t.set_tv(b, TruthValue::simple(0.5, 0.8)).unwrap();
     assert_eq!(t.increment_count(b, 4.0).unwrap(), TruthValue::count(1.0, 0.0, 4.0));
+    // Simple and count truth values replace each other in either order, and
+    // a NaN strength is a simple truth value, not a count.
+    t.set_tv(b, TruthValue::simple(0.25, 0.5)).unwrap();
+    assert_eq!(t.get_tv(b), Some(TruthValue::simple(0.25, 0.5)));
+    t.set_tv(b, TruthValue::count(0.5, 0.75, 9.0)).unwrap();
+    assert_eq!(t.get_tv(b), Some(TruthValue::count(0.5, 0.75, 9.0)));
+    t.set_tv(b, TruthValue::simple(f64::NAN, 0.5)).unwrap();
+    assert!(matches!(t.get_tv(b), Some(TruthValue::Simple { strength, confidence: 0.5 }) if strength.is_nan()));
+    t.set_tv(b, TruthValue::count(0.5, 0.75, 9.0)).unwrap();
+    t.extract(b, false).unwrap();
+    let b = t.add_node(CONCEPT_NODE, "b").unwrap();
+    assert_eq!(t.get_tv(b), Some(TruthValue::DEFAULT));
     t.set_value(a, k, Value::float(vec![1.0, 2.0])).unwrap();
     assert_eq!(t.get_value(a, k), Some(Value::float(vec![1.0, 2.0])));
     t.set_value(a, k, Value::string(["x"])).unwrap();
