@@ -1,5 +1,5 @@
-//! The `atomweave` command: load, dump and generate Atomese; later issues add
-//! bench, serve, shell-bench and friends as subcommands here.
+//! The `atomweave` command: load, dump, generate and query Atomese, and the
+//! benchmarks; later issues add serve, shell-bench and friends here.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
@@ -8,12 +8,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use atomweave::sexpr::{self, Form, Select};
-use atomweave::{AtomRead, AtomTable, Type};
+use atomweave::{AtomRead, AtomSink, AtomTable, Type};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 mod bench;
 mod generate;
+mod query;
 mod sys;
 
 #[derive(Parser)]
@@ -56,6 +57,10 @@ enum Command {
         #[arg(short, long, value_enum, default_value_t = FormArg::Wire)]
         form: FormArg,
     },
+    /// Load Atomese files, execute queries over them and print each result.
+    Query(query::QueryArgs),
+    /// The pattern matcher's benchmarks: the "animals" query and triangle counting.
+    QueryBench(query::QueryBenchArgs),
     /// Write a random Atomese file: nodes, nested links, truth values and values.
     Generate {
         /// Roughly how many atoms.
@@ -93,6 +98,8 @@ fn main() -> ExitCode {
         Command::Load { files, quiet } => cmd_load(&files, quiet),
         Command::Dump { files, r#type, form } => cmd_dump(&files, r#type.as_deref(), form),
         Command::Generate { atoms, seed, output } => generate::run(atoms, seed, output.as_deref()),
+        Command::Query(args) => query::run(args),
+        Command::QueryBench(args) => query::bench(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -103,8 +110,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// Loads files into a table, with a progress bar on stderr unless `quiet`.
-fn load_files(table: &mut AtomTable, files: &[PathBuf], quiet: bool) -> Result<u64, String> {
+/// Loads files into a table or space, with a progress bar on stderr unless `quiet`.
+fn load_files<S: AtomSink>(table: &mut S, files: &[PathBuf], quiet: bool) -> Result<u64, String> {
     let mut expressions = 0;
     for path in files {
         let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -25,6 +25,8 @@ pub enum Error {
     InvalidValue(String),
     #[error("{0}")]
     Hierarchy(String),
+    #[error("query: {0}")]
+    Query(String),
     #[error(transparent)]
     Parse(#[from] crate::sexpr::ParseError),
 }

@@ -21,6 +21,7 @@ mod arena;
 mod dedupe;
 mod error;
 mod handle;
+pub mod query;
 mod read;
 mod segvec;
 pub mod sexpr;

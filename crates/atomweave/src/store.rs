@@ -270,7 +270,8 @@ impl TvMap {
             }
             TruthValue::Count { mean, confidence, count } => {
                 self.counts.insert(local, [mean, count]);
-                return drop(self.main.insert(local, [f64::from_bits(COUNT_MARK), confidence]));
+                self.main.insert(local, [f64::from_bits(COUNT_MARK), confidence]);
+                return;
             }
         };
         if old.is_some_and(|[a, _]| a.to_bits() == COUNT_MARK) {

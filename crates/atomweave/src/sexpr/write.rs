@@ -104,7 +104,7 @@ fn write_repl(r: &impl AtomRead, h: Handle, indent: usize, out: &mut String) {
     let tv = r.get_tv(h).unwrap_or_default();
     if !tv.is_default() {
         out.push(' ');
-        write_tv_short(tv, out);
+        write_tv(tv, out);
     }
     for &c in r.outgoing(h).unwrap_or(&[]) {
         out.push('\n');
@@ -114,7 +114,8 @@ fn write_repl(r: &impl AtomRead, h: Handle, indent: usize, out: &mut String) {
     out.push(')');
 }
 
-fn write_tv_short(tv: TruthValue, out: &mut String) {
+/// A truth value in the short form the REPL shows on atoms: `(stv s c)`, `(ctv m c n)`.
+pub fn write_tv(tv: TruthValue, out: &mut String) {
     match tv {
         TruthValue::Simple { strength, confidence } => {
             let _ = write!(out, "(stv {} {})", fmt_f64(strength), fmt_f64(confidence));

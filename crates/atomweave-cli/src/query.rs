@@ -1,0 +1,237 @@
+//! `atomweave query` and `atomweave query-bench`.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use atomweave::query::{execute, Executed};
+use atomweave::sexpr::{self, Form};
+use atomweave::{AtomSpace, Handle};
+use clap::Args;
+
+#[derive(Args)]
+pub struct QueryArgs {
+    /// Atomese data files, loaded in order before the queries run.
+    files: Vec<PathBuf>,
+    /// A query in Atomese (repeatable; each expression in it is executed).
+    #[arg(short = 'e', long = "expr", value_name = "QUERY")]
+    exprs: Vec<String>,
+    /// A file of queries (repeatable).
+    #[arg(short = 'f', long = "file", value_name = "QUERY.scm")]
+    query_files: Vec<PathBuf>,
+    /// Threads for large searches (default: one per core).
+    #[arg(short = 'T', long)]
+    threads: Option<usize>,
+    /// No progress bar while loading.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+pub fn run(args: QueryArgs) -> Result<(), String> {
+    if args.exprs.is_empty() && args.query_files.is_empty() {
+        return Err("no query: give one with -e 'QUERY' or -f QUERY.scm".into());
+    }
+    let space = AtomSpace::new();
+    super::load_files(&mut &space, &args.files, args.quiet)?;
+    let mut texts: Vec<(String, String)> = args.exprs.iter().enumerate().map(|(i, e)| (format!("-e #{}", i + 1), e.clone())).collect();
+    for f in &args.query_files {
+        texts.push((f.display().to_string(), std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?));
+    }
+    let pool = pool(args.threads)?;
+    for (origin, text) in texts {
+        let queries = sexpr::load_str(&mut &space, &text).map_err(|e| format!("{origin}: {e}"))?;
+        for q in queries {
+            let result = pool.install(|| execute(&space, q)).map_err(|e| format!("{origin}: {e}"))?;
+            println!("{}", show(&space, &result));
+        }
+    }
+    Ok(())
+}
+
+fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, String> {
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err("-T needs at least one thread".into());
+        }
+        b = b.num_threads(n);
+    }
+    b.build().map_err(|e| e.to_string())
+}
+
+/// A result in the REPL form.
+fn show(space: &AtomSpace, r: &Executed) -> String {
+    let view = space.read().expect("a root space");
+    let mut out = String::new();
+    match r {
+        Executed::Atom(h) => sexpr::write_atom(&view, *h, Form::Repl, &mut out),
+        // Truth values as the REPL writes them on atoms.
+        Executed::Value(atomweave::Value::Truth(tv)) => sexpr::write_tv(*tv, &mut out),
+        Executed::Value(v) => sexpr::write_value(&view, v, &mut out),
+    }
+    out
+}
+
+#[derive(Args)]
+pub struct QueryBenchArgs {
+    /// Executions of each animals query.
+    #[arg(short = 'n', long, default_value_t = 100_000)]
+    iterations: usize,
+    /// Nodes of the triangle graph.
+    #[arg(long, default_value_t = 10_000)]
+    nodes: usize,
+    /// Undirected edges of the triangle graph.
+    #[arg(long, default_value_t = 100_000)]
+    edges: usize,
+    /// Threads for the triangle search, beside the one-thread run.
+    #[arg(short = 'T', long, default_value_t = 2)]
+    threads: usize,
+    /// Random seed of the graph.
+    #[arg(short = 'R', long, default_value_t = 1)]
+    seed: u64,
+    /// Run only this part.
+    #[arg(long, value_enum)]
+    only: Option<Part>,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
+pub enum Part {
+    Animals,
+    Triangles,
+}
+
+const ANIMALS: &str = r#"
+(Inheritance (Concept "cat") (Concept "mammal"))
+(Inheritance (Concept "dog") (Concept "mammal"))
+(Inheritance (Concept "whale") (Concept "mammal"))
+(Inheritance (Concept "sparrow") (Concept "bird"))
+(Inheritance (Concept "eagle") (Concept "bird"))
+(Inheritance (Concept "mammal") (Concept "animal"))
+(Inheritance (Concept "bird") (Concept "animal"))
+"#;
+
+pub fn bench(args: QueryBenchArgs) -> Result<(), String> {
+    if args.threads == 0 {
+        return Err("-T needs at least one thread".into());
+    }
+    if args.only != Some(Part::Triangles) {
+        animals(args.iterations)?;
+    }
+    if args.only != Some(Part::Animals) {
+        triangles(&args)?;
+    }
+    Ok(())
+}
+
+fn animals(iterations: usize) -> Result<(), String> {
+    let space = AtomSpace::new();
+    sexpr::load_str(&mut &space, ANIMALS).map_err(|e| e.to_string())?;
+    let queries = [
+        ("GetLink", r#"(Get (TypedVariable (Variable "$x") (Type "ConceptNode")) (Inheritance (Variable "$x") (Concept "mammal")))"#),
+        ("BindLink", r#"(Bind (Variable "$x") (Inheritance (Variable "$x") (Concept "bird")) (Evaluation (Predicate "flies") (List (Variable "$x"))))"#),
+    ];
+    println!("animals: 7 InheritanceLinks, each query executed {iterations} times, one thread");
+    let single = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
+    for (name, text) in queries {
+        let q = sexpr::load_str(&mut &space, text).map_err(|e| e.to_string())?[0];
+        let first = execute(&space, q).map_err(|e| e.to_string())?;
+        let start = Instant::now();
+        single.install(|| -> Result<(), String> {
+            for _ in 0..iterations {
+                std::hint::black_box(execute(&space, q).map_err(|e| e.to_string())?);
+            }
+            Ok(())
+        })?;
+        let us = start.elapsed().as_secs_f64() * 1e6 / iterations.max(1) as f64;
+        println!("  {name:<9} {us:>8.2} us/query   {}", show(&space, &first).split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    Ok(())
+}
+
+fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use atomweave::types;
+
+    let max_edges = args.nodes.saturating_mul(args.nodes.saturating_sub(1)) / 2;
+    if args.edges > max_edges {
+        return Err(format!("{} nodes hold at most {max_edges} edges", args.nodes));
+    }
+    let space = AtomSpace::new();
+    let err = |e: atomweave::Error| e.to_string();
+    let genes: Vec<Handle> = (0..args.nodes).map(|i| space.add_node(types::CONCEPT_NODE, &format!("gene-{i}"))).collect::<Result<_, _>>().map_err(err)?;
+    let interacts = space.add_node(types::PREDICATE_NODE, "interacts").map_err(err)?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed);
+    let mut adjacent: Vec<Vec<u32>> = vec![Vec::new(); args.nodes];
+    let mut edges = std::collections::HashSet::new();
+    let start = Instant::now();
+    while edges.len() < args.edges {
+        let (a, b) = (rng.gen_range(0..args.nodes), rng.gen_range(0..args.nodes));
+        let (a, b) = (a.min(b), a.max(b));
+        if a == b || !edges.insert((a, b)) {
+            continue;
+        }
+        adjacent[a].push(b as u32);
+        adjacent[b].push(a as u32);
+        // Stored with the lower-numbered gene first, so each triangle grounds the pattern once.
+        let pair = space.add_link(types::LIST_LINK, &[genes[a], genes[b]]).map_err(err)?;
+        space.add_link(types::EVALUATION_LINK, &[interacts, pair]).map_err(err)?;
+    }
+    let built = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let expected = count_directly(&mut adjacent);
+    let direct = start.elapsed().as_secs_f64();
+    let text = r#"(Meet (VariableList (Variable "$a") (Variable "$b") (Variable "$c"))
+        (And (Evaluation (Predicate "interacts") (List (Variable "$a") (Variable "$b")))
+             (Evaluation (Predicate "interacts") (List (Variable "$b") (Variable "$c")))
+             (Evaluation (Predicate "interacts") (List (Variable "$a") (Variable "$c")))))"#;
+    let q = sexpr::load_str(&mut &space, text).map_err(|e| e.to_string())?[0];
+    println!("triangles: {} genes, {} interactions (built in {built:.2} s); direct count {expected} in {direct:.3} s", args.nodes, args.edges);
+    // Best of two for each thread count, taking turns, so neither gets the warmer caches.
+    let mut best = [f64::INFINITY; 2];
+    for round in 0..2 {
+        for (i, threads) in [1, args.threads].into_iter().enumerate() {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
+            let start = Instant::now();
+            let result = pool.install(|| execute(&space, q)).map_err(|e| e.to_string())?;
+            best[i] = best[i].min(start.elapsed().as_secs_f64());
+            let found = match &result {
+                Executed::Value(atomweave::Value::Link(items)) => items.len(),
+                other => return Err(format!("the triangle query gave {other:?}")),
+            };
+            if found != expected {
+                return Err(format!("the pattern matcher found {found} triangles with {threads} threads, the direct count {expected}"));
+            }
+            if round == 1 {
+                println!("  -T {threads}  {:>8.3} s  {found} triangles, as the direct count  ({:.2}x one thread)", best[i], best[0] / best[i]);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Triangles of an undirected graph: for each edge (a, b) with a < b, the
+/// neighbours c > b that both share.
+fn count_directly(adjacent: &mut [Vec<u32>]) -> usize {
+    for n in adjacent.iter_mut() {
+        n.sort_unstable();
+    }
+    let mut count = 0;
+    for a in 0..adjacent.len() {
+        for &b in adjacent[a].iter().filter(|&&b| b as usize > a) {
+            let (x, y) = (&adjacent[a], &adjacent[b as usize]);
+            let (mut i, mut j) = (0, 0);
+            while i < x.len() && j < y.len() {
+                match x[i].cmp(&y[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => {
+                        count += usize::from(x[i] > b);
+                        i += 1;
+                        j += 1;
+                    }
+                }
+            }
+        }
+    }
+    count
+}

@@ -1,0 +1,195 @@
+//! Evaluating clauses (EqualLink, GreaterThanLink, ...), computing
+//! arithmetic over NumberNodes, and instantiating rewrites.
+
+use smallvec::SmallVec;
+
+use super::bad;
+use super::pattern::{Pattern, Term, TermId};
+use super::search::{Bindings, Bound};
+use crate::error::Result;
+use crate::sexpr::fmt_f64;
+use crate::types::{self, Type};
+use crate::{AtomSpace, Handle};
+
+/// What a term evaluates to: an atom, numbers, or a structure that is not
+/// an atom of the space (compared by what it would be).
+#[derive(Debug, PartialEq)]
+enum Ev {
+    Atom(Handle),
+    Numbers(Vec<f64>),
+    Absent(Type, Vec<Ev>),
+}
+
+pub(crate) fn is_arithmetic(t: Type) -> bool {
+    matches!(t, types::PLUS_LINK | types::MINUS_LINK | types::TIMES_LINK | types::DIVIDE_LINK)
+}
+
+/// The numbers of a NumberNode (its name holds them, space-separated).
+pub(crate) fn numbers_of(space: &AtomSpace, h: Handle) -> Option<Vec<f64>> {
+    if space.get_type(h)? != types::NUMBER_NODE {
+        return None;
+    }
+    space.name(h)?.split_whitespace().map(|w| w.parse().ok()).collect()
+}
+
+/// The NumberNode name of `v`.
+pub(crate) fn number_name(v: &[f64]) -> String {
+    v.iter().map(|&x| fmt_f64(x)).collect::<Vec<_>>().join(" ")
+}
+
+/// Elementwise arithmetic; a single number stretches over a vector.
+pub(crate) fn arithmetic(t: Type, args: &[Vec<f64>], what: impl Fn() -> String) -> Result<Vec<f64>> {
+    let op = |a: f64, b: f64| match t {
+        types::PLUS_LINK => a + b,
+        types::MINUS_LINK => a - b,
+        types::TIMES_LINK => a * b,
+        _ => a / b,
+    };
+    let Some((first, rest)) = args.split_first() else {
+        // Upstream's identities: (Plus) is 0, (Times) is 1.
+        return Ok(vec![if matches!(t, types::PLUS_LINK | types::MINUS_LINK) { 0.0 } else { 1.0 }]);
+    };
+    let mut acc = first.clone();
+    for v in rest {
+        acc = match (acc.len(), v.len()) {
+            (1, _) => v.iter().map(|&b| op(acc[0], b)).collect(),
+            (_, 1) => acc.iter().map(|&a| op(a, v[0])).collect(),
+            (n, m) if n == m => acc.iter().zip(v).map(|(&a, &b)| op(a, b)).collect(),
+            (n, m) => return Err(bad(format!("{}: vectors of {n} and {m} numbers", what()))),
+        };
+    }
+    if t == types::MINUS_LINK && args.len() == 1 {
+        acc = acc.iter().map(|x| -x).collect();
+    }
+    Ok(acc)
+}
+
+/// The truth of evaluatable atom `h` under `b`.
+pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_>) -> Result<bool> {
+    let t = space.get_type(h).ok_or(crate::Error::InvalidHandle(h))?;
+    let out = space.outgoing(h).unwrap_or(&[]);
+    match t {
+        types::TRUE_LINK => Ok(true),
+        types::FALSE_LINK => Ok(false),
+        types::NOT_LINK => Ok(!truth(space, pat, out[0], b)?),
+        types::AND_LINK => {
+            for &m in out {
+                if !truth(space, pat, m, b)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+        types::OR_LINK => {
+            for &m in out {
+                if truth(space, pat, m, b)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        types::EQUAL_LINK | types::IDENTICAL_LINK => {
+            let vals = out.iter().map(|&m| value(space, pat, m, b)).collect::<Result<Vec<_>>>()?;
+            let same = |x: &Ev, y: &Ev| match (x, y) {
+                _ if t == types::IDENTICAL_LINK => x == y,
+                (Ev::Atom(a), Ev::Numbers(n)) | (Ev::Numbers(n), Ev::Atom(a)) => numbers_of(space, *a).as_ref() == Some(n),
+                _ => x == y,
+            };
+            Ok(vals.windows(2).all(|w| same(&w[0], &w[1])))
+        }
+        types::GREATER_THAN_LINK | types::LESS_THAN_LINK => {
+            let [x, y] = out else {
+                return Err(bad(format!("{} must compare two numbers", super::describe(space, h))));
+            };
+            let (x, y) = (scalar(space, pat, *x, b, h)?, scalar(space, pat, *y, b, h)?);
+            Ok(if t == types::GREATER_THAN_LINK { x > y } else { x < y })
+        }
+        _ => Err(bad(format!("{} cannot be evaluated", super::describe(space, h)))),
+    }
+}
+
+fn scalar(space: &AtomSpace, pat: &Pattern, m: Handle, b: &Bindings<'_>, at: Handle) -> Result<f64> {
+    let v = match value(space, pat, m, b)? {
+        Ev::Numbers(v) => v,
+        Ev::Atom(a) => numbers_of(space, a).unwrap_or_default(),
+        Ev::Absent(..) => Vec::new(),
+    };
+    match v[..] {
+        [x] => Ok(x),
+        _ => Err(bad(format!("{} compares numbers, but {} is not one number", super::describe(space, at), super::describe(space, m)))),
+    }
+}
+
+/// The value of atom `h` of the query under `b`: variables replaced by
+/// their groundings, arithmetic computed, other links looked up.
+fn value(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_>) -> Result<Ev> {
+    if let Some(i) = pat.vars.iter().position(|v| v.handle == h) {
+        return Ok(match &b[i] {
+            Some(Bound::One(a)) => Ev::Atom(*a),
+            Some(Bound::Run(r)) => Ev::Absent(types::LIST_LINK, r.iter().map(|&a| Ev::Atom(a)).collect()),
+            None => return Err(bad(format!("variable {} is not grounded here", super::describe(space, h)))),
+        });
+    }
+    let t = space.get_type(h).ok_or(crate::Error::InvalidHandle(h))?;
+    if !t.is_link() || t == types::QUOTE_LINK {
+        return Ok(Ev::Atom(h));
+    }
+    let kids = space.outgoing(h).unwrap_or(&[]).iter().map(|&m| value(space, pat, m, b)).collect::<Result<Vec<_>>>()?;
+    if is_arithmetic(t) {
+        let nums: Option<Vec<Vec<f64>>> = kids
+            .iter()
+            .map(|k| match k {
+                Ev::Numbers(v) => Some(v.clone()),
+                Ev::Atom(a) => numbers_of(space, *a),
+                Ev::Absent(..) => None,
+            })
+            .collect();
+        if let Some(nums) = nums {
+            return Ok(Ev::Numbers(arithmetic(t, &nums, || super::describe(space, h))?));
+        }
+    }
+    let members: Option<SmallVec<[Handle; 4]>> = kids.iter().map(|k| if let Ev::Atom(a) = k { Some(*a) } else { None }).collect();
+    match members.and_then(|m| space.get_link(t, &m)) {
+        Some(a) => Ok(Ev::Atom(a)),
+        None => Ok(Ev::Absent(t, kids)),
+    }
+}
+
+/// Builds rewrite term `t` under grounding `b` in the space. Globs splice
+/// into the link around them; at the top they become a ListLink.
+pub(crate) fn instantiate(space: &AtomSpace, pat: &Pattern, t: TermId, b: &Bindings<'_>) -> Result<Handle> {
+    let mut out = Vec::new();
+    build(space, pat, t, b, &mut out)?;
+    match out[..] {
+        [h] if !matches!(pat.term(t), Term::Glob(_)) => Ok(h),
+        _ => space.add_link(types::LIST_LINK, &out),
+    }
+}
+
+fn build(space: &AtomSpace, pat: &Pattern, t: TermId, b: &Bindings<'_>, into: &mut Vec<Handle>) -> Result<()> {
+    match pat.term(t) {
+        Term::Const(h) => into.push(*h),
+        Term::Var(v) | Term::Glob(v) => match &b[*v] {
+            Some(Bound::One(h)) => into.push(*h),
+            Some(Bound::Run(r)) => into.extend_from_slice(r),
+            None => return Err(bad(format!("variable {} of the rewrite is not grounded", super::describe(space, pat.vars[*v].handle)))),
+        },
+        Term::Choice(_) => unreachable!("rewrites compile ChoiceLinks as links"),
+        Term::Link { ty, kids, .. } => {
+            let mut members = Vec::with_capacity(kids.len());
+            for &k in kids {
+                build(space, pat, k, b, &mut members)?;
+            }
+            if is_arithmetic(*ty) {
+                let nums: Option<Vec<Vec<f64>>> = members.iter().map(|&m| numbers_of(space, m)).collect();
+                if let Some(nums) = nums {
+                    let v = arithmetic(*ty, &nums, || format!("({} ...) in the rewrite", ty.name()))?;
+                    into.push(space.add_node(types::NUMBER_NODE, &number_name(&v))?);
+                    return Ok(());
+                }
+            }
+            into.push(space.add_link(*ty, &members)?);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,574 @@
+//! The search: backtracking over clauses, each started from its cheapest
+//! anchor (a constant or an already grounded variable) and grown up the
+//! incoming sets to candidate groundings, which are then unified top-down.
+
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::HashSet;
+use rayon::prelude::*;
+use smallvec::SmallVec;
+
+use super::eval;
+use super::pattern::{Clause, Kind, Pattern, Term, TermId};
+use crate::error::Result;
+use crate::{AtomSpace, Handle};
+
+/// A variable's grounding.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Val {
+    One(Handle),
+    Run(Box<[Handle]>),
+}
+
+/// Groundings of every variable, in declaration order (`None` for a
+/// variable local to an AbsentLink).
+pub(crate) type Grounding = SmallVec<[Option<Val>; 4]>;
+
+/// A grounding in progress. Runs borrow the outgoing sets they cover (the
+/// rest of an unordered link, sorted, is owned).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Bound<'b> {
+    One(Handle),
+    Run(Cow<'b, [Handle]>),
+}
+
+pub(crate) type Bindings<'b> = Vec<Option<Bound<'b>>>;
+
+type K<'k, 'b> = &'k mut dyn FnMut(&mut Bindings<'b>) -> Flow;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Flow {
+    Go,
+    Stop,
+}
+
+/// First-clause candidates above which the search is split across threads.
+const PARALLEL_MIN: usize = 256;
+
+pub(crate) struct Search<'a> {
+    pub space: &'a AtomSpace,
+    pub pat: &'a Pattern,
+}
+
+/// What a term stands for once the bindings are applied.
+enum Ground {
+    /// Every variable in it is grounded and this atom exists.
+    Atom(Handle),
+    /// Every variable is grounded but no such atom exists.
+    Missing,
+    /// Some variable, glob or choice is open.
+    Open,
+}
+
+/// What a clause search starts from.
+enum Anchor {
+    Ground(Handle),
+    Nothing,
+    /// Walk up from this atom along the path of (link term, member position).
+    Up(Handle, Vec<(TermId, usize)>),
+    /// No anchor: scan atoms by type.
+    Scan,
+}
+
+struct Ctx<'c> {
+    alt: &'c [Clause],
+    present: Vec<&'c Clause>,
+    stop: AtomicBool,
+    first_only: bool,
+}
+
+impl<'a> Search<'a> {
+    /// Every distinct grounding of the pattern (all alternatives), or just
+    /// the first when `first_only`.
+    pub fn groundings(&self, first_only: bool) -> Result<HashSet<Grounding>> {
+        let mut all = HashSet::default();
+        for alt in &self.pat.alternatives {
+            all.extend(self.solve_alternative(alt, first_only)?);
+            if first_only && !all.is_empty() {
+                break;
+            }
+        }
+        Ok(all)
+    }
+
+    fn solve_alternative(&self, alt: &[Clause], first_only: bool) -> Result<HashSet<Grounding>> {
+        let always: Vec<&Clause> = alt.iter().filter(|c| c.kind == Kind::Always).collect();
+        let ctx = Ctx {
+            alt,
+            present: alt.iter().filter(|c| c.kind == Kind::Present).collect(),
+            stop: AtomicBool::new(false),
+            first_only: first_only && always.is_empty(),
+        };
+        let mut found = if ctx.present.is_empty() {
+            // Nothing to search: the conditions alone decide.
+            let mut b: Bindings = vec![None; self.pat.vars.len()];
+            let mut out = HashSet::default();
+            self.finish(&ctx, &mut b, &mut out)?;
+            out
+        } else {
+            self.solve_top(&ctx)?
+        };
+        if !always.is_empty() {
+            found = self.filter_always(&always, found);
+        }
+        Ok(found)
+    }
+
+    /// The first clause, over its candidates, in parallel when there are many.
+    fn solve_top(&self, ctx: &Ctx<'_>) -> Result<HashSet<Grounding>> {
+        let empty: Bindings<'a> = vec![None; self.pat.vars.len()];
+        let Some((ci, cands)) = self.next_clause(ctx, &empty, 0) else { return Ok(HashSet::default()) };
+        let run = |chunk: &[Handle]| -> Result<HashSet<Grounding>> {
+            let mut b = empty.clone();
+            let mut out = HashSet::default();
+            for &cand in chunk {
+                if ctx.stop.load(Ordering::Relaxed) || self.over(ctx, ci, cand, &mut b, 1 << ci, &mut out)? == Flow::Stop {
+                    break;
+                }
+            }
+            Ok(out)
+        };
+        if cands.len() < PARALLEL_MIN || rayon::current_num_threads() < 2 || ctx.first_only {
+            return run(&cands);
+        }
+        let chunk = cands.len().div_ceil(rayon::current_num_threads() * 8).max(16);
+        cands.par_chunks(chunk).map(run).try_reduce(HashSet::default, |mut a, b| {
+            a.extend(b);
+            Ok(a)
+        })
+    }
+
+    /// Grounds present clause `ci` as `cand`, then the clauses after it.
+    fn over(&self, ctx: &Ctx<'_>, ci: usize, cand: Handle, b: &mut Bindings<'a>, done: u64, out: &mut HashSet<Grounding>) -> Result<Flow> {
+        if self.pat.forbidden.contains(&cand) {
+            return Ok(Flow::Go);
+        }
+        let mut err = None;
+        let flow = self.unify(ctx.present[ci].root, cand, b, &mut |b| match self.step(ctx, b, done, out) {
+            Ok(f) => f,
+            Err(e) => {
+                err = Some(e);
+                Flow::Stop
+            }
+        });
+        err.map_or(Ok(flow), Err)
+    }
+
+    /// Grounds the remaining clauses (`done`: the present clauses grounded).
+    fn step(&self, ctx: &Ctx<'_>, b: &mut Bindings<'a>, done: u64, out: &mut HashSet<Grounding>) -> Result<Flow> {
+        if !self.evals_hold(ctx, b)? {
+            return Ok(Flow::Go);
+        }
+        if done.count_ones() as usize == ctx.present.len() {
+            return self.finish(ctx, b, out);
+        }
+        let Some((ci, cands)) = self.next_clause(ctx, b, done) else { return Ok(Flow::Go) };
+        for cand in cands {
+            if self.over(ctx, ci, cand, b, done | 1 << ci, out)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    /// Every present clause is grounded: check the rest and keep the grounding.
+    fn finish(&self, ctx: &Ctx<'_>, b: &mut Bindings<'a>, out: &mut HashSet<Grounding>) -> Result<Flow> {
+        if !self.evals_hold(ctx, b)? {
+            return Ok(Flow::Go);
+        }
+        for cl in ctx.alt.iter().filter(|c| c.kind == Kind::Absent) {
+            if self.exists(cl.root, b) {
+                return Ok(Flow::Go);
+            }
+        }
+        out.insert(b.iter().map(|v| v.as_ref().map(Val::from)).collect());
+        if ctx.first_only {
+            ctx.stop.store(true, Ordering::Relaxed);
+            return Ok(Flow::Stop);
+        }
+        Ok(Flow::Go)
+    }
+
+    /// Do the evaluatable clauses whose variables are all grounded hold?
+    fn evals_hold(&self, ctx: &Ctx<'_>, b: &Bindings<'_>) -> Result<bool> {
+        let bound = bound_set(b);
+        for cl in ctx.alt.iter().filter(|c| c.kind == Kind::Eval && c.vars & !bound == 0) {
+            if !eval::truth(self.space, self.pat, cl.atom, b)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Keeps the groups of groundings (by the variables outside the Always
+    /// clauses) in which every grounding satisfies them.
+    fn filter_always(&self, always: &[&Clause], found: HashSet<Grounding>) -> HashSet<Grounding> {
+        let inside = always.iter().fold(0u64, |m, c| m | c.vars);
+        let key = |g: &Grounding| -> Grounding { g.iter().enumerate().map(|(i, v)| if inside & (1 << i) == 0 { v.clone() } else { None }).collect() };
+        let mut failed: HashSet<Grounding> = HashSet::default();
+        for g in &found {
+            let b: Bindings = g.iter().map(|v| v.as_ref().map(Bound::from)).collect();
+            if always.iter().any(|c| !self.exists(c.root, &b)) {
+                failed.insert(key(g));
+            }
+        }
+        found.into_iter().filter(|g| !failed.contains(&key(g))).collect()
+    }
+
+    /// Has term `t` a grounding that extends `b`? (Absent and Always clauses.)
+    fn exists<'b>(&self, t: TermId, b: &Bindings<'b>) -> bool
+    where
+        'a: 'b,
+    {
+        let mut b = b.clone();
+        let cands = self.expand(t, self.anchor(t, &b));
+        cands.into_iter().any(|c| !self.pat.forbidden.contains(&c) && self.unify(t, c, &mut b, &mut |_| Flow::Stop) == Flow::Stop)
+    }
+
+    /// The cheapest present clause still to ground, with its candidates.
+    fn next_clause(&self, ctx: &Ctx<'_>, b: &Bindings<'_>, done: u64) -> Option<(usize, Vec<Handle>)> {
+        let bound = bound_set(b);
+        let mut best: Option<(usize, usize, Anchor)> = None;
+        for (i, cl) in ctx.present.iter().enumerate() {
+            if done & (1 << i) != 0 {
+                continue;
+            }
+            let anchor = self.anchor(cl.root, b);
+            // Clauses joined to what is grounded come first, then the thinnest start.
+            let apart = if cl.vars & bound == 0 && bound != 0 { 1 << 30 } else { 0 };
+            let cost = self.cost(&anchor, cl.root).saturating_add(apart);
+            if best.as_ref().is_none_or(|&(_, c, _)| cost < c) {
+                best = Some((i, cost, anchor));
+            }
+        }
+        let (i, _, anchor) = best?;
+        Some((i, self.expand(ctx.present[i].root, anchor)))
+    }
+
+    fn cost(&self, anchor: &Anchor, root: TermId) -> usize {
+        match anchor {
+            Anchor::Ground(_) | Anchor::Nothing => 0,
+            Anchor::Up(h, _) => self.space.incoming_size(*h).unwrap_or(0).max(1),
+            Anchor::Scan => match self.pat.term(root) {
+                Term::Link { ty, .. } => self.space.count_of_type(*ty, false).saturating_add(1 << 24),
+                _ => self.space.size().saturating_add(1 << 26),
+            },
+        }
+    }
+
+    /// The thinnest anchor of term `root` under `b`.
+    fn anchor(&self, root: TermId, b: &Bindings<'_>) -> Anchor {
+        match self.ground(root, b) {
+            Ground::Atom(h) => return Anchor::Ground(h),
+            Ground::Missing => return Anchor::Nothing,
+            Ground::Open => {}
+        }
+        let mut best = None;
+        self.find_anchor(root, b, &mut Vec::new(), &mut best);
+        match best {
+            Some((_, h, path)) => Anchor::Up(h, path),
+            None => Anchor::Scan,
+        }
+    }
+
+    /// Walks the term for constants and grounded variables, keeping the one
+    /// with the smallest incoming set and the path of links down to it.
+    #[allow(clippy::type_complexity)]
+    fn find_anchor(&self, t: TermId, b: &Bindings<'_>, path: &mut Vec<(TermId, usize)>, best: &mut Option<(usize, Handle, Vec<(TermId, usize)>)>) {
+        let at = match self.pat.term(t) {
+            Term::Link { kids, .. } => {
+                for (i, &k) in kids.iter().enumerate() {
+                    path.push((t, i));
+                    self.find_anchor(k, b, path, best);
+                    path.pop();
+                }
+                return;
+            }
+            _ if path.is_empty() => return,
+            _ => match self.ground(t, b) {
+                Ground::Atom(h) => h,
+                _ => return,
+            },
+        };
+        let n = self.space.incoming_size(at).unwrap_or(0);
+        if best.as_ref().is_none_or(|(m, _, _)| n < *m) {
+            *best = Some((n, at, path.clone()));
+        }
+    }
+
+    /// Candidate groundings of `root` from its anchor.
+    fn expand(&self, root: TermId, anchor: Anchor) -> Vec<Handle> {
+        match anchor {
+            Anchor::Ground(h) => vec![h],
+            Anchor::Nothing => Vec::new(),
+            Anchor::Up(h, path) => {
+                let mut level = vec![h];
+                for &(t, pos) in path.iter().rev() {
+                    let Term::Link { ty, kids, unordered, globs } = self.pat.term(t) else { unreachable!("paths run through links") };
+                    let mut next = Vec::new();
+                    for &x in &level {
+                        let Some(inc) = self.space.incoming(x) else { continue };
+                        for &l in inc.iter() {
+                            if self.space.get_type(l) != Some(*ty) || self.pat.forbidden.contains(&l) {
+                                continue;
+                            }
+                            if !unordered && !globs {
+                                let out = self.space.outgoing(l).unwrap_or(&[]);
+                                if out.len() != kids.len() || out[pos] != x {
+                                    continue;
+                                }
+                            }
+                            next.push(l);
+                        }
+                    }
+                    next.sort_unstable();
+                    next.dedup();
+                    level = next;
+                }
+                level
+            }
+            Anchor::Scan => {
+                let (t, sub) = match self.pat.term(root) {
+                    Term::Link { ty, .. } => (*ty, false),
+                    _ => (crate::types::ATOM, true),
+                };
+                self.space.handles_by_type(t, sub).filter(|h| !self.pat.forbidden.contains(h)).collect()
+            }
+        }
+    }
+
+    /// The atom term `t` stands for under `b` (looked up, never added).
+    fn ground(&self, t: TermId, b: &Bindings<'_>) -> Ground {
+        match self.pat.term(t) {
+            Term::Const(h) => Ground::Atom(*h),
+            Term::Var(v) => match &b[*v] {
+                Some(Bound::One(h)) => Ground::Atom(*h),
+                _ => Ground::Open,
+            },
+            Term::Glob(_) | Term::Choice(_) => Ground::Open,
+            Term::Link { ty, kids, .. } => {
+                let mut out: SmallVec<[Handle; 4]> = SmallVec::new();
+                let mut missing = false;
+                for &k in kids {
+                    match self.ground(k, b) {
+                        Ground::Atom(h) => out.push(h),
+                        Ground::Missing => missing = true,
+                        Ground::Open => return Ground::Open,
+                    }
+                }
+                match (missing, self.space.get_link(*ty, &out)) {
+                    (false, Some(h)) => Ground::Atom(h),
+                    _ => Ground::Missing,
+                }
+            }
+        }
+    }
+
+    /// Matches term `t` against atom `a`, calling `k` for each way it matches.
+    pub(crate) fn unify<'b>(&self, t: TermId, a: Handle, b: &mut Bindings<'b>, k: K<'_, 'b>) -> Flow
+    where
+        'a: 'b,
+    {
+        match self.pat.term(t) {
+            Term::Const(h) => {
+                if *h == a {
+                    k(b)
+                } else {
+                    Flow::Go
+                }
+            }
+            Term::Var(v) | Term::Glob(v) => {
+                let v = *v;
+                match &b[v] {
+                    Some(Bound::One(h)) if *h == a => k(b),
+                    Some(Bound::Run(r)) if r[..] == [a] => k(b),
+                    Some(_) => Flow::Go,
+                    None if !self.may_ground(v, a) => Flow::Go,
+                    None => {
+                        b[v] = Some(Bound::One(a));
+                        let f = k(b);
+                        b[v] = None;
+                        f
+                    }
+                }
+            }
+            Term::Choice(alts) => {
+                for &alt in alts {
+                    if self.unify(alt, a, b, k) == Flow::Stop {
+                        return Flow::Stop;
+                    }
+                }
+                Flow::Go
+            }
+            Term::Link { ty, kids, unordered, globs } => {
+                if self.space.get_type(a) != Some(*ty) {
+                    return Flow::Go;
+                }
+                let out: &'a [Handle] = self.space.outgoing(a).unwrap_or(&[]);
+                if !unordered {
+                    if *globs {
+                        return self.glob_seq(kids, out, b, k);
+                    }
+                    return if out.len() == kids.len() { self.seq(kids, out, b, k) } else { Flow::Go };
+                }
+                let (plain, glob): (SmallVec<[TermId; 8]>, SmallVec<[TermId; 8]>) =
+                    kids.iter().copied().partition(|&k| !matches!(self.pat.term(k), Term::Glob(_)));
+                let fits = if glob.is_empty() { out.len() == plain.len() } else { out.len() >= plain.len() };
+                if !fits {
+                    return Flow::Go;
+                }
+                let mut used: SmallVec<[bool; 8]> = SmallVec::from_elem(false, out.len());
+                self.perm(&plain, glob.first().copied(), out, &mut used, b, k)
+            }
+        }
+    }
+
+    fn may_ground(&self, v: usize, a: Handle) -> bool {
+        !self.pat.forbidden.contains(&a) && self.space.get_type(a).is_some_and(|t| self.pat.vars[v].allows(t))
+    }
+
+    /// Members in order, one term each.
+    fn seq<'b>(&self, kids: &[TermId], out: &'b [Handle], b: &mut Bindings<'b>, k: K<'_, 'b>) -> Flow
+    where
+        'a: 'b,
+    {
+        match kids.split_first() {
+            None => k(b),
+            Some((&t, rest)) => self.unify(t, out[0], b, &mut |b| self.seq(rest, &out[1..], b, k)),
+        }
+    }
+
+    /// Members in order, globs taking runs.
+    fn glob_seq<'b>(&self, kids: &[TermId], out: &'b [Handle], b: &mut Bindings<'b>, k: K<'_, 'b>) -> Flow
+    where
+        'a: 'b,
+    {
+        let Some((&t, rest)) = kids.split_first() else {
+            return if out.is_empty() { k(b) } else { Flow::Go };
+        };
+        let Term::Glob(v) = *self.pat.term(t) else {
+            if out.is_empty() {
+                return Flow::Go;
+            }
+            return self.unify(t, out[0], b, &mut |b| self.glob_seq(rest, &out[1..], b, k));
+        };
+        let taken = match &b[v] {
+            Some(Bound::Run(r)) => Some(r.len()).filter(|_| out.starts_with(r)),
+            Some(Bound::One(h)) => Some(1).filter(|_| out.first() == Some(h)),
+            None => None,
+        };
+        if let Some(n) = taken {
+            return self.glob_seq(rest, &out[n..], b, k);
+        }
+        if b[v].is_some() {
+            return Flow::Go;
+        }
+        let var = &self.pat.vars[v];
+        let need: usize = rest.iter().map(|&r| if let Term::Glob(g) = self.pat.term(r) { self.pat.vars[*g].lo } else { 1 }).sum();
+        let max = out.len().saturating_sub(need).min(var.hi);
+        if (0..var.lo.min(out.len())).any(|i| !self.may_ground(v, out[i])) {
+            return Flow::Go;
+        }
+        let mut n = var.lo;
+        while n <= max {
+            if n > var.lo && !self.may_ground(v, out[n - 1]) {
+                break;
+            }
+            b[v] = Some(Bound::Run(Cow::Borrowed(&out[..n])));
+            let f = self.glob_seq(rest, &out[n..], b, k);
+            b[v] = None;
+            if f == Flow::Stop {
+                return Flow::Stop;
+            }
+            n += 1;
+        }
+        Flow::Go
+    }
+
+    /// Members of an unordered link: each plain term takes a distinct member
+    /// (a member equal to one already tried at this step is skipped: it
+    /// would give the same groundings), and a glob takes what is left.
+    fn perm<'b>(&self, plain: &[TermId], glob: Option<TermId>, out: &'b [Handle], used: &mut SmallVec<[bool; 8]>, b: &mut Bindings<'b>, k: K<'_, 'b>) -> Flow
+    where
+        'a: 'b,
+    {
+        let Some((&t, rest)) = plain.split_first() else {
+            return match glob {
+                None => k(b),
+                Some(g) => {
+                    let left: Vec<Handle> = out.iter().zip(used.iter()).filter(|(_, &u)| !u).map(|(&h, _)| h).collect();
+                    self.bind_rest(g, left, b, k)
+                }
+            };
+        };
+        let mut tried: SmallVec<[Handle; 8]> = SmallVec::new();
+        for j in 0..out.len() {
+            if used[j] || tried.contains(&out[j]) {
+                continue;
+            }
+            tried.push(out[j]);
+            used[j] = true;
+            let f = self.unify(t, out[j], b, &mut |b| self.perm(rest, glob, out, used, b, k));
+            used[j] = false;
+            if f == Flow::Stop {
+                return Flow::Stop;
+            }
+        }
+        Flow::Go
+    }
+
+    /// Binds an unordered link's glob to the members no plain term took.
+    fn bind_rest<'b>(&self, g: TermId, mut left: Vec<Handle>, b: &mut Bindings<'b>, k: K<'_, 'b>) -> Flow
+    where
+        'a: 'b,
+    {
+        let Term::Glob(v) = *self.pat.term(g) else { unreachable!("a glob term") };
+        let var = &self.pat.vars[v];
+        left.sort_unstable();
+        if left.len() < var.lo || left.len() > var.hi || !left.iter().all(|&h| self.may_ground(v, h)) {
+            return Flow::Go;
+        }
+        let same = match &b[v] {
+            None => None,
+            Some(Bound::Run(r)) => {
+                let mut r = r.to_vec();
+                r.sort_unstable();
+                Some(r == left)
+            }
+            Some(Bound::One(h)) => Some(left == [*h]),
+        };
+        match same {
+            Some(true) => k(b),
+            Some(false) => Flow::Go,
+            None => {
+                b[v] = Some(Bound::Run(Cow::Owned(left)));
+                let f = k(b);
+                b[v] = None;
+                f
+            }
+        }
+    }
+}
+
+fn bound_set(b: &Bindings<'_>) -> u64 {
+    b.iter().enumerate().filter(|(_, v)| v.is_some()).fold(0, |m, (i, _)| m | 1 << i)
+}
+
+impl From<&Bound<'_>> for Val {
+    fn from(b: &Bound<'_>) -> Val {
+        match b {
+            Bound::One(h) => Val::One(*h),
+            Bound::Run(r) => Val::Run(r[..].into()),
+        }
+    }
+}
+
+impl<'v> From<&'v Val> for Bound<'v> {
+    fn from(v: &'v Val) -> Bound<'v> {
+        match v {
+            Val::One(h) => Bound::One(*h),
+            Val::Run(r) => Bound::Run(Cow::Borrowed(r)),
+        }
+    }
+}
