@@ -28,7 +28,8 @@ test-rust:
 	$(CARGO) test --workspace
 
 # The main job: atomspace_bm on both layers, on two threads, as the space
-# grows (CSVs and PNGs), the seeds' atom_bench at 1M, and Atomese loading.
+# grows (CSVs and PNGs), the seeds' atom_bench at 1M, the pattern matcher's
+# benchmarks, and Atomese loading.
 bench: build-release
 	@mkdir -p $(RESULTS)
 	$(BIN) bench -X -A -q | tee $(RESULTS)/bench.txt
@@ -36,6 +37,7 @@ bench: build-release
 	$(BIN) bench -X -A -q -S 100 -n 100000 --repeat 1 -f --out $(RESULTS) > $(RESULTS)/bench-scaling.txt
 	$(BIN) bench-plot $(RESULTS) > /dev/null
 	$(BIN) atom-bench -n 1000000 | tee $(RESULTS)/atom-bench.txt
+	$(BIN) query-bench | tee $(RESULTS)/query-bench.txt
 	$(BIN) generate -n 1000000 -R 1 -o $(RESULTS)/random-1m.scm
 	$(BIN) load -q $(RESULTS)/random-1m.scm | tee $(RESULTS)/load-1m.txt
 	@scripts/bench-summary.sh $(RESULTS)

@@ -101,6 +101,30 @@ fn errors_exit_non_zero_and_say_where() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+#[test]
+fn query_prints_each_result_and_fails_on_a_bad_query() {
+    let dir = tempdir();
+    let data = dir.join("animals.scm");
+    std::fs::write(&data, "(Inheritance (Concept \"Ben\") (Concept \"human\"))\n(Inheritance (Concept \"Linas\") (Concept \"human\"))\n").unwrap();
+    let queries = dir.join("q.scm");
+    std::fs::write(&queries, "(Satisfaction (Inheritance (Variable \"$x\") (Concept \"cat\")))\n").unwrap();
+    let get = r#"(GetLink (InheritanceLink (VariableNode "$H") (ConceptNode "human")))"#;
+    let out = atomweave(&["query", data.to_str().unwrap(), "-e", get, "-f", queries.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (set, tv) = text.split_once(")\n(").expect("two results");
+    assert!(set.starts_with("(Set\n") && set.contains("(Concept \"Ben\")") && set.contains("(Concept \"Linas\")"), "{text}");
+    assert_eq!(tv.trim(), "stv 0 1)");
+
+    let bad = r#"(Bind (Inheritance (Variable "$x") (Concept "human")) (List (Variable "$y")))"#;
+    let out = atomweave(&["query", data.to_str().unwrap(), "-e", bad]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("-e #1") && err.contains("$y") && err.contains("rewrite"), "{err}");
+    let out = atomweave(&["query", data.to_str().unwrap()]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no query"));
+}
+
 fn tempdir() -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("atomweave-cli-{}-{:?}", std::process::id(), std::thread::current().id()));
     std::fs::create_dir_all(&d).unwrap();

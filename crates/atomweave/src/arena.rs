@@ -73,6 +73,12 @@ impl<C: Cell> Arena<C> {
         unsafe { std::slice::from_raw_parts(cells.as_ptr() as *const C::Plain, cells.len()) }
     }
 
+    /// Starts fetching the element at `start`.
+    #[inline]
+    pub(crate) fn prefetch(&self, start: usize) {
+        self.cells.prefetch(start);
+    }
+
     /// Bytes allocated (address space; untouched pages are not resident).
     pub(crate) fn allocated_bytes(&self) -> usize {
         self.cells.allocated_bytes()

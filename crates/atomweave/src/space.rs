@@ -445,6 +445,18 @@ impl AtomSpace {
         Ok(h)
     }
 
+    /// Starts fetching the records of `atoms`, then the outgoing sets of
+    /// the links among them, so that a walk over them (an incoming set)
+    /// overlaps its cache misses instead of taking them one by one.
+    pub(crate) fn prefetch(&self, atoms: &[Handle]) {
+        for &h in atoms {
+            self.recs().prefetch_slot(h);
+        }
+        for &h in atoms {
+            self.recs().prefetch_outgoing(h);
+        }
+    }
+
     /// The node of this type and name, if present.
     pub fn get_node(&self, t: Type, name: &str) -> Option<Handle> {
         let hash = self.recs().hash_node(t, name);

@@ -683,6 +683,17 @@ impl Records {
         self.records[h.shard()].prefetch(h.local() as usize);
     }
 
+    /// Starts fetching link `h`'s outgoing set; its record should be in
+    /// cache already (from [`Records::prefetch_slot`]), or this waits for it.
+    #[inline]
+    pub(crate) fn prefetch_outgoing(&self, h: Handle) {
+        if let Some(rec) = self.rec(h) {
+            if rec.is_link() {
+                self.outgoing[h.shard()].prefetch(rec.payload() as usize);
+            }
+        }
+    }
+
     /// Registers link `l` in the incoming set of `x`, an atom of this store
     /// (for links of child spaces). The caller holds `x`'s shard.
     pub(crate) fn inc_push_in(&self, sh: &mut Shard, x: Handle, l: Handle) {

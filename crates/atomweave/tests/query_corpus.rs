@@ -48,7 +48,6 @@ enum Expect {
 
 #[derive(Debug, Clone)]
 struct Case {
-    name: String,
     data: String,
     child_data: Option<String>,
     child_extract: Option<String>,
@@ -60,7 +59,7 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("query-corpus")
 }
 
-fn parse_case(name: &str, text: &str) -> Result<Case, String> {
+fn parse_case(text: &str) -> Result<Case, String> {
     let mut sections: Vec<(String, String)> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let marker = line.trim_end();
@@ -114,7 +113,6 @@ fn parse_case(name: &str, text: &str) -> Result<Case, String> {
         return Err(format!("expected exactly one expect section, found {}", expects.len()));
     }
     Ok(Case {
-        name: name.to_string(),
         data: take("data").unwrap_or_default(),
         child_data: take("child-data"),
         child_extract: take("child-extract"),
@@ -328,7 +326,7 @@ fn query_corpus() {
     for path in &files {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-        let case = match parse_case(&name, &text) {
+        let case = match parse_case(&text) {
             Ok(c) => c,
             Err(e) => {
                 failures.push(format!("{name}: malformed case: {e}"));

@@ -7,7 +7,7 @@
 //! to the atoms that existed before the query was added, kept when every
 //! clause, substituted, is a link of the space.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use atomweave::query::{execute, Executed};
 use atomweave::types::*;
@@ -96,7 +96,7 @@ struct ClauseSpec {
 }
 
 fn clause() -> impl Strategy<Value = ClauseSpec> {
-    (prop::option::weighted(0.6, any::<usize>()), 0..LINK_TYPES.len(), 1usize..=3, prop::array::uniform3(member()))
+    (prop::option::weighted(0.8, any::<usize>()), 0..LINK_TYPES.len(), 1usize..=3, prop::array::uniform3(member()))
         .prop_map(|(derive, ty, arity, members)| ClauseSpec { derive, ty, arity, members })
 }
 
@@ -176,14 +176,32 @@ impl Pat {
     }
 }
 
+/// The variable that replaces the atom `h` of a derived clause: for an even
+/// `v`, the same variable wherever `h` is replaced (so that clauses derived
+/// from links that share an atom join on it); else `$v{v}`.
+fn var_for(map: &mut HashMap<Handle, usize>, h: Handle, v: u8) -> Pat {
+    if v % 2 == 1 {
+        return Pat::Var(v as usize);
+    }
+    let n = map.len();
+    Pat::Var(*map.entry(h).or_insert(n % MAX_VARS))
+}
+
 /// A nested link with at least one variable: the members of `base` (or
 /// made-up constants) with some replaced by variables.
-fn nested(s: &Space, t: Type, base: Option<&[Handle]>, arity: usize, inner: &[LeafSpec; 3]) -> Pat {
+fn nested(
+    s: &Space,
+    map: &mut HashMap<Handle, usize>,
+    t: Type,
+    base: Option<&[Handle]>,
+    arity: usize,
+    inner: &[LeafSpec; 3],
+) -> Pat {
     let mut m: Vec<Pat> = match base {
         Some(out) => out
             .iter()
             .zip(inner.iter().cycle())
-            .map(|(&h, l)| l.var.map_or(Pat::Const(h), |v| Pat::Var(v as usize)))
+            .map(|(&h, l)| l.var.map_or(Pat::Const(h), |v| var_for(map, h, v)))
             .collect(),
         None if t == EVALUATION_LINK => std::iter::once(Pat::Const(s.preds[inner[0].pick.idx % s.preds.len()]))
             .chain(inner[1..=arity].iter().map(|l| l.var.map_or(Pat::Const(s.resolve(&l.pick)), |v| Pat::Var(v as usize))))
@@ -200,7 +218,7 @@ fn nested(s: &Space, t: Type, base: Option<&[Handle]>, arity: usize, inner: &[Le
     Pat::Link(t, m)
 }
 
-fn build_clause(s: &Space, c: &ClauseSpec) -> Pat {
+fn build_clause(s: &Space, map: &mut HashMap<Handle, usize>, c: &ClauseSpec) -> Pat {
     let mut members: Vec<Pat>;
     let t;
     match c.derive.filter(|_| !s.links.is_empty()) {
@@ -213,10 +231,10 @@ fn build_clause(s: &Space, c: &ClauseSpec) -> Pat {
                 .map(|(&h, m)| {
                     let inner_out = s.space.outgoing(h).filter(|o| !o.is_empty());
                     match m.kind {
-                        0..=3 => Pat::Var(m.var as usize),
+                        0..=3 => var_for(map, h, m.var),
                         4..=5 | 9 if inner_out.is_some() => {
                             let it = s.space.get_type(h).unwrap();
-                            nested(s, it, inner_out, 0, &m.inner)
+                            nested(s, map, it, inner_out, 0, &m.inner)
                         }
                         _ => Pat::Const(h),
                     }
@@ -225,10 +243,10 @@ fn build_clause(s: &Space, c: &ClauseSpec) -> Pat {
         }
         None => {
             t = LINK_TYPES[c.ty];
-            let member = |m: &MemberSpec| match m.kind {
+            let mut member = |m: &MemberSpec| match m.kind {
                 0..=3 => Pat::Var(m.var as usize),
                 4..=8 => Pat::Const(s.resolve(&m.pick)),
-                _ => nested(s, LINK_TYPES[m.nested_ty], None, m.nested_arity, &m.inner),
+                _ => nested(s, map, LINK_TYPES[m.nested_ty], None, m.nested_arity, &m.inner),
             };
             members = if t == EVALUATION_LINK {
                 let n = (c.arity - 1).max(1);
@@ -238,9 +256,9 @@ fn build_clause(s: &Space, c: &ClauseSpec) -> Pat {
                 } else {
                     Pat::Const(s.preds[first.pick.idx % s.preds.len()])
                 };
-                std::iter::once(head).chain(c.members[1..=n].iter().map(member)).collect()
+                std::iter::once(head).chain(c.members[1..=n].iter().map(&mut member)).collect()
             } else {
-                c.members[..c.arity].iter().map(member).collect()
+                c.members[..c.arity].iter().map(&mut member).collect()
             };
         }
     }
@@ -352,7 +370,8 @@ fn add_pat(space: &AtomSpace, p: &Pat, var_nodes: &[Handle]) -> Handle {
 fn check(sspec: &SpaceSpec, pspec: &PatternSpec) -> Result<(), TestCaseError> {
     let s = build_space(sspec);
     let space = &s.space;
-    let clauses: Vec<Pat> = pspec.clauses.iter().map(|c| build_clause(&s, c)).collect();
+    let mut map = HashMap::new();
+    let clauses: Vec<Pat> = pspec.clauses.iter().map(|c| build_clause(&s, &mut map, c)).collect();
     let mut vars = Vec::new();
     clauses.iter().for_each(|c| c.vars(&mut vars));
     vars.sort_unstable();
@@ -429,8 +448,13 @@ fn check(sspec: &SpaceSpec, pspec: &PatternSpec) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// 256 cases; PROPTEST_CASES=n runs more (40,000 take about 10 s in release).
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|x| x.parse().ok()).unwrap_or(256)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn get_link_matches_brute_force(sspec in space_spec(), pspec in pattern_spec()) {

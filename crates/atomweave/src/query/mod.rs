@@ -15,6 +15,19 @@
 //! | arithmetic (`PlusLink` ...) | the NumberNode it computes |
 //! | `EqualLink`, `GreaterThanLink`, `NotLink` ... | a truth value, as for Satisfaction |
 //!
+//! ```
+//! use atomweave::query::{execute, Executed};
+//! use atomweave::{sexpr, AtomSpace};
+//! let space = AtomSpace::new();
+//! let text = r#"(Inheritance (Concept "Ben") (Concept "human"))
+//!               (Inheritance (Concept "Linas") (Concept "human"))
+//!               (Get (Inheritance (Variable "$H") (Concept "human")))"#;
+//! let atoms = sexpr::load_str(&mut &space, text).unwrap();
+//! let Executed::Atom(set) = execute(&space, atoms[2]).unwrap() else { unreachable!() };
+//! let expected = sexpr::load_str(&mut &space, r#"(Set (Concept "Ben") (Concept "Linas"))"#).unwrap();
+//! assert_eq!(set, expected[0]);
+//! ```
+//!
 //! Semantics, where upstream leaves a choice:
 //! - Variables: VariableNode and GlobNode, declared by a VariableNode, a
 //!   GlobNode, a TypedVariableLink, a VariableList or a VariableSet; with no
@@ -190,11 +203,11 @@ fn tuple(space: &AtomSpace, wanted: &[usize], g: &Grounding) -> Result<Handle> {
 
 /// A SetLink of the results added to the space, or a LinkValue of them.
 fn deliver(space: &AtomSpace, as_set: bool, mut atoms: Vec<Handle>) -> Result<Executed> {
+    let mut seen = HashSet::default();
+    atoms.retain(|h| seen.insert(*h));
     if as_set {
         return Ok(Executed::Atom(space.add_link(types::SET_LINK, &atoms)?));
     }
-    let mut seen = HashSet::default();
-    atoms.retain(|h| seen.insert(*h));
     Ok(Executed::Value(Value::link(atoms.into_iter().map(Value::Atom).collect::<Vec<_>>())))
 }
 

@@ -64,6 +64,9 @@ pub(crate) struct Clause {
     pub atom: Handle,
     /// Variables occurring in the clause, as a bit set.
     pub vars: u64,
+    /// An Absent or Always clause that is evaluated (e.g. a GreaterThanLink),
+    /// not looked for in the space.
+    pub evaluated: bool,
 }
 
 /// A compiled query.
@@ -115,7 +118,7 @@ impl Pattern {
         }
         for alt in &alternatives {
             let present = alt.iter().filter(|c| c.kind == Kind::Present).fold(0, |m, c| m | c.vars);
-            for cl in alt.iter().filter(|c| matches!(c.kind, Kind::Eval | Kind::Always)) {
+            for cl in alt.iter().filter(|c| matches!(c.kind, Kind::Eval | Kind::Always) || c.evaluated) {
                 let loose = cl.vars & !present;
                 if loose != 0 {
                     let v = c.vars[loose.trailing_zeros() as usize].handle;
@@ -390,7 +393,8 @@ impl Compiler<'_> {
         let root = self.term(h, false, true)?;
         let mut vars = 0u64;
         self.collect_vars(h, false, &mut vars)?;
-        Ok(Clause { kind, root, atom: h, vars })
+        let evaluated = kind == Kind::Eval || (matches!(kind, Kind::Absent | Kind::Always) && self.evaluatable(h));
+        Ok(Clause { kind, root, atom: h, vars, evaluated })
     }
 
     fn collect_vars(&self, h: Handle, quoted: bool, vars: &mut u64) -> Result<()> {
@@ -449,6 +453,6 @@ impl Compiler<'_> {
 
 impl Clause {
     fn copy(&self) -> Clause {
-        Clause { kind: self.kind, root: self.root, atom: self.atom, vars: self.vars }
+        Clause { kind: self.kind, root: self.root, atom: self.atom, vars: self.vars, evaluated: self.evaluated }
     }
 }

@@ -110,7 +110,7 @@ impl<'a> Search<'a> {
             self.solve_top(&ctx)?
         };
         if !always.is_empty() {
-            found = self.filter_always(&always, found);
+            found = self.filter_always(&always, found)?;
         }
         Ok(found)
     }
@@ -178,7 +178,7 @@ impl<'a> Search<'a> {
             return Ok(Flow::Go);
         }
         for cl in ctx.alt.iter().filter(|c| c.kind == Kind::Absent) {
-            if self.exists(cl.root, b) {
+            if self.holds(cl, b)? {
                 return Ok(Flow::Go);
             }
         }
@@ -203,17 +203,28 @@ impl<'a> Search<'a> {
 
     /// Keeps the groups of groundings (by the variables outside the Always
     /// clauses) in which every grounding satisfies them.
-    fn filter_always(&self, always: &[&Clause], found: HashSet<Grounding>) -> HashSet<Grounding> {
+    fn filter_always(&self, always: &[&Clause], found: HashSet<Grounding>) -> Result<HashSet<Grounding>> {
         let inside = always.iter().fold(0u64, |m, c| m | c.vars);
         let key = |g: &Grounding| -> Grounding { g.iter().enumerate().map(|(i, v)| if inside & (1 << i) == 0 { v.clone() } else { None }).collect() };
         let mut failed: HashSet<Grounding> = HashSet::default();
         for g in &found {
             let b: Bindings = g.iter().map(|v| v.as_ref().map(Bound::from)).collect();
-            if always.iter().any(|c| !self.exists(c.root, &b)) {
-                failed.insert(key(g));
+            for c in always {
+                if !self.holds(c, &b)? {
+                    failed.insert(key(g));
+                    break;
+                }
             }
         }
-        found.into_iter().filter(|g| !failed.contains(&key(g))).collect()
+        Ok(found.into_iter().filter(|g| !failed.contains(&key(g))).collect())
+    }
+
+    /// Does an Absent or Always clause hold under `b`: evaluated, or found in the space?
+    fn holds(&self, cl: &Clause, b: &Bindings<'_>) -> Result<bool> {
+        if cl.evaluated {
+            return eval::truth(self.space, self.pat, cl.atom, b);
+        }
+        Ok(self.exists(cl.root, b))
     }
 
     /// Has term `t` a grounding that extends `b`? (Absent and Always clauses.)
@@ -309,6 +320,7 @@ impl<'a> Search<'a> {
                     let mut next = Vec::new();
                     for &x in &level {
                         let Some(inc) = self.space.incoming(x) else { continue };
+                        self.space.prefetch(&inc);
                         for &l in inc.iter() {
                             if self.space.get_type(l) != Some(*ty) || self.pat.forbidden.contains(&l) {
                                 continue;
@@ -322,8 +334,11 @@ impl<'a> Search<'a> {
                             next.push(l);
                         }
                     }
-                    next.sort_unstable();
-                    next.dedup();
+                    // One atom's incoming set holds each link once.
+                    if level.len() > 1 {
+                        next.sort_unstable();
+                        next.dedup();
+                    }
                     level = next;
                 }
                 level

@@ -1,0 +1,12 @@
+; TypedVariableLink with a TypeNode: only ConceptNode members of the bag.
+;; data
+(Member (Concept "a") (Concept "bag"))
+(Member (Predicate "p") (Concept "bag"))
+(Member (Number 3) (Concept "bag"))
+(Member (List (Concept "a") (Concept "b")) (Concept "bag"))
+(Member (Concept "c") (Concept "box"))
+;; query
+(Get (TypedVariable (Variable "$x") (Type "ConceptNode"))
+  (Member (Variable "$x") (Concept "bag")))
+;; expect
+(Set (Concept "a"))

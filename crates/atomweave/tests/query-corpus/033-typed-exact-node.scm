@@ -1,0 +1,12 @@
+; A TypeNode restricts to exactly that type: nothing is a plain Node.
+;; data
+(Member (Concept "a") (Concept "bag"))
+(Member (Predicate "p") (Concept "bag"))
+(Member (Number 3) (Concept "bag"))
+(Member (List (Concept "a") (Concept "b")) (Concept "bag"))
+(Member (Concept "c") (Concept "box"))
+;; query
+(Get (TypedVariable (Variable "$x") (Type "Node"))
+  (Member (Variable "$x") (Concept "bag")))
+;; expect
+(Set)

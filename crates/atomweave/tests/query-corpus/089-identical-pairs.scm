@@ -1,0 +1,12 @@
+; IdenticalLink in a clause: only the diagonal pairs.
+;; data
+(Member (Concept "a") (Concept "bag"))
+(Member (Concept "b") (Concept "bag"))
+;; query
+(Get (VariableList (Variable "$x") (Variable "$y"))
+  (And
+    (Member (Variable "$x") (Concept "bag"))
+    (Member (Variable "$y") (Concept "bag"))
+    (Identical (Variable "$x") (Variable "$y"))))
+;; expect
+(Set (List (Concept "a") (Concept "a")) (List (Concept "b") (Concept "b")))
