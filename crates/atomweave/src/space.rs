@@ -173,6 +173,12 @@ impl PartialEq for AtomSpace {
 
 impl Eq for AtomSpace {}
 
+impl std::hash::Hash for AtomSpace {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        Arc::as_ptr(&self.inner).hash(state);
+    }
+}
+
 impl std::fmt::Debug for AtomSpace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "AtomSpace({:p}, {} atoms, {} bases)", Arc::as_ptr(&self.inner), self.size(), self.inner.bases.len())
@@ -221,6 +227,13 @@ impl AtomSpace {
         children.push(Arc::downgrade(&inner));
         hierarchy.live_children.fetch_add(1, Ordering::Release);
         Ok(AtomSpace { inner })
+    }
+
+    /// Do the two spaces belong to one hierarchy (a root and the child
+    /// spaces built on it)? Only then is a handle of one meaningful in the
+    /// other; across hierarchies an atom must be copied by content.
+    pub fn same_hierarchy(&self, other: &AtomSpace) -> bool {
+        self.store().same_hierarchy(other.store())
     }
 
     /// The base spaces (empty for a root space).

@@ -240,14 +240,7 @@ pub(crate) fn bad(msg: String) -> Error {
 
 /// An atom as the error messages show it: its Atomese, cut short.
 pub(crate) fn describe(space: &AtomSpace, h: Handle) -> String {
-    let s = match space.read() {
-        Some(r) => crate::sexpr::atom_to_string(&r, h, crate::sexpr::Form::Wire),
-        None => match (space.get_type(h), space.name(h)) {
-            (Some(t), Some(n)) => format!("({} {n:?})", t.name()),
-            (Some(t), None) => format!("({} ...)", t.name()),
-            _ => format!("{h:?}"),
-        },
-    };
+    let s = crate::sexpr::atom_to_string(space, h, crate::sexpr::Form::Wire);
     if s.chars().count() > 120 {
         format!("{}...", s.chars().take(117).collect::<String>())
     } else {

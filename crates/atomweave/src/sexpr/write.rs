@@ -22,7 +22,8 @@ use std::fmt::Write as _;
 use std::io;
 
 use super::load::TV_KEY;
-use crate::{AtomRead, Handle, TruthValue, Type, Value};
+use crate::{AtomRead, AtomSpace, Handle, TruthValue, Type, Value};
+use std::borrow::Cow;
 
 /// Which printed form.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -68,6 +69,52 @@ pub fn write_str_literal(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// What the writer reads atoms from: any [`AtomRead`] view, or an
+/// [`AtomSpace`] itself (child spaces included, which have no `AtomRead` view).
+pub trait AtomSource {
+    fn get_type(&self, h: Handle) -> Option<Type>;
+    fn name(&self, h: Handle) -> Option<&str>;
+    fn outgoing(&self, h: Handle) -> Option<&[Handle]>;
+    fn get_tv(&self, h: Handle) -> Option<TruthValue>;
+    fn key_values(&self, h: Handle) -> Cow<'_, [(Handle, Value)]>;
+}
+
+impl<R: AtomRead> AtomSource for R {
+    fn get_type(&self, h: Handle) -> Option<Type> {
+        AtomRead::get_type(self, h)
+    }
+    fn name(&self, h: Handle) -> Option<&str> {
+        AtomRead::name(self, h)
+    }
+    fn outgoing(&self, h: Handle) -> Option<&[Handle]> {
+        AtomRead::outgoing(self, h)
+    }
+    fn get_tv(&self, h: Handle) -> Option<TruthValue> {
+        AtomRead::get_tv(self, h)
+    }
+    fn key_values(&self, h: Handle) -> Cow<'_, [(Handle, Value)]> {
+        Cow::Borrowed(AtomRead::key_values(self, h))
+    }
+}
+
+impl AtomSource for AtomSpace {
+    fn get_type(&self, h: Handle) -> Option<Type> {
+        AtomSpace::get_type(self, h)
+    }
+    fn name(&self, h: Handle) -> Option<&str> {
+        AtomSpace::name(self, h)
+    }
+    fn outgoing(&self, h: Handle) -> Option<&[Handle]> {
+        AtomSpace::outgoing(self, h)
+    }
+    fn get_tv(&self, h: Handle) -> Option<TruthValue> {
+        AtomSpace::get_tv(self, h)
+    }
+    fn key_values(&self, h: Handle) -> Cow<'_, [(Handle, Value)]> {
+        Cow::Owned(AtomSpace::key_values(self, h))
+    }
+}
+
 fn type_name(t: Type, form: Form) -> &'static str {
     match form {
         Form::Repl => t.short_name().unwrap_or_else(|| t.name()),
@@ -76,21 +123,21 @@ fn type_name(t: Type, form: Form) -> &'static str {
 }
 
 /// The atom in the given form (no trailing newline). An invalid handle prints as `#<invalid #N>`.
-pub fn atom_to_string(r: &impl AtomRead, h: Handle, form: Form) -> String {
+pub fn atom_to_string(r: &(impl AtomSource + ?Sized), h: Handle, form: Form) -> String {
     let mut out = String::new();
     write_atom(r, h, form, &mut out);
     out
 }
 
 /// Appends the atom in the given form.
-pub fn write_atom(r: &impl AtomRead, h: Handle, form: Form, out: &mut String) {
+pub fn write_atom(r: &(impl AtomSource + ?Sized), h: Handle, form: Form, out: &mut String) {
     match form {
         Form::Repl => write_repl(r, h, 0, out),
         Form::Wire => write_wire(r, h, out),
     }
 }
 
-fn write_repl(r: &impl AtomRead, h: Handle, indent: usize, out: &mut String) {
+fn write_repl(r: &(impl AtomSource + ?Sized), h: Handle, indent: usize, out: &mut String) {
     let Some(t) = r.get_type(h) else {
         let _ = write!(out, "#<invalid {h}>");
         return;
@@ -126,7 +173,7 @@ pub fn write_tv(tv: TruthValue, out: &mut String) {
     }
 }
 
-fn write_wire(r: &impl AtomRead, h: Handle, out: &mut String) {
+fn write_wire(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String) {
     let Some(t) = r.get_type(h) else {
         let _ = write!(out, "#<invalid {h}>");
         return;
@@ -167,7 +214,7 @@ fn write_wire(r: &impl AtomRead, h: Handle, out: &mut String) {
 }
 
 /// Appends a value in wire form: `(FloatValue 1 2)`, `(SimpleTruthValue 0.9 0.8)`, ...
-pub fn write_value(r: &impl AtomRead, v: &Value, out: &mut String) {
+pub fn write_value(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String) {
     match v {
         Value::Float(xs) => {
             out.push_str("(FloatValue");

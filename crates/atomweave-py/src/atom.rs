@@ -1,0 +1,173 @@
+//! `Atom`: a handle beside the space that holds it.
+
+use atomweave::sexpr::{self, Form};
+use atomweave::{AtomSpace, Handle};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::pyclass::CompareOp;
+use pyo3::types::PyBool;
+
+use crate::space::{type_arg, PySpace};
+use crate::values::{self, PyTruthValue};
+use crate::OrPy;
+
+/// An atom: a node or a link of an AtomSpace. Atoms are made by the space
+/// (`add_node`, `add_link`) or by the type constructors (`ConceptNode("x")`);
+/// two Atom objects for the same atom are equal and hash alike.
+#[pyclass(name = "Atom", module = "atomweave", frozen, freelist = 1024)]
+pub struct PyAtom {
+    pub(crate) space: Py<PySpace>,
+    pub(crate) handle: Handle,
+}
+
+impl PyAtom {
+    fn core(&self) -> &AtomSpace {
+        &self.space.get().space
+    }
+
+    fn atoms(&self, py: Python<'_>, hs: impl IntoIterator<Item = Handle>) -> Vec<PyAtom> {
+        hs.into_iter().map(|h| PyAtom { space: self.space.clone_ref(py), handle: h }).collect()
+    }
+
+    fn gone(&self) -> PyErr {
+        PyRuntimeError::new_err(format!("atom {} is no longer in its AtomSpace", self.handle))
+    }
+}
+
+#[pymethods]
+impl PyAtom {
+    /// The node's name ("" for a link).
+    #[getter]
+    fn name(&self) -> &str {
+        self.core().name(self.handle).unwrap_or("")
+    }
+
+    /// The link's outgoing set (empty for a node).
+    #[getter]
+    fn out(&self, py: Python<'_>) -> Vec<PyAtom> {
+        self.atoms(py, self.core().outgoing(self.handle).unwrap_or(&[]).iter().copied())
+    }
+
+    /// The links that hold this atom.
+    #[getter]
+    fn incoming(&self, py: Python<'_>) -> Vec<PyAtom> {
+        match self.core().incoming(self.handle) {
+            Some(inc) => self.atoms(py, inc),
+            None => Vec::new(),
+        }
+    }
+
+    /// The links of type `t` that hold this atom.
+    fn incoming_by_type(&self, py: Python<'_>, t: &Bound<'_, PyAny>) -> PyResult<Vec<PyAtom>> {
+        Ok(self.atoms(py, self.core().incoming_by_type(self.handle, type_arg(t)?)))
+    }
+
+    /// Number of atoms in the outgoing set.
+    #[getter]
+    fn arity(&self) -> usize {
+        self.core().arity(self.handle).unwrap_or(0)
+    }
+
+    /// The truth value.
+    #[getter]
+    fn tv(&self) -> PyResult<PyTruthValue> {
+        self.core().get_tv(self.handle).map(PyTruthValue).ok_or_else(|| self.gone())
+    }
+
+    #[setter]
+    fn set_tv(&self, tv: &Bound<'_, PyTruthValue>) -> PyResult<()> {
+        self.core().set_tv(self.handle, tv.get().0).or_py()
+    }
+
+    /// The type's number (compare with `atomweave.types.ConceptNode`).
+    #[getter]
+    fn r#type(&self) -> PyResult<u16> {
+        self.core().get_type(self.handle).map(|t| t.id()).ok_or_else(|| self.gone())
+    }
+
+    /// The type's name, e.g. "ConceptNode".
+    #[getter]
+    fn type_name(&self) -> PyResult<&'static str> {
+        self.core().get_type(self.handle).map(|t| t.name()).ok_or_else(|| self.gone())
+    }
+
+    /// The space that holds the atom.
+    #[getter]
+    fn atomspace(&self, py: Python<'_>) -> Py<PySpace> {
+        self.space.clone_ref(py)
+    }
+
+    /// The handle's number: stable for the atom's life, never reused.
+    #[getter]
+    fn handle(&self) -> u32 {
+        self.handle.to_u32()
+    }
+
+    /// The value under `key` (an Atom), or None.
+    fn get_value(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Option<PyObject>> {
+        let space = self.space.bind(py);
+        let k = space.get().handle_of(py, key)?;
+        self.core().get_value(self.handle, k).map(|v| values::to_py(space, v)).transpose()
+    }
+
+    /// Sets the value under `key` (an Atom); None removes it.
+    fn set_value(&self, py: Python<'_>, key: &Bound<'_, PyAny>, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let space = self.space.get();
+        let k = space.handle_of(py, key)?;
+        match value {
+            None => self.core().remove_value(self.handle, k).or_py(),
+            Some(v) => self.core().set_value(self.handle, k, values::from_py(space, py, v)?).or_py(),
+        }
+    }
+
+    /// The keys of the atom's values (the truth value's key when it has one).
+    fn get_keys(&self, py: Python<'_>) -> PyResult<Vec<PyAtom>> {
+        let core = self.core();
+        let mut keys: Vec<Handle> = core.key_values(self.handle).into_iter().map(|(k, _)| k).collect();
+        if !core.get_tv(self.handle).unwrap_or_default().is_default() {
+            let tv_key = core.add_node(atomweave::types::PREDICATE_NODE, sexpr::TV_KEY).or_py()?;
+            keys.insert(0, tv_key);
+        }
+        Ok(self.atoms(py, keys))
+    }
+
+    fn is_node(&self) -> bool {
+        self.core().get_type(self.handle).is_some_and(|t| t.is_node())
+    }
+
+    fn is_link(&self) -> bool {
+        self.core().get_type(self.handle).is_some_and(|t| t.is_link())
+    }
+
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyObject {
+        let py = other.py();
+        let Ok(o) = other.downcast::<PyAtom>() else { return py.NotImplemented() };
+        let o = o.get();
+        let same = o.handle == self.handle && o.core().same_hierarchy(self.core());
+        let r = match op {
+            CompareOp::Eq => same,
+            CompareOp::Ne => !same,
+            // Upstream orders atoms by handle, so sorted() works on lists of atoms.
+            _ => op.matches(self.handle.cmp(&o.handle)),
+        };
+        PyBool::new(py, r).to_owned().into_any().unbind()
+    }
+
+    fn __hash__(&self) -> u64 {
+        u64::from(self.handle.to_u32()).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 1
+    }
+
+    /// The atom in Atomese, as the Scheme REPL prints it.
+    fn __repr__(&self) -> String {
+        sexpr::atom_to_string(self.core(), self.handle, Form::Repl)
+    }
+
+    fn __str__(&self) -> String {
+        self.__repr__()
+    }
+
+    /// The atom on one line, with its values: the form Atomese files and the network use.
+    fn long_string(&self) -> String {
+        sexpr::atom_to_string(self.core(), self.handle, Form::Wire)
+    }
+}

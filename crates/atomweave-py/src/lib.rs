@@ -1,0 +1,70 @@
+//! `atomweave._atomweave`: the native half of the `atomweave` Python package.
+//!
+//! A thin PyO3 layer over the Rust core: Python objects hold a core
+//! [`AtomSpace`](atomweave::AtomSpace) (a shared handle to a thread-safe
+//! space) or an atom's [`Handle`](atomweave::Handle) beside its space. It adds
+//! no logic of its own beyond conversions; the pure-Python half
+//! (`python/atomweave/`) holds `types`, `type_constructors` and the benchmark.
+//! It is not a second implementation of anything in the core.
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+mod atom;
+mod ctor;
+mod space;
+mod values;
+
+pub use atom::PyAtom;
+pub use space::PySpace;
+
+/// A core error as the Python exception a user expects: type mistakes as
+/// TypeError, bad names, values and queries as ValueError, the rest as
+/// RuntimeError.
+pub(crate) fn to_py(e: atomweave::Error) -> PyErr {
+    use atomweave::Error as E;
+    let msg = e.to_string();
+    match e {
+        E::NotANodeType(_) | E::NotALinkType(_) => PyTypeError::new_err(msg),
+        E::UnknownType(_) | E::InvalidTypeName(_) | E::InvalidValue(_) | E::Query(_) | E::Parse(_) | E::TypeDefinition(_) => PyValueError::new_err(msg),
+        _ => PyRuntimeError::new_err(msg),
+    }
+}
+
+pub(crate) trait OrPy<T> {
+    fn or_py(self) -> PyResult<T>;
+}
+
+impl<T> OrPy<T> for atomweave::Result<T> {
+    #[inline]
+    fn or_py(self) -> PyResult<T> {
+        self.map_err(to_py)
+    }
+}
+
+#[pymodule]
+fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<space::PySpace>()?;
+    m.add_class::<atom::PyAtom>()?;
+    m.add_class::<values::PyTruthValue>()?;
+    m.add_class::<values::PyFloatValue>()?;
+    m.add_class::<values::PyStringValue>()?;
+    m.add_class::<values::PyLinkValue>()?;
+    m.add_class::<ctor::TypeConstructor>()?;
+    m.add_function(wrap_pyfunction!(values::count_truth_value, m)?)?;
+    m.add_function(wrap_pyfunction!(space::set_default_atomspace, m)?)?;
+    m.add_function(wrap_pyfunction!(space::get_default_atomspace, m)?)?;
+    m.add_function(wrap_pyfunction!(space::push_default_atomspace, m)?)?;
+    m.add_function(wrap_pyfunction!(space::pop_default_atomspace, m)?)?;
+    m.add_function(wrap_pyfunction!(space::execute_atom, m)?)?;
+    m.add_function(wrap_pyfunction!(space::evaluate_atom, m)?)?;
+    m.add_function(wrap_pyfunction!(space::load_file, m)?)?;
+    m.add_function(wrap_pyfunction!(space::load_str, m)?)?;
+    m.add_function(wrap_pyfunction!(space::dump, m)?)?;
+    m.add_function(wrap_pyfunction!(ctor::type_table, m)?)?;
+    m.add_function(wrap_pyfunction!(ctor::type_of_name, m)?)?;
+    m.add_function(wrap_pyfunction!(ctor::get_type_name, m)?)?;
+    m.add_function(wrap_pyfunction!(ctor::is_a, m)?)?;
+    m.add_function(wrap_pyfunction!(ctor::register_type, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,347 @@
+//! `AtomSpace`, the default-space stack, query execution, Atomese files.
+
+use atomweave::query::{self, Executed};
+use atomweave::sexpr::{self, Form, Select};
+use atomweave::{AtomSpace, Handle, TruthValue, Type};
+use parking_lot::Mutex;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString};
+
+use crate::atom::PyAtom;
+use crate::values::{self, PyTruthValue};
+use crate::OrPy;
+
+/// A thread-safe AtomSpace. `AtomSpace()` makes a new, empty space;
+/// `AtomSpace(base, ...)` a child space (a frame) that sees its bases'
+/// atoms and keeps its own changes.
+#[pyclass(name = "AtomSpace", module = "atomweave", frozen, weakref)]
+pub struct PySpace {
+    pub(crate) space: AtomSpace,
+}
+
+/// A type argument: a type number (`types.ConceptNode`) or a name.
+pub(crate) fn type_arg(t: &Bound<'_, PyAny>) -> PyResult<Type> {
+    if let Ok(id) = t.extract::<i64>() {
+        return u16::try_from(id).ok().and_then(Type::from_id).ok_or_else(|| PyValueError::new_err(format!("no atom type has number {id}")));
+    }
+    if let Ok(name) = t.downcast::<PyString>() {
+        let name = name.to_str()?;
+        return Type::from_name(name).ok_or_else(|| PyValueError::new_err(format!("unknown atom type {name:?}")));
+    }
+    Err(PyTypeError::new_err(format!("an atom type is a number from atomweave.types or a type name, not {}", t.get_type().name()?)))
+}
+
+impl PySpace {
+    /// The handle of `atom` in this space: its own handle within one
+    /// hierarchy, else a copy made here by content (as upstream adds an
+    /// atom of one space to another).
+    pub(crate) fn handle_of(&self, py: Python<'_>, atom: &Bound<'_, PyAny>) -> PyResult<Handle> {
+        let atom = atom.downcast::<PyAtom>().map_err(|_| PyTypeError::new_err(format!("expected an Atom, not {}", atom.get_type().name().map(|n| n.to_string()).unwrap_or_default())))?;
+        let a = atom.get();
+        let theirs = &a.space.get().space;
+        if theirs.same_hierarchy(&self.space) {
+            return Ok(a.handle);
+        }
+        copy_atom(theirs, a.handle, &self.space).or_py().map(|h| {
+            let _ = py;
+            h
+        })
+    }
+
+    pub(crate) fn atom(slf: &Bound<'_, Self>, h: Handle) -> PyAtom {
+        PyAtom { space: slf.clone().unbind(), handle: h }
+    }
+
+    fn with_tv(&self, h: Handle, tv: Option<&Bound<'_, PyTruthValue>>) -> PyResult<()> {
+        if let Some(tv) = tv {
+            self.space.set_tv(h, tv.get().0).or_py()?;
+        }
+        Ok(())
+    }
+
+    fn handles(&self, py: Python<'_>, outgoing: &Bound<'_, PyAny>) -> PyResult<Vec<Handle>> {
+        let mut out = Vec::new();
+        for x in outgoing.try_iter().map_err(|_| PyTypeError::new_err("a link's outgoing set is a list of Atoms"))? {
+            out.push(self.handle_of(py, &x?)?);
+        }
+        Ok(out)
+    }
+}
+
+/// Copies atom `h` of `from` into `into`, by content, members first.
+fn copy_atom(from: &AtomSpace, h: Handle, into: &AtomSpace) -> atomweave::Result<Handle> {
+    let t = from.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+    let copy = match from.name(h) {
+        Some(name) => into.add_node(t, name)?,
+        None => {
+            let out = from.outgoing(h).unwrap_or(&[]).iter().map(|&m| copy_atom(from, m, into)).collect::<atomweave::Result<Vec<_>>>()?;
+            into.add_link(t, &out)?
+        }
+    };
+    let tv = from.get_tv(h).unwrap_or_default();
+    if !tv.is_default() {
+        into.set_tv(copy, tv)?;
+    }
+    Ok(copy)
+}
+
+#[pymethods]
+impl PySpace {
+    #[new]
+    #[pyo3(signature = (*bases))]
+    fn new(bases: Vec<Bound<'_, PySpace>>) -> PyResult<Self> {
+        if bases.is_empty() {
+            return Ok(PySpace { space: AtomSpace::new() });
+        }
+        let bases: Vec<&AtomSpace> = bases.iter().map(|b| &b.get().space).collect();
+        Ok(PySpace { space: AtomSpace::new_child(&bases).or_py()? })
+    }
+
+    /// Adds (or finds) the node of type `t` and this name.
+    #[pyo3(signature = (t, name, tv=None))]
+    fn add_node(slf: &Bound<'_, Self>, t: &Bound<'_, PyAny>, name: &str, tv: Option<&Bound<'_, PyTruthValue>>) -> PyResult<PyAtom> {
+        let me = slf.get();
+        let h = me.space.add_node(type_arg(t)?, name).or_py()?;
+        me.with_tv(h, tv)?;
+        Ok(Self::atom(slf, h))
+    }
+
+    /// Adds (or finds) the link of type `t` over these atoms.
+    #[pyo3(signature = (t, outgoing, tv=None))]
+    fn add_link(slf: &Bound<'_, Self>, t: &Bound<'_, PyAny>, outgoing: &Bound<'_, PyAny>, tv: Option<&Bound<'_, PyTruthValue>>) -> PyResult<PyAtom> {
+        let me = slf.get();
+        let out = me.handles(slf.py(), outgoing)?;
+        let h = me.space.add_link(type_arg(t)?, &out).or_py()?;
+        me.with_tv(h, tv)?;
+        Ok(Self::atom(slf, h))
+    }
+
+    /// `add_node` when `name` is given, `add_link` when `out` is.
+    #[pyo3(signature = (t, name=None, out=None, tv=None))]
+    fn add(
+        slf: &Bound<'_, Self>,
+        t: &Bound<'_, PyAny>,
+        name: Option<&str>,
+        out: Option<&Bound<'_, PyAny>>,
+        tv: Option<&Bound<'_, PyTruthValue>>,
+    ) -> PyResult<PyAtom> {
+        match (name, out) {
+            (Some(name), None) => Self::add_node(slf, t, name, tv),
+            (None, Some(out)) => Self::add_link(slf, t, out, tv),
+            (None, None) if type_arg(t)?.is_link() => Self::add_link(slf, t, &PyList::empty(slf.py()), tv),
+            _ => Err(PyValueError::new_err("add() takes a name (for a node) or an outgoing list (for a link), not both")),
+        }
+    }
+
+    /// Removes the atom; with `recursive`, the links holding it too.
+    /// Returns False when it cannot (not here, or held by links).
+    #[pyo3(signature = (atom, recursive=false))]
+    fn remove(&self, py: Python<'_>, atom: &Bound<'_, PyAny>, recursive: bool) -> PyResult<bool> {
+        let h = self.handle_of(py, atom)?;
+        Ok(py.allow_threads(|| self.space.extract(h, recursive)).is_ok())
+    }
+
+    /// Removes every atom.
+    fn clear(&self, py: Python<'_>) {
+        py.allow_threads(|| self.space.clear());
+    }
+
+    /// The atoms of type `t` (and, with `subtype`, of its subtypes).
+    #[pyo3(signature = (t, subtype=true))]
+    fn get_atoms_by_type(slf: &Bound<'_, Self>, t: &Bound<'_, PyAny>, subtype: bool) -> PyResult<Vec<PyAtom>> {
+        let t = type_arg(t)?;
+        let me = slf.get();
+        let hs: Vec<Handle> = slf.py().allow_threads(|| me.space.handles_by_type(t, subtype).collect());
+        Ok(hs.into_iter().map(|h| Self::atom(slf, h)).collect())
+    }
+
+    /// The node of this type and name, or None.
+    fn get_node(slf: &Bound<'_, Self>, t: &Bound<'_, PyAny>, name: &str) -> PyResult<Option<PyAtom>> {
+        Ok(slf.get().space.get_node(type_arg(t)?, name).map(|h| Self::atom(slf, h)))
+    }
+
+    /// The link of this type and outgoing set, or None.
+    fn get_link(slf: &Bound<'_, Self>, t: &Bound<'_, PyAny>, outgoing: &Bound<'_, PyAny>) -> PyResult<Option<PyAtom>> {
+        let out = slf.get().handles(slf.py(), outgoing)?;
+        Ok(slf.get().space.get_link(type_arg(t)?, &out).map(|h| Self::atom(slf, h)))
+    }
+
+    /// Number of atoms.
+    fn size(&self) -> usize {
+        self.space.size()
+    }
+
+    fn __len__(&self) -> usize {
+        self.space.size()
+    }
+
+    fn __contains__(&self, atom: &Bound<'_, PyAny>) -> bool {
+        atom.downcast::<PyAtom>().is_ok_and(|a| {
+            let a = a.get();
+            a.space.get().space.same_hierarchy(&self.space) && self.space.contains(a.handle)
+        })
+    }
+
+    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let atoms = Self::get_atoms_by_type(slf, &atomweave::types::ATOM.id().into_pyobject(slf.py())?.into_any(), true)?;
+        Ok(PyList::new(slf.py(), atoms)?.try_iter()?.into_any().unbind())
+    }
+
+    /// Sets the value of `atom` under `key` (an Atom).
+    fn set_value(&self, py: Python<'_>, atom: &Bound<'_, PyAny>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let (h, k) = (self.handle_of(py, atom)?, self.handle_of(py, key)?);
+        let v = values::from_py(self, py, value)?;
+        self.space.set_value(h, k, v).or_py()
+    }
+
+    /// Sets the truth value of `atom`.
+    fn set_truthvalue(&self, py: Python<'_>, atom: &Bound<'_, PyAny>, tv: &Bound<'_, PyTruthValue>) -> PyResult<()> {
+        let h = self.handle_of(py, atom)?;
+        self.space.set_tv(h, tv.get().0).or_py()
+    }
+
+    /// A new child space (frame) of this one.
+    fn new_child(&self) -> PyResult<PySpace> {
+        Ok(PySpace { space: AtomSpace::new_child(&[&self.space]).or_py()? })
+    }
+
+    /// The base spaces of a child space.
+    #[getter]
+    fn bases(&self) -> Vec<PySpace> {
+        self.space.bases().iter().map(|b| PySpace { space: b.clone() }).collect()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.downcast::<PySpace>().is_ok_and(|o| o.get().space == self.space)
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        BuildHasherDefault::<DefaultHasher>::default().hash_one(&self.space)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<AtomSpace of {} atoms>", self.space.size())
+    }
+}
+
+/// The default spaces, innermost last: what type constructors add to.
+static DEFAULTS: Mutex<Vec<Py<PySpace>>> = Mutex::new(Vec::new());
+
+/// The default space, made on first use.
+pub(crate) fn default_space(py: Python<'_>) -> PyResult<Py<PySpace>> {
+    let mut d = DEFAULTS.lock();
+    if d.is_empty() {
+        d.push(Py::new(py, PySpace { space: AtomSpace::new() })?);
+    }
+    Ok(d.last().expect("pushed").clone_ref(py))
+}
+
+/// Makes `atomspace` the default space (replacing the innermost one).
+#[pyfunction]
+pub fn set_default_atomspace(atomspace: Py<PySpace>) {
+    let mut d = DEFAULTS.lock();
+    d.pop();
+    d.push(atomspace);
+}
+
+/// The default space: what type constructors add atoms to.
+#[pyfunction]
+pub fn get_default_atomspace(py: Python<'_>) -> PyResult<Py<PySpace>> {
+    default_space(py)
+}
+
+/// Pushes `atomspace`, or a new child of the current default, as the
+/// default space, and returns it.
+#[pyfunction]
+#[pyo3(signature = (atomspace=None))]
+pub fn push_default_atomspace(py: Python<'_>, atomspace: Option<Py<PySpace>>) -> PyResult<Py<PySpace>> {
+    let space = match atomspace {
+        Some(s) => s,
+        None => {
+            let base = default_space(py)?;
+            Py::new(py, base.get().new_child()?)?
+        }
+    };
+    DEFAULTS.lock().push(space.clone_ref(py));
+    Ok(space)
+}
+
+/// Pops the default space and returns it; the one below becomes the default.
+#[pyfunction]
+pub fn pop_default_atomspace() -> PyResult<Py<PySpace>> {
+    DEFAULTS.lock().pop().ok_or_else(|| PyRuntimeError::new_err("no default atomspace to pop"))
+}
+
+fn space_or_default(py: Python<'_>, atomspace: Option<Py<PySpace>>) -> PyResult<Py<PySpace>> {
+    atomspace.map_or_else(|| default_space(py), Ok)
+}
+
+/// Executes a query (GetLink, BindLink, MeetLink, QueryLink, SatisfactionLink,
+/// DualLink) or another executable atom; returns an Atom, a Value or a TruthValue.
+#[pyfunction]
+pub fn execute_atom(py: Python<'_>, atomspace: Py<PySpace>, atom: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+    let bound = atomspace.bind(py);
+    let me = bound.get();
+    let h = me.handle_of(py, atom)?;
+    let result = py.allow_threads(|| query::execute(&me.space, h)).or_py()?;
+    match result {
+        Executed::Atom(a) => Ok(PySpace::atom(bound, a).into_pyobject(py)?.into_any().unbind()),
+        Executed::Value(v) => values::to_py(bound, v),
+    }
+}
+
+/// Evaluates an atom (a SatisfactionLink, EqualLink, ...) to a TruthValue.
+#[pyfunction]
+pub fn evaluate_atom(py: Python<'_>, atomspace: Py<PySpace>, atom: &Bound<'_, PyAny>) -> PyResult<PyTruthValue> {
+    let bound = atomspace.bind(py);
+    let me = bound.get();
+    let h = me.handle_of(py, atom)?;
+    match py.allow_threads(|| query::execute(&me.space, h)).or_py()? {
+        Executed::Value(atomweave::Value::Truth(tv)) => Ok(PyTruthValue(tv)),
+        Executed::Atom(a) => Ok(PyTruthValue(me.space.get_tv(a).unwrap_or(TruthValue::DEFAULT))),
+        Executed::Value(_) => Err(PyValueError::new_err("the atom evaluates to a value, not a truth value: use execute_atom")),
+    }
+}
+
+/// Loads an Atomese (`.scm`) file into `atomspace` (default: the default space).
+#[pyfunction]
+#[pyo3(signature = (path, atomspace=None))]
+pub fn load_file(py: Python<'_>, path: std::path::PathBuf, atomspace: Option<Py<PySpace>>) -> PyResult<()> {
+    let space = space_or_default(py, atomspace)?;
+    let me = space.get();
+    py.allow_threads(|| -> PyResult<()> {
+        let file = std::fs::File::open(&path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        sexpr::load(&mut &me.space, std::io::BufReader::new(file), |_| {}).map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
+        Ok(())
+    })
+}
+
+/// Adds the atoms of Atomese text to `atomspace`; returns its top-level atoms.
+#[pyfunction]
+#[pyo3(signature = (text, atomspace=None))]
+pub fn load_str(py: Python<'_>, text: &str, atomspace: Option<Py<PySpace>>) -> PyResult<Vec<PyAtom>> {
+    let space = space_or_default(py, atomspace)?;
+    let hs = sexpr::load_str(&mut &space.get().space, text).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let bound = space.bind(py);
+    Ok(hs.into_iter().map(|h| PySpace::atom(bound, h)).collect())
+}
+
+/// The space as Atomese text (every atom no link holds, with its values);
+/// written to `path` when given, else returned.
+#[pyfunction]
+#[pyo3(signature = (atomspace=None, path=None))]
+pub fn dump(py: Python<'_>, atomspace: Option<Py<PySpace>>, path: Option<std::path::PathBuf>) -> PyResult<Option<String>> {
+    let space = space_or_default(py, atomspace)?;
+    let me = space.get();
+    py.allow_threads(|| {
+        let view = me.space.read().ok_or_else(|| PyRuntimeError::new_err("dump() needs a space without child spaces"))?;
+        let mut buf = Vec::new();
+        sexpr::dump(&view, Select::Roots, Form::Wire, &mut buf, |_| {}).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        match path {
+            Some(p) => std::fs::write(&p, &buf).map(|()| None).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", p.display()))),
+            None => Ok(Some(String::from_utf8(buf).expect("Atomese text is UTF-8"))),
+        }
+    })
+}

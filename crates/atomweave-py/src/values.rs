@@ -1,0 +1,253 @@
+//! `TruthValue`, `FloatValue`, `StringValue`, `LinkValue`, and conversions
+//! between core values and Python objects.
+
+use std::sync::Arc;
+
+use atomweave::sexpr::fmt_f64;
+use atomweave::{TruthValue, Value};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString};
+
+use crate::atom::PyAtom;
+use crate::space::PySpace;
+
+/// A truth value: `TruthValue(strength, confidence)` is upstream's
+/// SimpleTruthValue; `CountTruthValue(mean, confidence, count)` the counting kind.
+#[pyclass(name = "TruthValue", module = "atomweave", frozen, freelist = 256)]
+#[derive(Clone, Copy)]
+pub struct PyTruthValue(pub TruthValue);
+
+#[pymethods]
+impl PyTruthValue {
+    #[new]
+    #[pyo3(signature = (strength=1.0, confidence=0.0))]
+    fn new(strength: f64, confidence: f64) -> Self {
+        PyTruthValue(TruthValue::simple(strength, confidence))
+    }
+
+    /// Strength (simple) or mean (count).
+    #[getter]
+    fn mean(&self) -> f64 {
+        self.0.mean()
+    }
+
+    /// Upstream's other name for the mean.
+    #[getter]
+    fn strength(&self) -> f64 {
+        self.0.mean()
+    }
+
+    #[getter]
+    fn confidence(&self) -> f64 {
+        self.0.confidence()
+    }
+
+    /// The count (for a simple truth value, derived from the confidence as upstream does).
+    #[getter]
+    fn count(&self) -> f64 {
+        self.0.count_of()
+    }
+
+    /// "SimpleTruthValue" or "CountTruthValue".
+    #[getter]
+    fn type_name(&self) -> &'static str {
+        self.0.value_type().name()
+    }
+
+    fn to_list(&self) -> Vec<f64> {
+        self.0.to_vec()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.downcast::<PyTruthValue>().is_ok_and(|o| o.get().0 == self.0)
+    }
+
+    fn __hash__(&self) -> u64 {
+        self.0.to_vec().iter().fold(0u64, |h, x| h.rotate_left(17) ^ x.to_bits())
+    }
+
+    fn __repr__(&self) -> String {
+        let mut s = String::new();
+        atomweave::sexpr::write_tv(self.0, &mut s);
+        s
+    }
+}
+
+/// `CountTruthValue(mean, confidence, count)`.
+#[pyfunction(name = "CountTruthValue")]
+pub fn count_truth_value(mean: f64, confidence: f64, count: f64) -> PyTruthValue {
+    PyTruthValue(TruthValue::count(mean, confidence, count))
+}
+
+/// A vector of floats.
+#[pyclass(name = "FloatValue", module = "atomweave", frozen)]
+pub struct PyFloatValue(Arc<[f64]>);
+
+#[pymethods]
+impl PyFloatValue {
+    #[new]
+    fn new(values: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(PyFloatValue(floats(values)?.into()))
+    }
+
+    fn to_list(&self) -> Vec<f64> {
+        self.0.to_vec()
+    }
+
+    fn __len__(&self) -> usize {
+        self.0.len()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.downcast::<PyFloatValue>().is_ok_and(|o| o.get().0 == self.0)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("(FloatValue {})", self.0.iter().map(|&x| fmt_f64(x)).collect::<Vec<_>>().join(" "))
+    }
+}
+
+/// A vector of strings.
+#[pyclass(name = "StringValue", module = "atomweave", frozen)]
+pub struct PyStringValue(Arc<[String]>);
+
+#[pymethods]
+impl PyStringValue {
+    #[new]
+    fn new(values: &Bound<'_, PyAny>) -> PyResult<Self> {
+        if let Ok(s) = values.downcast::<PyString>() {
+            return Ok(PyStringValue(vec![s.to_str()?.to_owned()].into()));
+        }
+        let v: Vec<String> = values.extract().map_err(|_| PyTypeError::new_err("a StringValue holds a string or a list of strings"))?;
+        Ok(PyStringValue(v.into()))
+    }
+
+    fn to_list(&self) -> Vec<String> {
+        self.0.to_vec()
+    }
+
+    fn __len__(&self) -> usize {
+        self.0.len()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.downcast::<PyStringValue>().is_ok_and(|o| o.get().0 == self.0)
+    }
+
+    fn __repr__(&self) -> String {
+        let mut s = String::from("(StringValue");
+        for x in self.0.iter() {
+            s.push(' ');
+            atomweave::sexpr::write::write_str_literal(&mut s, x);
+        }
+        s.push(')');
+        s
+    }
+}
+
+/// A vector of values and atoms.
+#[pyclass(name = "LinkValue", module = "atomweave", frozen)]
+pub struct PyLinkValue(Vec<PyObject>);
+
+#[pymethods]
+impl PyLinkValue {
+    #[new]
+    fn new(values: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let items: Vec<Bound<'_, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
+        for x in &items {
+            if !is_value(x) {
+                return Err(PyTypeError::new_err(format!("a LinkValue holds Atoms and values, not {}", x.get_type().name()?)));
+            }
+        }
+        Ok(PyLinkValue(items.into_iter().map(Bound::unbind).collect()))
+    }
+
+    fn to_list(&self, py: Python<'_>) -> Vec<PyObject> {
+        self.0.iter().map(|x| x.clone_ref(py)).collect()
+    }
+
+    fn __len__(&self) -> usize {
+        self.0.len()
+    }
+
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(o) = other.downcast::<PyLinkValue>() else { return Ok(false) };
+        let o = &o.get().0;
+        if o.len() != self.0.len() {
+            return Ok(false);
+        }
+        for (a, b) in self.0.iter().zip(o) {
+            if !a.bind(py).eq(b.bind(py))? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let parts = self.0.iter().map(|x| x.bind(py).repr().map(|r| r.to_string())).collect::<PyResult<Vec<_>>>()?;
+        Ok(format!("(LinkValue {})", parts.join(" ")))
+    }
+}
+
+fn is_value(x: &Bound<'_, PyAny>) -> bool {
+    x.is_instance_of::<PyAtom>() || x.is_instance_of::<PyTruthValue>() || x.is_instance_of::<PyFloatValue>() || x.is_instance_of::<PyStringValue>() || x.is_instance_of::<PyLinkValue>()
+}
+
+fn floats(values: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+    if values.is_instance_of::<PyFloat>() || (values.is_instance_of::<PyInt>() && !values.is_instance_of::<PyBool>()) {
+        return Ok(vec![values.extract()?]);
+    }
+    values.extract().map_err(|_| PyTypeError::new_err("a FloatValue holds a number or a list of numbers"))
+}
+
+/// A Python value (an Atom, TruthValue, FloatValue, StringValue, LinkValue,
+/// or a plain list of numbers or strings) as a core value.
+pub(crate) fn from_py(space: &PySpace, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if let Ok(tv) = v.downcast::<PyTruthValue>() {
+        return Ok(Value::Truth(tv.get().0));
+    }
+    if let Ok(f) = v.downcast::<PyFloatValue>() {
+        return Ok(Value::Float(f.get().0.clone()));
+    }
+    if let Ok(s) = v.downcast::<PyStringValue>() {
+        return Ok(Value::String(s.get().0.clone()));
+    }
+    if v.is_instance_of::<PyAtom>() {
+        return Ok(Value::Atom(space.handle_of(py, v)?));
+    }
+    if let Ok(l) = v.downcast::<PyLinkValue>() {
+        let items = l.get().0.iter().map(|x| from_py(space, py, x.bind(py))).collect::<PyResult<Vec<_>>>()?;
+        return Ok(Value::link(items));
+    }
+    if let Ok(l) = v.downcast::<PyList>() {
+        if let Ok(xs) = l.extract::<Vec<f64>>() {
+            return Ok(Value::float(xs));
+        }
+        if let Ok(xs) = l.extract::<Vec<String>>() {
+            return Ok(Value::string(xs));
+        }
+    }
+    Err(PyTypeError::new_err(format!(
+        "a value is an Atom, TruthValue, FloatValue, StringValue, LinkValue or a list of numbers or strings, not {}",
+        v.get_type().name()?
+    )))
+}
+
+/// A core value as a Python object; atoms belong to `space`.
+pub(crate) fn to_py(space: &Bound<'_, PySpace>, v: Value) -> PyResult<PyObject> {
+    let py = space.py();
+    Ok(match v {
+        Value::Truth(tv) => PyTruthValue(tv).into_pyobject(py)?.into_any().unbind(),
+        Value::Float(xs) => PyFloatValue(xs).into_pyobject(py)?.into_any().unbind(),
+        Value::String(xs) => PyStringValue(xs).into_pyobject(py)?.into_any().unbind(),
+        Value::Bool(bs) => PyList::new(py, bs.iter().copied())?.into_any().unbind(),
+        Value::Void => py.None(),
+        Value::Atom(h) => PySpace::atom(space, h).into_pyobject(py)?.into_any().unbind(),
+        Value::Link(items) => {
+            let items = items.iter().map(|x| to_py(space, x.clone())).collect::<PyResult<Vec<_>>>()?;
+            PyLinkValue(items).into_pyobject(py)?.into_any().unbind()
+        }
+    })
+}
