@@ -9,7 +9,10 @@ CARGO ?= cargo
 RESULTS ?= bench-results
 BIN := target/release/atomweave
 
-.PHONY: all deps build build-release test test-rust bench clean
+VENV ?= .venv
+PYTHON := $(VENV)/bin/python
+
+.PHONY: all deps build build-release test test-rust test-python py-build bench clean
 
 all: build
 
@@ -22,10 +25,21 @@ build: deps
 build-release: deps
 	$(CARGO) build --release -p atomweave-cli
 
-test: deps test-rust
+test: deps test-rust test-python
 
 test-rust:
 	$(CARGO) test --workspace
+
+# The Python package, built into a virtualenv of its own (maturin, pytest).
+$(VENV)/bin/maturin:
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q "maturin>=1.7,<2" "pytest>=7"
+
+py-build: deps $(VENV)/bin/maturin
+	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release -q
+
+test-python: py-build
+	$(PYTHON) -m pytest -q crates/atomweave-py/tests
 
 # The main job: atomspace_bm on both layers, on two threads, as the space
 # grows (CSVs and PNGs), the seeds' atom_bench at 1M, the pattern matcher's
@@ -44,4 +58,4 @@ bench: build-release
 
 clean:
 	$(CARGO) clean
-	rm -rf $(RESULTS)
+	rm -rf $(RESULTS) $(VENV)

@@ -5,10 +5,9 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use atomweave::{types, AtomRead, AtomSpace, AtomTable, Handle, Result, TruthValue, Type, Value};
-use indicatif::ProgressBar;
 use rand::Rng;
 
-use super::space::RandomSpace;
+use atomweave_bench::RandomSpace;
 
 /// One measured operation, named as in upstream's `atomspace_bm -l`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -172,7 +171,7 @@ pub fn draw_inputs(
         }
         Method::AddLink => {
             for _ in 0..ops {
-                let arity = super::space::poisson(rng, 2.0).max(1);
+                let arity = atomweave_bench::poisson(rng, 2.0).max(1);
                 inp.members.extend((0..arity).map(|_| pick(rng)));
                 inp.member_ends.push(inp.members.len());
             }
@@ -269,7 +268,7 @@ impl Target for AtomTable {
         AtomRead::get_node(self, t, name)
     }
     fn grow(&mut self, rs: &mut RandomSpace, n: usize) -> Result<()> {
-        rs.grow(self, n, &ProgressBar::hidden())
+        rs.grow(self, n, |_| {})
     }
     fn size(&self) -> usize {
         AtomRead::size(self)
@@ -321,7 +320,7 @@ impl Target for SpaceRef<'_> {
         self.0.get_node(t, name)
     }
     fn grow(&mut self, rs: &mut RandomSpace, n: usize) -> Result<()> {
-        rs.grow(&mut self.0, n, &ProgressBar::hidden())
+        rs.grow(&mut self.0, n, |_| {})
     }
     fn size(&self) -> usize {
         self.0.size()

@@ -6,7 +6,6 @@
 pub mod atom_bench;
 mod methods;
 pub mod plot;
-mod space;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -22,7 +21,8 @@ use serde_json::json;
 
 use crate::sys::rss_bytes;
 use methods::{draw_inputs, run, Inputs, Method, SpaceRef, Target};
-use space::{build_bar, RandomSpace};
+use atomweave_bench::RandomSpace;
+use indicatif::{ProgressBar, ProgressStyle};
 
 const AFTER_HELP: &str = "\
 Layers: the thread-safe AtomSpace is always measured; -X adds the raw
@@ -309,6 +309,23 @@ fn measure(args: &BenchArgs, method: Method, layer: &Layer) -> Result<Measured, 
     }
 }
 
+/// A progress bar for building `n` atoms (hidden when `quiet`), as the
+/// callback `RandomSpace::grow` reports to.
+fn building(n: usize, quiet: bool) -> impl FnMut(u64) {
+    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(n as u64) };
+    bar.set_style(
+        ProgressStyle::with_template("building random space [{bar:40}] {pos}/{len} atoms {per_sec}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    move |made| {
+        bar.set_position(made);
+        if made == n as u64 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 /// Adds the per-method setup: half the atoms hold a value for getValue.
 fn prepare(method: Method, atoms: &[atomweave::Handle], key: atomweave::Handle, mut set: impl FnMut(atomweave::Handle, atomweave::Handle, Value)) {
     if method == Method::GetValue {
@@ -322,7 +339,7 @@ fn measure_table(args: &BenchArgs, method: Method) -> Result<Measured, String> {
     let rss0 = rss_bytes();
     let mut table = AtomTable::new();
     let mut rs = RandomSpace::new(args.seed, args.link_fraction);
-    rs.grow(&mut table, args.size, &build_bar(args.size, args.quiet || args.json)).map_err(|e| e.to_string())?;
+    rs.grow(&mut table, args.size, building(args.size, args.quiet || args.json)).map_err(|e| e.to_string())?;
     let rss_built = rss_bytes().saturating_sub(rss0);
     let key = table.add_node(types::PREDICATE_NODE, "bench key").map_err(|e| e.to_string())?;
     prepare(method, &rs.atoms, key, |h, k, v| table.set_value(h, k, v).expect("live atom"));
@@ -337,7 +354,7 @@ fn measure_space(args: &BenchArgs, method: Method) -> Result<Measured, String> {
     let rss0 = rss_bytes();
     let space = AtomSpace::new();
     let mut rs = RandomSpace::new(args.seed, args.link_fraction);
-    rs.grow(&mut &space, args.size, &build_bar(args.size, args.quiet || args.json)).map_err(|e| e.to_string())?;
+    rs.grow(&mut &space, args.size, building(args.size, args.quiet || args.json)).map_err(|e| e.to_string())?;
     let rss_built = rss_bytes().saturating_sub(rss0);
     let key = space.add_node(types::PREDICATE_NODE, "bench key").map_err(|e| e.to_string())?;
     prepare(method, &rs.atoms, key, |h, k, v| space.set_value(h, k, v).expect("live atom"));

@@ -71,7 +71,10 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
     match t {
         types::TRUE_LINK => Ok(true),
         types::FALSE_LINK => Ok(false),
-        types::NOT_LINK => Ok(!truth(space, pat, out[0], b)?),
+        types::NOT_LINK => match out {
+            [m] => Ok(!truth(space, pat, *m, b)?),
+            _ => Err(bad(format!("{} must hold one atom", super::describe(space, h)))),
+        },
         types::AND_LINK => {
             for &m in out {
                 if !truth(space, pat, m, b)? {
@@ -88,6 +91,7 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
             }
             Ok(false)
         }
+        types::EQUAL_LINK | types::IDENTICAL_LINK if out.len() < 2 => Err(bad(format!("{} must hold two or more atoms", super::describe(space, h)))),
         types::EQUAL_LINK | types::IDENTICAL_LINK => {
             let vals = out.iter().map(|&m| value(space, pat, m, b)).collect::<Result<Vec<_>>>()?;
             let same = |x: &Ev, y: &Ev| match (x, y) {
@@ -120,13 +124,36 @@ fn scalar(space: &AtomSpace, pat: &Pattern, m: Handle, b: &Bindings<'_>, at: Han
     }
 }
 
+/// The numbers a closed arithmetic atom computes, adding nothing to the space.
+pub(crate) fn numbers(space: &AtomSpace, h: Handle) -> Result<Vec<f64>> {
+    match value(space, &Pattern::default(), h, &Vec::new())? {
+        Ev::Numbers(v) => Ok(v),
+        Ev::Atom(a) if numbers_of(space, a).is_some() => Ok(numbers_of(space, a).unwrap_or_default()),
+        _ => Err(bad(format!("{} does not compute numbers: its members must be NumberNodes or arithmetic", super::describe(space, h)))),
+    }
+}
+
+fn var_index(pat: &Pattern, h: Handle) -> Option<usize> {
+    pat.vars.iter().position(|v| v.handle == h)
+}
+
+/// A run of atoms as one: the ListLink of them.
+fn run_value(space: &AtomSpace, r: &[Handle]) -> Ev {
+    match space.get_link(types::LIST_LINK, r) {
+        Some(l) => Ev::Atom(l),
+        None => Ev::Absent(types::LIST_LINK, r.iter().map(|&a| Ev::Atom(a)).collect()),
+    }
+}
+
 /// The value of atom `h` of the query under `b`: variables replaced by
-/// their groundings, arithmetic computed, other links looked up.
+/// their groundings (a glob's run spliced into the link around it),
+/// arithmetic computed, other links looked up.
 fn value(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_>) -> Result<Ev> {
-    if let Some(i) = pat.vars.iter().position(|v| v.handle == h) {
+    if let Some(i) = var_index(pat, h) {
         return Ok(match &b[i] {
             Some(Bound::One(a)) => Ev::Atom(*a),
-            Some(Bound::Run(r)) => Ev::Absent(types::LIST_LINK, r.iter().map(|&a| Ev::Atom(a)).collect()),
+            Some(Bound::Run(r)) => run_value(space, r),
+            Some(Bound::Bag(r)) => run_value(space, r),
             None => return Err(bad(format!("variable {} is not grounded here", super::describe(space, h)))),
         });
     }
@@ -134,7 +161,14 @@ fn value(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_>) -> Resul
     if !t.is_link() || t == types::QUOTE_LINK {
         return Ok(Ev::Atom(h));
     }
-    let kids = space.outgoing(h).unwrap_or(&[]).iter().map(|&m| value(space, pat, m, b)).collect::<Result<Vec<_>>>()?;
+    let mut kids = Vec::new();
+    for &m in space.outgoing(h).unwrap_or(&[]) {
+        match var_index(pat, m).and_then(|i| b[i].as_ref()) {
+            Some(Bound::Run(r)) => kids.extend(r.iter().map(|&a| Ev::Atom(a))),
+            Some(Bound::Bag(r)) => kids.extend(r.iter().map(|&a| Ev::Atom(a))),
+            _ => kids.push(value(space, pat, m, b)?),
+        }
+    }
     if is_arithmetic(t) {
         let nums: Option<Vec<Vec<f64>>> = kids
             .iter()
@@ -172,6 +206,7 @@ fn build(space: &AtomSpace, pat: &Pattern, t: TermId, b: &Bindings<'_>, into: &m
         Term::Var(v) | Term::Glob(v) => match &b[*v] {
             Some(Bound::One(h)) => into.push(*h),
             Some(Bound::Run(r)) => into.extend_from_slice(r),
+            Some(Bound::Bag(r)) => into.extend_from_slice(r),
             None => return Err(bad(format!("variable {} of the rewrite is not grounded", super::describe(space, pat.vars[*v].handle)))),
         },
         Term::Choice(_) => unreachable!("rewrites compile ChoiceLinks as links"),

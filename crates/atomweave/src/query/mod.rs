@@ -47,7 +47,9 @@
 //!   And/Or of these are evaluated once their variables are grounded, with
 //!   PlusLink, MinusLink, TimesLink, DivideLink over NumberNodes computed.
 //! - A clause never grounds to the query itself: no variable is grounded by
-//!   one of the query's own variables, or by a link that contains one.
+//!   one of the query's own variables, or by a link that contains one; a
+//!   clause without variables is present only if something besides the
+//!   query holds its atom (else every such clause would hold trivially).
 //! - QuoteLink matches its contents literally (variables inside are plain
 //!   atoms) except under an UnquoteLink; LocalQuoteLink quotes just the link
 //!   directly inside it (`(LocalQuote (And ...))` matches an AndLink).
@@ -56,8 +58,10 @@
 //! - A glob's grounding, where one atom is needed (a Get result, a rewrite's
 //!   member position outside a link), is a ListLink of its run; inside a
 //!   rewrite link it is spliced in.
-//! - Every variable of a rewrite must be declared (or, undeclared, occur in
-//!   the body); bad queries are refused before anything is added.
+//! - Every variable of a rewrite must be grounded by the body; bad queries
+//!   are refused before anything is added. Limits, each a clear error: 64
+//!   variables, 64 clauses that must be present at once, 4096 alternatives,
+//!   nesting 256 deep.
 //! - Variables that occur only in AbsentLinks are local to them: they are
 //!   not part of the results.
 //!
@@ -95,6 +99,7 @@ pub enum Executed {
 pub fn execute(space: &AtomSpace, query: Handle) -> Result<Executed> {
     let t = space.get_type(query).ok_or(Error::InvalidHandle(query))?;
     let out = space.outgoing(query).unwrap_or(&[]);
+    pattern::check_depth(space, query)?;
     match t {
         types::GET_LINK | types::MEET_LINK | types::SATISFACTION_LINK => {
             let (vardecl, body) = match *out {
@@ -102,24 +107,29 @@ pub fn execute(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 [decl, body] => (Some(decl), body),
                 _ => return Err(bad(format!("{} must hold a body, after an optional variable declaration", describe(space, query)))),
             };
-            let pat = Pattern::compile(space, vardecl, body, &[])?;
+            let pat = Pattern::compile(space, query, vardecl, body, &[])?;
             let search = Search { space, pat: &pat };
             if t == types::SATISFACTION_LINK {
                 let found = !search.groundings(true)?.is_empty();
                 return Ok(Executed::Value(Value::Truth(crisp(found))));
             }
             let results = sorted(search.groundings(false)?);
-            let wanted = result_vars(&pat, space)?;
+            let wanted: Vec<usize> = (0..pat.vars.len()).filter(|i| pat.grounded & (1 << i) != 0).collect();
+            // Every result is checked before the first is added: a failure adds nothing.
+            if results.iter().any(|g| wanted.iter().any(|&i| g[i].is_none())) {
+                return Err(bad("a result variable is left ungrounded".into()));
+            }
             let atoms = results.iter().map(|g| tuple(space, &wanted, g)).collect::<Result<Vec<_>>>()?;
             deliver(space, t == types::GET_LINK, atoms)
         }
         types::BIND_LINK | types::QUERY_LINK => {
+            let declared = out.first().map(|&d| type_of(space, d)).transpose()?.is_some_and(is_vardecl_type);
             let (vardecl, body, rewrites) = match out {
-                [decl, body, rewrites @ ..] if is_vardecl_type(type_of(space, *decl)?) && !rewrites.is_empty() => (Some(*decl), *body, rewrites),
-                [body, rewrites @ ..] if !rewrites.is_empty() => (None, *body, rewrites),
+                [decl, body, rewrites @ ..] if declared && !rewrites.is_empty() => (Some(*decl), *body, rewrites),
+                [body, rewrites @ ..] if !declared && !rewrites.is_empty() => (None, *body, rewrites),
                 _ => return Err(bad(format!("{} must hold a body and a rewrite, after an optional variable declaration", describe(space, query)))),
             };
-            let pat = Pattern::compile(space, vardecl, body, rewrites)?;
+            let pat = Pattern::compile(space, query, vardecl, body, rewrites)?;
             let results = sorted(Search { space, pat: &pat }.groundings(false)?);
             let mut atoms = Vec::with_capacity(results.len());
             for g in &results {
@@ -132,21 +142,15 @@ pub fn execute(space: &AtomSpace, query: Handle) -> Result<Executed> {
         }
         types::DUAL_LINK => {
             let [term] = *out else { return Err(bad(format!("{} must hold one term", describe(space, query)))) };
-            deliver(space, true, dual(space, term)?)
+            deliver(space, true, dual(space, query, term)?)
         }
         _ if eval::is_arithmetic(t) => {
-            let nums = out
-                .iter()
-                .map(|&m| match execute(space, m)? {
-                    Executed::Atom(a) => eval::numbers_of(space, a).ok_or_else(|| bad(format!("{} is not a number", describe(space, a)))),
-                    Executed::Value(_) => Err(bad(format!("{} gives a value, not a number", describe(space, m)))),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let v = eval::arithmetic(t, &nums, || describe(space, query))?;
+            // Computed whole, so a bad member adds no partial results.
+            let v = eval::numbers(space, query)?;
             Ok(Executed::Atom(space.add_node(types::NUMBER_NODE, &eval::number_name(&v))?))
         }
         types::EQUAL_LINK | types::IDENTICAL_LINK | types::GREATER_THAN_LINK | types::LESS_THAN_LINK | types::NOT_LINK | types::AND_LINK | types::OR_LINK | types::TRUE_LINK | types::FALSE_LINK => {
-            let pat = Pattern::compile(space, None, query, &[])?;
+            let pat = Pattern::compile(space, query, None, query, &[])?;
             if !pat.vars.is_empty() {
                 return Err(bad(format!("{} has free variables: put it in a query to ground them", describe(space, query))));
             }
@@ -169,20 +173,6 @@ fn sorted(found: HashSet<Grounding>) -> Vec<Grounding> {
     let mut v: Vec<Grounding> = found.into_iter().collect();
     v.sort_unstable();
     v
-}
-
-/// The variables a grounding reports: those some present clause grounds.
-fn result_vars(pat: &Pattern, space: &AtomSpace) -> Result<Vec<usize>> {
-    let grounded = |alt: &Vec<pattern::Clause>| alt.iter().filter(|c| c.kind == pattern::Kind::Present).fold(0u64, |m, c| m | c.vars);
-    let first = pat.alternatives.first().map_or(0, grounded);
-    if let Some(alt) = pat.alternatives.iter().find(|a| grounded(a) != first) {
-        let differs = (grounded(alt) ^ first).trailing_zeros() as usize;
-        return Err(bad(format!(
-            "variable {} is grounded in some alternatives of the body and not in others",
-            describe(space, pat.vars[differs].handle)
-        )));
-    }
-    Ok((0..pat.vars.len()).filter(|i| first & (1 << i) != 0).collect())
 }
 
 /// One result atom: the grounding of one variable, or a ListLink of several.
@@ -212,24 +202,31 @@ fn deliver(space: &AtomSpace, as_set: bool, mut atoms: Vec<Handle>) -> Result<Ex
 }
 
 /// The patterns in the space (links of `term`'s type holding variables)
-/// that `term` grounds.
-fn dual(space: &AtomSpace, term: Handle) -> Result<Vec<Handle>> {
+/// that `term` grounds, each matched whole against it.
+fn dual(space: &AtomSpace, query: Handle, term: Handle) -> Result<Vec<Handle>> {
     let t = type_of(space, term)?;
-    let vars = space.handles_by_type(types::VARIABLE_NODE, true);
-    let holders = pattern::forbidden(space, vars);
+    let own = pattern::own_links(space, &[query]);
+    let mut holders: HashSet<Handle> = HashSet::default();
+    let mut work: Vec<Handle> = space.handles_by_type(types::VARIABLE_NODE, true).collect();
+    while let Some(h) = work.pop() {
+        for l in space.incoming(h).into_iter().flatten() {
+            if holders.insert(l) {
+                work.push(l);
+            }
+        }
+    }
     let mut found = Vec::new();
-    for p in holders.into_iter().filter(|&p| p != term && space.get_type(p) == Some(t)) {
-        let Ok(pat) = Pattern::compile(space, None, p, &[]) else { continue };
-        if pat.vars.is_empty() || pat.alternatives.len() != 1 {
+    for p in holders.into_iter().filter(|&p| p != term && !own.contains(&p) && space.get_type(p) == Some(t)) {
+        let Ok((pat, root)) = Pattern::compile_term(space, p) else { continue };
+        if pat.vars.is_empty() {
             continue;
         }
-        let search = Search { space, pat: &pat };
-        let root = pat.alternatives[0][0].root;
         let mut b: Bindings = vec![None; pat.vars.len()];
-        if search.unify(root, term, &mut b, &mut |_| Flow::Stop) == Flow::Stop {
+        if (Search { space, pat: &pat }).unify(root, term, &mut b, &mut |_| Flow::Stop) == Flow::Stop {
             found.push(p);
         }
     }
+    found.sort_unstable();
     Ok(found)
 }
 

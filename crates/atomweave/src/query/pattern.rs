@@ -2,23 +2,22 @@
 //! restrictions, the body as alternatives of clause conjunctions, and the
 //! rewrites, all as [`Term`] trees.
 
-use super::{HashMap, HashSet};
-
-use super::{bad, describe};
+use super::{bad, describe, HashMap, HashSet};
 use crate::error::Result;
 use crate::types::{self, Type};
 use crate::{AtomSpace, Handle};
 
 pub(crate) type TermId = u32;
 
-/// A node of a compiled pattern or rewrite.
+/// A node of a compiled pattern or rewrite. Subterms the query shares are
+/// compiled once and shared here too.
 #[derive(Debug)]
 pub(crate) enum Term {
     /// An atom matched by identity: a node, or a link holding no variable.
     Const(Handle),
     /// A variable (an index into [`Pattern::vars`]).
     Var(usize),
-    /// A glob: a run of members of an ordered link.
+    /// A glob: a run of members of a link.
     Glob(usize),
     /// A link of this type whose members are terms.
     Link { ty: Type, kids: Vec<TermId>, unordered: bool, globs: bool },
@@ -55,39 +54,101 @@ pub(crate) enum Kind {
     Eval,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Clause {
     pub kind: Kind,
-    /// The pattern term (for `Eval`, unused: the atom is evaluated).
+    /// The pattern term.
     pub root: TermId,
     /// The clause's atom in the query.
     pub atom: Handle,
     /// Variables occurring in the clause, as a bit set.
     pub vars: u64,
-    /// An Absent or Always clause that is evaluated (e.g. a GreaterThanLink),
-    /// not looked for in the space.
+    /// Evaluated (e.g. a GreaterThanLink), not looked for in the space.
     pub evaluated: bool,
 }
 
 /// A compiled query.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Pattern {
     pub terms: Vec<Term>,
     pub vars: Vec<Var>,
     /// Alternatives (from OrLink/ChoiceLink of clauses), each a conjunction.
     pub alternatives: Vec<Vec<Clause>>,
     pub rewrites: Vec<TermId>,
-    /// The query's variables and every link that contains one: never groundings.
-    pub forbidden: HashSet<Handle>,
+    /// The variables every alternative grounds: what a result reports.
+    pub grounded: u64,
+    /// What the query is made of, never a grounding: see [`Forbidden`].
+    pub forbidden: Forbidden,
+    /// The links of the query itself: a clause with no variables is present
+    /// only if its atom is held by something else too.
+    pub own_links: HashSet<Handle>,
 }
 
-/// Most variables a query may declare (they are tracked in `u64` bit sets).
+/// Most variables a query may declare, and most clauses a conjunction may
+/// hold (both are tracked in `u64` bit sets).
 const MAX_VARS: usize = 64;
+const MAX_CLAUSES: usize = 64;
 /// Most alternatives OrLinks may multiply out to.
 const MAX_ALTERNATIVES: usize = 4096;
+/// Deepest query: compiling, matching and rewriting recurse this deep.
+pub(crate) const MAX_DEPTH: usize = 256;
 
 pub(crate) fn is_vardecl_type(t: Type) -> bool {
     matches!(t, types::VARIABLE_NODE | types::GLOB_NODE | types::TYPED_VARIABLE_LINK | types::VARIABLE_LIST | types::VARIABLE_SET)
+}
+
+/// The query's variables and the links that hold one. Found by walking up
+/// from the variables; when they sit in very many links (a large rule
+/// base), the walk stops and each candidate is checked by looking inside it.
+#[derive(Debug)]
+pub(crate) struct Forbidden {
+    set: HashSet<Handle>,
+    vars: Vec<Handle>,
+    complete: bool,
+}
+
+impl Default for Forbidden {
+    /// Nothing is forbidden.
+    fn default() -> Self {
+        Forbidden { set: HashSet::default(), vars: Vec::new(), complete: true }
+    }
+}
+
+/// Links the upward walk visits before it gives way to checking candidates.
+const FORBIDDEN_WALK: usize = 4096;
+
+impl Forbidden {
+    pub fn new(space: &AtomSpace, vars: Vec<Handle>) -> Forbidden {
+        let mut set: HashSet<Handle> = HashSet::default();
+        let mut work = vars.clone();
+        while let Some(h) = work.pop() {
+            if set.len() > FORBIDDEN_WALK {
+                return Forbidden { set: vars.iter().copied().collect(), vars, complete: false };
+            }
+            if set.insert(h) {
+                if let Some(inc) = space.incoming(h) {
+                    work.extend(inc.iter().copied().filter(|l| !set.contains(l)));
+                }
+            }
+        }
+        Forbidden { set, vars, complete: true }
+    }
+
+    /// Is `h` one of the query's variables, or a link holding one?
+    #[inline]
+    pub fn contains(&self, space: &AtomSpace, h: Handle) -> bool {
+        if self.complete || self.set.contains(&h) {
+            return self.set.contains(&h);
+        }
+        let mut work = vec![h];
+        while let Some(x) = work.pop() {
+            if self.vars.contains(&x) {
+                return true;
+            }
+            work.extend_from_slice(space.outgoing(x).unwrap_or(&[]));
+        }
+        false
+    }
 }
 
 struct Compiler<'s> {
@@ -95,29 +156,67 @@ struct Compiler<'s> {
     terms: Vec<Term>,
     vars: Vec<Var>,
     index: HashMap<Handle, usize>,
+    memo: HashMap<(Handle, bool, bool), TermId>,
+    var_memo: HashMap<(Handle, bool), u64>,
+}
+
+/// The deepest nesting under `h`, or an error past [`MAX_DEPTH`]. Shared
+/// subterms are measured once.
+pub(crate) fn check_depth(space: &AtomSpace, h: Handle) -> Result<()> {
+    fn depth(space: &AtomSpace, h: Handle, level: usize, seen: &mut HashMap<Handle, usize>) -> Result<usize> {
+        if level > MAX_DEPTH {
+            return Err(bad(format!("the query is nested more than {MAX_DEPTH} deep")));
+        }
+        if let Some(&d) = seen.get(&h) {
+            return Ok(d);
+        }
+        let mut d = 0;
+        for &m in space.outgoing(h).unwrap_or(&[]) {
+            d = d.max(1 + depth(space, m, level + 1, seen)?);
+        }
+        seen.insert(h, d);
+        Ok(d)
+    }
+    depth(space, h, 0, &mut HashMap::default()).map(drop)
+}
+
+pub(crate) fn own_links(space: &AtomSpace, roots: &[Handle]) -> HashSet<Handle> {
+    let mut set: HashSet<Handle> = HashSet::default();
+    let mut work = roots.to_vec();
+    while let Some(h) = work.pop() {
+        if let Some(out) = space.outgoing(h).filter(|o| !o.is_empty()) {
+            if set.insert(h) {
+                work.extend_from_slice(out);
+            }
+        }
+    }
+    set
 }
 
 impl Pattern {
-    /// Compiles `vardecl` (if any), `body` and `rewrites`. Without a
-    /// declaration, the body's variables in order of first appearance.
-    pub fn compile(space: &AtomSpace, vardecl: Option<Handle>, body: Handle, rewrites: &[Handle]) -> Result<Pattern> {
-        let mut c = Compiler { space, terms: Vec::new(), vars: Vec::new(), index: HashMap::default() };
+    /// Compiles `vardecl` (if any), `body` and `rewrites`; `query` is the
+    /// query link itself. Without a declaration, the body's variables in
+    /// order of first appearance.
+    pub fn compile(space: &AtomSpace, query: Handle, vardecl: Option<Handle>, body: Handle, rewrites: &[Handle]) -> Result<Pattern> {
+        let mut c = Compiler::new(space);
         match vardecl {
             Some(d) => c.declare(d)?,
-            None => c.free_variables(body, false)?,
+            None => c.free_variables(body, false, &mut HashSet::default())?,
         }
-        let mut seen = 0u64;
         let alternatives = c.clauses(body)?;
+        let mut seen = 0u64;
+        let mut grounded = u64::MAX;
+        let mut somewhere = 0u64;
         for alt in &alternatives {
+            if alt.iter().filter(|c| c.kind == Kind::Present).count() > MAX_CLAUSES {
+                return Err(bad(format!("more than {MAX_CLAUSES} clauses must be present at once")));
+            }
+            let present = alt.iter().filter(|c| c.kind == Kind::Present).fold(0, |m, c| m | c.vars);
+            grounded &= present;
+            somewhere |= present;
             for cl in alt {
                 seen |= cl.vars;
             }
-        }
-        if let Some(v) = c.vars.iter().enumerate().find(|(i, _)| seen & (1 << i) == 0) {
-            return Err(bad(format!("declared variable {} does not occur in the body", describe(space, v.1.handle))));
-        }
-        for alt in &alternatives {
-            let present = alt.iter().filter(|c| c.kind == Kind::Present).fold(0, |m, c| m | c.vars);
             for cl in alt.iter().filter(|c| matches!(c.kind, Kind::Eval | Kind::Always) || c.evaluated) {
                 let loose = cl.vars & !present;
                 if loose != 0 {
@@ -130,37 +229,64 @@ impl Pattern {
                 }
             }
         }
-        let rewrites = rewrites.iter().map(|&r| c.rewrite(r)).collect::<Result<Vec<_>>>()?;
-        let forbidden = forbidden(space, c.vars.iter().map(|v| v.handle));
-        Ok(Pattern { terms: c.terms, vars: c.vars, alternatives, rewrites, forbidden })
+        if let Some(v) = c.vars.iter().enumerate().find(|(i, _)| seen & (1 << i) == 0) {
+            return Err(bad(format!("declared variable {} does not occur in the body", describe(space, v.1.handle))));
+        }
+        let partial = somewhere & !grounded;
+        if partial != 0 {
+            let v = c.vars[partial.trailing_zeros() as usize].handle;
+            return Err(bad(format!("variable {} is grounded in some alternatives of the body and not in others", describe(space, v))));
+        }
+        let mut rewrite_terms = Vec::new();
+        for &r in rewrites {
+            rewrite_terms.push(c.rewrite(r, grounded)?);
+        }
+        let forbidden = Forbidden::new(space, c.vars.iter().map(|v| v.handle).collect());
+        Ok(Pattern {
+            terms: c.terms,
+            vars: c.vars,
+            alternatives,
+            rewrites: rewrite_terms,
+            grounded,
+            forbidden,
+            own_links: own_links(space, &[query]),
+        })
+    }
+
+    /// Compiles atom `p` as one pattern term over its free variables, for
+    /// DualLink: its And, Or and evaluatable links are matched as links.
+    pub fn compile_term(space: &AtomSpace, p: Handle) -> Result<(Pattern, TermId)> {
+        let mut c = Compiler::new(space);
+        c.free_variables(p, false, &mut HashSet::default())?;
+        let root = c.term(p, false, false)?;
+        Ok((Pattern { terms: c.terms, vars: c.vars, ..Pattern::default() }, root))
     }
 
     pub fn term(&self, id: TermId) -> &Term {
         &self.terms[id as usize]
     }
-}
 
-/// The variables and every link above them: what the query itself is made of.
-pub(crate) fn forbidden(space: &AtomSpace, vars: impl Iterator<Item = Handle>) -> HashSet<Handle> {
-    let mut set: HashSet<Handle> = HashSet::default();
-    let mut work: Vec<Handle> = vars.collect();
-    while let Some(h) = work.pop() {
-        if set.insert(h) {
-            if let Some(inc) = space.incoming(h) {
-                work.extend(inc.iter().copied().filter(|l| !set.contains(l)));
-            }
-        }
+    /// Is `h` in the space only as part of the query itself?
+    pub fn only_in_query(&self, space: &AtomSpace, h: Handle) -> bool {
+        self.own_links.contains(&h) && space.incoming(h).is_some_and(|inc| inc.iter().all(|l| self.own_links.contains(l)))
     }
-    set
 }
 
-impl Compiler<'_> {
+impl<'s> Compiler<'s> {
+    fn new(space: &'s AtomSpace) -> Self {
+        Compiler { space, terms: Vec::new(), vars: Vec::new(), index: HashMap::default(), memo: HashMap::default(), var_memo: HashMap::default() }
+    }
+
     fn ty(&self, h: Handle) -> Result<Type> {
         self.space.get_type(h).ok_or(crate::Error::InvalidHandle(h))
     }
 
-    fn out(&self, h: Handle) -> &[Handle] {
+    fn out(&self, h: Handle) -> &'s [Handle] {
         self.space.outgoing(h).unwrap_or(&[])
+    }
+
+    fn describe(&self, h: Handle) -> String {
+        describe(self.space, h)
     }
 
     fn add_var(&mut self, h: Handle) -> Result<usize> {
@@ -176,107 +302,122 @@ impl Compiler<'_> {
         Ok(self.vars.len() - 1)
     }
 
+    fn declare_new(&mut self, v: Handle) -> Result<usize> {
+        if self.index.contains_key(&v) {
+            return Err(bad(format!("variable {} is declared twice", self.describe(v))));
+        }
+        self.add_var(v)
+    }
+
     fn declare(&mut self, d: Handle) -> Result<()> {
         match self.ty(d)? {
-            types::VARIABLE_NODE | types::GLOB_NODE => self.add_var(d).map(drop),
+            types::VARIABLE_NODE | types::GLOB_NODE => self.declare_new(d).map(drop),
             types::TYPED_VARIABLE_LINK => {
                 let [v, spec] = *self.out(d) else {
-                    return Err(bad(format!("{} must hold a variable and a type", describe(self.space, d))));
+                    return Err(bad(format!("{} must hold a variable and a type", self.describe(d))));
                 };
                 if !matches!(self.ty(v)?, types::VARIABLE_NODE | types::GLOB_NODE) {
-                    return Err(bad(format!(
-                        "{} must start with a VariableNode or GlobNode, not {}",
-                        describe(self.space, d),
-                        describe(self.space, v)
-                    )));
+                    return Err(bad(format!("{} must start with a VariableNode or GlobNode, not {}", self.describe(d), self.describe(v))));
                 }
-                let i = self.add_var(v)?;
+                let i = self.declare_new(v)?;
                 let mut bits = vec![0u64; types::type_count().div_ceil(64)];
-                let mut any_type = false;
-                self.restriction(spec, i, &mut bits, &mut any_type)?;
-                if any_type {
+                let mut restricted = false;
+                self.restriction(spec, i, &mut bits, &mut restricted)?;
+                if restricted {
                     self.vars[i].types = Some(bits);
                 }
                 Ok(())
             }
             types::VARIABLE_LIST | types::VARIABLE_SET => {
-                for &m in self.out(d).to_vec().iter() {
-                    if matches!(self.ty(m)?, types::VARIABLE_LIST | types::VARIABLE_SET) || !is_vardecl_type(self.ty(m)?) {
+                for &m in self.out(d) {
+                    let t = self.ty(m)?;
+                    if matches!(t, types::VARIABLE_LIST | types::VARIABLE_SET) || !is_vardecl_type(t) {
                         return Err(bad(format!(
                             "{} may hold only VariableNodes, GlobNodes and TypedVariableLinks, not {}",
-                            describe(self.space, d),
-                            describe(self.space, m)
+                            self.describe(d),
+                            self.describe(m)
                         )));
                     }
                     self.declare(m)?;
                 }
                 Ok(())
             }
-            _ => Err(bad(format!("{} is not a variable declaration", describe(self.space, d)))),
+            _ => Err(bad(format!("{} is not a variable declaration", self.describe(d)))),
         }
     }
 
     /// Reads a type restriction into `bits` (and glob bounds into the variable).
-    fn restriction(&mut self, spec: Handle, var: usize, bits: &mut [u64], any_type: &mut bool) -> Result<()> {
+    fn restriction(&mut self, spec: Handle, var: usize, bits: &mut [u64], restricted: &mut bool) -> Result<()> {
         let t = self.ty(spec)?;
         let mut set = |t: Type| bits[usize::from(t.0) / 64] |= 1 << (usize::from(t.0) % 64);
         match t {
             types::TYPE_NODE | types::TYPE_INH_NODE => {
                 let name = self.space.name(spec).unwrap_or_default();
-                let named = Type::from_name(name).ok_or_else(|| bad(format!("unknown type {name:?} in {}", describe(self.space, spec))))?;
+                let named = Type::from_name(name).ok_or_else(|| bad(format!("unknown type {name:?} in {}", self.describe(spec))))?;
                 if t == types::TYPE_NODE {
                     set(named);
                 } else {
                     named.subtypes().into_iter().for_each(set);
                 }
-                *any_type = true;
+                *restricted = true;
             }
             types::TYPE_CHOICE => {
-                for &m in self.out(spec).to_vec().iter() {
-                    self.restriction(m, var, bits, any_type)?;
+                // An empty choice allows no type at all.
+                *restricted = true;
+                for &m in self.out(spec) {
+                    self.restriction(m, var, bits, restricted)?;
                 }
             }
             types::INTERVAL_LINK => {
-                let nums: Vec<f64> = self.out(spec).iter().filter_map(|&n| self.number(n)).collect();
-                let ([lo, hi], true) = (nums[..] .try_into().unwrap_or([f64::NAN; 2]), self.vars[var].glob) else {
-                    return Err(bad(format!("{} must bound a GlobNode with two NumberNodes", describe(self.space, spec))));
-                };
-                if !(lo >= 0.0) {
-                    return Err(bad(format!("{}: the lower bound must be 0 or more", describe(self.space, spec))));
-                }
-                self.vars[var].lo = lo as usize;
-                self.vars[var].hi = if hi < 0.0 { usize::MAX } else { hi as usize };
+                let (lo, hi) = self.interval(spec, var)?;
+                self.vars[var].lo = lo;
+                self.vars[var].hi = hi;
             }
-            _ => return Err(bad(format!("unsupported type restriction {}", describe(self.space, spec)))),
+            _ => return Err(bad(format!("unsupported type restriction {}", self.describe(spec)))),
         }
         Ok(())
     }
 
-    fn number(&self, h: Handle) -> Option<f64> {
-        if self.space.get_type(h)? != types::NUMBER_NODE {
-            return None;
+    /// A glob's `(IntervalLink (NumberNode lo) (NumberNode hi))`: whole
+    /// numbers, 0 <= lo <= hi, a negative hi for no upper bound.
+    fn interval(&self, spec: Handle, var: usize) -> Result<(usize, usize)> {
+        let what = || self.describe(spec);
+        if !self.vars[var].glob {
+            return Err(bad(format!("{} bounds a run's length: only a GlobNode takes one", what())));
         }
-        self.space.name(h)?.split_whitespace().next()?.parse().ok()
+        let bound = |n: Handle| -> Option<f64> {
+            let v = super::eval::numbers_of(self.space, n)?;
+            match v[..] {
+                [x] if x.is_finite() && x.fract() == 0.0 => Some(x),
+                _ => None,
+            }
+        };
+        let [lo, hi] = *self.out(spec) else {
+            return Err(bad(format!("{} must hold two NumberNodes, the least and most atoms the glob takes", what())));
+        };
+        let (Some(lo), Some(hi)) = (bound(lo), bound(hi)) else {
+            return Err(bad(format!("{}: the bounds must be NumberNodes holding one whole number each", what())));
+        };
+        if lo < 0.0 || (hi >= 0.0 && hi < lo) {
+            return Err(bad(format!("{}: need 0 <= least <= most (a negative most: no limit)", what())));
+        }
+        Ok((lo as usize, if hi < 0.0 { usize::MAX } else { hi as usize }))
     }
 
     /// Declares the body's unquoted variables, in order of first appearance.
-    fn free_variables(&mut self, h: Handle, quoted: bool) -> Result<()> {
+    fn free_variables(&mut self, h: Handle, quoted: bool, seen: &mut HashSet<(Handle, bool)>) -> Result<()> {
+        if !seen.insert((h, quoted)) {
+            return Ok(());
+        }
         let t = self.ty(h)?;
-        match t {
+        let quoted = match t {
             types::VARIABLE_NODE | types::GLOB_NODE if !quoted => return self.add_var(h).map(drop),
-            types::QUOTE_LINK if !quoted => return self.each_member(h, true),
-            types::UNQUOTE_LINK if quoted => return self.each_member(h, false),
-            _ => {}
-        }
-        if t.is_link() {
-            self.each_member(h, quoted)?;
-        }
-        Ok(())
-    }
-
-    fn each_member(&mut self, h: Handle, quoted: bool) -> Result<()> {
-        for &m in self.out(h).to_vec().iter() {
-            self.free_variables(m, quoted)?;
+            types::QUOTE_LINK if !quoted => true,
+            types::UNQUOTE_LINK if quoted => false,
+            _ => quoted,
+        };
+        for &m in self.out(h) {
+            self.free_variables(m, quoted, seen)?;
         }
         Ok(())
     }
@@ -288,6 +429,15 @@ impl Compiler<'_> {
 
     /// Compiles a term; `choice` makes ChoiceLinks alternatives (in patterns, not rewrites).
     fn term(&mut self, h: Handle, quoted: bool, choice: bool) -> Result<TermId> {
+        if let Some(&id) = self.memo.get(&(h, quoted, choice)) {
+            return Ok(id);
+        }
+        let id = self.compile_term(h, quoted, choice)?;
+        self.memo.insert((h, quoted, choice), id);
+        Ok(id)
+    }
+
+    fn compile_term(&mut self, h: Handle, quoted: bool, choice: bool) -> Result<TermId> {
         let t = self.ty(h)?;
         if !quoted {
             if let Some(&v) = self.index.get(&h) {
@@ -300,7 +450,19 @@ impl Compiler<'_> {
                     return self.link(inner, false, choice);
                 }
                 types::CHOICE_LINK if choice => {
-                    let kids = self.out(h).to_vec().into_iter().map(|m| self.term(m, false, choice)).collect::<Result<Vec<_>>>()?;
+                    let out = self.out(h);
+                    if out.is_empty() {
+                        return Err(bad(format!("{} offers no choice", self.describe(h))));
+                    }
+                    let mut kids = Vec::with_capacity(out.len());
+                    let mut vars = None;
+                    for &m in out {
+                        let v = self.vars_of(m, false)?;
+                        if *vars.get_or_insert(v) != v {
+                            return Err(bad(format!("the choices of {} must hold the same variables", self.describe(h))));
+                        }
+                        kids.push(self.term(m, false, choice)?);
+                    }
                     return Ok(self.push(Term::Choice(kids)));
                 }
                 _ => {}
@@ -321,50 +483,58 @@ impl Compiler<'_> {
         if !ty.is_link() {
             return Ok(self.push(Term::Const(h)));
         }
-        let out = self.out(h).to_vec();
+        let out = self.out(h);
         let kids = out.iter().map(|&m| self.term(m, quoted, choice)).collect::<Result<Vec<_>>>()?;
-        let same = kids.iter().zip(&out).all(|(&k, &m)| matches!(self.terms[k as usize], Term::Const(c) if c == m));
-        if same {
+        if kids.iter().zip(out).all(|(&k, &m)| matches!(self.terms[k as usize], Term::Const(c) if c == m)) {
             // Nothing to match inside: compare the link itself.
-            self.terms.truncate(kids.first().map_or(self.terms.len(), |&k| k as usize));
             return Ok(self.push(Term::Const(h)));
         }
-        let globs = kids.iter().any(|&k| matches!(self.terms[k as usize], Term::Glob(_)));
+        let globs = kids.iter().filter(|&&k| matches!(self.terms[k as usize], Term::Glob(_))).count();
         let unordered = ty.is_unordered();
-        if unordered && kids.iter().filter(|&&k| matches!(self.terms[k as usize], Term::Glob(_))).count() > 1 {
-            return Err(bad(format!("{} holds more than one glob: an unordered link may hold one", describe(self.space, h))));
+        if unordered && globs > 1 {
+            return Err(bad(format!("{} holds more than one glob: an unordered link may hold one", self.describe(h))));
         }
-        Ok(self.push(Term::Link { ty, kids, unordered, globs }))
+        Ok(self.push(Term::Link { ty, kids, unordered, globs: globs > 0 }))
     }
 
     fn only_member(&self, h: Handle) -> Result<Handle> {
         match *self.out(h) {
             [m] => Ok(m),
-            _ => Err(bad(format!("{} must hold exactly one atom", describe(self.space, h)))),
+            _ => Err(bad(format!("{} must hold exactly one atom", self.describe(h)))),
         }
+    }
+
+    fn nonempty(&self, h: Handle) -> Result<&'s [Handle]> {
+        let out = self.out(h);
+        if out.is_empty() {
+            return Err(bad(format!("{} is empty", self.describe(h))));
+        }
+        Ok(out)
     }
 
     /// The body as alternatives of conjunctions.
     fn clauses(&mut self, h: Handle) -> Result<Vec<Vec<Clause>>> {
         let t = self.ty(h)?;
-        let out = self.out(h).to_vec();
         let one = |c: Clause| Ok(vec![vec![c]]);
         match t {
             types::AND_LINK if !self.evaluatable(h) => {
                 let mut alts = vec![Vec::new()];
-                for m in out {
+                for &m in self.nonempty(h)? {
                     let sub = self.clauses(m)?;
                     if alts.len() * sub.len() > MAX_ALTERNATIVES {
                         return Err(bad(format!("the body's OrLinks make more than {MAX_ALTERNATIVES} alternatives")));
                     }
-                    alts = alts.iter().flat_map(|a| sub.iter().map(move |s| a.iter().chain(s).map(Clause::copy).collect())).collect();
+                    alts = alts.iter().flat_map(|a| sub.iter().map(move |s| a.iter().chain(s).copied().collect())).collect();
                 }
                 Ok(alts)
             }
             types::OR_LINK | types::CHOICE_LINK if !self.evaluatable(h) => {
                 let mut alts = Vec::new();
-                for m in out {
+                for &m in self.nonempty(h)? {
                     alts.extend(self.clauses(m)?);
+                    if alts.len() > MAX_ALTERNATIVES {
+                        return Err(bad(format!("the body's OrLinks make more than {MAX_ALTERNATIVES} alternatives")));
+                    }
                 }
                 Ok(alts)
             }
@@ -375,13 +545,13 @@ impl Compiler<'_> {
                     _ => Kind::Always,
                 };
                 let mut conj = Vec::new();
-                for m in out {
+                for &m in self.nonempty(h)? {
                     conj.push(self.clause(m, kind)?);
                 }
                 Ok(vec![conj])
             }
             types::NOT_LINK if !self.evaluatable(h) => {
-                let [m] = out[..] else { return Err(bad(format!("{} must hold exactly one atom", describe(self.space, h)))) };
+                let m = self.only_member(h)?;
                 one(self.clause(m, Kind::Absent)?)
             }
             _ if self.evaluatable(h) => one(self.clause(h, Kind::Eval)?),
@@ -390,30 +560,37 @@ impl Compiler<'_> {
     }
 
     fn clause(&mut self, h: Handle, kind: Kind) -> Result<Clause> {
-        let root = self.term(h, false, true)?;
-        let mut vars = 0u64;
-        self.collect_vars(h, false, &mut vars)?;
         let evaluated = kind == Kind::Eval || (matches!(kind, Kind::Absent | Kind::Always) && self.evaluatable(h));
+        if evaluated {
+            self.check_evaluatable(h)?;
+        }
+        let root = self.term(h, false, true)?;
+        let vars = self.vars_of(h, false)?;
         Ok(Clause { kind, root, atom: h, vars, evaluated })
     }
 
-    fn collect_vars(&self, h: Handle, quoted: bool, vars: &mut u64) -> Result<()> {
+    /// The variables under `h`, as a bit set.
+    fn vars_of(&mut self, h: Handle, quoted: bool) -> Result<u64> {
+        if let Some(&v) = self.var_memo.get(&(h, quoted)) {
+            return Ok(v);
+        }
         let t = self.ty(h)?;
-        if !quoted {
-            if let Some(&v) = self.index.get(&h) {
-                *vars |= 1 << v;
-                return Ok(());
+        let mut vars = 0;
+        match self.index.get(&h) {
+            Some(&v) if !quoted => vars = 1 << v,
+            _ => {
+                let quoted = match t {
+                    types::QUOTE_LINK if !quoted => true,
+                    types::UNQUOTE_LINK if quoted => false,
+                    _ => quoted,
+                };
+                for &m in self.out(h) {
+                    vars |= self.vars_of(m, quoted)?;
+                }
             }
         }
-        let quoted = match t {
-            types::QUOTE_LINK if !quoted => true,
-            types::UNQUOTE_LINK if quoted => false,
-            _ => quoted,
-        };
-        for &m in self.out(h) {
-            self.collect_vars(m, quoted, vars)?;
-        }
-        Ok(())
+        self.var_memo.insert((h, quoted), vars);
+        Ok(vars)
     }
 
     /// Is `h` evaluated rather than matched?
@@ -428,16 +605,54 @@ impl Compiler<'_> {
         }
     }
 
-    /// A rewrite: every variable in it must be one the body grounds.
-    fn rewrite(&mut self, h: Handle) -> Result<TermId> {
-        self.check_rewrite_vars(h, false)?;
+    /// The arity each evaluatable link needs.
+    fn check_evaluatable(&self, h: Handle) -> Result<()> {
+        let out = self.out(h);
+        let ok = match self.ty(h)? {
+            types::EQUAL_LINK | types::IDENTICAL_LINK => out.len() >= 2,
+            types::GREATER_THAN_LINK | types::LESS_THAN_LINK => out.len() == 2,
+            types::NOT_LINK => out.len() == 1,
+            types::TRUE_LINK | types::FALSE_LINK => true,
+            _ => !out.is_empty(),
+        };
+        if !ok {
+            let need = match self.ty(h)? {
+                types::EQUAL_LINK | types::IDENTICAL_LINK => "two or more atoms",
+                types::NOT_LINK => "one atom",
+                types::GREATER_THAN_LINK | types::LESS_THAN_LINK => "two numbers",
+                _ => "at least one condition",
+            };
+            return Err(bad(format!("{} must hold {need}", self.describe(h))));
+        }
+        if matches!(self.ty(h)?, types::NOT_LINK | types::AND_LINK | types::OR_LINK) {
+            for &m in out {
+                self.check_evaluatable(m)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A rewrite: every variable in it must be one every alternative of
+    /// the body grounds.
+    fn rewrite(&mut self, h: Handle, grounded: u64) -> Result<TermId> {
+        self.check_rewrite_vars(h, false, grounded, &mut HashSet::default())?;
         self.term(h, false, false)
     }
 
-    fn check_rewrite_vars(&self, h: Handle, quoted: bool) -> Result<()> {
+    fn check_rewrite_vars(&self, h: Handle, quoted: bool, grounded: u64, seen: &mut HashSet<(Handle, bool)>) -> Result<()> {
+        if !seen.insert((h, quoted)) {
+            return Ok(());
+        }
         let t = self.ty(h)?;
-        if !quoted && matches!(t, types::VARIABLE_NODE | types::GLOB_NODE) && !self.index.contains_key(&h) {
-            return Err(bad(format!("variable {} in the rewrite is bound by nothing: declare it and use it in the body", describe(self.space, h))));
+        if !quoted && matches!(t, types::VARIABLE_NODE | types::GLOB_NODE) {
+            return match self.index.get(&h) {
+                Some(&v) if grounded & (1 << v) != 0 => Ok(()),
+                Some(_) => Err(bad(format!(
+                    "variable {} in the rewrite is not grounded: it occurs only in clauses that need not be present",
+                    self.describe(h)
+                ))),
+                None => Err(bad(format!("variable {} in the rewrite is bound by nothing: declare it and use it in the body", self.describe(h)))),
+            };
         }
         let quoted = match t {
             types::QUOTE_LINK if !quoted => true,
@@ -445,14 +660,8 @@ impl Compiler<'_> {
             _ => quoted,
         };
         for &m in self.out(h) {
-            self.check_rewrite_vars(m, quoted)?;
+            self.check_rewrite_vars(m, quoted, grounded, seen)?;
         }
         Ok(())
-    }
-}
-
-impl Clause {
-    fn copy(&self) -> Clause {
-        Clause { kind: self.kind, root: self.root, atom: self.atom, vars: self.vars, evaluated: self.evaluated }
     }
 }

@@ -25,12 +25,14 @@ pub(crate) enum Val {
 /// variable local to an AbsentLink).
 pub(crate) type Grounding = SmallVec<[Option<Val>; 4]>;
 
-/// A grounding in progress. Runs borrow the outgoing sets they cover (the
-/// rest of an unordered link, sorted, is owned).
+/// A grounding in progress. Runs borrow the outgoing sets they cover; a
+/// glob of an unordered link holds a bag (its members sorted): it matches
+/// any order of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Bound<'b> {
     One(Handle),
     Run(Cow<'b, [Handle]>),
+    Bag(Vec<Handle>),
 }
 
 pub(crate) type Bindings<'b> = Vec<Option<Bound<'b>>>;
@@ -69,6 +71,8 @@ enum Anchor {
     Up(Handle, Vec<(TermId, usize)>),
     /// No anchor: scan atoms by type.
     Scan,
+    /// A ChoiceLink clause: each choice from its own anchor.
+    Choice(Vec<(TermId, Anchor)>),
 }
 
 struct Ctx<'c> {
@@ -141,7 +145,7 @@ impl<'a> Search<'a> {
 
     /// Grounds present clause `ci` as `cand`, then the clauses after it.
     fn over(&self, ctx: &Ctx<'_>, ci: usize, cand: Handle, b: &mut Bindings<'a>, done: u64, out: &mut HashSet<Grounding>) -> Result<Flow> {
-        if self.pat.forbidden.contains(&cand) {
+        if self.pat.forbidden.contains(self.space, cand) {
             return Ok(Flow::Go);
         }
         let mut err = None;
@@ -234,7 +238,7 @@ impl<'a> Search<'a> {
     {
         let mut b = b.clone();
         let cands = self.expand(t, self.anchor(t, &b));
-        cands.into_iter().any(|c| !self.pat.forbidden.contains(&c) && self.unify(t, c, &mut b, &mut |_| Flow::Stop) == Flow::Stop)
+        cands.into_iter().any(|c| !self.pat.forbidden.contains(self.space, c) && self.unify(t, c, &mut b, &mut |_| Flow::Stop) == Flow::Stop)
     }
 
     /// The cheapest present clause still to ground, with its candidates.
@@ -259,6 +263,7 @@ impl<'a> Search<'a> {
 
     fn cost(&self, anchor: &Anchor, root: TermId) -> usize {
         match anchor {
+            Anchor::Choice(alts) => alts.iter().map(|(t, a)| self.cost(a, *t)).fold(0, usize::saturating_add),
             Anchor::Ground(_) | Anchor::Nothing => 0,
             Anchor::Up(h, _) => self.space.incoming_size(*h).unwrap_or(0).max(1),
             Anchor::Scan => match self.pat.term(root) {
@@ -270,7 +275,12 @@ impl<'a> Search<'a> {
 
     /// The thinnest anchor of term `root` under `b`.
     fn anchor(&self, root: TermId, b: &Bindings<'_>) -> Anchor {
+        if let Term::Choice(alts) = self.pat.term(root) {
+            return Anchor::Choice(alts.iter().map(|&a| (a, self.anchor(a, b))).collect());
+        }
         match self.ground(root, b) {
+            // A clause with no variables is not present just because the query holds it.
+            Ground::Atom(h) if matches!(self.pat.term(root), Term::Const(_)) && self.pat.only_in_query(self.space, h) => return Anchor::Nothing,
             Ground::Atom(h) => return Anchor::Ground(h),
             Ground::Missing => return Anchor::Nothing,
             Ground::Open => {}
@@ -297,6 +307,13 @@ impl<'a> Search<'a> {
                 return;
             }
             _ if path.is_empty() => return,
+            // A grounded glob's first member is somewhere in its link.
+            Term::Glob(v) => match &b[*v] {
+                Some(Bound::One(h)) => *h,
+                Some(Bound::Run(r)) if !r.is_empty() => r[0],
+                Some(Bound::Bag(r)) if !r.is_empty() => r[0],
+                _ => return,
+            },
             _ => match self.ground(t, b) {
                 Ground::Atom(h) => h,
                 _ => return,
@@ -311,6 +328,12 @@ impl<'a> Search<'a> {
     /// Candidate groundings of `root` from its anchor.
     fn expand(&self, root: TermId, anchor: Anchor) -> Vec<Handle> {
         match anchor {
+            Anchor::Choice(alts) => {
+                let mut all: Vec<Handle> = alts.into_iter().flat_map(|(t, a)| self.expand(t, a)).collect();
+                all.sort_unstable();
+                all.dedup();
+                all
+            }
             Anchor::Ground(h) => vec![h],
             Anchor::Nothing => Vec::new(),
             Anchor::Up(h, path) => {
@@ -322,7 +345,7 @@ impl<'a> Search<'a> {
                         let Some(inc) = self.space.incoming(x) else { continue };
                         self.space.prefetch(&inc);
                         for &l in inc.iter() {
-                            if self.space.get_type(l) != Some(*ty) || self.pat.forbidden.contains(&l) {
+                            if self.space.get_type(l) != Some(*ty) || self.pat.forbidden.contains(self.space, l) {
                                 continue;
                             }
                             if !unordered && !globs {
@@ -348,7 +371,7 @@ impl<'a> Search<'a> {
                     Term::Link { ty, .. } => (*ty, false),
                     _ => (crate::types::ATOM, true),
                 };
-                self.space.handles_by_type(t, sub).filter(|h| !self.pat.forbidden.contains(h)).collect()
+                self.space.handles_by_type(t, sub).filter(|h| !self.pat.forbidden.contains(self.space, *h)).collect()
             }
         }
     }
@@ -362,10 +385,21 @@ impl<'a> Search<'a> {
                 _ => Ground::Open,
             },
             Term::Glob(_) | Term::Choice(_) => Ground::Open,
-            Term::Link { ty, kids, .. } => {
+            Term::Link { ty, kids, unordered, .. } => {
                 let mut out: SmallVec<[Handle; 4]> = SmallVec::new();
                 let mut missing = false;
                 for &k in kids {
+                    if let Term::Glob(v) = self.pat.term(k) {
+                        // A grounded glob stands for its run, spliced in (a
+                        // bag has no order to splice into an ordered link).
+                        match &b[*v] {
+                            Some(Bound::One(h)) => out.push(*h),
+                            Some(Bound::Run(r)) => out.extend_from_slice(r),
+                            Some(Bound::Bag(r)) if *unordered => out.extend_from_slice(r),
+                            _ => return Ground::Open,
+                        }
+                        continue;
+                    }
                     match self.ground(k, b) {
                         Ground::Atom(h) => out.push(h),
                         Ground::Missing => missing = true,
@@ -398,6 +432,7 @@ impl<'a> Search<'a> {
                 match &b[v] {
                     Some(Bound::One(h)) if *h == a => k(b),
                     Some(Bound::Run(r)) if r[..] == [a] => k(b),
+                    Some(Bound::Bag(r)) if r[..] == [a] => k(b),
                     Some(_) => Flow::Go,
                     None if !self.may_ground(v, a) => Flow::Go,
                     None => {
@@ -440,7 +475,7 @@ impl<'a> Search<'a> {
     }
 
     fn may_ground(&self, v: usize, a: Handle) -> bool {
-        !self.pat.forbidden.contains(&a) && self.space.get_type(a).is_some_and(|t| self.pat.vars[v].allows(t))
+        !self.pat.forbidden.contains(self.space, a) && self.space.get_type(a).is_some_and(|t| self.pat.vars[v].allows(t))
     }
 
     /// Members in order, one term each.
@@ -468,10 +503,21 @@ impl<'a> Search<'a> {
             }
             return self.unify(t, out[0], b, &mut |b| self.glob_seq(rest, &out[1..], b, k));
         };
+        if let Some(Bound::Bag(r)) = &b[v] {
+            // An ordered link fixes the order of a run an unordered one grounded.
+            let n = r.len();
+            if out.len() < n || !same_bag(&out[..n], r) {
+                return Flow::Go;
+            }
+            let bag = b[v].replace(Bound::Run(Cow::Borrowed(&out[..n])));
+            let f = self.glob_seq(rest, &out[n..], b, k);
+            b[v] = bag;
+            return f;
+        }
         let taken = match &b[v] {
             Some(Bound::Run(r)) => Some(r.len()).filter(|_| out.starts_with(r)),
             Some(Bound::One(h)) => Some(1).filter(|_| out.first() == Some(h)),
-            None => None,
+            _ => None,
         };
         if let Some(n) = taken {
             return self.glob_seq(rest, &out[n..], b, k);
@@ -546,24 +592,28 @@ impl<'a> Search<'a> {
         }
         let same = match &b[v] {
             None => None,
-            Some(Bound::Run(r)) => {
-                let mut r = r.to_vec();
-                r.sort_unstable();
-                Some(r == left)
-            }
+            Some(Bound::Run(r)) => Some(same_bag(r, &left)),
+            Some(Bound::Bag(r)) => Some(*r == left),
             Some(Bound::One(h)) => Some(left == [*h]),
         };
         match same {
             Some(true) => k(b),
             Some(false) => Flow::Go,
             None => {
-                b[v] = Some(Bound::Run(Cow::Owned(left)));
+                b[v] = Some(Bound::Bag(left));
                 let f = k(b);
                 b[v] = None;
                 f
             }
         }
     }
+}
+
+/// Do `run` and the sorted `bag` hold the same atoms, as many times each?
+fn same_bag(run: &[Handle], bag: &[Handle]) -> bool {
+    let mut r = run.to_vec();
+    r.sort_unstable();
+    r == bag
 }
 
 fn bound_set(b: &Bindings<'_>) -> u64 {
@@ -575,6 +625,7 @@ impl From<&Bound<'_>> for Val {
         match b {
             Bound::One(h) => Val::One(*h),
             Bound::Run(r) => Val::Run(r[..].into()),
+            Bound::Bag(r) => Val::Run(r[..].into()),
         }
     }
 }

@@ -1,4 +1,8 @@
-//! The random space of upstream's `atomspace_bm`, reproducible from a seed.
+//! The random space of upstream's `atomspace_bm`, reproducible from a seed:
+//! what every layer of `atomweave bench` measures on (the CLI's Rust layers,
+//! and the Python layer through the `atomweave` package). It is benchmark
+//! data, not a general generator (`atomweave generate` writes random
+//! Atomese files).
 //!
 //! Nodes are named "node N"; in each batch of 5,000 atoms the type is the
 //! default (ConceptNode, InheritanceLink) or, with probability 0.4, one other
@@ -6,7 +10,6 @@
 //! bumped to one, and members are drawn uniformly from the atoms made so far.
 
 use atomweave::{types, AtomSink, Handle, Type};
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -78,7 +81,8 @@ impl RandomSpace {
     }
 
     /// Adds `n` atoms: nodes first, then links, in the configured proportion.
-    pub fn grow(&mut self, sink: &mut impl AtomSink, n: usize, bar: &ProgressBar) -> atomweave::Result<()> {
+    /// `progress` hears the count made so far, every 4096 atoms and at the end.
+    pub fn grow(&mut self, sink: &mut impl AtomSink, n: usize, mut progress: impl FnMut(u64)) -> atomweave::Result<()> {
         let links = ((n as f64) * self.link_fraction).round() as usize;
         let nodes = n - links;
         for i in 0..n {
@@ -110,26 +114,12 @@ impl RandomSpace {
             };
             self.atoms.push(h);
             if i % 4096 == 0 {
-                bar.set_position(i as u64);
+                progress(i as u64);
             }
         }
-        bar.set_position(n as u64);
+        progress(n as u64);
         Ok(())
     }
-}
-
-/// A progress bar for building `n` atoms (hidden when `quiet`).
-pub fn build_bar(n: usize, quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(n as u64);
-    bar.set_style(
-        ProgressStyle::with_template("building random space [{bar:40}] {pos}/{len} atoms {per_sec}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar
 }
 
 #[cfg(test)]
@@ -150,7 +140,7 @@ mod tests {
         let build = |seed| {
             let mut t = AtomTable::new();
             let mut rs = RandomSpace::new(seed, 0.2);
-            rs.grow(&mut t, 20_000, &ProgressBar::hidden()).unwrap();
+            rs.grow(&mut t, 20_000, |_| {}).unwrap();
             let mut shape: Vec<(String, usize)> =
                 t.all_atoms().map(|h| (t.get_type(h).unwrap().name().to_string(), t.arity(h).unwrap())).collect();
             shape.sort();

@@ -1,0 +1,56 @@
+"""Shared fixtures for the atomweave Python test suite.
+
+The default-AtomSpace stack is process-wide state: every fixture that
+touches it puts it back as it found it, so tests do not leak atoms (or
+default spaces) into each other.
+"""
+
+import pytest
+
+from atomweave import AtomSpace, get_default_atomspace, pop_default_atomspace, push_default_atomspace, set_default_atomspace
+
+
+def _restore_default(before):
+    for _ in range(64):
+        if get_default_atomspace() == before:
+            return
+        pop_default_atomspace()
+    set_default_atomspace(before)
+
+
+@pytest.fixture
+def space():
+    """A fresh AtomSpace, also the default one for the test's duration."""
+    before = get_default_atomspace()
+    s = AtomSpace()
+    push_default_atomspace(s)
+    yield s
+    _restore_default(before)
+
+
+@pytest.fixture
+def other():
+    """A second, unrelated AtomSpace (never the default)."""
+    return AtomSpace()
+
+
+@pytest.fixture
+def animals(space):
+    """Ben and Linas are human, Fido is a dog, humans are animals."""
+    from atomweave.type_constructors import ConceptNode, InheritanceLink
+
+    human = ConceptNode("human")
+    InheritanceLink(ConceptNode("Ben"), human)
+    InheritanceLink(ConceptNode("Linas"), human)
+    InheritanceLink(ConceptNode("Fido"), ConceptNode("dog"))
+    InheritanceLink(human, ConceptNode("animal"))
+    return space
+
+
+@pytest.fixture
+def keep_default():
+    """Restores the default-space stack after a test that plays with it."""
+    before = get_default_atomspace()
+    yield before
+    _restore_default(before)
+
