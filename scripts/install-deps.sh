@@ -7,6 +7,9 @@ have() { command -v "$1" >/dev/null 2>&1; }
 
 have cc || need_apt+=(build-essential)
 have pkg-config || need_apt+=(pkg-config)
+# The Python package builds in a virtualenv (maturin, pytest from PyPI).
+have python3 || need_apt+=(python3)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 # bench-plot draws its labels with DejaVu Sans.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 

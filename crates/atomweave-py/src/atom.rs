@@ -38,14 +38,20 @@ impl PyAtom {
 impl PyAtom {
     /// The node's name ("" for a link).
     #[getter]
-    fn name(&self) -> &str {
-        self.core().name(self.handle).unwrap_or("")
+    fn name(&self) -> PyResult<&str> {
+        let core = self.core();
+        match core.name(self.handle) {
+            Some(n) => Ok(n),
+            None if core.contains(self.handle) => Ok(""),
+            None => Err(self.gone()),
+        }
     }
 
     /// The link's outgoing set (empty for a node).
     #[getter]
-    fn out(&self, py: Python<'_>) -> Vec<PyAtom> {
-        self.atoms(py, self.core().outgoing(self.handle).unwrap_or(&[]).iter().copied())
+    fn out(&self, py: Python<'_>) -> PyResult<Vec<PyAtom>> {
+        let out = self.core().outgoing(self.handle).ok_or_else(|| self.gone())?;
+        Ok(self.atoms(py, out.iter().copied()))
     }
 
     /// The links that hold this atom.
@@ -107,6 +113,9 @@ impl PyAtom {
     fn get_value(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Option<PyObject>> {
         let space = self.space.bind(py);
         let k = space.get().handle_of(py, key)?;
+        if !self.core().contains(self.handle) {
+            return Err(self.gone());
+        }
         self.core().get_value(self.handle, k).map(|v| values::to_py(space, v)).transpose()
     }
 
@@ -131,10 +140,18 @@ impl PyAtom {
         Ok(self.atoms(py, keys))
     }
 
+    /// Is the atom's type `t`, or a subtype of it?
+    fn is_a(&self, t: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let parent = type_arg(t)?;
+        Ok(self.core().get_type(self.handle).ok_or_else(|| self.gone())?.is_a(parent))
+    }
+
+    /// Is the atom a node?
     fn is_node(&self) -> bool {
         self.core().get_type(self.handle).is_some_and(|t| t.is_node())
     }
 
+    /// Is the atom a link?
     fn is_link(&self) -> bool {
         self.core().get_type(self.handle).is_some_and(|t| t.is_link())
     }

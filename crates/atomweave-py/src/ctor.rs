@@ -32,20 +32,31 @@ impl TypeConstructor {
             None => default_space(py)?,
         };
         let me = space.get();
+        // Upstream passes the truth value last, positionally, as well as by name.
+        let mut args: Vec<Bound<'_, PyAny>> = args.iter().collect();
+        let positional_tv = match args.last() {
+            Some(last) if last.is_instance_of::<PyTruthValue>() => args.pop(),
+            _ => None,
+        };
+        let tv = match (tv, &positional_tv) {
+            (Some(_), Some(_)) => return Err(PyTypeError::new_err(format!("{}() got two truth values", self.t.name()))),
+            (Some(tv), None) => Some(tv.clone()),
+            (None, Some(p)) => Some(p.downcast::<PyTruthValue>()?.clone()),
+            (None, None) => None,
+        };
         let h = if self.t.is_node() {
-            let name = match args.len() {
-                1 => args.get_item(0)?,
-                n => return Err(PyTypeError::new_err(format!("{}() takes a name, not {n} arguments", self.t.name()))),
+            let [name] = &args[..] else {
+                return Err(PyTypeError::new_err(format!("{}() takes a name (and a truth value), not {} arguments", self.t.name(), args.len())));
             };
             let name = name.downcast::<PyString>().map_err(|_| PyTypeError::new_err(format!("{}() takes a name (a str)", self.t.name())))?;
             me.space.add_node(self.t, name.to_str()?).or_py()?
         } else {
             // Members as arguments, or one list of them.
-            let single_list = args.len() == 1 && !args.get_item(0)?.is_instance_of::<PyAtom>();
+            let single_list = args.len() == 1 && !args[0].is_instance_of::<PyAtom>();
             let out: Vec<Handle> = if single_list {
-                args.get_item(0)?.try_iter()?.map(|x| me.handle_of(py, &x?)).collect::<PyResult<_>>()?
+                args[0].try_iter()?.map(|x| me.handle_of(py, &x?)).collect::<PyResult<_>>()?
             } else {
-                args.iter().map(|x| me.handle_of(py, &x)).collect::<PyResult<_>>()?
+                args.iter().map(|x| me.handle_of(py, x)).collect::<PyResult<_>>()?
             };
             me.space.add_link(self.t, &out).or_py()?
         };

@@ -4,6 +4,7 @@ use atomweave::query::{self, Executed};
 use atomweave::sexpr::{self, Form, Select};
 use atomweave::{AtomSpace, Handle, TruthValue, Type};
 use parking_lot::Mutex;
+use std::cell::RefCell;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
@@ -138,6 +139,12 @@ impl PySpace {
     /// Returns False when it cannot (not here, or held by links).
     #[pyo3(signature = (atom, recursive=false))]
     fn remove(&self, py: Python<'_>, atom: &Bound<'_, PyAny>, recursive: bool) -> PyResult<bool> {
+        if !atom.is_instance_of::<PyAtom>() {
+            return Err(PyTypeError::new_err(format!("remove() takes an Atom, not {}", atom.get_type().name()?)));
+        }
+        if !self.__contains__(atom) {
+            return Ok(false);
+        }
         let h = self.handle_of(py, atom)?;
         Ok(py.allow_threads(|| self.space.extract(h, recursive)).is_ok())
     }
@@ -226,24 +233,40 @@ impl PySpace {
     }
 }
 
-/// The default spaces, innermost last: what type constructors add to.
-static DEFAULTS: Mutex<Vec<Py<PySpace>>> = Mutex::new(Vec::new());
+// Each thread's pushed default spaces, innermost last, as upstream keeps
+// them; a thread with none uses the process-wide default.
+thread_local! {
+    static STACK: RefCell<Vec<Py<PySpace>>> = const { RefCell::new(Vec::new()) };
+}
+static PROCESS_DEFAULT: Mutex<Option<Py<PySpace>>> = Mutex::new(None);
 
-/// The default space, made on first use.
+/// The default space: this thread's innermost, else the process-wide one
+/// (made on first use).
 pub(crate) fn default_space(py: Python<'_>) -> PyResult<Py<PySpace>> {
-    let mut d = DEFAULTS.lock();
-    if d.is_empty() {
-        d.push(Py::new(py, PySpace { space: AtomSpace::new() })?);
+    if let Some(s) = STACK.with(|st| st.borrow().last().map(|s| s.clone_ref(py))) {
+        return Ok(s);
     }
-    Ok(d.last().expect("pushed").clone_ref(py))
+    let mut d = PROCESS_DEFAULT.lock();
+    if d.is_none() {
+        *d = Some(Py::new(py, PySpace { space: AtomSpace::new() })?);
+    }
+    Ok(d.as_ref().expect("set").clone_ref(py))
 }
 
-/// Makes `atomspace` the default space (replacing the innermost one).
+/// Makes `atomspace` the default space: of this thread, replacing its
+/// innermost pushed one; with none pushed, of every thread that has none.
 #[pyfunction]
 pub fn set_default_atomspace(atomspace: Py<PySpace>) {
-    let mut d = DEFAULTS.lock();
-    d.pop();
-    d.push(atomspace);
+    let rest = STACK.with(|st| match st.borrow_mut().last_mut() {
+        Some(top) => {
+            *top = atomspace;
+            None
+        }
+        None => Some(atomspace),
+    });
+    if let Some(space) = rest {
+        *PROCESS_DEFAULT.lock() = Some(space);
+    }
 }
 
 /// The default space: what type constructors add atoms to.
@@ -252,8 +275,8 @@ pub fn get_default_atomspace(py: Python<'_>) -> PyResult<Py<PySpace>> {
     default_space(py)
 }
 
-/// Pushes `atomspace`, or a new child of the current default, as the
-/// default space, and returns it.
+/// Pushes `atomspace`, or a new child of the current default, as this
+/// thread's default space, and returns it.
 #[pyfunction]
 #[pyo3(signature = (atomspace=None))]
 pub fn push_default_atomspace(py: Python<'_>, atomspace: Option<Py<PySpace>>) -> PyResult<Py<PySpace>> {
@@ -264,14 +287,15 @@ pub fn push_default_atomspace(py: Python<'_>, atomspace: Option<Py<PySpace>>) ->
             Py::new(py, base.get().new_child()?)?
         }
     };
-    DEFAULTS.lock().push(space.clone_ref(py));
+    STACK.with(|st| st.borrow_mut().push(space.clone_ref(py)));
     Ok(space)
 }
 
-/// Pops the default space and returns it; the one below becomes the default.
+/// Pops this thread's default space and returns it; the one below (or the
+/// process-wide one) becomes the default.
 #[pyfunction]
 pub fn pop_default_atomspace() -> PyResult<Py<PySpace>> {
-    DEFAULTS.lock().pop().ok_or_else(|| PyRuntimeError::new_err("no default atomspace to pop"))
+    STACK.with(|st| st.borrow_mut().pop()).ok_or_else(|| PyRuntimeError::new_err("no default atomspace pushed in this thread to pop"))
 }
 
 fn space_or_default(py: Python<'_>, atomspace: Option<Py<PySpace>>) -> PyResult<Py<PySpace>> {
@@ -336,9 +360,20 @@ pub fn dump(py: Python<'_>, atomspace: Option<Py<PySpace>>, path: Option<std::pa
     let space = space_or_default(py, atomspace)?;
     let me = space.get();
     py.allow_threads(|| {
-        let view = me.space.read().ok_or_else(|| PyRuntimeError::new_err("dump() needs a space without child spaces"))?;
         let mut buf = Vec::new();
-        sexpr::dump(&view, Select::Roots, Form::Wire, &mut buf, |_| {}).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let io = |e: std::io::Error| PyRuntimeError::new_err(e.to_string());
+        match me.space.read() {
+            Some(view) => drop(sexpr::dump(&view, Select::Roots, Form::Wire, &mut buf, |_| {}).map_err(io)?),
+            // Child spaces, and spaces with children, have no read view: print through the space.
+            None => {
+                for h in me.space.handles_by_type(atomweave::types::ATOM, true) {
+                    if me.space.incoming_size(h) == Some(0) {
+                        buf.extend_from_slice(sexpr::atom_to_string(&me.space, h, Form::Wire).as_bytes());
+                        buf.push(b'\n');
+                    }
+                }
+            }
+        }
         match path {
             Some(p) => std::fs::write(&p, &buf).map(|()| None).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", p.display()))),
             None => Ok(Some(String::from_utf8(buf).expect("Atomese text is UTF-8"))),

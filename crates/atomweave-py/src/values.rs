@@ -38,6 +38,7 @@ impl PyTruthValue {
         self.0.mean()
     }
 
+    /// How sure the strength is, from 0 to 1.
     #[getter]
     fn confidence(&self) -> f64 {
         self.0.confidence()
@@ -55,6 +56,7 @@ impl PyTruthValue {
         self.0.value_type().name()
     }
 
+    /// The numbers: [strength, confidence] or [mean, confidence, count].
     fn to_list(&self) -> Vec<f64> {
         self.0.to_vec()
     }
@@ -91,6 +93,7 @@ impl PyFloatValue {
         Ok(PyFloatValue(floats(values)?.into()))
     }
 
+    /// The floats, as a list.
     fn to_list(&self) -> Vec<f64> {
         self.0.to_vec()
     }
@@ -123,6 +126,7 @@ impl PyStringValue {
         Ok(PyStringValue(v.into()))
     }
 
+    /// The strings, as a list.
     fn to_list(&self) -> Vec<String> {
         self.0.to_vec()
     }
@@ -163,6 +167,7 @@ impl PyLinkValue {
         Ok(PyLinkValue(items.into_iter().map(Bound::unbind).collect()))
     }
 
+    /// The atoms and values, as a list.
     fn to_list(&self, py: Python<'_>) -> Vec<PyObject> {
         self.0.iter().map(|x| x.clone_ref(py)).collect()
     }

@@ -1,8 +1,8 @@
 """Shared fixtures for the atomweave Python test suite.
 
-The default-AtomSpace stack is process-wide state: every fixture that
-touches it puts it back as it found it, so tests do not leak atoms (or
-default spaces) into each other.
+The default AtomSpace is shared state (a stack per thread over a
+process-wide default): every fixture that touches it puts it back as it
+found it, so tests do not leak atoms (or default spaces) into each other.
 """
 
 import pytest
@@ -11,10 +11,14 @@ from atomweave import AtomSpace, get_default_atomspace, pop_default_atomspace, p
 
 
 def _restore_default(before):
+    # Pop what the test pushed in this thread, then put the default back.
     for _ in range(64):
         if get_default_atomspace() == before:
             return
-        pop_default_atomspace()
+        try:
+            pop_default_atomspace()
+        except RuntimeError:
+            break
     set_default_atomspace(before)
 
 

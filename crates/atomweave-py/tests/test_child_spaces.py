@@ -132,7 +132,6 @@ def test_changes_in_base_are_seen_by_child():
     assert child.get_node(types.ConceptNode, "late") == a
 
 
-@pytest.mark.xfail(reason="dump() raises RuntimeError for a child space ('needs a space without child spaces')", strict=True)
 def test_dump_of_a_child_space():
     base = AtomSpace()
     base.add_node(types.ConceptNode, "a")
@@ -142,7 +141,6 @@ def test_dump_of_a_child_space():
     assert '(ConceptNode "a")' in text and '(ConceptNode "b")' in text
 
 
-@pytest.mark.xfail(reason="dump() raises RuntimeError for a space that has a child space", strict=True)
 def test_dump_of_a_space_with_a_child():
     base = AtomSpace()
     base.add_node(types.ConceptNode, "a")
@@ -201,7 +199,6 @@ def test_get_link_with_foreign_members_finds_local_copy(space, other):
     assert space.get_link(types.ListLink, [foreign_a]) == l
 
 
-@pytest.mark.xfail(reason="remove() of an atom of an unrelated space copies it in, removes the copy and returns True", strict=True)
 def test_remove_of_a_foreign_atom_is_false(space, other):
     a = other.add_node(types.ConceptNode, "a")
     assert space.remove(a) is False

@@ -132,7 +132,6 @@ def test_variable_node(space):
     assert v.type == types.VariableNode
 
 
-@pytest.mark.xfail(reason="upstream node constructors take the truth value as 2nd positional argument (ConceptNode('Apple', TV)); atomweave raises TypeError", strict=True)
 def test_node_constructor_positional_tv(space):
     a = ConceptNode("Apple", TruthValue(1, 0.8))
     assert a.tv == TruthValue(1, 0.8)

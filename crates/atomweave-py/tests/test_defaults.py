@@ -96,7 +96,6 @@ def test_the_default_is_shared_with_threads_that_set_none(keep_default):
     assert s.get_node(types.ConceptNode, "from-thread") is not None
 
 
-@pytest.mark.xfail(reason="the default-space stack is process-wide; upstream keeps it per thread, so a push in one thread changes where other threads' constructors add", strict=True)
 def test_push_in_one_thread_does_not_change_another_threads_default(keep_default):
     main_space = AtomSpace()
     set_default_atomspace(main_space)

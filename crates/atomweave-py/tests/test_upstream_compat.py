@@ -62,7 +62,6 @@ def test_add_node_with_positional_tv_on_the_space(space):
     assert a.tv == TruthValue(0.5, 0.5) and l.tv == TruthValue(0.25, 0.5)
 
 
-@pytest.mark.xfail(reason="opencog.utilities.initialize_opencog(atomspace), used by many classic scripts, is missing", strict=True)
 def test_initialize_opencog(keep_default):
     s = AtomSpace()
     atomweave.initialize_opencog(s)
@@ -70,7 +69,6 @@ def test_initialize_opencog(keep_default):
     atomweave.finalize_opencog()
 
 
-@pytest.mark.xfail(reason="opencog.utilities.tmp_atomspace() (a child of the default, as a context manager) is missing", strict=True)
 def test_tmp_atomspace(keep_default):
     base = AtomSpace()
     set_default_atomspace(base)
@@ -82,7 +80,6 @@ def test_tmp_atomspace(keep_default):
     assert base.get_node(types.ConceptNode, "temporary") is None
 
 
-@pytest.mark.xfail(reason="upstream Atom.is_a(t) is missing", strict=True)
 def test_atom_is_a(space):
     a = atomweave.ConceptNode("a")
     assert a.is_a(types.Node)

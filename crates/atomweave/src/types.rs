@@ -215,13 +215,20 @@ pub fn register_type(name: &str, parents: &[Type], short: Option<&str>) -> Resul
         }
         return Err(Error::TypeDefinition(format!("type {name} already exists with other parents")));
     }
-    if names.short.contains_key(name) || short.is_some_and(|s| names.long.contains_key(s) || names.short.contains_key(s)) {
-        return Err(Error::TypeDefinition(format!("the name of type {name} clashes with an existing type name")));
+    if names.short.contains_key(name) {
+        return Err(Error::TypeDefinition(format!("the name of type {name} clashes with an existing type's short name")));
+    }
+    if let Some(s) = short.filter(|s| names.long.contains_key(*s) || names.short.contains_key(*s)) {
+        return Err(Error::TypeDefinition(format!("the short name {s} of type {name} clashes with an existing type name")));
     }
     for &p in parents {
         if usize::from(p.0) >= names.count {
             return Err(Error::TypeDefinition(format!("parent type #{} of {name} does not exist", p.0)));
         }
+    }
+    let (node, link) = (parents.iter().any(|p| p.is_a(NODE)), parents.iter().any(|p| p.is_a(LINK)));
+    if node && link {
+        return Err(Error::TypeDefinition(format!("type {name} cannot be both a Node and a Link")));
     }
     if names.count >= MAX_TYPES {
         return Err(Error::TypeDefinition(format!("cannot register {name}: the table holds {MAX_TYPES} types at most")));

@@ -39,6 +39,40 @@ from ._atomweave import (
 )
 from .type_constructors import *  # noqa: F403  (ConceptNode, InheritanceLink, ...)
 from .type_constructors import __all__ as _constructors
+from . import type_constructors as _type_constructors
+
+
+def initialize_opencog(atomspace=None):
+    """Upstream's start-up call: makes ``atomspace`` (a new one when None)
+    the default space, and returns it."""
+    space = atomspace if atomspace is not None else AtomSpace()
+    set_default_atomspace(space)
+    return space
+
+
+def finalize_opencog():
+    """Upstream's shut-down call. Nothing needs tearing down; kept so that
+    classic scripts run unchanged."""
+
+
+class tmp_atomspace:
+    """A temporary child of the default space, as the default inside a
+    ``with`` block: ``with tmp_atomspace() as tmp: ...``. What is added in
+    the block goes to the child and is gone with it."""
+
+    def __enter__(self):
+        self._space = push_default_atomspace()
+        return self._space
+
+    def __exit__(self, *exc):
+        pop_default_atomspace()
+        self._space.clear()
+        return False
+
+
+def __getattr__(name):
+    # Constructors of types registered after import: atomweave.MyNode.
+    return getattr(_type_constructors, name)
 
 __all__ = [
     "Atom",
@@ -54,6 +88,8 @@ __all__ = [
     "execute_atom",
     "get_default_atomspace",
     "get_type_name",
+    "finalize_opencog",
+    "initialize_opencog",
     "is_a",
     "load_file",
     "load_str",
@@ -61,6 +97,7 @@ __all__ = [
     "push_default_atomspace",
     "register_type",
     "set_default_atomspace",
+    "tmp_atomspace",
     "types",
     *_constructors,
 ]

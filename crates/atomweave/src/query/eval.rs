@@ -129,8 +129,20 @@ pub(crate) fn numbers(space: &AtomSpace, h: Handle) -> Result<Vec<f64>> {
     match value(space, &Pattern::default(), h, &Vec::new())? {
         Ev::Numbers(v) => Ok(v),
         Ev::Atom(a) if numbers_of(space, a).is_some() => Ok(numbers_of(space, a).unwrap_or_default()),
-        _ => Err(bad(format!("{} does not compute numbers: its members must be NumberNodes or arithmetic", super::describe(space, h)))),
+        _ => {
+            let culprit = first_non_number(space, h).map_or_else(String::new, |m| format!(": {} is not a number", super::describe(space, m)));
+            Err(bad(format!("{} does not compute numbers{culprit}", super::describe(space, h))))
+        }
     }
+}
+
+/// The first member under arithmetic `h` that is neither a number nor arithmetic.
+fn first_non_number(space: &AtomSpace, h: Handle) -> Option<Handle> {
+    space.outgoing(h)?.iter().find_map(|&m| match space.get_type(m) {
+        Some(t) if is_arithmetic(t) => first_non_number(space, m),
+        _ if numbers_of(space, m).is_some() => None,
+        _ => Some(m),
+    })
 }
 
 fn var_index(pat: &Pattern, h: Handle) -> Option<usize> {
