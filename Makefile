@@ -43,8 +43,8 @@ test-python: py-build
 
 # The main job: atomspace_bm on both layers, on two threads, as the space
 # grows (CSVs and PNGs), the seeds' atom_bench at 1M, the pattern matcher's
-# benchmarks, and Atomese loading.
-bench: build-release
+# benchmarks, the Python layer, and Atomese loading.
+bench: build-release py-build
 	@mkdir -p $(RESULTS)
 	$(BIN) bench -X -A -q | tee $(RESULTS)/bench.txt
 	$(BIN) bench -A -T 2 -n 5000000 -q | tee $(RESULTS)/bench-threads-2.txt
@@ -52,6 +52,8 @@ bench: build-release
 	$(BIN) bench-plot $(RESULTS) > /dev/null
 	$(BIN) atom-bench -n 1000000 | tee $(RESULTS)/atom-bench.txt
 	$(BIN) query-bench | tee $(RESULTS)/query-bench.txt
+	ATOMWEAVE_PYTHON=$(PYTHON) $(BIN) bench -A -c -q -n 200000 | tee $(RESULTS)/bench-python.txt
+	$(PYTHON) -m atomweave.benchmark -a -i 3 | tee $(RESULTS)/python-benchmark.txt
 	$(BIN) generate -n 1000000 -R 1 -o $(RESULTS)/random-1m.scm
 	$(BIN) load -q $(RESULTS)/random-1m.scm | tee $(RESULTS)/load-1m.txt
 	@scripts/bench-summary.sh $(RESULTS)

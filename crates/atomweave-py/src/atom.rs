@@ -5,6 +5,7 @@ use atomweave::{AtomSpace, Handle};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
+use pyo3::sync::GILOnceCell;
 use pyo3::types::PyBool;
 
 use crate::space::{type_arg, PySpace};
@@ -76,8 +77,14 @@ impl PyAtom {
 
     /// The truth value.
     #[getter]
-    fn tv(&self) -> PyResult<PyTruthValue> {
-        self.core().get_tv(self.handle).map(PyTruthValue).ok_or_else(|| self.gone())
+    fn tv(&self, py: Python<'_>) -> PyResult<Py<PyTruthValue>> {
+        let tv = self.core().get_tv(self.handle).ok_or_else(|| self.gone())?;
+        if tv.is_default() {
+            // Truth values are immutable: most atoms share one default object.
+            static DEFAULT: GILOnceCell<Py<PyTruthValue>> = GILOnceCell::new();
+            return Ok(DEFAULT.get_or_try_init(py, || Py::new(py, PyTruthValue(tv)))?.clone_ref(py));
+        }
+        Py::new(py, PyTruthValue(tv))
     }
 
     #[setter]

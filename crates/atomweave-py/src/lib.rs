@@ -46,6 +46,7 @@ impl<T> OrPy<T> for atomweave::Result<T> {
 fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<space::PySpace>()?;
     m.add_class::<atom::PyAtom>()?;
+    m.add_class::<space::AtomIter>()?;
     m.add_class::<values::PyTruthValue>()?;
     m.add_class::<values::PyFloatValue>()?;
     m.add_class::<values::PyStringValue>()?;
@@ -61,6 +62,7 @@ fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(space::load_file, m)?)?;
     m.add_function(wrap_pyfunction!(space::load_str, m)?)?;
     m.add_function(wrap_pyfunction!(space::dump, m)?)?;
+    m.add_function(wrap_pyfunction!(space::_bench_space, m)?)?;
     m.add_function(wrap_pyfunction!(ctor::type_table, m)?)?;
     m.add_function(wrap_pyfunction!(ctor::type_of_name, m)?)?;
     m.add_function(wrap_pyfunction!(ctor::get_type_name, m)?)?;

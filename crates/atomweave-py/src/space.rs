@@ -5,6 +5,7 @@ use atomweave::sexpr::{self, Form, Select};
 use atomweave::{AtomSpace, Handle, TruthValue, Type};
 use parking_lot::Mutex;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
@@ -190,9 +191,12 @@ impl PySpace {
         })
     }
 
-    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        let atoms = Self::get_atoms_by_type(slf, &atomweave::types::ATOM.id().into_pyobject(slf.py())?.into_any(), true)?;
-        Ok(PyList::new(slf.py(), atoms)?.try_iter()?.into_any().unbind())
+    /// Every atom; handles are taken when iteration starts (4 bytes each),
+    /// Atom objects made one at a time.
+    fn __iter__(slf: &Bound<'_, Self>) -> AtomIter {
+        let me = slf.get();
+        let handles: Vec<Handle> = slf.py().allow_threads(|| me.space.handles_by_type(atomweave::types::ATOM, true).collect());
+        AtomIter { space: slf.clone().unbind(), handles, next: AtomicUsize::new(0) }
     }
 
     /// Sets the value of `atom` under `key` (an Atom).
@@ -217,6 +221,11 @@ impl PySpace {
     #[getter]
     fn bases(&self) -> Vec<PySpace> {
         self.space.bases().iter().map(|b| PySpace { space: b.clone() }).collect()
+    }
+
+    /// Bytes the space has allocated, by its own count (for the benchmarks).
+    fn _heap_bytes(&self) -> usize {
+        self.space.heap_bytes()
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -379,4 +388,38 @@ pub fn dump(py: Python<'_>, atomspace: Option<Py<PySpace>>, path: Option<std::pa
             None => Ok(Some(String::from_utf8(buf).expect("Atomese text is UTF-8"))),
         }
     })
+}
+
+/// Grows `atomspace` with the random atoms of `atomweave bench` (the same
+/// seed gives the same space as the CLI's layers) and returns them in the
+/// order made. For `atomweave.atomspace_bm`, the Python layer of the bench.
+#[pyfunction]
+pub fn _bench_space(py: Python<'_>, atomspace: Py<PySpace>, seed: u64, size: usize, link_fraction: f64) -> PyResult<Vec<PyAtom>> {
+    let me = atomspace.get();
+    let atoms = py.allow_threads(|| {
+        let mut rs = atomweave_bench::RandomSpace::new(seed, link_fraction);
+        rs.grow(&mut &me.space, size, |_| {}).map(|()| rs.atoms)
+    });
+    let bound = atomspace.bind(py);
+    Ok(atoms.or_py()?.into_iter().map(|h| PySpace::atom(bound, h)).collect())
+}
+
+/// Iterates a space's atoms.
+#[pyclass(module = "atomweave", frozen)]
+pub struct AtomIter {
+    space: Py<PySpace>,
+    handles: Vec<Handle>,
+    next: AtomicUsize,
+}
+
+#[pymethods]
+impl AtomIter {
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> Option<PyAtom> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        self.handles.get(i).map(|&h| PyAtom { space: self.space.clone_ref(py), handle: h })
+    }
 }

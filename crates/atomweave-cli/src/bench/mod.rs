@@ -6,6 +6,7 @@
 pub mod atom_bench;
 mod methods;
 pub mod plot;
+mod python;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -26,9 +27,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 const AFTER_HELP: &str = "\
 Layers: the thread-safe AtomSpace is always measured; -X adds the raw
-single-threaded AtomTable beside it (upstream's -X). -g (Scheme), -c (Python)
-and --server HOST:PORT add columns through those front ends once they are
-built; until then their columns say \"not built\". -x and -b are accepted for
+single-threaded AtomTable beside it (upstream's -X); -c adds Python: each
+method runs in `$ATOMWEAVE_PYTHON -m atomweave.atomspace_bm` (default
+python3) through the atomweave package, on the same random space. -g
+(Scheme) and --server HOST:PORT add columns through those front ends once
+they are built; until then their columns say \"not built\". -x and -b are accepted for
 old diary commands and change nothing (upstream's AtomSpaceImpl layer is gone,
 and the space is always built).
 
@@ -305,7 +308,8 @@ fn measure(args: &BenchArgs, method: Method, layer: &Layer) -> Result<Measured, 
         Layer::Table if args.threads > 1 => Err("single-threaded layer".into()),
         Layer::Table => measure_table(args, method),
         Layer::Space => measure_space(args, method),
-        Layer::Scheme | Layer::Python | Layer::Server(_) => Err("not built".into()),
+        Layer::Python => python::measure(args, method),
+        Layer::Scheme | Layer::Server(_) => Err("not built".into()),
     }
 }
 

@@ -1,0 +1,47 @@
+"""The type stubs (_atomweave.pyi) describe the native module as it is."""
+
+import ast
+import inspect
+import pathlib
+
+import atomweave._atomweave as native
+
+STUB = pathlib.Path(native.__file__).with_name("_atomweave.pyi")
+if not STUB.exists():  # an editable install keeps the stub in the source tree
+    STUB = pathlib.Path(__file__).parents[1] / "python" / "atomweave" / "_atomweave.pyi"
+
+
+def _stub():
+    tree = ast.parse(STUB.read_text())
+    top = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            top[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+        elif isinstance(node, ast.FunctionDef):
+            top[node.name] = None
+    return top
+
+
+def test_every_native_name_has_a_stub_and_back():
+    stub = _stub()
+    public = {n for n in dir(native) if not n.startswith("__")}
+    assert public == set(stub), (public ^ set(stub))
+
+
+def test_every_stubbed_method_exists():
+    for name, members in _stub().items():
+        if members is None:
+            continue
+        cls = getattr(native, name)
+        for m in members:
+            assert hasattr(cls, m), f"{name}.{m} is in the stub but not in the module"
+
+
+def test_native_classes_have_their_methods_stubbed():
+    stub = _stub()
+    for name, members in stub.items():
+        if members is None:
+            continue
+        cls = getattr(native, name)
+        own = {m for m, _ in inspect.getmembers(cls) if not m.startswith("__")}
+        assert own <= members, f"{name}: not in the stub: {own - members}"
