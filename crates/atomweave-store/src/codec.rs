@@ -1,0 +1,138 @@
+//! The binary form of values in a store. Atoms inside values are written as
+//! store ids, which the caller maps.
+
+use std::sync::Arc;
+
+use atomweave::{TruthValue, Value};
+
+use crate::{Result, StoreError};
+
+const FLOAT: u8 = 0;
+const STRING: u8 = 1;
+const BOOL: u8 = 2;
+const LINK: u8 = 3;
+const VOID: u8 = 4;
+const STV: u8 = 5;
+const CTV: u8 = 6;
+const ATOM: u8 = 7;
+
+/// Appends `v`; `id_of` gives the store id of an atom the value holds.
+pub fn encode(v: &Value, out: &mut Vec<u8>, id_of: &mut dyn FnMut(atomweave::Handle) -> Result<u64>) -> Result<()> {
+    let len = |out: &mut Vec<u8>, n: usize| out.extend_from_slice(&(n as u32).to_le_bytes());
+    match v {
+        Value::Float(xs) => {
+            out.push(FLOAT);
+            len(out, xs.len());
+            xs.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        }
+        Value::String(ss) => {
+            out.push(STRING);
+            len(out, ss.len());
+            for s in ss.iter() {
+                len(out, s.len());
+                out.extend_from_slice(s.as_bytes());
+            }
+        }
+        Value::Bool(bs) => {
+            out.push(BOOL);
+            len(out, bs.len());
+            out.extend(bs.iter().map(|&b| u8::from(b)));
+        }
+        Value::Link(vs) => {
+            out.push(LINK);
+            len(out, vs.len());
+            for v in vs.iter() {
+                encode(v, out, id_of)?;
+            }
+        }
+        Value::Void => out.push(VOID),
+        Value::Truth(TruthValue::Simple { strength, confidence }) => {
+            out.push(STV);
+            out.extend_from_slice(&strength.to_le_bytes());
+            out.extend_from_slice(&confidence.to_le_bytes());
+        }
+        Value::Truth(TruthValue::Count { mean, confidence, count }) => {
+            out.push(CTV);
+            for x in [mean, confidence, count] {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        Value::Atom(h) => {
+            out.push(ATOM);
+            out.extend_from_slice(&id_of(*h)?.to_le_bytes());
+        }
+    }
+    Ok(())
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.0.len() < n {
+            return Err(StoreError::Corrupt("a value ends early".into()));
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Ok(a)
+    }
+    fn u32(&mut self) -> Result<usize> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")) as usize)
+    }
+    fn f64(&mut self) -> Result<f64> {
+        Ok(f64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+    fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+}
+
+/// Reads a value written by [`encode`]; `atom_of` maps store ids back to atoms.
+pub fn decode(bytes: &[u8], atom_of: &mut dyn FnMut(u64) -> Result<atomweave::Handle>) -> Result<Value> {
+    let mut r = Reader(bytes);
+    let v = read(&mut r, atom_of, 0)?;
+    if !r.0.is_empty() {
+        return Err(StoreError::Corrupt("trailing bytes after a value".into()));
+    }
+    Ok(v)
+}
+
+fn read(r: &mut Reader<'_>, atom_of: &mut dyn FnMut(u64) -> Result<atomweave::Handle>, depth: usize) -> Result<Value> {
+    if depth > 256 {
+        return Err(StoreError::Corrupt("LinkValues nested too deep".into()));
+    }
+    let tag = r.take(1)?[0];
+    Ok(match tag {
+        FLOAT => {
+            let n = r.u32()?;
+            Value::Float((0..n).map(|_| r.f64()).collect::<Result<Arc<[f64]>>>()?)
+        }
+        STRING => {
+            let n = r.u32()?;
+            let mut v = Vec::with_capacity(n.min(1 << 16));
+            for _ in 0..n {
+                let len = r.u32()?;
+                let s = std::str::from_utf8(r.take(len)?).map_err(|_| StoreError::Corrupt("a StringValue is not UTF-8".into()))?;
+                v.push(s.to_string());
+            }
+            Value::String(v.into())
+        }
+        BOOL => {
+            let n = r.u32()?;
+            Value::Bool(r.take(n)?.iter().map(|&b| b != 0).collect())
+        }
+        LINK => {
+            let n = r.u32()?;
+            let mut v = Vec::with_capacity(n.min(1 << 16));
+            for _ in 0..n {
+                v.push(read(r, atom_of, depth + 1)?);
+            }
+            Value::Link(v.into())
+        }
+        VOID => Value::Void,
+        STV => Value::Truth(TruthValue::simple(r.f64()?, r.f64()?)),
+        CTV => Value::Truth(TruthValue::count(r.f64()?, r.f64()?, r.f64()?)),
+        ATOM => Value::Atom(atom_of(r.u64()?)?),
+        t => return Err(StoreError::Corrupt(format!("unknown value tag {t}"))),
+    })
+}

@@ -1,0 +1,113 @@
+//! atomweave-store: the StorageNode API and its backends.
+//!
+//! A store is named by a URL and opened with [`open`]:
+//! - `lmdb:///path/dir` (or a plain path): the embedded default, an LMDB
+//!   environment in a directory, with a compact binary layout ([`lmdb`]);
+//! - `file:///path/file.scm`: Atomese text, for exchange and inspection
+//!   ([`file`]);
+//! - `postgres://...` and `cog://host:port` are named here and built by
+//!   their own issues; opening one says so.
+//!
+//! Every backend offers the calls upstream's StorageNode does
+//! ([`StorageNode`]); stores write behind, in batches, and [`barrier`]
+//! makes everything stored so far durable. This crate knows the core, not
+//! the server or the language front ends.
+//!
+//! [`barrier`]: StorageNode::barrier
+
+use atomweave::{AtomSpace, Handle, Type};
+
+pub mod codec;
+pub mod file;
+pub mod lmdb;
+
+/// What can go wrong with a store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{url}: {msg}")]
+    Open { url: String, msg: String },
+    #[error("{0}")]
+    Unsupported(String),
+    #[error("store: {0}")]
+    Backend(String),
+    #[error("the store's data is damaged: {0}")]
+    Corrupt(String),
+    #[error(transparent)]
+    Space(#[from] atomweave::Error),
+    #[error("{path}: {err}")]
+    Io { path: String, err: std::io::Error },
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Upstream's StorageNode calls. Atoms move between a space and the store
+/// by content; handles are the space's, never stored.
+pub trait StorageNode: Send {
+    /// The URL the store was opened with.
+    fn url(&self) -> &str;
+
+    /// Stores the atom (its members first) with its truth value and values.
+    fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()>;
+
+    /// Stores one value of the atom (the atom too, if it is not stored yet).
+    fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()>;
+
+    /// Adds `delta` to the atom's FloatValue (or count truth value's count,
+    /// under the truth-value key) in the store and in the space, atomically
+    /// in the store; returns the new value.
+    fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<atomweave::Value>;
+
+    /// Loads the stored values of an atom of the space; false if the store
+    /// does not hold it.
+    fn fetch_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<bool>;
+
+    /// Loads one stored value of the atom.
+    fn fetch_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<bool>;
+
+    /// Loads the stored links that hold the atom (and, with `recursive`,
+    /// the links holding those, and so on); returns how many.
+    fn fetch_incoming_set(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<usize>;
+
+    /// Loads the stored links of type `t` that hold the atom.
+    fn fetch_incoming_by_type(&mut self, space: &AtomSpace, h: Handle, t: Type) -> Result<usize>;
+
+    /// Loads every stored atom of type `t`.
+    fn load_atoms_of_type(&mut self, space: &AtomSpace, t: Type) -> Result<usize>;
+
+    /// Loads every stored atom and value; `progress` hears the count.
+    fn load_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64>;
+
+    /// Stores every atom and value of the space; `progress` hears the count.
+    fn store_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64>;
+
+    /// Deletes the atom from the store and the space; with `recursive`, the
+    /// links holding it too. False if links hold it and `recursive` is not set.
+    fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool>;
+
+    /// Makes everything stored so far durable.
+    fn barrier(&mut self) -> Result<()>;
+
+    /// Flushes and closes the store.
+    fn close(self: Box<Self>) -> Result<()>;
+}
+
+/// Opens the store a URL names (creating an empty one where that makes sense).
+pub fn open(url: &str) -> Result<Box<dyn StorageNode>> {
+    let open_err = |msg: &str| StoreError::Open { url: url.to_string(), msg: msg.to_string() };
+    if let Some(path) = url.strip_prefix("lmdb://") {
+        return Ok(Box::new(lmdb::LmdbStore::open(url, path)?));
+    }
+    if let Some(path) = url.strip_prefix("file://") {
+        return Ok(Box::new(file::FileStore::open(url, path)?));
+    }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Err(open_err("the PostgreSQL backend is not built yet"));
+    }
+    if url.starts_with("cog://") {
+        return Err(open_err("the network (cog://) backend is not built yet"));
+    }
+    if url.contains("://") {
+        return Err(open_err("unknown kind of store: use lmdb:///dir, file:///file.scm or postgres://..."));
+    }
+    Ok(Box::new(lmdb::LmdbStore::open(url, url)?))
+}

@@ -1,0 +1,959 @@
+//! The embedded LMDB store: a directory, zero set-up, readers never block
+//! the writer.
+//!
+//! Layout (all keys big-endian where order matters, so prefix scans work):
+//! - `atoms`: id (u64) -> type code (u16), kind (0 node, 1 link), then the
+//!   name's bytes or the members' ids (u64 each). Ids count up from 1 and a
+//!   link is always stored after its members, so id order loads in one pass.
+//! - `nodes`: type code + name -> id; names too long for an LMDB key are
+//!   keyed by type code, 0xFF (never a UTF-8 byte) and a 128-bit hash, the
+//!   value listing every id with that hash.
+//! - `links`: 0, type code, member ids -> id; too many members: 1, type
+//!   code, a 128-bit hash -> ids, as for names. Unordered links key their
+//!   members sorted by id.
+//! - `incoming`: member id, link type code, link id -> (empty): a member's
+//!   incoming set, or its incoming set of one type, is a prefix scan.
+//! - `values`: atom id, key id -> the value ([`codec`](crate::codec)); key
+//!   id 0 is the truth value.
+//! - `meta`: the schema version, the next id, and the store's type table
+//!   (code -> type name): a store survives changes to the type table.
+//!
+//! Writes go to a pending batch applied in one write transaction when it
+//! fills, before any read, and at [`barrier`](crate::StorageNode::barrier):
+//! a crash loses the batch in flight, never a part of an atom.
+
+use std::hash::{BuildHasher, Hasher};
+
+use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
+use heed::types::Bytes;
+use heed::{Database, Env, EnvOpenOptions, RoTxn, RwTxn};
+
+use crate::{codec, Result, StorageNode, StoreError};
+
+type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
+
+/// The layout version this code reads and writes.
+pub const SCHEMA: u32 = 1;
+/// Address space reserved for the map; the file grows only as data does.
+const MAP_SIZE: usize = 1 << 40;
+/// Longest key LMDB takes (its default build).
+const MAX_KEY: usize = 511;
+/// Pending writes applied per transaction.
+const BATCH: usize = 1 << 16;
+
+fn be(id: u64) -> [u8; 8] {
+    id.to_be_bytes()
+}
+
+fn backend(e: heed::Error) -> StoreError {
+    match e {
+        heed::Error::Mdb(heed::MdbError::MapFull) => StoreError::Backend("the store is full (its 1 TiB map): copy it into a new one".into()),
+        heed::Error::Io(io) if io.raw_os_error() == Some(28) => StoreError::Backend("the disk is full: nothing of the last batch was stored".into()),
+        e => StoreError::Backend(format!("lmdb: {e}")),
+    }
+}
+
+/// A pending write.
+enum Op {
+    Atom(Handle),
+    Value(Handle, Handle),
+    Update(Handle, Handle, Vec<f64>),
+}
+
+struct Dbs {
+    meta: Database<Bytes, Bytes>,
+    atoms: Database<Bytes, Bytes>,
+    nodes: Database<Bytes, Bytes>,
+    links: Database<Bytes, Bytes>,
+    incoming: Database<Bytes, Bytes>,
+    values: Database<Bytes, Bytes>,
+}
+
+/// A decoded atom record.
+enum Record {
+    Node(Type, String),
+    Link(Type, Vec<u64>),
+}
+
+pub struct LmdbStore {
+    url: String,
+    env: Env,
+    db: Dbs,
+    /// The store's type table, both ways.
+    types_of_code: Vec<Option<Type>>,
+    code_of_type: HashMap<Type, u16>,
+    next_id: u64,
+    pending: Vec<Op>,
+    pending_space: Option<AtomSpace>,
+    /// Store ids of atoms of `cache_space`, as found or made.
+    ids: HashMap<Handle, u64>,
+    cache_space: Option<AtomSpace>,
+    hasher: foldhash::quality::FixedState,
+}
+
+impl LmdbStore {
+    /// Opens (creating if needed) the store in directory `path`.
+    pub fn open(url: &str, path: &str) -> Result<LmdbStore> {
+        let open_err = |msg: String| StoreError::Open { url: url.to_string(), msg };
+        if path.is_empty() {
+            return Err(open_err("no directory given: use lmdb:///path/to/dir".into()));
+        }
+        std::fs::create_dir_all(path).map_err(|e| open_err(format!("cannot create the directory: {e}")))?;
+        // SAFETY: the environment is opened once per LmdbStore, and the
+        // files are not modified outside LMDB while it is open.
+        let env = unsafe { EnvOpenOptions::new().map_size(MAP_SIZE).max_dbs(8).open(path) }.map_err(|e| open_err(format!("cannot open: {e}")))?;
+        let mut w = env.write_txn().map_err(|e| open_err(format!("cannot write: {e}")))?;
+        let mut make = |name| env.create_database::<Bytes, Bytes>(&mut w, Some(name)).map_err(|e| open_err(format!("cannot create its tables: {e}")));
+        let db = Dbs { meta: make("meta")?, atoms: make("atoms")?, nodes: make("nodes")?, links: make("links")?, incoming: make("incoming")?, values: make("values")? };
+        match db.meta.get(&w, b"schema").map_err(backend)? {
+            None => {
+                if !db.atoms.is_empty(&w).map_err(backend)? {
+                    return Err(open_err("it holds atoms but no schema version: not an atomweave store".into()));
+                }
+                db.meta.put(&mut w, b"schema", &SCHEMA.to_le_bytes()).map_err(backend)?;
+            }
+            Some(v) => {
+                let found = u32::from_le_bytes(v.try_into().map_err(|_| open_err("a damaged schema version".into()))?);
+                if found != SCHEMA {
+                    return Err(open_err(format!(
+                        "the store has schema version {found}; this atomweave reads version {SCHEMA} (copy it with the atomweave that wrote it)"
+                    )));
+                }
+            }
+        }
+        let next_id = match db.meta.get(&w, b"next_id").map_err(backend)? {
+            Some(v) => u64::from_le_bytes(v.try_into().map_err(|_| StoreError::Corrupt("next_id".into()))?),
+            None => 1,
+        };
+        let mut types_of_code = Vec::new();
+        let mut code_of_type = HashMap::default();
+        for entry in db.meta.prefix_iter(&w, b"type:").map_err(backend)? {
+            let (k, v) = entry.map_err(backend)?;
+            let code = u16::from_be_bytes(k[5..7].try_into().map_err(|_| StoreError::Corrupt("a type code".into()))?);
+            let name = std::str::from_utf8(v).map_err(|_| StoreError::Corrupt("a type name".into()))?;
+            let t = Type::from_name(name);
+            if types_of_code.len() <= usize::from(code) {
+                types_of_code.resize(usize::from(code) + 1, None);
+            }
+            types_of_code[usize::from(code)] = t;
+            if let Some(t) = t {
+                code_of_type.insert(t, code);
+            }
+        }
+        w.commit().map_err(|e| open_err(format!("cannot write: {e}")))?;
+        Ok(LmdbStore {
+            url: url.to_string(),
+            env,
+            db,
+            types_of_code,
+            code_of_type,
+            next_id,
+            pending: Vec::new(),
+            pending_space: None,
+            ids: HashMap::default(),
+            cache_space: None,
+            hasher: foldhash::quality::FixedState::with_seed(0xa70e_57_0e),
+        })
+    }
+
+    /// Bytes the store's files take on disk.
+    pub fn disk_bytes(&self) -> Result<u64> {
+        self.env.real_disk_size().map_err(backend)
+    }
+
+    fn hash128(&self, bytes: &[u8]) -> [u8; 16] {
+        let mut a = self.hasher.build_hasher();
+        a.write(bytes);
+        let mut b = self.hasher.build_hasher();
+        b.write_u8(0x5a);
+        b.write(bytes);
+        let mut out = [0u8; 16];
+        out[..8].copy_from_slice(&a.finish().to_le_bytes());
+        out[8..].copy_from_slice(&b.finish().to_le_bytes());
+        out
+    }
+
+    /// Use the id cache for `space` (a different space starts a fresh one).
+    fn use_space(&mut self, space: &AtomSpace) {
+        if self.cache_space.as_ref() != Some(space) {
+            self.ids.clear();
+            self.cache_space = Some(space.clone());
+        }
+    }
+
+    fn code(&mut self, w: &mut RwTxn<'_>, t: Type) -> Result<u16> {
+        if let Some(&c) = self.code_of_type.get(&t) {
+            return Ok(c);
+        }
+        let code = u16::try_from(self.types_of_code.len()).map_err(|_| StoreError::Backend("more than 65536 types".into()))?;
+        let mut key = b"type:".to_vec();
+        key.extend_from_slice(&code.to_be_bytes());
+        self.db.meta.put(w, &key, t.name().as_bytes()).map_err(backend)?;
+        self.types_of_code.push(Some(t));
+        self.code_of_type.insert(t, code);
+        Ok(code)
+    }
+
+    fn type_of_code(&self, code: u16) -> Result<Type> {
+        match self.types_of_code.get(usize::from(code)) {
+            Some(Some(t)) => Ok(*t),
+            _ => Err(StoreError::Backend(format!("the store holds atoms of type code {code}, whose type is not known here (register it first)"))),
+        }
+    }
+
+    fn node_key(&self, code: u16, name: &str) -> (Vec<u8>, bool) {
+        let mut k = code.to_be_bytes().to_vec();
+        if 2 + name.len() <= MAX_KEY {
+            k.extend_from_slice(name.as_bytes());
+            (k, false)
+        } else {
+            k.push(0xFF);
+            k.extend_from_slice(&self.hash128(name.as_bytes()));
+            (k, true)
+        }
+    }
+
+    fn link_key(&self, code: u16, members: &[u64]) -> (Vec<u8>, bool) {
+        let mut k = vec![0u8];
+        k.extend_from_slice(&code.to_be_bytes());
+        if 3 + 8 * members.len() <= MAX_KEY {
+            members.iter().for_each(|&m| k.extend_from_slice(&be(m)));
+            (k, false)
+        } else {
+            k[0] = 1;
+            let bytes: Vec<u8> = members.iter().flat_map(|m| be(*m)).collect();
+            k.extend_from_slice(&self.hash128(&bytes));
+            (k, true)
+        }
+    }
+
+    fn record(&self, r: &RoTxn<'_>, id: u64) -> Result<Option<Record>> {
+        let Some(bytes) = self.db.atoms.get(r, &be(id)).map_err(backend)? else { return Ok(None) };
+        if bytes.len() < 3 {
+            return Err(StoreError::Corrupt(format!("atom {id} has a short record")));
+        }
+        let t = self.type_of_code(u16::from_le_bytes([bytes[0], bytes[1]]))?;
+        let body = &bytes[3..];
+        Ok(Some(match bytes[2] {
+            0 => Record::Node(t, std::str::from_utf8(body).map_err(|_| StoreError::Corrupt(format!("atom {id}'s name")))?.to_string()),
+            _ => Record::Link(t, body.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect()),
+        }))
+    }
+
+    /// The id of content already stored, if any.
+    fn find(&self, r: &RoTxn<'_>, key: &[u8], hashed: bool, matches: impl Fn(&Record) -> bool, db: Database<Bytes, Bytes>) -> Result<Option<u64>> {
+        let Some(v) = db.get(r, key).map_err(backend)? else { return Ok(None) };
+        for c in v.chunks_exact(8) {
+            let id = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            if !hashed || self.record(r, id)?.is_some_and(|rec| matches(&rec)) {
+                return Ok(Some(id));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The store id of `h`: found by content, or stored now (members first).
+    fn id_for(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, h: Handle) -> Result<u64> {
+        if let Some(&id) = self.ids.get(&h) {
+            return Ok(id);
+        }
+        let mut stack = vec![(h, false)];
+        while let Some((x, expanded)) = stack.pop() {
+            if self.ids.contains_key(&x) {
+                continue;
+            }
+            let t = space.get_type(x).ok_or(atomweave::Error::InvalidHandle(x))?;
+            let id = if let Some(name) = space.name(x) {
+                self.put_node(w, t, name)?
+            } else if !expanded {
+                stack.push((x, true));
+                let out = space.outgoing(x).unwrap_or(&[]);
+                stack.extend(out.iter().filter(|m| !self.ids.contains_key(*m)).map(|&m| (m, false)));
+                continue;
+            } else {
+                let mut members: Vec<u64> = space.outgoing(x).unwrap_or(&[]).iter().map(|m| self.ids[m]).collect();
+                if t.is_unordered() {
+                    members.sort_unstable();
+                }
+                self.put_link(w, t, &members)?
+            };
+            self.ids.insert(x, id);
+        }
+        Ok(self.ids[&h])
+    }
+
+    fn new_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    fn put_node(&mut self, w: &mut RwTxn<'_>, t: Type, name: &str) -> Result<u64> {
+        let code = self.code(w, t)?;
+        let (key, hashed) = self.node_key(code, name);
+        if let Some(id) = self.find(w, &key, hashed, |r| matches!(r, Record::Node(rt, n) if *rt == t && n == name), self.db.nodes)? {
+            return Ok(id);
+        }
+        let id = self.new_id();
+        let mut rec = code.to_le_bytes().to_vec();
+        rec.push(0);
+        rec.extend_from_slice(name.as_bytes());
+        self.db.atoms.put(w, &be(id), &rec).map_err(backend)?;
+        self.add_key(w, self.db.nodes, &key, hashed, id)?;
+        Ok(id)
+    }
+
+    fn put_link(&mut self, w: &mut RwTxn<'_>, t: Type, members: &[u64]) -> Result<u64> {
+        let code = self.code(w, t)?;
+        let (key, hashed) = self.link_key(code, members);
+        if let Some(id) = self.find(w, &key, hashed, |r| matches!(r, Record::Link(rt, m) if *rt == t && m == members), self.db.links)? {
+            return Ok(id);
+        }
+        let id = self.new_id();
+        let mut rec = code.to_le_bytes().to_vec();
+        rec.push(1);
+        members.iter().for_each(|m| rec.extend_from_slice(&m.to_le_bytes()));
+        self.db.atoms.put(w, &be(id), &rec).map_err(backend)?;
+        self.add_key(w, self.db.links, &key, hashed, id)?;
+        let mut edge = [0u8; 18];
+        for (i, &m) in members.iter().enumerate() {
+            if members[..i].contains(&m) {
+                continue;
+            }
+            edge[..8].copy_from_slice(&be(m));
+            edge[8..10].copy_from_slice(&code.to_be_bytes());
+            edge[10..].copy_from_slice(&be(id));
+            self.db.incoming.put(w, &edge, &[]).map_err(backend)?;
+        }
+        Ok(id)
+    }
+
+    fn add_key(&self, w: &mut RwTxn<'_>, db: Database<Bytes, Bytes>, key: &[u8], hashed: bool, id: u64) -> Result<()> {
+        let mut v = if hashed { db.get(w, key).map_err(backend)?.map(<[u8]>::to_vec).unwrap_or_default() } else { Vec::new() };
+        v.extend_from_slice(&id.to_le_bytes());
+        db.put(w, key, &v).map_err(backend)
+    }
+
+    fn value_key(id: u64, key_id: u64) -> [u8; 16] {
+        let mut k = [0u8; 16];
+        k[..8].copy_from_slice(&be(id));
+        k[8..].copy_from_slice(&be(key_id));
+        k
+    }
+
+    fn is_tv_key(space: &AtomSpace, key: Handle) -> bool {
+        space.get_type(key) == Some(types::PREDICATE_NODE) && space.name(key) == Some(atomweave::sexpr::TV_KEY)
+    }
+
+    /// Writes one value of `h` (stored as `id`); `None` removes it.
+    fn put_value(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, id: u64, key: Handle, v: Option<&Value>) -> Result<()> {
+        let key_id = if Self::is_tv_key(space, key) { 0 } else { self.id_for(w, space, key)? };
+        let k = Self::value_key(id, key_id);
+        match v {
+            None => drop(self.db.values.delete(w, &k).map_err(backend)?),
+            Some(Value::Truth(tv)) if key_id == 0 && tv.is_default() => drop(self.db.values.delete(w, &k).map_err(backend)?),
+            Some(v) => {
+                let mut atoms = Vec::new();
+                atoms_in(v, &mut atoms);
+                for a in atoms {
+                    self.id_for(w, space, a)?;
+                }
+                let mut bytes = Vec::new();
+                let ids = &self.ids;
+                codec::encode(v, &mut bytes, &mut |a| Ok(ids[&a]))?;
+                self.db.values.put(w, &k, &bytes).map_err(backend)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores `h` and all its values, replacing values stored before.
+    fn put_atom(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, h: Handle) -> Result<()> {
+        let id = self.id_for(w, space, h)?;
+        let mut old = self.db.values.prefix_iter_mut(w, &be(id)).map_err(backend)?;
+        while let Some(entry) = old.next() {
+            entry.map_err(backend)?;
+            // SAFETY: nothing borrowed from the iterator is kept across the deletion.
+            unsafe { old.del_current() }.map_err(backend)?;
+        }
+        drop(old);
+        let tv = space.get_tv(h).unwrap_or_default();
+        if !tv.is_default() {
+            let mut bytes = Vec::new();
+            codec::encode(&Value::Truth(tv), &mut bytes, &mut |_| unreachable!("a truth value holds no atom"))?;
+            self.db.values.put(w, &Self::value_key(id, 0), &bytes).map_err(backend)?;
+        }
+        for (k, v) in space.key_values(h) {
+            self.put_value(w, space, id, k, Some(&v))?;
+        }
+        Ok(())
+    }
+
+    /// Applies the pending writes in one transaction.
+    fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let space = self.pending_space.clone().expect("pending writes have their space");
+        self.use_space(&space);
+        let ops = std::mem::take(&mut self.pending);
+        let env = self.env.clone();
+        let mut w = env.write_txn().map_err(backend)?;
+        let result = (|| -> Result<()> {
+            for op in &ops {
+                match op {
+                    // Atoms removed from the space since are not stored.
+                    Op::Atom(h) if space.contains(*h) => self.put_atom(&mut w, &space, *h)?,
+                    Op::Value(h, k) if space.contains(*h) => {
+                        let id = self.id_for(&mut w, &space, *h)?;
+                        self.put_value(&mut w, &space, id, *k, space.get_value(*h, *k).as_ref())?;
+                    }
+                    Op::Update(h, k, delta) if space.contains(*h) => self.apply_update(&mut w, &space, *h, *k, delta)?,
+                    _ => {}
+                }
+            }
+            self.db.meta.put(&mut w, b"next_id", &self.next_id.to_le_bytes()).map_err(backend)
+        })();
+        match result.and_then(|()| w.commit().map_err(backend)) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                // The transaction is gone: so are the ids it handed out.
+                self.ids.clear();
+                self.reload_next_id()?;
+                Err(e)
+            }
+        }
+    }
+
+    fn reload_next_id(&mut self) -> Result<()> {
+        let env = self.env.clone();
+        let r = env.read_txn().map_err(backend)?;
+        self.next_id = match self.db.meta.get(&r, b"next_id").map_err(backend)? {
+            Some(v) => u64::from_le_bytes(v.try_into().map_err(|_| StoreError::Corrupt("next_id".into()))?),
+            None => 1,
+        };
+        Ok(())
+    }
+
+    /// The stored value plus `delta`, written back in the same transaction.
+    fn apply_update(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<()> {
+        let id = self.id_for(w, space, h)?;
+        let tv_key = Self::is_tv_key(space, key);
+        let key_id = if tv_key { 0 } else { self.id_for(w, space, key)? };
+        let stored = match self.db.values.get(w, &Self::value_key(id, key_id)).map_err(backend)? {
+            Some(bytes) => Some(codec::decode(bytes, &mut |_| Err(StoreError::Corrupt("an atom in a counted value".into())))?),
+            None => None,
+        };
+        let new = add(stored, tv_key, delta);
+        self.put_value(w, space, id, key, Some(&new))
+    }
+
+    fn queue(&mut self, space: &AtomSpace, op: Op) -> Result<()> {
+        if self.pending_space.as_ref().is_some_and(|s| s != space) {
+            self.flush()?;
+        }
+        self.pending_space = Some(space.clone());
+        self.pending.push(op);
+        if self.pending.len() >= BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// The id of `h` if the store holds it, without storing anything.
+    fn lookup(&mut self, r: &RoTxn<'_>, space: &AtomSpace, h: Handle) -> Result<Option<u64>> {
+        if let Some(&id) = self.ids.get(&h) {
+            return Ok(Some(id));
+        }
+        let t = space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        let Some(&code) = self.code_of_type.get(&t) else { return Ok(None) };
+        let id = if let Some(name) = space.name(h) {
+            let (key, hashed) = self.node_key(code, name);
+            self.find(r, &key, hashed, |rec| matches!(rec, Record::Node(rt, n) if *rt == t && n == name), self.db.nodes)?
+        } else {
+            let mut members = Vec::new();
+            for &m in space.outgoing(h).unwrap_or(&[]) {
+                match self.lookup(r, space, m)? {
+                    Some(id) => members.push(id),
+                    None => return Ok(None),
+                }
+            }
+            if t.is_unordered() {
+                members.sort_unstable();
+            }
+            let (key, hashed) = self.link_key(code, &members);
+            self.find(r, &key, hashed, |rec| matches!(rec, Record::Link(rt, m) if *rt == t && *m == members), self.db.links)?
+        };
+        if let Some(id) = id {
+            self.ids.insert(h, id);
+        }
+        Ok(id)
+    }
+
+    /// The atom stored as `id`, added to the space (members first).
+    fn materialize(&mut self, r: &RoTxn<'_>, space: &AtomSpace, id: u64, known: &mut HashMap<u64, Handle>) -> Result<Handle> {
+        if let Some(&h) = known.get(&id) {
+            return Ok(h);
+        }
+        let mut stack = vec![(id, false)];
+        while let Some((x, expanded)) = stack.pop() {
+            if known.contains_key(&x) {
+                continue;
+            }
+            let rec = self.record(r, x)?.ok_or_else(|| StoreError::Corrupt(format!("atom {x} is referred to but not stored")))?;
+            let h = match rec {
+                Record::Node(t, name) => space.add_node(t, &name)?,
+                Record::Link(t, members) => {
+                    if !expanded {
+                        stack.push((x, true));
+                        stack.extend(members.iter().filter(|m| !known.contains_key(*m)).map(|&m| (m, false)));
+                        continue;
+                    }
+                    let out: Vec<Handle> = members.iter().map(|m| known[m]).collect();
+                    space.add_link(t, &out)?
+                }
+            };
+            known.insert(x, h);
+            self.ids.insert(h, x);
+        }
+        Ok(known[&id])
+    }
+
+    /// Loads every value stored for atom `id` (now `h`) into the space.
+    fn load_values(&mut self, r: &RoTxn<'_>, space: &AtomSpace, id: u64, h: Handle, known: &mut HashMap<u64, Handle>) -> Result<()> {
+        let entries: Vec<(u64, Vec<u8>)> = self
+            .db
+            .values
+            .prefix_iter(r, &be(id))
+            .map_err(backend)?
+            .map(|e| e.map(|(k, v)| (u64::from_be_bytes(k[8..16].try_into().expect("16-byte key")), v.to_vec())))
+            .collect::<Result<_, _>>()
+            .map_err(backend)?;
+        for (key_id, bytes) in entries {
+            self.set_loaded(r, space, h, key_id, &bytes, known)?;
+        }
+        Ok(())
+    }
+
+    fn set_loaded(&mut self, r: &RoTxn<'_>, space: &AtomSpace, h: Handle, key_id: u64, bytes: &[u8], known: &mut HashMap<u64, Handle>) -> Result<()> {
+        let mut atom_ids = Vec::new();
+        let v = codec::decode(bytes, &mut |aid| {
+            atom_ids.push(aid);
+            Ok(Handle::from_u32(0))
+        })?;
+        let v = if atom_ids.is_empty() {
+            v
+        } else {
+            let handles = atom_ids.iter().map(|&a| self.materialize(r, space, a, known)).collect::<Result<Vec<_>>>()?;
+            let mut it = handles.into_iter();
+            codec::decode(bytes, &mut |_| Ok(it.next().expect("as many atoms as the first pass")))?
+        };
+        if key_id == 0 {
+            if let Value::Truth(tv) = v {
+                space.set_tv(h, tv)?;
+            }
+        } else {
+            let key = self.materialize(r, space, key_id, known)?;
+            space.set_value(h, key, v)?;
+        }
+        Ok(())
+    }
+}
+
+/// The atoms a value holds, depth first.
+fn atoms_in(v: &Value, out: &mut Vec<Handle>) {
+    match v {
+        Value::Atom(h) => out.push(*h),
+        Value::Link(vs) => vs.iter().for_each(|v| atoms_in(v, out)),
+        _ => {}
+    }
+}
+
+/// `stored + delta`: a count truth value's count, or a FloatValue elementwise.
+pub(crate) fn add(stored: Option<Value>, tv_key: bool, delta: &[f64]) -> Value {
+    let d0 = delta.first().copied().unwrap_or(0.0);
+    if tv_key {
+        return Value::Truth(match stored {
+            Some(Value::Truth(TruthValue::Count { mean, confidence, count })) => TruthValue::count(mean, confidence, count + d0),
+            _ => TruthValue::count(1.0, 0.0, d0),
+        });
+    }
+    let mut v: Vec<f64> = match stored {
+        Some(Value::Float(xs)) => xs.to_vec(),
+        _ => Vec::new(),
+    };
+    if v.len() < delta.len() {
+        v.resize(delta.len(), 0.0);
+    }
+    v.iter_mut().zip(delta).for_each(|(x, d)| *x += d);
+    Value::float(v)
+}
+
+impl StorageNode for LmdbStore {
+    fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        self.queue(space, Op::Atom(h))
+    }
+
+    fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        self.queue(space, Op::Value(h, key))
+    }
+
+    fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
+        let tv_key = Self::is_tv_key(space, key);
+        let current = space.get_value(h, key).ok_or(atomweave::Error::InvalidHandle(h))?;
+        let new = add(if tv_key && current == Value::Truth(TruthValue::DEFAULT) { None } else { Some(current) }, tv_key, delta);
+        space.set_value(h, key, new.clone())?;
+        self.queue(space, Op::Update(h, key, delta.to_vec()))?;
+        Ok(new)
+    }
+
+    fn fetch_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<bool> {
+        self.flush()?;
+        self.use_space(space);
+        let env = self.env.clone();
+        let r = env.read_txn().map_err(backend)?;
+        let Some(id) = self.lookup(&r, space, h)? else { return Ok(false) };
+        let mut known = HashMap::default();
+        known.insert(id, h);
+        self.load_values(&r, space, id, h, &mut known)?;
+        Ok(true)
+    }
+
+    fn fetch_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<bool> {
+        self.flush()?;
+        self.use_space(space);
+        let env = self.env.clone();
+        let r = env.read_txn().map_err(backend)?;
+        let Some(id) = self.lookup(&r, space, h)? else { return Ok(false) };
+        let key_id = if Self::is_tv_key(space, key) {
+            0
+        } else {
+            match self.lookup(&r, space, key)? {
+                Some(k) => k,
+                None => return Ok(false),
+            }
+        };
+        let Some(bytes) = self.db.values.get(&r, &Self::value_key(id, key_id)).map_err(backend)?.map(<[u8]>::to_vec) else { return Ok(false) };
+        let mut known = HashMap::default();
+        self.set_loaded(&r, space, h, key_id, &bytes, &mut known)?;
+        Ok(true)
+    }
+
+    fn fetch_incoming_set(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<usize> {
+        self.fetch_incoming(space, h, None, recursive)
+    }
+
+    fn fetch_incoming_by_type(&mut self, space: &AtomSpace, h: Handle, t: Type) -> Result<usize> {
+        self.fetch_incoming(space, h, Some(t), false)
+    }
+
+    fn load_atoms_of_type(&mut self, space: &AtomSpace, t: Type) -> Result<usize> {
+        self.flush()?;
+        self.use_space(space);
+        let Some(&code) = self.code_of_type.get(&t) else { return Ok(0) };
+        let env = self.env.clone();
+        let r = env.read_txn().map_err(backend)?;
+        let ids: Vec<u64> = self
+            .db
+            .atoms
+            .iter(&r)
+            .map_err(backend)?
+            .filter_map(|e| match e {
+                Ok((k, v)) if v.len() >= 2 && u16::from_le_bytes([v[0], v[1]]) == code => Some(Ok(u64::from_be_bytes(k.try_into().ok()?))),
+                Ok(_) => None,
+                Err(e) => Some(Err(backend(e))),
+            })
+            .collect::<Result<_>>()?;
+        let mut known = HashMap::default();
+        for &id in &ids {
+            let h = self.materialize(&r, space, id, &mut known)?;
+            self.load_values(&r, space, id, h, &mut known)?;
+        }
+        Ok(ids.len())
+    }
+
+    fn load_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+        self.flush()?;
+        self.use_space(space);
+        let env = self.env.clone();
+        let r = env.read_txn().map_err(backend)?;
+        // Ids are dense and members come first: one pass, a vector for the map.
+        let mut handle_of: Vec<u32> = vec![u32::MAX; self.next_id as usize];
+        let mut n = 0u64;
+        let mut out: Vec<Handle> = Vec::new();
+        for entry in self.db.atoms.iter(&r).map_err(backend)? {
+            let (k, v) = entry.map_err(backend)?;
+            let id = u64::from_be_bytes(k.try_into().map_err(|_| StoreError::Corrupt("an atom key".into()))?);
+            if v.len() < 3 || id as usize >= handle_of.len() {
+                return Err(StoreError::Corrupt(format!("atom {id}'s record")));
+            }
+            let t = self.type_of_code(u16::from_le_bytes([v[0], v[1]]))?;
+            let h = if v[2] == 0 {
+                let name = std::str::from_utf8(&v[3..]).map_err(|_| StoreError::Corrupt(format!("atom {id}'s name")))?;
+                space.add_node(t, name)?
+            } else {
+                out.clear();
+                for c in v[3..].chunks_exact(8) {
+                    let m = u64::from_le_bytes(c.try_into().expect("8 bytes")) as usize;
+                    match handle_of.get(m) {
+                        Some(&raw) if raw != u32::MAX => out.push(Handle::from_u32(raw)),
+                        _ => return Err(StoreError::Corrupt(format!("link {id} holds atom {m}, which is not stored before it"))),
+                    }
+                }
+                space.add_link(t, &out)?
+            };
+            handle_of[id as usize] = h.to_u32();
+            self.ids.insert(h, id);
+            n += 1;
+            if n % 65536 == 0 {
+                progress(n);
+            }
+        }
+        let mut known: HashMap<u64, Handle> = HashMap::default();
+        let values = self.db.values;
+        for entry in values.iter(&r).map_err(backend)? {
+            let (k, v) = entry.map_err(backend)?;
+            let id = u64::from_be_bytes(k[..8].try_into().map_err(|_| StoreError::Corrupt("a value key".into()))?);
+            let key_id = u64::from_be_bytes(k[8..16].try_into().map_err(|_| StoreError::Corrupt("a value key".into()))?);
+            let h = Handle::from_u32(*handle_of.get(id as usize).filter(|&&x| x != u32::MAX).ok_or_else(|| StoreError::Corrupt(format!("a value of atom {id}, which is not stored")))?);
+            if let Some(&raw) = handle_of.get(key_id as usize).filter(|&&x| key_id != 0 && x != u32::MAX) {
+                known.insert(key_id, Handle::from_u32(raw));
+            }
+            let bytes = v.to_vec();
+            self.set_loaded(&r, space, h, key_id, &bytes, &mut known)?;
+        }
+        progress(n);
+        Ok(n)
+    }
+
+    fn store_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+        self.flush()?;
+        self.use_space(space);
+        let all: Vec<Handle> = space.handles_by_type(types::ATOM, true).collect();
+        let mut n = 0u64;
+        for chunk in all.chunks(BATCH) {
+            let env = self.env.clone();
+            let mut w = env.write_txn().map_err(backend)?;
+            let result = (|| -> Result<()> {
+                for &h in chunk {
+                    self.put_atom(&mut w, space, h)?;
+                }
+                self.db.meta.put(&mut w, b"next_id", &self.next_id.to_le_bytes()).map_err(backend)
+            })();
+            if let Err(e) = result.and_then(|()| w.commit().map_err(backend)) {
+                self.ids.clear();
+                self.reload_next_id()?;
+                return Err(e);
+            }
+            n += chunk.len() as u64;
+            progress(n);
+        }
+        Ok(n)
+    }
+
+    fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
+        self.flush()?;
+        self.use_space(space);
+        let env = self.env.clone();
+        let mut w = env.write_txn().map_err(backend)?;
+        let found = {
+            let r: &RoTxn<'_> = &w;
+            self.lookup(r, space, h)?
+        };
+        if let Some(id) = found {
+            // The atom and, with `recursive`, everything above it, tops first.
+            let mut doomed = vec![id];
+            let mut i = 0;
+            while i < doomed.len() {
+                let holders: Vec<u64> = self
+                    .db
+                    .incoming
+                    .prefix_iter(&w, &be(doomed[i]))
+                    .map_err(backend)?
+                    .map(|e| e.map(|(k, _)| u64::from_be_bytes(k[10..18].try_into().expect("18-byte edge"))))
+                    .collect::<Result<_, _>>()
+                    .map_err(backend)?;
+                if !holders.is_empty() && !recursive {
+                    return Ok(false);
+                }
+                let new: Vec<u64> = holders.into_iter().filter(|x| !doomed.contains(x)).collect();
+                doomed.extend(new);
+                i += 1;
+            }
+            for &x in doomed.iter().rev() {
+                self.remove_stored(&mut w, x)?;
+            }
+            w.commit().map_err(backend)?;
+            self.ids.clear();
+        } else {
+            drop(w);
+        }
+        match space.extract(h, recursive) {
+            Ok(()) => Ok(true),
+            Err(atomweave::Error::HasIncoming { .. }) => Ok(false),
+            Err(atomweave::Error::InvalidHandle(_)) => Ok(found.is_some()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn barrier(&mut self) -> Result<()> {
+        self.flush()?;
+        self.env.force_sync().map_err(backend)
+    }
+
+    fn close(mut self: Box<Self>) -> Result<()> {
+        self.barrier()
+    }
+}
+
+impl LmdbStore {
+    /// Checks the store's invariants: every member of a stored link is
+    /// stored, every content key and incoming edge points at a stored atom
+    /// that matches it, every value belongs to a stored atom. Returns the
+    /// number of atoms.
+    pub fn check(&mut self) -> Result<u64> {
+        self.flush()?;
+        let env = self.env.clone();
+        let r = env.read_txn().map_err(backend)?;
+        let bad = |msg: String| Err(StoreError::Corrupt(msg));
+        let mut n = 0;
+        for entry in self.db.atoms.iter(&r).map_err(backend)? {
+            let (k, _) = entry.map_err(backend)?;
+            let id = u64::from_be_bytes(k.try_into().map_err(|_| StoreError::Corrupt("an atom key".into()))?);
+            n += 1;
+            let rec = self.record(&r, id)?.expect("iterated");
+            let (key, hashed, db) = match &rec {
+                Record::Node(t, name) => {
+                    let (k, h) = self.node_key(self.code_of_type[t], name);
+                    (k, h, self.db.nodes)
+                }
+                Record::Link(t, members) => {
+                    let code = self.code_of_type[t];
+                    for &m in members {
+                        if self.db.atoms.get(&r, &be(m)).map_err(backend)?.is_none() {
+                            return bad(format!("link {id} holds atom {m}, which is not stored"));
+                        }
+                        let mut edge = be(m).to_vec();
+                        edge.extend_from_slice(&code.to_be_bytes());
+                        edge.extend_from_slice(&be(id));
+                        if self.db.incoming.get(&r, &edge).map_err(backend)?.is_none() {
+                            return bad(format!("link {id} is missing from the incoming set of {m}"));
+                        }
+                    }
+                    let (k, h) = self.link_key(code, members);
+                    (k, h, self.db.links)
+                }
+            };
+            let ids = db.get(&r, &key).map_err(backend)?.unwrap_or_default();
+            let listed = if hashed { ids.chunks_exact(8).any(|c| c == id.to_le_bytes()) } else { ids == id.to_le_bytes() };
+            if !listed {
+                return bad(format!("atom {id} cannot be found by its content"));
+            }
+        }
+        for entry in self.db.incoming.iter(&r).map_err(backend)? {
+            let (k, _) = entry.map_err(backend)?;
+            let (m, l) = (u64::from_be_bytes(k[..8].try_into().expect("edge")), u64::from_be_bytes(k[10..18].try_into().expect("edge")));
+            match self.record(&r, l)? {
+                Some(Record::Link(_, members)) if members.contains(&m) => {}
+                _ => return bad(format!("a dangling incoming edge from {m} to {l}")),
+            }
+        }
+        for entry in self.db.values.iter(&r).map_err(backend)? {
+            let (k, _) = entry.map_err(backend)?;
+            let (a, key) = (u64::from_be_bytes(k[..8].try_into().expect("key")), u64::from_be_bytes(k[8..16].try_into().expect("key")));
+            for x in [a, key].into_iter().filter(|&x| x != 0) {
+                if self.db.atoms.get(&r, &be(x)).map_err(backend)?.is_none() {
+                    return bad(format!("a value of atom {a} under key {key} refers to atom {x}, which is not stored"));
+                }
+            }
+        }
+        Ok(n)
+    }
+
+    fn fetch_incoming(&mut self, space: &AtomSpace, h: Handle, t: Option<Type>, recursive: bool) -> Result<usize> {
+        self.flush()?;
+        self.use_space(space);
+        let env = self.env.clone();
+        let r = env.read_txn().map_err(backend)?;
+        let Some(id) = self.lookup(&r, space, h)? else { return Ok(0) };
+        let mut prefix = be(id).to_vec();
+        if let Some(t) = t {
+            let Some(&code) = self.code_of_type.get(&t) else { return Ok(0) };
+            prefix.extend_from_slice(&code.to_be_bytes());
+        }
+        let mut known = HashMap::default();
+        known.insert(id, h);
+        let mut work = vec![prefix];
+        let mut loaded = 0;
+        while let Some(prefix) = work.pop() {
+            let holders: Vec<u64> = self
+                .db
+                .incoming
+                .prefix_iter(&r, &prefix)
+                .map_err(backend)?
+                .map(|e| e.map(|(k, _)| u64::from_be_bytes(k[10..18].try_into().expect("18-byte edge"))))
+                .collect::<Result<_, _>>()
+                .map_err(backend)?;
+            for l in holders {
+                if known.contains_key(&l) {
+                    continue;
+                }
+                let lh = self.materialize(&r, space, l, &mut known)?;
+                self.load_values(&r, space, l, lh, &mut known)?;
+                loaded += 1;
+                if recursive {
+                    work.push(be(l).to_vec());
+                }
+            }
+        }
+        Ok(loaded)
+    }
+
+    /// Removes stored atom `id`: record, content key, incoming edges, values.
+    fn remove_stored(&mut self, w: &mut RwTxn<'_>, id: u64) -> Result<()> {
+        let Some(rec) = self.record(w, id)? else { return Ok(()) };
+        let (key, hashed, db) = match &rec {
+            Record::Node(t, name) => {
+                let code = self.code_of_type[t];
+                let (k, hashed) = self.node_key(code, name);
+                (k, hashed, self.db.nodes)
+            }
+            Record::Link(t, members) => {
+                let code = self.code_of_type[t];
+                let mut edge = [0u8; 18];
+                for &m in members {
+                    edge[..8].copy_from_slice(&be(m));
+                    edge[8..10].copy_from_slice(&code.to_be_bytes());
+                    edge[10..].copy_from_slice(&be(id));
+                    self.db.incoming.delete(w, &edge).map_err(backend)?;
+                }
+                let (k, hashed) = self.link_key(code, members);
+                (k, hashed, self.db.links)
+            }
+        };
+        if hashed {
+            let rest: Vec<u8> = db.get(w, &key).map_err(backend)?.unwrap_or_default().chunks_exact(8).filter(|c| *c != id.to_le_bytes()).flatten().copied().collect();
+            if rest.is_empty() {
+                db.delete(w, &key).map_err(backend)?;
+            } else {
+                db.put(w, &key, &rest).map_err(backend)?;
+            }
+        } else {
+            db.delete(w, &key).map_err(backend)?;
+        }
+        self.db.atoms.delete(w, &be(id)).map_err(backend)?;
+        let mut old = self.db.values.prefix_iter_mut(w, &be(id)).map_err(backend)?;
+        while let Some(entry) = old.next() {
+            entry.map_err(backend)?;
+            // SAFETY: nothing borrowed from the iterator is kept across the deletion.
+            unsafe { old.del_current() }.map_err(backend)?;
+        }
+        Ok(())
+    }
+}
