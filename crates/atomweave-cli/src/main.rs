@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 mod bench;
 mod generate;
+mod persist;
 mod query;
 mod sys;
 
@@ -36,20 +37,39 @@ enum Command {
         #[arg(default_value = ".")]
         dir: PathBuf,
     },
-    /// Load Atomese files and report counts, time, rate and memory.
+    /// Load Atomese files and report counts, time, rate and memory; with
+    /// --to, store them (lmdb:///dir, file:///f.scm, ...).
     Load {
         /// `.scm` files to load, in order.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Store the loaded atoms here.
+        #[arg(long, value_name = "URL")]
+        to: Option<String>,
         /// No progress bar.
         #[arg(short, long)]
         quiet: bool,
     },
-    /// Load Atomese files and print their atoms to stdout.
+    /// Copy every atom and value of one store into another.
+    Copy {
+        /// Store to read (lmdb:///dir, file:///f.scm, ...).
+        src: String,
+        /// Store to write.
+        dst: String,
+        /// No progress bars.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// The seed's persistence table: store, load and update EvaluationLink structures.
+    PersistBench(persist::PersistBenchArgs),
+    /// Print the atoms of Atomese files, or of a store (--from), to stdout.
     Dump {
         /// `.scm` files to load, in order.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "from")]
         files: Vec<PathBuf>,
+        /// Read the atoms from this store instead.
+        #[arg(long, value_name = "URL")]
+        from: Option<String>,
         /// Print only atoms of this type (and its subtypes), each in full.
         #[arg(short, long, value_name = "TYPE")]
         r#type: Option<String>,
@@ -95,8 +115,10 @@ fn main() -> ExitCode {
                 println!("{}", p.display());
             }
         }),
-        Command::Load { files, quiet } => cmd_load(&files, quiet),
-        Command::Dump { files, r#type, form } => cmd_dump(&files, r#type.as_deref(), form),
+        Command::Load { files, to, quiet } => cmd_load(&files, to.as_deref(), quiet),
+        Command::Dump { files, from, r#type, form } => cmd_dump(&files, from.as_deref(), r#type.as_deref(), form),
+        Command::Copy { src, dst, quiet } => persist::copy(&src, &dst, quiet),
+        Command::PersistBench(args) => persist::bench(args),
         Command::Generate { atoms, seed, output } => generate::run(atoms, seed, output.as_deref()),
         Command::Query(args) => query::run(args),
         Command::QueryBench(args) => query::bench(args),
@@ -132,7 +154,7 @@ fn load_files<S: AtomSink>(table: &mut S, files: &[PathBuf], quiet: bool) -> Res
     Ok(expressions)
 }
 
-fn cmd_load(files: &[PathBuf], quiet: bool) -> Result<(), String> {
+fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool) -> Result<(), String> {
     let rss_before = sys::rss_bytes();
     let start = Instant::now();
     let mut table = AtomTable::new();
@@ -152,10 +174,17 @@ fn cmd_load(files: &[PathBuf], quiet: bool) -> Result<(), String> {
             table.heap_bytes() as f64 / atoms as f64
         );
     }
+    if let Some(url) = to {
+        let space = atomweave::AtomSpace::from(table);
+        let start = Instant::now();
+        let stored = persist::store_all(&space, url, quiet)?;
+        let secs = start.elapsed().as_secs_f64();
+        println!("stored       {stored} atoms to {url} in {secs:.3} s ({:.0} atoms/s)", stored as f64 / secs.max(1e-9));
+    }
     Ok(())
 }
 
-fn cmd_dump(files: &[PathBuf], type_name: Option<&str>, form: FormArg) -> Result<(), String> {
+fn cmd_dump(files: &[PathBuf], from: Option<&str>, type_name: Option<&str>, form: FormArg) -> Result<(), String> {
     let select = match type_name {
         None => Select::Roots,
         Some(n) => Select::Type(Type::from_name(n).ok_or_else(|| format!("unknown type {n:?}"))?),
@@ -166,6 +195,11 @@ fn cmd_dump(files: &[PathBuf], type_name: Option<&str>, form: FormArg) -> Result
     };
     let mut table = AtomTable::new();
     load_files(&mut table, files, true)?;
+    if let Some(url) = from {
+        let space = atomweave::AtomSpace::from(table);
+        persist::load_all(&space, url, true)?;
+        table = space.try_into_table().map_err(|_| "the space is still shared".to_string())?;
+    }
     let out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
     match sexpr::dump(&table, select, form, out, |_| {}) {
         Ok(_) => Ok(()),

@@ -125,6 +125,34 @@ fn query_prints_each_result_and_fails_on_a_bad_query() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no query"));
 }
 
+#[test]
+fn load_to_dump_from_copy_and_persist_bench() {
+    let dir = tempdir();
+    let _ = std::fs::remove_dir_all(dir.join("db"));
+    let _ = std::fs::remove_dir_all(dir.join("db2"));
+    let data = dir.join("store.scm");
+    std::fs::write(&data, "(Inheritance (stv 0.9 0.8) (Concept \"cat\") (Concept \"animal\"))\n(Concept \"dog\" (alist (cons (Predicate \"k\") (FloatValue 1 2))))\n").unwrap();
+    let db = format!("lmdb://{}", dir.join("db").display());
+    let out = atomweave(&["load", "-q", data.to_str().unwrap(), "--to", &db]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("stored       5 atoms"));
+    let db2 = format!("lmdb://{}", dir.join("db2").display());
+    let out = atomweave(&["copy", "-q", &db, &db2]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = atomweave(&["dump", "--from", &db2]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("(SimpleTruthValue 0.9 0.8)") && text.contains("(FloatValue 1 2)") && text.contains("\"dog\""), "{text}");
+    let out = atomweave(&["dump", "--from", "postgres://localhost/x"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("not built yet"));
+    let out = atomweave(&["persist-bench", "-n", "2000", "--words", "100", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8(out.stdout).unwrap();
+    for phase in ["store", "load", "update", "bytes per atom"] {
+        assert!(report.contains(phase), "{report}");
+    }
+}
+
 fn tempdir() -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("atomweave-cli-{}-{:?}", std::process::id(), std::thread::current().id()));
     std::fs::create_dir_all(&d).unwrap();

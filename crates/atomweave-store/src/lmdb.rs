@@ -20,7 +20,11 @@
 //!
 //! Writes go to a pending batch applied in one write transaction when it
 //! fills, before any read, and at [`barrier`](crate::StorageNode::barrier):
-//! a crash loses the batch in flight, never a part of an atom.
+//! a crash loses the batch in flight, never a part of an atom. A whole
+//! space stored into an empty store takes a faster path: records are
+//! appended, content lookups skipped, and the indexes and values written
+//! at the end in key order; until they are, a marker says the store is
+//! incomplete, and opening it empties it again.
 
 use std::hash::{BuildHasher, Hasher};
 
@@ -52,6 +56,21 @@ fn backend(e: heed::Error) -> StoreError {
         e => StoreError::Backend(format!("lmdb: {e}")),
     }
 }
+
+/// Index entries and values held back while a whole space goes into an
+/// empty store, written at the end in key order: appended, not inserted at
+/// random. A marker in `meta` says the store is incomplete until they are;
+/// opening such a store empties it (it was empty before).
+#[derive(Default)]
+struct Deferred {
+    nodes: Vec<(Vec<u8>, u64)>,
+    links: Vec<(Vec<u8>, u64)>,
+    incoming: Vec<[u8; 18]>,
+    values: Vec<([u8; 16], Vec<u8>)>,
+}
+
+/// Index entries per write transaction when writing them in order.
+const INDEX_BATCH: usize = 1 << 16;
 
 /// A pending write.
 enum Op {
@@ -89,6 +108,12 @@ pub struct LmdbStore {
     ids: HashMap<Handle, u64>,
     cache_space: Option<AtomSpace>,
     hasher: foldhash::quality::FixedState,
+    /// Set while a whole space goes into an empty store: no content is
+    /// looked up (it cannot be there yet) and the indexes are deferred.
+    fresh: bool,
+    deferred: Option<Deferred>,
+    /// Ids from here on were made by the current write: they have no old values.
+    made_from: u64,
 }
 
 impl LmdbStore {
@@ -141,7 +166,7 @@ impl LmdbStore {
             }
         }
         w.commit().map_err(|e| open_err(format!("cannot write: {e}")))?;
-        Ok(LmdbStore {
+        let mut store = LmdbStore {
             url: url.to_string(),
             env,
             db,
@@ -153,7 +178,15 @@ impl LmdbStore {
             ids: HashMap::default(),
             cache_space: None,
             hasher: foldhash::quality::FixedState::with_seed(0xa70e_57_0e),
-        })
+            fresh: false,
+            deferred: None,
+            made_from: u64::MAX,
+        };
+        // A first whole-space store that did not finish left an incomplete store.
+        if store.indexing_unfinished()? {
+            store.discard_unfinished()?;
+        }
+        Ok(store)
     }
 
     /// Bytes the store's files take on disk.
@@ -240,6 +273,16 @@ impl LmdbStore {
         }))
     }
 
+    /// `find`, but nothing when the store was empty when this whole-space
+    /// store began: everything in it then came from the id cache's space,
+    /// which holds each content once.
+    fn find_unless_fresh(&self, r: &RoTxn<'_>, key: &[u8], hashed: bool, matches: impl Fn(&Record) -> bool, db: Database<Bytes, Bytes>) -> Result<Option<u64>> {
+        if self.fresh {
+            return Ok(None);
+        }
+        self.find(r, key, hashed, matches, db)
+    }
+
     /// The id of content already stored, if any.
     fn find(&self, r: &RoTxn<'_>, key: &[u8], hashed: bool, matches: impl Fn(&Record) -> bool, db: Database<Bytes, Bytes>) -> Result<Option<u64>> {
         let Some(v) = db.get(r, key).map_err(backend)? else { return Ok(None) };
@@ -291,30 +334,30 @@ impl LmdbStore {
     fn put_node(&mut self, w: &mut RwTxn<'_>, t: Type, name: &str) -> Result<u64> {
         let code = self.code(w, t)?;
         let (key, hashed) = self.node_key(code, name);
-        if let Some(id) = self.find(w, &key, hashed, |r| matches!(r, Record::Node(rt, n) if *rt == t && n == name), self.db.nodes)? {
+        if let Some(id) = self.find_unless_fresh(w, &key, hashed, |r| matches!(r, Record::Node(rt, n) if *rt == t && n == name), self.db.nodes)? {
             return Ok(id);
         }
         let id = self.new_id();
         let mut rec = code.to_le_bytes().to_vec();
         rec.push(0);
         rec.extend_from_slice(name.as_bytes());
-        self.db.atoms.put(w, &be(id), &rec).map_err(backend)?;
-        self.add_key(w, self.db.nodes, &key, hashed, id)?;
+        self.put_record(w, id, &rec)?;
+        self.add_key(w, true, &key, hashed, id)?;
         Ok(id)
     }
 
     fn put_link(&mut self, w: &mut RwTxn<'_>, t: Type, members: &[u64]) -> Result<u64> {
         let code = self.code(w, t)?;
         let (key, hashed) = self.link_key(code, members);
-        if let Some(id) = self.find(w, &key, hashed, |r| matches!(r, Record::Link(rt, m) if *rt == t && m == members), self.db.links)? {
+        if let Some(id) = self.find_unless_fresh(w, &key, hashed, |r| matches!(r, Record::Link(rt, m) if *rt == t && m == members), self.db.links)? {
             return Ok(id);
         }
         let id = self.new_id();
         let mut rec = code.to_le_bytes().to_vec();
         rec.push(1);
         members.iter().for_each(|m| rec.extend_from_slice(&m.to_le_bytes()));
-        self.db.atoms.put(w, &be(id), &rec).map_err(backend)?;
-        self.add_key(w, self.db.links, &key, hashed, id)?;
+        self.put_record(w, id, &rec)?;
+        self.add_key(w, false, &key, hashed, id)?;
         let mut edge = [0u8; 18];
         for (i, &m) in members.iter().enumerate() {
             if members[..i].contains(&m) {
@@ -323,12 +366,37 @@ impl LmdbStore {
             edge[..8].copy_from_slice(&be(m));
             edge[8..10].copy_from_slice(&code.to_be_bytes());
             edge[10..].copy_from_slice(&be(id));
-            self.db.incoming.put(w, &edge, &[]).map_err(backend)?;
+            match self.deferred.as_mut() {
+                Some(d) => d.incoming.push(edge),
+                None => self.db.incoming.put(w, &edge, &[]).map_err(backend)?,
+            }
         }
         Ok(id)
     }
 
-    fn add_key(&self, w: &mut RwTxn<'_>, db: Database<Bytes, Bytes>, key: &[u8], hashed: bool, id: u64) -> Result<()> {
+    /// Ids only grow, so a new record always goes at the end of the table:
+    /// appended, it fills pages instead of splitting them.
+    fn put_record(&self, w: &mut RwTxn<'_>, id: u64, rec: &[u8]) -> Result<()> {
+        self.db.atoms.put_with_flags(w, heed::PutFlags::APPEND, &be(id), rec).map_err(backend)
+    }
+
+    /// Writes a value's bytes, or holds them back with the deferred indexes.
+    fn put_value_bytes(&mut self, w: &mut RwTxn<'_>, key: [u8; 16], bytes: Vec<u8>) -> Result<()> {
+        match self.deferred.as_mut() {
+            Some(d) => d.values.push((key, bytes)),
+            None => self.db.values.put(w, &key, &bytes).map_err(backend)?,
+        }
+        Ok(())
+    }
+
+    /// Indexes `id` under its content `key` (in `nodes`, else `links`).
+    fn add_key(&mut self, w: &mut RwTxn<'_>, nodes: bool, key: &[u8], hashed: bool, id: u64) -> Result<()> {
+        let db = if nodes { self.db.nodes } else { self.db.links };
+        if let Some(d) = self.deferred.as_mut() {
+            let list = if nodes { &mut d.nodes } else { &mut d.links };
+            list.push((key.to_vec(), id));
+            return Ok(());
+        }
         let mut v = if hashed { db.get(w, key).map_err(backend)?.map(<[u8]>::to_vec).unwrap_or_default() } else { Vec::new() };
         v.extend_from_slice(&id.to_le_bytes());
         db.put(w, key, &v).map_err(backend)
@@ -361,7 +429,7 @@ impl LmdbStore {
                 let mut bytes = Vec::new();
                 let ids = &self.ids;
                 codec::encode(v, &mut bytes, &mut |a| Ok(ids[&a]))?;
-                self.db.values.put(w, &k, &bytes).map_err(backend)?;
+                self.put_value_bytes(w, k, bytes)?;
             }
         }
         Ok(())
@@ -370,18 +438,19 @@ impl LmdbStore {
     /// Stores `h` and all its values, replacing values stored before.
     fn put_atom(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, h: Handle) -> Result<()> {
         let id = self.id_for(w, space, h)?;
-        let mut old = self.db.values.prefix_iter_mut(w, &be(id)).map_err(backend)?;
-        while let Some(entry) = old.next() {
-            entry.map_err(backend)?;
-            // SAFETY: nothing borrowed from the iterator is kept across the deletion.
-            unsafe { old.del_current() }.map_err(backend)?;
+        if id < self.made_from {
+            let mut old = self.db.values.prefix_iter_mut(w, &be(id)).map_err(backend)?;
+            while let Some(entry) = old.next() {
+                entry.map_err(backend)?;
+                // SAFETY: nothing borrowed from the iterator is kept across the deletion.
+                unsafe { old.del_current() }.map_err(backend)?;
+            }
         }
-        drop(old);
         let tv = space.get_tv(h).unwrap_or_default();
         if !tv.is_default() {
             let mut bytes = Vec::new();
             codec::encode(&Value::Truth(tv), &mut bytes, &mut |_| unreachable!("a truth value holds no atom"))?;
-            self.db.values.put(w, &Self::value_key(id, 0), &bytes).map_err(backend)?;
+            self.put_value_bytes(w, Self::value_key(id, 0), bytes)?;
         }
         for (k, v) in space.key_values(h) {
             self.put_value(w, space, id, k, Some(&v))?;
@@ -399,6 +468,7 @@ impl LmdbStore {
         let ops = std::mem::take(&mut self.pending);
         let env = self.env.clone();
         let mut w = env.write_txn().map_err(backend)?;
+        self.made_from = self.next_id;
         let result = (|| -> Result<()> {
             for op in &ops {
                 match op {
@@ -685,6 +755,7 @@ impl StorageNode for LmdbStore {
         let r = env.read_txn().map_err(backend)?;
         // Ids are dense and members come first: one pass, a vector for the map.
         let mut handle_of: Vec<u32> = vec![u32::MAX; self.next_id as usize];
+        self.ids.reserve(self.next_id as usize);
         let mut n = 0u64;
         let mut out: Vec<Handle> = Vec::new();
         for entry in self.db.atoms.iter(&r).map_err(backend)? {
@@ -737,9 +808,112 @@ impl StorageNode for LmdbStore {
         self.use_space(space);
         let all: Vec<Handle> = space.handles_by_type(types::ATOM, true).collect();
         let mut n = 0u64;
+        self.fresh = self.next_id == 1;
+        if self.fresh {
+            self.deferred = Some(Deferred::default());
+            self.set_indexing(true)?;
+        }
+        let result = self.store_chunks(space, &all, &mut n, progress);
+        self.fresh = false;
+        let deferred = self.deferred.take();
+        result?;
+        if let Some(d) = deferred {
+            self.write_indexes(d)?;
+        }
+        Ok(n)
+    }
+
+    fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
+        self.delete_stored(space, h, recursive)
+    }
+
+    fn barrier(&mut self) -> Result<()> {
+        self.flush()?;
+        self.env.force_sync().map_err(backend)
+    }
+
+    fn close(mut self: Box<Self>) -> Result<()> {
+        self.barrier()
+    }
+}
+
+impl LmdbStore {
+    fn set_indexing(&mut self, on: bool) -> Result<()> {
+        let env = self.env.clone();
+        let mut w = env.write_txn().map_err(backend)?;
+        if on {
+            self.db.meta.put(&mut w, b"indexing", b"1").map_err(backend)?;
+        } else {
+            self.db.meta.delete(&mut w, b"indexing").map_err(backend)?;
+        }
+        w.commit().map_err(backend)
+    }
+
+    fn indexing_unfinished(&self) -> Result<bool> {
+        let r = self.env.read_txn().map_err(backend)?;
+        Ok(self.db.meta.get(&r, b"indexing").map_err(backend)?.is_some())
+    }
+
+    /// Writes deferred index entries in key order, appending (the indexes
+    /// are empty when entries are deferred), then clears the marker.
+    fn write_indexes(&mut self, mut d: Deferred) -> Result<()> {
+        d.incoming.sort_unstable();
+        let incoming: Vec<(Vec<u8>, Vec<u8>)> = d.incoming.iter().map(|e| (e.to_vec(), Vec::new())).collect();
+        for (db, mut list) in [(self.db.nodes, std::mem::take(&mut d.nodes)), (self.db.links, std::mem::take(&mut d.links))] {
+            list.sort_unstable();
+            // Equal keys are hashed keys of different content: one entry listing every id.
+            let mut merged: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(list.len());
+            for (k, id) in list {
+                match merged.last_mut() {
+                    Some((last, ids)) if *last == k => ids.extend_from_slice(&id.to_le_bytes()),
+                    _ => merged.push((k, id.to_le_bytes().to_vec())),
+                }
+            }
+            self.append_all(db, &merged)?;
+        }
+        self.append_all(self.db.incoming, &incoming)?;
+        drop(incoming);
+        d.values.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let values: Vec<(Vec<u8>, Vec<u8>)> = d.values.into_iter().map(|(k, v)| (k.to_vec(), v)).collect();
+        self.append_all(self.db.values, &values)?;
+        self.set_indexing(false)
+    }
+
+    fn append_all(&self, db: Database<Bytes, Bytes>, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<()> {
+        for chunk in entries.chunks(INDEX_BATCH) {
+            let mut w = self.env.write_txn().map_err(backend)?;
+            // One cursor that stays at the end: no descent from the root per entry.
+            let mut cursor = db.iter_mut(&mut w).map_err(backend)?;
+            for (k, v) in chunk {
+                // SAFETY: nothing read through the cursor is held across the append.
+                unsafe { cursor.put_current_with_options::<Bytes>(heed::PutFlags::APPEND, k, v) }.map_err(backend)?;
+            }
+            drop(cursor);
+            w.commit().map_err(backend)?;
+        }
+        Ok(())
+    }
+
+    /// Empties a store whose first whole-space store did not finish: the
+    /// store was empty when it began, its indexes and values were still
+    /// held back, so nothing of it was ever complete.
+    fn discard_unfinished(&mut self) -> Result<()> {
+        let mut w = self.env.write_txn().map_err(backend)?;
+        for db in [self.db.atoms, self.db.nodes, self.db.links, self.db.incoming, self.db.values] {
+            db.clear(&mut w).map_err(backend)?;
+        }
+        self.db.meta.delete(&mut w, b"next_id").map_err(backend)?;
+        self.db.meta.delete(&mut w, b"indexing").map_err(backend)?;
+        w.commit().map_err(backend)?;
+        self.next_id = 1;
+        Ok(())
+    }
+
+    fn store_chunks(&mut self, space: &AtomSpace, all: &[Handle], n: &mut u64, progress: &mut dyn FnMut(u64)) -> Result<()> {
         for chunk in all.chunks(BATCH) {
             let env = self.env.clone();
             let mut w = env.write_txn().map_err(backend)?;
+            self.made_from = self.next_id;
             let result = (|| -> Result<()> {
                 for &h in chunk {
                     self.put_atom(&mut w, space, h)?;
@@ -751,13 +925,13 @@ impl StorageNode for LmdbStore {
                 self.reload_next_id()?;
                 return Err(e);
             }
-            n += chunk.len() as u64;
-            progress(n);
+            *n += chunk.len() as u64;
+            progress(*n);
         }
-        Ok(n)
+        Ok(())
     }
 
-    fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
+    fn delete_stored(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
         self.flush()?;
         self.use_space(space);
         let env = self.env.clone();
@@ -802,14 +976,6 @@ impl StorageNode for LmdbStore {
         }
     }
 
-    fn barrier(&mut self) -> Result<()> {
-        self.flush()?;
-        self.env.force_sync().map_err(backend)
-    }
-
-    fn close(mut self: Box<Self>) -> Result<()> {
-        self.barrier()
-    }
 }
 
 impl LmdbStore {

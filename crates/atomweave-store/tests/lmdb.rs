@@ -277,3 +277,45 @@ fn a_killed_writer_loses_nothing_before_its_last_barrier() {
     let text = sexpr::atom_to_string(&space, p, Form::Wire);
     assert!(text.contains("\"P\""));
 }
+
+/// The child half of the bulk crash test: one whole-space store into an
+/// empty store, announced before it starts.
+#[test]
+fn bulk_crash_child() {
+    let Ok(path) = std::env::var("ATOMWEAVE_BULK_CRASH_DIR") else { return };
+    let space = random_space(300_000);
+    let mut store = open(&path).unwrap();
+    println!("storing {}", space.size());
+    store.store_atomspace(&space, &mut |_| {}).unwrap();
+    store.close().unwrap();
+    println!("stored");
+}
+
+#[test]
+fn a_killed_whole_space_store_leaves_all_or_nothing() {
+    let want = random_space(300_000).size() as u64;
+    for delay_ms in [50, 400] {
+        let d = dir();
+        let path = d.path().join("db");
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "bulk_crash_child", "--nocapture", "--test-threads", "1"])
+            .env("ATOMWEAVE_BULK_CRASH_DIR", &path)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        while let Some(Ok(line)) = lines.next() {
+            if line.starts_with("storing") {
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let mut store = LmdbStore::open("crash", path.to_str().unwrap()).unwrap();
+        let atoms = store.check().unwrap();
+        assert!(atoms == 0 || atoms == want, "{atoms} of {want} atoms after a kill at {delay_ms} ms");
+        let space = AtomSpace::new();
+        assert_eq!(store.load_atomspace(&space, &mut |_| {}).unwrap(), atoms);
+    }
+}

@@ -1,0 +1,187 @@
+//! Storage commands: `load --to`, `dump --from`, `copy`, `persist-bench`.
+
+use std::time::Instant;
+
+use atomweave::{types, AtomSpace, Handle, TruthValue};
+use atomweave_store::StorageNode;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::sys;
+
+fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} atoms {per_sec} eta {eta}").expect("valid template").progress_chars("=> "));
+    bar.set_message(what.to_string());
+    bar
+}
+
+pub fn open(url: &str) -> Result<Box<dyn StorageNode>, String> {
+    atomweave_store::open(url).map_err(|e| e.to_string())
+}
+
+/// Stores the whole space at `url`, with a progress bar; returns atoms stored.
+pub fn store_all(space: &AtomSpace, url: &str, quiet: bool) -> Result<u64, String> {
+    let mut store = open(url)?;
+    let b = bar(space.size() as u64, &format!("storing to {url}"), quiet);
+    let n = store.store_atomspace(space, &mut |n| b.set_position(n)).map_err(|e| e.to_string())?;
+    store.close().map_err(|e| e.to_string())?;
+    b.finish_and_clear();
+    Ok(n)
+}
+
+/// Loads the whole store at `url` into `space`, with a progress bar.
+pub fn load_all(space: &AtomSpace, url: &str, quiet: bool) -> Result<u64, String> {
+    let mut store = open(url)?;
+    let b = bar(0, &format!("loading from {url}"), quiet);
+    let n = store.load_atomspace(space, &mut |n| b.set_position(n)).map_err(|e| e.to_string())?;
+    store.close().map_err(|e| e.to_string())?;
+    b.finish_and_clear();
+    Ok(n)
+}
+
+pub fn copy(src: &str, dst: &str, quiet: bool) -> Result<(), String> {
+    let space = AtomSpace::new();
+    let start = Instant::now();
+    let loaded = load_all(&space, src, quiet)?;
+    let stored = store_all(&space, dst, quiet)?;
+    println!("copied {loaded} atoms from {src} to {dst} ({stored} stored) in {:.2} s", start.elapsed().as_secs_f64());
+    Ok(())
+}
+
+#[derive(Args)]
+pub struct PersistBenchArgs {
+    /// EvaluationLink structures (four atoms each, words shared).
+    #[arg(short = 'n', default_value_t = 1_000_000)]
+    n: usize,
+    /// Store to benchmark.
+    #[arg(long, value_enum, default_value_t = Backend::Lmdb)]
+    backend: Backend,
+    /// Words to draw from.
+    #[arg(long, default_value_t = 100_000)]
+    words: usize,
+    /// Directory for the LMDB store (default: a fresh temporary one, removed after).
+    #[arg(long)]
+    dir: Option<std::path::PathBuf>,
+    /// Random seed.
+    #[arg(short = 'R', default_value_t = 1)]
+    seed: u64,
+    /// No progress bars.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    Lmdb,
+    Postgres,
+}
+
+struct Phase {
+    name: &'static str,
+    atoms: u64,
+    secs: f64,
+    cpu: f64,
+}
+
+/// The seed's table: store N `(EvaluationLink (PredicateNode ..) (ListLink
+/// (WordNode ..) (WordNode ..)))` with truth values on the links and words,
+/// load them into an empty space, update all their values.
+pub fn bench(args: PersistBenchArgs) -> Result<(), String> {
+    if args.backend == Backend::Postgres {
+        return Err("the PostgreSQL backend is not built yet (issue 6 continues); use --backend lmdb".into());
+    }
+    let tmp;
+    let dir = match &args.dir {
+        Some(d) => d.clone(),
+        None => {
+            tmp = std::env::temp_dir().join(format!("atomweave-persist-bench-{}", std::process::id()));
+            tmp.clone()
+        }
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    let url = format!("lmdb://{}", dir.display());
+    let result = run(&args, &url, &dir);
+    if args.dir.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    result
+}
+
+fn cpu() -> f64 {
+    sys::cpu_seconds("self").unwrap_or(f64::NAN)
+}
+
+fn timed(name: &'static str, atoms: u64, f: impl FnOnce() -> Result<(), String>) -> Result<Phase, String> {
+    let (t0, c0) = (Instant::now(), cpu());
+    f()?;
+    Ok(Phase { name, atoms, secs: t0.elapsed().as_secs_f64(), cpu: cpu() - c0 })
+}
+
+fn run(args: &PersistBenchArgs, url: &str, dir: &std::path::Path) -> Result<(), String> {
+    let err = |e: atomweave::Error| e.to_string();
+    let space = AtomSpace::new();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed);
+    let words: Vec<Handle> = (0..args.words.max(2)).map(|i| space.add_node(types::WORD_NODE, &format!("word-{i}"))).collect::<Result<_, _>>().map_err(err)?;
+    let preds: Vec<Handle> = (0..16).map(|i| space.add_node(types::PREDICATE_NODE, &format!("relation-{i}"))).collect::<Result<_, _>>().map_err(err)?;
+    for &w in &words {
+        space.set_tv(w, TruthValue::count(1.0, 0.5, rng.gen_range(1.0..100.0))).map_err(err)?;
+    }
+    let mut evals = Vec::with_capacity(args.n);
+    let b = bar(args.n as u64, "building", args.quiet);
+    while evals.len() < args.n {
+        let (a, c) = (words[rng.gen_range(0..words.len())], words[rng.gen_range(0..words.len())]);
+        let pair = space.add_link(types::LIST_LINK, &[a, c]).map_err(err)?;
+        let e = space.add_link(types::EVALUATION_LINK, &[preds[rng.gen_range(0..preds.len())], pair]).map_err(err)?;
+        space.set_tv(e, TruthValue::simple(rng.gen(), rng.gen())).map_err(err)?;
+        evals.push(e);
+        if evals.len() % 65536 == 0 {
+            b.set_position(evals.len() as u64);
+        }
+    }
+    b.finish_and_clear();
+    let atoms = space.size() as u64;
+    println!("persist-bench: {} EvaluationLink structures, {atoms} atoms ({} words), into {url}", args.n, words.len());
+
+    let stored = timed("store", atoms, || store_all(&space, url, args.quiet).map(drop))?;
+    let disk = atomweave_store::lmdb::LmdbStore::open(url, dir.to_str().unwrap_or_default()).and_then(|s| s.disk_bytes()).map_err(|e| e.to_string())?;
+    drop(space);
+
+    let loaded = AtomSpace::new();
+    let load = timed("load", atoms, || load_all(&loaded, url, args.quiet).map(drop))?;
+    if loaded.size() as u64 != atoms {
+        return Err(format!("loaded {} atoms of the {atoms} stored", loaded.size()));
+    }
+
+    // New truth values on every EvaluationLink and word, stored as values.
+    let tv_key = loaded.add_node(types::PREDICATE_NODE, atomweave::sexpr::TV_KEY).map_err(err)?;
+    let targets: Vec<Handle> = loaded.handles_by_type(types::EVALUATION_LINK, false).chain(loaded.handles_by_type(types::WORD_NODE, false)).collect();
+    let mut store = open(url)?;
+    let updates = timed("update", targets.len() as u64, || {
+        let b = bar(targets.len() as u64, "updating values", args.quiet);
+        for (i, &h) in targets.iter().enumerate() {
+            loaded.set_tv(h, TruthValue::simple(0.5, i as f64 / targets.len() as f64)).map_err(err)?;
+            store.store_value(&loaded, h, tv_key).map_err(|e| e.to_string())?;
+            if i % 65536 == 0 {
+                b.set_position(i as u64);
+            }
+        }
+        store.barrier().map_err(|e| e.to_string())?;
+        b.finish_and_clear();
+        Ok(())
+    })?;
+    store.close().map_err(|e| e.to_string())?;
+
+    println!();
+    println!("   phase        atoms    seconds        atoms/s   CPU s (atomweave)   CPU s (server)");
+    for p in [stored, load, updates] {
+        println!("   {:<8} {:>9} {:>10.2} {:>14.0} {:>19.2} {:>16}", p.name, p.atoms, p.secs, p.atoms as f64 / p.secs.max(1e-9), p.cpu, "- (embedded)");
+    }
+    println!("\n   disk: {:.1} MiB, {:.1} bytes per atom", disk as f64 / 1048576.0, disk as f64 / atoms as f64);
+    Ok(())
+}
