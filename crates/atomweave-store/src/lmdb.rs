@@ -2,9 +2,11 @@
 //! the writer.
 //!
 //! Layout (all keys big-endian where order matters, so prefix scans work):
-//! - `atoms`: id (u64) -> type code (u16), kind (0 node, 1 link), then the
-//!   name's bytes or the members' ids (u64 each). Ids count up from 1 and a
-//!   link is always stored after its members, so id order loads in one pass.
+//! - `atoms`: id (u64) -> type code (u16), flags (link; simple or count
+//!   truth value), the truth value if any (two or three f64: most atoms that
+//!   have values have just this one, and it costs no entry of its own), then
+//!   the name's bytes or the members' ids (u64 each). Ids count up from 1 and
+//!   a link is always stored after its members, so id order loads in one pass.
 //! - `nodes`: type code + name -> id; names too long for an LMDB key are
 //!   keyed by type code, 0xFF (never a UTF-8 byte) and a 128-bit hash, the
 //!   value listing every id with that hash.
@@ -13,8 +15,8 @@
 //!   members sorted by id.
 //! - `incoming`: member id, link type code, link id -> (empty): a member's
 //!   incoming set, or its incoming set of one type, is a prefix scan.
-//! - `values`: atom id, key id -> the value ([`codec`](crate::codec)); key
-//!   id 0 is the truth value.
+//! - `values`: atom id, key id -> the value ([`codec`](crate::codec)), for
+//!   values other than the truth value.
 //! - `meta`: the schema version, the next id, and the store's type table
 //!   (code -> type name): a store survives changes to the type table.
 //!
@@ -37,7 +39,7 @@ use crate::{codec, Result, StorageNode, StoreError};
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The layout version this code reads and writes.
-pub const SCHEMA: u32 = 1;
+pub const SCHEMA: u32 = 2;
 /// Address space reserved for the map; the file grows only as data does.
 const MAP_SIZE: usize = 1 << 40;
 /// Longest key LMDB takes (its default build).
@@ -90,8 +92,59 @@ struct Dbs {
 
 /// A decoded atom record.
 enum Record {
-    Node(Type, String),
-    Link(Type, Vec<u64>),
+    Node(Type, String, TruthValue),
+    Link(Type, Vec<u64>, TruthValue),
+}
+
+const LINK_FLAG: u8 = 1;
+const STV_FLAG: u8 = 2;
+const CTV_FLAG: u8 = 4;
+
+/// A record: type code, flags, truth value, then the name or member ids.
+fn encode_record(code: u16, link: bool, tv: TruthValue, payload: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut rec = code.to_le_bytes().to_vec();
+    rec.push(0);
+    rec[2] = u8::from(link) * LINK_FLAG;
+    match tv {
+        _ if tv.is_default() => {}
+        TruthValue::Simple { strength, confidence } => {
+            rec[2] |= STV_FLAG;
+            rec.extend_from_slice(&strength.to_le_bytes());
+            rec.extend_from_slice(&confidence.to_le_bytes());
+        }
+        TruthValue::Count { mean, confidence, count } => {
+            rec[2] |= CTV_FLAG;
+            for x in [mean, confidence, count] {
+                rec.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+    }
+    payload(&mut rec);
+    rec
+}
+
+/// The parts of a record: type code, is it a link, truth value, payload.
+fn split_record(id: u64, bytes: &[u8]) -> Result<(u16, bool, TruthValue, &[u8])> {
+    let short = || StoreError::Corrupt(format!("atom {id} has a short record"));
+    if bytes.len() < 3 {
+        return Err(short());
+    }
+    let (code, flags) = (u16::from_le_bytes([bytes[0], bytes[1]]), bytes[2]);
+    let f = |i: usize| f64::from_le_bytes(bytes[3 + 8 * i..11 + 8 * i].try_into().expect("8 bytes"));
+    let (tv, rest) = if flags & STV_FLAG != 0 {
+        if bytes.len() < 19 {
+            return Err(short());
+        }
+        (TruthValue::simple(f(0), f(1)), &bytes[19..])
+    } else if flags & CTV_FLAG != 0 {
+        if bytes.len() < 27 {
+            return Err(short());
+        }
+        (TruthValue::count(f(0), f(1), f(2)), &bytes[27..])
+    } else {
+        (TruthValue::DEFAULT, &bytes[3..])
+    };
+    Ok((code, flags & LINK_FLAG != 0, tv, rest))
 }
 
 pub struct LmdbStore {
@@ -262,15 +315,30 @@ impl LmdbStore {
 
     fn record(&self, r: &RoTxn<'_>, id: u64) -> Result<Option<Record>> {
         let Some(bytes) = self.db.atoms.get(r, &be(id)).map_err(backend)? else { return Ok(None) };
-        if bytes.len() < 3 {
-            return Err(StoreError::Corrupt(format!("atom {id} has a short record")));
-        }
-        let t = self.type_of_code(u16::from_le_bytes([bytes[0], bytes[1]]))?;
-        let body = &bytes[3..];
-        Ok(Some(match bytes[2] {
-            0 => Record::Node(t, std::str::from_utf8(body).map_err(|_| StoreError::Corrupt(format!("atom {id}'s name")))?.to_string()),
-            _ => Record::Link(t, body.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect()),
+        let (code, link, tv, body) = split_record(id, bytes)?;
+        let t = self.type_of_code(code)?;
+        Ok(Some(if link {
+            Record::Link(t, body.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect(), tv)
+        } else {
+            Record::Node(t, std::str::from_utf8(body).map_err(|_| StoreError::Corrupt(format!("atom {id}'s name")))?.to_string(), tv)
         }))
+    }
+
+    /// Replaces the truth value in atom `id`'s record.
+    fn put_tv(&self, w: &mut RwTxn<'_>, id: u64, tv: TruthValue) -> Result<()> {
+        let bytes = self.db.atoms.get(w, &be(id)).map_err(backend)?.ok_or_else(|| StoreError::Corrupt(format!("atom {id} vanished")))?;
+        let (code, link, old, body) = split_record(id, bytes)?;
+        if old == tv {
+            return Ok(());
+        }
+        let body = body.to_vec();
+        let rec = encode_record(code, link, tv, |r| r.extend_from_slice(&body));
+        self.db.atoms.put(w, &be(id), &rec).map_err(backend)
+    }
+
+    fn stored_tv(&self, r: &RoTxn<'_>, id: u64) -> Result<TruthValue> {
+        let bytes = self.db.atoms.get(r, &be(id)).map_err(backend)?.ok_or_else(|| StoreError::Corrupt(format!("atom {id} vanished")))?;
+        Ok(split_record(id, bytes)?.2)
     }
 
     /// `find`, but nothing when the store was empty when this whole-space
@@ -306,8 +374,9 @@ impl LmdbStore {
                 continue;
             }
             let t = space.get_type(x).ok_or(atomweave::Error::InvalidHandle(x))?;
+            let tv = space.get_tv(x).unwrap_or_default();
             let id = if let Some(name) = space.name(x) {
-                self.put_node(w, t, name)?
+                self.put_node(w, t, name, tv)?
             } else if !expanded {
                 stack.push((x, true));
                 let out = space.outgoing(x).unwrap_or(&[]);
@@ -318,7 +387,7 @@ impl LmdbStore {
                 if t.is_unordered() {
                     members.sort_unstable();
                 }
-                self.put_link(w, t, &members)?
+                self.put_link(w, t, &members, tv)?
             };
             self.ids.insert(x, id);
         }
@@ -331,31 +400,27 @@ impl LmdbStore {
         id
     }
 
-    fn put_node(&mut self, w: &mut RwTxn<'_>, t: Type, name: &str) -> Result<u64> {
+    fn put_node(&mut self, w: &mut RwTxn<'_>, t: Type, name: &str, tv: TruthValue) -> Result<u64> {
         let code = self.code(w, t)?;
         let (key, hashed) = self.node_key(code, name);
-        if let Some(id) = self.find_unless_fresh(w, &key, hashed, |r| matches!(r, Record::Node(rt, n) if *rt == t && n == name), self.db.nodes)? {
+        if let Some(id) = self.find_unless_fresh(w, &key, hashed, |r| matches!(r, Record::Node(rt, n, _) if *rt == t && n == name), self.db.nodes)? {
             return Ok(id);
         }
         let id = self.new_id();
-        let mut rec = code.to_le_bytes().to_vec();
-        rec.push(0);
-        rec.extend_from_slice(name.as_bytes());
+        let rec = encode_record(code, false, tv, |r| r.extend_from_slice(name.as_bytes()));
         self.put_record(w, id, &rec)?;
         self.add_key(w, true, &key, hashed, id)?;
         Ok(id)
     }
 
-    fn put_link(&mut self, w: &mut RwTxn<'_>, t: Type, members: &[u64]) -> Result<u64> {
+    fn put_link(&mut self, w: &mut RwTxn<'_>, t: Type, members: &[u64], tv: TruthValue) -> Result<u64> {
         let code = self.code(w, t)?;
         let (key, hashed) = self.link_key(code, members);
-        if let Some(id) = self.find_unless_fresh(w, &key, hashed, |r| matches!(r, Record::Link(rt, m) if *rt == t && m == members), self.db.links)? {
+        if let Some(id) = self.find_unless_fresh(w, &key, hashed, |r| matches!(r, Record::Link(rt, m, _) if *rt == t && m == members), self.db.links)? {
             return Ok(id);
         }
         let id = self.new_id();
-        let mut rec = code.to_le_bytes().to_vec();
-        rec.push(1);
-        members.iter().for_each(|m| rec.extend_from_slice(&m.to_le_bytes()));
+        let rec = encode_record(code, true, tv, |r| members.iter().for_each(|m| r.extend_from_slice(&m.to_le_bytes())));
         self.put_record(w, id, &rec)?;
         self.add_key(w, false, &key, hashed, id)?;
         let mut edge = [0u8; 18];
@@ -415,11 +480,17 @@ impl LmdbStore {
 
     /// Writes one value of `h` (stored as `id`); `None` removes it.
     fn put_value(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, id: u64, key: Handle, v: Option<&Value>) -> Result<()> {
-        let key_id = if Self::is_tv_key(space, key) { 0 } else { self.id_for(w, space, key)? };
+        if Self::is_tv_key(space, key) {
+            let tv = match v {
+                Some(Value::Truth(tv)) => *tv,
+                _ => TruthValue::DEFAULT,
+            };
+            return self.put_tv(w, id, tv);
+        }
+        let key_id = self.id_for(w, space, key)?;
         let k = Self::value_key(id, key_id);
         match v {
             None => drop(self.db.values.delete(w, &k).map_err(backend)?),
-            Some(Value::Truth(tv)) if key_id == 0 && tv.is_default() => drop(self.db.values.delete(w, &k).map_err(backend)?),
             Some(v) => {
                 let mut atoms = Vec::new();
                 atoms_in(v, &mut atoms);
@@ -446,11 +517,9 @@ impl LmdbStore {
                 unsafe { old.del_current() }.map_err(backend)?;
             }
         }
-        let tv = space.get_tv(h).unwrap_or_default();
-        if !tv.is_default() {
-            let mut bytes = Vec::new();
-            codec::encode(&Value::Truth(tv), &mut bytes, &mut |_| unreachable!("a truth value holds no atom"))?;
-            self.put_value_bytes(w, Self::value_key(id, 0), bytes)?;
+        if id < self.made_from {
+            // Made before this write: its record holds the truth value it had then.
+            self.put_tv(w, id, space.get_tv(h).unwrap_or_default())?;
         }
         for (k, v) in space.key_values(h) {
             self.put_value(w, space, id, k, Some(&v))?;
@@ -509,10 +578,14 @@ impl LmdbStore {
     fn apply_update(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<()> {
         let id = self.id_for(w, space, h)?;
         let tv_key = Self::is_tv_key(space, key);
-        let key_id = if tv_key { 0 } else { self.id_for(w, space, key)? };
-        let stored = match self.db.values.get(w, &Self::value_key(id, key_id)).map_err(backend)? {
-            Some(bytes) => Some(codec::decode(bytes, &mut |_| Err(StoreError::Corrupt("an atom in a counted value".into())))?),
-            None => None,
+        let stored = if tv_key {
+            Some(Value::Truth(self.stored_tv(w, id)?))
+        } else {
+            let key_id = self.id_for(w, space, key)?;
+            match self.db.values.get(w, &Self::value_key(id, key_id)).map_err(backend)? {
+                Some(bytes) => Some(codec::decode(bytes, &mut |_| Err(StoreError::Corrupt("an atom in a counted value".into())))?),
+                None => None,
+            }
         };
         let new = add(stored, tv_key, delta);
         self.put_value(w, space, id, key, Some(&new))
@@ -539,7 +612,7 @@ impl LmdbStore {
         let Some(&code) = self.code_of_type.get(&t) else { return Ok(None) };
         let id = if let Some(name) = space.name(h) {
             let (key, hashed) = self.node_key(code, name);
-            self.find(r, &key, hashed, |rec| matches!(rec, Record::Node(rt, n) if *rt == t && n == name), self.db.nodes)?
+            self.find(r, &key, hashed, |rec| matches!(rec, Record::Node(rt, n, _) if *rt == t && n == name), self.db.nodes)?
         } else {
             let mut members = Vec::new();
             for &m in space.outgoing(h).unwrap_or(&[]) {
@@ -552,7 +625,7 @@ impl LmdbStore {
                 members.sort_unstable();
             }
             let (key, hashed) = self.link_key(code, &members);
-            self.find(r, &key, hashed, |rec| matches!(rec, Record::Link(rt, m) if *rt == t && *m == members), self.db.links)?
+            self.find(r, &key, hashed, |rec| matches!(rec, Record::Link(rt, m, _) if *rt == t && *m == members), self.db.links)?
         };
         if let Some(id) = id {
             self.ids.insert(h, id);
@@ -571,18 +644,21 @@ impl LmdbStore {
                 continue;
             }
             let rec = self.record(r, x)?.ok_or_else(|| StoreError::Corrupt(format!("atom {x} is referred to but not stored")))?;
-            let h = match rec {
-                Record::Node(t, name) => space.add_node(t, &name)?,
-                Record::Link(t, members) => {
+            let (h, tv) = match rec {
+                Record::Node(t, name, tv) => (space.add_node(t, &name)?, tv),
+                Record::Link(t, members, tv) => {
                     if !expanded {
                         stack.push((x, true));
                         stack.extend(members.iter().filter(|m| !known.contains_key(*m)).map(|&m| (m, false)));
                         continue;
                     }
                     let out: Vec<Handle> = members.iter().map(|m| known[m]).collect();
-                    space.add_link(t, &out)?
+                    (space.add_link(t, &out)?, tv)
                 }
             };
+            if !tv.is_default() {
+                space.set_tv(h, tv)?;
+            }
             known.insert(x, h);
             self.ids.insert(h, x);
         }
@@ -618,14 +694,8 @@ impl LmdbStore {
             let mut it = handles.into_iter();
             codec::decode(bytes, &mut |_| Ok(it.next().expect("as many atoms as the first pass")))?
         };
-        if key_id == 0 {
-            if let Value::Truth(tv) = v {
-                space.set_tv(h, tv)?;
-            }
-        } else {
-            let key = self.materialize(r, space, key_id, known)?;
-            space.set_value(h, key, v)?;
-        }
+        let key = self.materialize(r, space, key_id, known)?;
+        space.set_value(h, key, v)?;
         Ok(())
     }
 }
@@ -689,6 +759,7 @@ impl StorageNode for LmdbStore {
         let env = self.env.clone();
         let r = env.read_txn().map_err(backend)?;
         let Some(id) = self.lookup(&r, space, h)? else { return Ok(false) };
+        space.set_tv(h, self.stored_tv(&r, id)?)?;
         let mut known = HashMap::default();
         known.insert(id, h);
         self.load_values(&r, space, id, h, &mut known)?;
@@ -701,14 +772,11 @@ impl StorageNode for LmdbStore {
         let env = self.env.clone();
         let r = env.read_txn().map_err(backend)?;
         let Some(id) = self.lookup(&r, space, h)? else { return Ok(false) };
-        let key_id = if Self::is_tv_key(space, key) {
-            0
-        } else {
-            match self.lookup(&r, space, key)? {
-                Some(k) => k,
-                None => return Ok(false),
-            }
-        };
+        if Self::is_tv_key(space, key) {
+            space.set_tv(h, self.stored_tv(&r, id)?)?;
+            return Ok(true);
+        }
+        let Some(key_id) = self.lookup(&r, space, key)? else { return Ok(false) };
         let Some(bytes) = self.db.values.get(&r, &Self::value_key(id, key_id)).map_err(backend)?.map(<[u8]>::to_vec) else { return Ok(false) };
         let mut known = HashMap::default();
         self.set_loaded(&r, space, h, key_id, &bytes, &mut known)?;
@@ -735,7 +803,7 @@ impl StorageNode for LmdbStore {
             .iter(&r)
             .map_err(backend)?
             .filter_map(|e| match e {
-                Ok((k, v)) if v.len() >= 2 && u16::from_le_bytes([v[0], v[1]]) == code => Some(Ok(u64::from_be_bytes(k.try_into().ok()?))),
+                Ok((k, v)) if v.len() >= 3 && u16::from_le_bytes([v[0], v[1]]) == code => Some(Ok(u64::from_be_bytes(k.try_into().ok()?))),
                 Ok(_) => None,
                 Err(e) => Some(Err(backend(e))),
             })
@@ -761,16 +829,17 @@ impl StorageNode for LmdbStore {
         for entry in self.db.atoms.iter(&r).map_err(backend)? {
             let (k, v) = entry.map_err(backend)?;
             let id = u64::from_be_bytes(k.try_into().map_err(|_| StoreError::Corrupt("an atom key".into()))?);
-            if v.len() < 3 || id as usize >= handle_of.len() {
-                return Err(StoreError::Corrupt(format!("atom {id}'s record")));
+            if id as usize >= handle_of.len() {
+                return Err(StoreError::Corrupt(format!("atom {id} is past the store's next id")));
             }
-            let t = self.type_of_code(u16::from_le_bytes([v[0], v[1]]))?;
-            let h = if v[2] == 0 {
-                let name = std::str::from_utf8(&v[3..]).map_err(|_| StoreError::Corrupt(format!("atom {id}'s name")))?;
+            let (code, link, tv, body) = split_record(id, v)?;
+            let t = self.type_of_code(code)?;
+            let h = if !link {
+                let name = std::str::from_utf8(body).map_err(|_| StoreError::Corrupt(format!("atom {id}'s name")))?;
                 space.add_node(t, name)?
             } else {
                 out.clear();
-                for c in v[3..].chunks_exact(8) {
+                for c in body.chunks_exact(8) {
                     let m = u64::from_le_bytes(c.try_into().expect("8 bytes")) as usize;
                     match handle_of.get(m) {
                         Some(&raw) if raw != u32::MAX => out.push(Handle::from_u32(raw)),
@@ -779,6 +848,9 @@ impl StorageNode for LmdbStore {
                 }
                 space.add_link(t, &out)?
             };
+            if !tv.is_default() {
+                space.set_tv(h, tv)?;
+            }
             handle_of[id as usize] = h.to_u32();
             self.ids.insert(h, id);
             n += 1;
@@ -995,11 +1067,11 @@ impl LmdbStore {
             n += 1;
             let rec = self.record(&r, id)?.expect("iterated");
             let (key, hashed, db) = match &rec {
-                Record::Node(t, name) => {
+                Record::Node(t, name, _) => {
                     let (k, h) = self.node_key(self.code_of_type[t], name);
                     (k, h, self.db.nodes)
                 }
-                Record::Link(t, members) => {
+                Record::Link(t, members, _) => {
                     let code = self.code_of_type[t];
                     for &m in members {
                         if self.db.atoms.get(&r, &be(m)).map_err(backend)?.is_none() {
@@ -1026,7 +1098,7 @@ impl LmdbStore {
             let (k, _) = entry.map_err(backend)?;
             let (m, l) = (u64::from_be_bytes(k[..8].try_into().expect("edge")), u64::from_be_bytes(k[10..18].try_into().expect("edge")));
             match self.record(&r, l)? {
-                Some(Record::Link(_, members)) if members.contains(&m) => {}
+                Some(Record::Link(_, members, _)) if members.contains(&m) => {}
                 _ => return bad(format!("a dangling incoming edge from {m} to {l}")),
             }
         }
@@ -1085,12 +1157,12 @@ impl LmdbStore {
     fn remove_stored(&mut self, w: &mut RwTxn<'_>, id: u64) -> Result<()> {
         let Some(rec) = self.record(w, id)? else { return Ok(()) };
         let (key, hashed, db) = match &rec {
-            Record::Node(t, name) => {
+            Record::Node(t, name, _) => {
                 let code = self.code_of_type[t];
                 let (k, hashed) = self.node_key(code, name);
                 (k, hashed, self.db.nodes)
             }
-            Record::Link(t, members) => {
+            Record::Link(t, members, _) => {
                 let code = self.code_of_type[t];
                 let mut edge = [0u8; 18];
                 for &m in members {
