@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 mod atom;
 mod ctor;
 mod space;
+mod storage;
 mod values;
 
 pub use atom::PyAtom;
@@ -68,5 +69,20 @@ fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ctor::get_type_name, m)?)?;
     m.add_function(wrap_pyfunction!(ctor::is_a, m)?)?;
     m.add_function(wrap_pyfunction!(ctor::register_type, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::cog_open, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::cog_close, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::store_atom, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::store_value, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::update_value, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::fetch_atom, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::fetch_value, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::fetch_incoming_set, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::fetch_incoming_by_type, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::load_atoms_of_type, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::load_atomspace, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::store_atomspace, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::barrier, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::cog_delete, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::cog_delete_recursive, m)?)?;
     Ok(())
 }

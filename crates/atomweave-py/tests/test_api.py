@@ -34,6 +34,21 @@ CORE_NAMES = {
     "set_default_atomspace",
     "tmp_atomspace",
     "types",
+    "barrier",
+    "cog_close",
+    "cog_delete",
+    "cog_delete_recursive",
+    "cog_open",
+    "fetch_atom",
+    "fetch_incoming_by_type",
+    "fetch_incoming_set",
+    "fetch_value",
+    "load_atoms_of_type",
+    "load_atomspace",
+    "store_atom",
+    "store_atomspace",
+    "store_value",
+    "update_value",
 }
 
 # Public members of each class, as the classic API names them.

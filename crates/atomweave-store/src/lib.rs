@@ -91,6 +91,22 @@ pub trait StorageNode: Send {
     fn close(self: Box<Self>) -> Result<()>;
 }
 
+/// The URL a StorageNode atom names: `(LmdbStorageNode "lmdb:///dir")`,
+/// `(RocksStorageNode "rocks:///dir")` (upstream's embedded store; here the
+/// LMDB one), `(FileStorageNode "/f.scm")`, `(PostgresStorageNode
+/// "postgres://...")`, `(CogStorageNode "cog://host:port")`.
+pub fn url_of_node(t: Type, name: &str) -> Result<String> {
+    let bad = |want: &str| StoreError::Open { url: name.to_string(), msg: format!("a {} names {want}", t.name()) };
+    Ok(match t.name() {
+        "LmdbStorageNode" => name.starts_with("lmdb://").then(|| name.to_string()).ok_or_else(|| bad("lmdb:///dir"))?,
+        "RocksStorageNode" => format!("lmdb://{}", name.strip_prefix("rocks://").ok_or_else(|| bad("rocks:///dir"))?),
+        "FileStorageNode" => if name.starts_with("file://") { name.to_string() } else { format!("file://{name}") },
+        "PostgresStorageNode" => name.to_string(),
+        "CogStorageNode" => name.to_string(),
+        _ => return Err(StoreError::Unsupported(format!("{} is not a StorageNode type", t.name()))),
+    })
+}
+
 /// Opens the store a URL names (creating an empty one where that makes sense).
 pub fn open(url: &str) -> Result<Box<dyn StorageNode>> {
     let open_err = |msg: &str| StoreError::Open { url: url.to_string(), msg: msg.to_string() };

@@ -746,8 +746,9 @@ impl StorageNode for LmdbStore {
 
     fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
         let tv_key = Self::is_tv_key(space, key);
-        let current = space.get_value(h, key).ok_or(atomweave::Error::InvalidHandle(h))?;
-        let new = add(if tv_key && current == Value::Truth(TruthValue::DEFAULT) { None } else { Some(current) }, tv_key, delta);
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        let current = space.get_value(h, key).filter(|v| *v != Value::Truth(TruthValue::DEFAULT));
+        let new = add(current, tv_key, delta);
         space.set_value(h, key, new.clone())?;
         self.queue(space, Op::Update(h, key, delta.to_vec()))?;
         Ok(new)
