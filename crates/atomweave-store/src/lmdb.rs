@@ -700,6 +700,22 @@ impl LmdbStore {
     }
 }
 
+/// Sorts (key, id) pairs by key bytes. Most keys (nodes' short names,
+/// links of one or two members) are ordered by their first 24 bytes read as
+/// integers, sorted in one contiguous array; longer keys break ties.
+fn sort_keys(list: &mut Vec<(Vec<u8>, u64)>) {
+    let head = |k: &[u8]| {
+        let mut b = [0u8; 24];
+        let n = k.len().min(24);
+        b[..n].copy_from_slice(&k[..n]);
+        (u128::from_be_bytes(b[..16].try_into().expect("16")), u64::from_be_bytes(b[16..].try_into().expect("8")), n as u8)
+    };
+    let mut order: Vec<((u128, u64, u8), u32)> = list.iter().enumerate().map(|(i, (k, _))| (head(k), i as u32)).collect();
+    order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| list[a.1 as usize].0.cmp(&list[b.1 as usize].0)));
+    let mut taken: Vec<Option<(Vec<u8>, u64)>> = std::mem::take(list).into_iter().map(Some).collect();
+    *list = order.into_iter().map(|(_, i)| taken[i as usize].take().expect("each index once")).collect();
+}
+
 /// The atoms a value holds, depth first.
 fn atoms_in(v: &Value, out: &mut Vec<Handle>) {
     match v {
@@ -930,10 +946,12 @@ impl LmdbStore {
     /// Writes deferred index entries in key order, appending (the indexes
     /// are empty when entries are deferred), then clears the marker.
     fn write_indexes(&mut self, mut d: Deferred) -> Result<()> {
-        d.incoming.sort_unstable();
+        // Edges were made in link id order: a stable sort by (member, type)
+        // on integers leaves them in key order.
+        d.incoming.sort_by_key(|e| (u64::from_be_bytes(e[..8].try_into().expect("edge")), u16::from_be_bytes([e[8], e[9]])));
         let incoming: Vec<(Vec<u8>, Vec<u8>)> = d.incoming.iter().map(|e| (e.to_vec(), Vec::new())).collect();
         for (db, mut list) in [(self.db.nodes, std::mem::take(&mut d.nodes)), (self.db.links, std::mem::take(&mut d.links))] {
-            list.sort_unstable();
+            sort_keys(&mut list);
             // Equal keys are hashed keys of different content: one entry listing every id.
             let mut merged: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(list.len());
             for (k, id) in list {

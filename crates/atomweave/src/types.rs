@@ -281,8 +281,10 @@ mod tests {
 
     #[test]
     fn table_holds_upstream_types() {
-        // The 225 types of upstream's table, then WordNode and ParseNode.
-        assert_eq!(BUILTIN_COUNT, 227);
+        // The 225 types of upstream's table, then WordNode, ParseNode and
+        // the six StorageNode types.
+        assert_eq!(BUILTIN_COUNT, 233);
+        assert!(ROCKS_STORAGE_NODE.is_a(STORAGE_NODE) && STORAGE_NODE.is_a(NODE));
         assert_eq!(Type::from_name("Word"), Some(WORD_NODE));
         assert_eq!(Type::from_name("ConceptNode"), Some(CONCEPT_NODE));
         assert_eq!(Type::from_name("Concept"), Some(CONCEPT_NODE));
