@@ -104,7 +104,9 @@ pub fn bench(args: PersistBenchArgs) -> Result<(), String> {
             tmp.clone()
         }
     };
-    let _ = std::fs::remove_dir_all(&dir);
+    if args.dir.is_some() && std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some()) {
+        return Err(format!("{}: not empty; persist-bench writes a new store, give it a new or empty directory", dir.display()));
+    }
     let url = format!("lmdb://{}", dir.display());
     let result = run(&args, &url, &dir);
     if args.dir.is_none() {

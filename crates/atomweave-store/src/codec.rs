@@ -16,8 +16,18 @@ const STV: u8 = 5;
 const CTV: u8 = 6;
 const ATOM: u8 = 7;
 
+/// LinkValues nest at most this deep (as the Atomese reader allows).
+const MAX_DEPTH: usize = 256;
+
 /// Appends `v`; `id_of` gives the store id of an atom the value holds.
 pub fn encode(v: &Value, out: &mut Vec<u8>, id_of: &mut dyn FnMut(atomweave::Handle) -> Result<u64>) -> Result<()> {
+    write(v, out, id_of, 0)
+}
+
+fn write(v: &Value, out: &mut Vec<u8>, id_of: &mut dyn FnMut(atomweave::Handle) -> Result<u64>, depth: usize) -> Result<()> {
+    if depth > MAX_DEPTH {
+        return Err(StoreError::Unsupported(format!("a LinkValue nested more than {MAX_DEPTH} deep cannot be stored")));
+    }
     let len = |out: &mut Vec<u8>, n: usize| out.extend_from_slice(&(n as u32).to_le_bytes());
     match v {
         Value::Float(xs) => {
@@ -42,7 +52,7 @@ pub fn encode(v: &Value, out: &mut Vec<u8>, id_of: &mut dyn FnMut(atomweave::Han
             out.push(LINK);
             len(out, vs.len());
             for v in vs.iter() {
-                encode(v, out, id_of)?;
+                write(v, out, id_of, depth + 1)?;
             }
         }
         Value::Void => out.push(VOID),
@@ -98,7 +108,7 @@ pub fn decode(bytes: &[u8], atom_of: &mut dyn FnMut(u64) -> Result<atomweave::Ha
 }
 
 fn read(r: &mut Reader<'_>, atom_of: &mut dyn FnMut(u64) -> Result<atomweave::Handle>, depth: usize) -> Result<Value> {
-    if depth > 256 {
+    if depth > MAX_DEPTH {
         return Err(StoreError::Corrupt("LinkValues nested too deep".into()));
     }
     let tag = r.take(1)?[0];

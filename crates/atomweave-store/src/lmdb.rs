@@ -151,7 +151,8 @@ pub struct LmdbStore {
     url: String,
     env: Env,
     db: Dbs,
-    /// The store's type table, both ways.
+    /// The store's type table: names by code, resolved where known here.
+    type_names: Vec<String>,
     types_of_code: Vec<Option<Type>>,
     code_of_type: HashMap<Type, u16>,
     next_id: u64,
@@ -179,7 +180,10 @@ impl LmdbStore {
         std::fs::create_dir_all(path).map_err(|e| open_err(format!("cannot create the directory: {e}")))?;
         // SAFETY: the environment is opened once per LmdbStore, and the
         // files are not modified outside LMDB while it is open.
-        let env = unsafe { EnvOpenOptions::new().map_size(MAP_SIZE).max_dbs(8).open(path) }.map_err(|e| open_err(format!("cannot open: {e}")))?;
+        let env = unsafe { EnvOpenOptions::new().map_size(MAP_SIZE).max_dbs(8).open(path) }.map_err(|e| match e {
+            heed::Error::EnvAlreadyOpened => open_err("already open in this process: close the StorageNode that has it open first".into()),
+            e => open_err(format!("cannot open: {e}")),
+        })?;
         let mut w = env.write_txn().map_err(|e| open_err(format!("cannot write: {e}")))?;
         let mut make = |name| env.create_database::<Bytes, Bytes>(&mut w, Some(name)).map_err(|e| open_err(format!("cannot create its tables: {e}")));
         let db = Dbs { meta: make("meta")?, atoms: make("atoms")?, nodes: make("nodes")?, links: make("links")?, incoming: make("incoming")?, values: make("values")? };
@@ -199,33 +203,15 @@ impl LmdbStore {
                 }
             }
         }
-        let next_id = match db.meta.get(&w, b"next_id").map_err(backend)? {
-            Some(v) => u64::from_le_bytes(v.try_into().map_err(|_| StoreError::Corrupt("next_id".into()))?),
-            None => 1,
-        };
-        let mut types_of_code = Vec::new();
-        let mut code_of_type = HashMap::default();
-        for entry in db.meta.prefix_iter(&w, b"type:").map_err(backend)? {
-            let (k, v) = entry.map_err(backend)?;
-            let code = u16::from_be_bytes(k[5..7].try_into().map_err(|_| StoreError::Corrupt("a type code".into()))?);
-            let name = std::str::from_utf8(v).map_err(|_| StoreError::Corrupt("a type name".into()))?;
-            let t = Type::from_name(name);
-            if types_of_code.len() <= usize::from(code) {
-                types_of_code.resize(usize::from(code) + 1, None);
-            }
-            types_of_code[usize::from(code)] = t;
-            if let Some(t) = t {
-                code_of_type.insert(t, code);
-            }
-        }
         w.commit().map_err(|e| open_err(format!("cannot write: {e}")))?;
         let mut store = LmdbStore {
             url: url.to_string(),
             env,
             db,
-            types_of_code,
-            code_of_type,
-            next_id,
+            type_names: Vec::new(),
+            types_of_code: Vec::new(),
+            code_of_type: HashMap::default(),
+            next_id: 1,
             pending: Vec::new(),
             pending_space: None,
             ids: HashMap::default(),
@@ -235,6 +221,11 @@ impl LmdbStore {
             deferred: None,
             made_from: u64::MAX,
         };
+        {
+            let env = store.env.clone();
+            let r = env.read_txn().map_err(backend)?;
+            store.refresh_meta(&r)?;
+        }
         // A first whole-space store that did not finish left an incomplete store.
         if store.indexing_unfinished()? {
             store.discard_unfinished()?;
@@ -267,24 +258,68 @@ impl LmdbStore {
         }
     }
 
-    fn code(&mut self, w: &mut RwTxn<'_>, t: Type) -> Result<u16> {
+    /// The store's code for `t`, if it has one (also for a type registered
+    /// here after the store was opened).
+    fn code_known(&mut self, t: Type) -> Option<u16> {
         if let Some(&c) = self.code_of_type.get(&t) {
+            return Some(c);
+        }
+        let c = u16::try_from(self.type_names.iter().position(|n| n == t.name())?).ok()?;
+        self.types_of_code[usize::from(c)] = Some(t);
+        self.code_of_type.insert(t, c);
+        Some(c)
+    }
+
+    fn code(&mut self, w: &mut RwTxn<'_>, t: Type) -> Result<u16> {
+        if let Some(c) = self.code_known(t) {
             return Ok(c);
         }
-        let code = u16::try_from(self.types_of_code.len()).map_err(|_| StoreError::Backend("more than 65536 types".into()))?;
+        let code = u16::try_from(self.type_names.len()).map_err(|_| StoreError::Backend("more than 65536 types".into()))?;
         let mut key = b"type:".to_vec();
         key.extend_from_slice(&code.to_be_bytes());
         self.db.meta.put(w, &key, t.name().as_bytes()).map_err(backend)?;
+        self.type_names.push(t.name().to_string());
         self.types_of_code.push(Some(t));
         self.code_of_type.insert(t, code);
         Ok(code)
     }
 
     fn type_of_code(&self, code: u16) -> Result<Type> {
-        match self.types_of_code.get(usize::from(code)) {
-            Some(Some(t)) => Ok(*t),
-            _ => Err(StoreError::Backend(format!("the store holds atoms of type code {code}, whose type is not known here (register it first)"))),
+        match (self.types_of_code.get(usize::from(code)), self.type_names.get(usize::from(code))) {
+            (Some(Some(t)), _) => Ok(*t),
+            // Registered since the store was opened?
+            (_, Some(name)) => Type::from_name(name)
+                .ok_or_else(|| StoreError::Backend(format!("the store holds atoms of type {name}, which is not known here (register it first)"))),
+            _ => Err(StoreError::Corrupt(format!("type code {code} is not in the store's type table"))),
         }
+    }
+
+    /// Rereads what the store's meta table says: the next id and the type
+    /// table. Done at the start of every write, so that a failed write of
+    /// ours, or a write by another process, leaves no stale copy here.
+    fn refresh_meta(&mut self, r: &RoTxn<'_>) -> Result<()> {
+        self.next_id = match self.db.meta.get(r, b"next_id").map_err(backend)? {
+            Some(v) => u64::from_le_bytes(v.try_into().map_err(|_| StoreError::Corrupt("next_id".into()))?),
+            None => 1,
+        };
+        self.type_names.clear();
+        self.types_of_code.clear();
+        self.code_of_type.clear();
+        for entry in self.db.meta.prefix_iter(r, b"type:").map_err(backend)? {
+            let (k, v) = entry.map_err(backend)?;
+            let code = usize::from(u16::from_be_bytes(k.get(5..7).and_then(|c| c.try_into().ok()).ok_or_else(|| StoreError::Corrupt("a type code".into()))?));
+            let name = std::str::from_utf8(v).map_err(|_| StoreError::Corrupt("a type name".into()))?;
+            if self.type_names.len() <= code {
+                self.type_names.resize(code + 1, String::new());
+                self.types_of_code.resize(code + 1, None);
+            }
+            self.type_names[code] = name.to_string();
+            self.types_of_code[code] = Type::from_name(name);
+            if let Some(t) = self.types_of_code[code] {
+                self.code_of_type.insert(t, code as u16);
+            }
+        }
+        Ok(())
     }
 
     fn node_key(&self, code: u16, name: &str) -> (Vec<u8>, bool) {
@@ -537,17 +572,29 @@ impl LmdbStore {
         let ops = std::mem::take(&mut self.pending);
         let env = self.env.clone();
         let mut w = env.write_txn().map_err(backend)?;
-        self.made_from = self.next_id;
         let result = (|| -> Result<()> {
+            self.refresh_meta(&w)?;
+            self.made_from = self.next_id;
+            // Stores of atoms or values write what the space holds now, which
+            // already counts every update of this batch: those updates are not added again.
+            let snapshot: hashbrown::HashSet<(Handle, Option<Handle>), foldhash::fast::RandomState> = ops
+                .iter()
+                .filter_map(|op| match op {
+                    Op::Atom(h) => Some((*h, None)),
+                    Op::Value(h, k) => Some((*h, Some(*k))),
+                    Op::Update(..) => None,
+                })
+                .collect();
             for op in &ops {
                 match op {
-                    // Atoms removed from the space since are not stored.
+                    // Atoms (and keys) removed from the space since are not stored.
                     Op::Atom(h) if space.contains(*h) => self.put_atom(&mut w, &space, *h)?,
-                    Op::Value(h, k) if space.contains(*h) => {
+                    Op::Value(h, k) if space.contains(*h) && space.contains(*k) => {
                         let id = self.id_for(&mut w, &space, *h)?;
                         self.put_value(&mut w, &space, id, *k, space.get_value(*h, *k).as_ref())?;
                     }
-                    Op::Update(h, k, delta) if space.contains(*h) => self.apply_update(&mut w, &space, *h, *k, delta)?,
+                    Op::Update(h, k, _) if snapshot.contains(&(*h, None)) || snapshot.contains(&(*h, Some(*k))) => {}
+                    Op::Update(h, k, delta) if space.contains(*h) && space.contains(*k) => self.apply_update(&mut w, &space, *h, *k, delta)?,
                     _ => {}
                 }
             }
@@ -558,25 +605,26 @@ impl LmdbStore {
             Err(e) => {
                 // The transaction is gone: so are the ids it handed out.
                 self.ids.clear();
-                self.reload_next_id()?;
+                self.reload_meta()?;
                 Err(e)
             }
         }
     }
 
-    fn reload_next_id(&mut self) -> Result<()> {
+    fn reload_meta(&mut self) -> Result<()> {
         let env = self.env.clone();
         let r = env.read_txn().map_err(backend)?;
-        self.next_id = match self.db.meta.get(&r, b"next_id").map_err(backend)? {
-            Some(v) => u64::from_le_bytes(v.try_into().map_err(|_| StoreError::Corrupt("next_id".into()))?),
-            None => 1,
-        };
-        Ok(())
+        self.refresh_meta(&r)
     }
 
     /// The stored value plus `delta`, written back in the same transaction.
     fn apply_update(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<()> {
         let id = self.id_for(w, space, h)?;
+        if id >= self.made_from {
+            // First stored by this write: the store gets the space's value,
+            // which already counts the update.
+            return self.put_value(w, space, id, key, space.get_value(h, key).as_ref());
+        }
         let tv_key = Self::is_tv_key(space, key);
         let stored = if tv_key {
             Some(Value::Truth(self.stored_tv(w, id)?))
@@ -604,33 +652,47 @@ impl LmdbStore {
     }
 
     /// The id of `h` if the store holds it, without storing anything.
+    /// Members first, with a work list: links nest arbitrarily deep.
     fn lookup(&mut self, r: &RoTxn<'_>, space: &AtomSpace, h: Handle) -> Result<Option<u64>> {
         if let Some(&id) = self.ids.get(&h) {
             return Ok(Some(id));
         }
-        let t = space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        let Some(&code) = self.code_of_type.get(&t) else { return Ok(None) };
-        let id = if let Some(name) = space.name(h) {
-            let (key, hashed) = self.node_key(code, name);
-            self.find(r, &key, hashed, |rec| matches!(rec, Record::Node(rt, n, _) if *rt == t && n == name), self.db.nodes)?
-        } else {
-            let mut members = Vec::new();
-            for &m in space.outgoing(h).unwrap_or(&[]) {
-                match self.lookup(r, space, m)? {
-                    Some(id) => members.push(id),
-                    None => return Ok(None),
+        let mut stack = vec![(h, false)];
+        while let Some((x, expanded)) = stack.pop() {
+            if self.ids.contains_key(&x) {
+                continue;
+            }
+            let t = space.get_type(x).ok_or(atomweave::Error::InvalidHandle(x))?;
+            let Some(code) = self.code_known(t) else { return Ok(None) };
+            let id = if let Some(name) = space.name(x) {
+                let (key, hashed) = self.node_key(code, name);
+                self.find(r, &key, hashed, |rec| matches!(rec, Record::Node(rt, n, _) if *rt == t && n == name), self.db.nodes)?
+            } else if !expanded {
+                stack.push((x, true));
+                let out = space.outgoing(x).unwrap_or(&[]);
+                stack.extend(out.iter().filter(|m| !self.ids.contains_key(*m)).map(|&m| (m, false)));
+                continue;
+            } else {
+                let mut members = Vec::new();
+                for m in space.outgoing(x).unwrap_or(&[]) {
+                    match self.ids.get(m) {
+                        Some(&id) => members.push(id),
+                        // A member not stored: neither is the link.
+                        None => return Ok(None),
+                    }
                 }
+                if t.is_unordered() {
+                    members.sort_unstable();
+                }
+                let (key, hashed) = self.link_key(code, &members);
+                self.find(r, &key, hashed, |rec| matches!(rec, Record::Link(rt, m, _) if *rt == t && *m == members), self.db.links)?
+            };
+            match id {
+                Some(id) => drop(self.ids.insert(x, id)),
+                None => return Ok(None),
             }
-            if t.is_unordered() {
-                members.sort_unstable();
-            }
-            let (key, hashed) = self.link_key(code, &members);
-            self.find(r, &key, hashed, |rec| matches!(rec, Record::Link(rt, m, _) if *rt == t && *m == members), self.db.links)?
-        };
-        if let Some(id) = id {
-            self.ids.insert(h, id);
         }
-        Ok(id)
+        Ok(self.ids.get(&h).copied())
     }
 
     /// The atom stored as `id`, added to the space (members first).
@@ -811,7 +873,7 @@ impl StorageNode for LmdbStore {
     fn load_atoms_of_type(&mut self, space: &AtomSpace, t: Type) -> Result<usize> {
         self.flush()?;
         self.use_space(space);
-        let Some(&code) = self.code_of_type.get(&t) else { return Ok(0) };
+        let Some(code) = self.code_known(t) else { return Ok(0) };
         let env = self.env.clone();
         let r = env.read_txn().map_err(backend)?;
         let ids: Vec<u64> = self
@@ -905,9 +967,14 @@ impl StorageNode for LmdbStore {
         let result = self.store_chunks(space, &all, &mut n, progress);
         self.fresh = false;
         let deferred = self.deferred.take();
-        result?;
-        if let Some(d) = deferred {
-            self.write_indexes(d)?;
+        let result = result.and_then(|()| deferred.map_or(Ok(()), |d| self.write_indexes(d)));
+        if let Err(e) = result {
+            if self.indexing_unfinished()? {
+                // The store was empty before: make it so again, now, rather than at the next open.
+                self.discard_unfinished()?;
+                self.ids.clear();
+            }
+            return Err(e);
         }
         Ok(n)
     }
@@ -1004,8 +1071,9 @@ impl LmdbStore {
         for chunk in all.chunks(BATCH) {
             let env = self.env.clone();
             let mut w = env.write_txn().map_err(backend)?;
-            self.made_from = self.next_id;
             let result = (|| -> Result<()> {
+                self.refresh_meta(&w)?;
+                self.made_from = self.next_id;
                 for &h in chunk {
                     self.put_atom(&mut w, space, h)?;
                 }
@@ -1013,7 +1081,7 @@ impl LmdbStore {
             })();
             if let Err(e) = result.and_then(|()| w.commit().map_err(backend)) {
                 self.ids.clear();
-                self.reload_next_id()?;
+                self.reload_meta()?;
                 return Err(e);
             }
             *n += chunk.len() as u64;
@@ -1025,8 +1093,13 @@ impl LmdbStore {
     fn delete_stored(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
         self.flush()?;
         self.use_space(space);
+        // Links in the space hold it: refused before the store is touched.
+        if !recursive && space.incoming_size(h).unwrap_or(0) > 0 {
+            return Ok(false);
+        }
         let env = self.env.clone();
         let mut w = env.write_txn().map_err(backend)?;
+        self.refresh_meta(&w)?;
         let found = {
             let r: &RoTxn<'_> = &w;
             self.lookup(r, space, h)?
@@ -1087,11 +1160,12 @@ impl LmdbStore {
             let rec = self.record(&r, id)?.expect("iterated");
             let (key, hashed, db) = match &rec {
                 Record::Node(t, name, _) => {
-                    let (k, h) = self.node_key(self.code_of_type[t], name);
+                    let code = self.code_known(*t).ok_or_else(|| StoreError::Corrupt(format!("no code for type {}", t.name())))?;
+                    let (k, h) = self.node_key(code, name);
                     (k, h, self.db.nodes)
                 }
                 Record::Link(t, members, _) => {
-                    let code = self.code_of_type[t];
+                    let code = self.code_known(*t).ok_or_else(|| StoreError::Corrupt(format!("no code for type {}", t.name())))?;
                     for &m in members {
                         if self.db.atoms.get(&r, &be(m)).map_err(backend)?.is_none() {
                             return bad(format!("link {id} holds atom {m}, which is not stored"));
@@ -1141,11 +1215,14 @@ impl LmdbStore {
         let Some(id) = self.lookup(&r, space, h)? else { return Ok(0) };
         let mut prefix = be(id).to_vec();
         if let Some(t) = t {
-            let Some(&code) = self.code_of_type.get(&t) else { return Ok(0) };
+            let Some(code) = self.code_known(t) else { return Ok(0) };
             prefix.extend_from_slice(&code.to_be_bytes());
         }
         let mut known = HashMap::default();
         known.insert(id, h);
+        // Links loaded as members of others are in `known` too, but still to be counted and walked.
+        let mut visited: hashbrown::HashSet<u64, foldhash::fast::RandomState> = hashbrown::HashSet::default();
+        visited.insert(id);
         let mut work = vec![prefix];
         let mut loaded = 0;
         while let Some(prefix) = work.pop() {
@@ -1158,7 +1235,7 @@ impl LmdbStore {
                 .collect::<Result<_, _>>()
                 .map_err(backend)?;
             for l in holders {
-                if known.contains_key(&l) {
+                if !visited.insert(l) {
                     continue;
                 }
                 let lh = self.materialize(&r, space, l, &mut known)?;
@@ -1177,12 +1254,12 @@ impl LmdbStore {
         let Some(rec) = self.record(w, id)? else { return Ok(()) };
         let (key, hashed, db) = match &rec {
             Record::Node(t, name, _) => {
-                let code = self.code_of_type[t];
+                let code = self.code_known(*t).ok_or_else(|| StoreError::Corrupt(format!("no code for type {}", t.name())))?;
                 let (k, hashed) = self.node_key(code, name);
                 (k, hashed, self.db.nodes)
             }
             Record::Link(t, members, _) => {
-                let code = self.code_of_type[t];
+                let code = self.code_known(*t).ok_or_else(|| StoreError::Corrupt(format!("no code for type {}", t.name())))?;
                 let mut edge = [0u8; 18];
                 for &m in members {
                     edge[..8].copy_from_slice(&be(m));

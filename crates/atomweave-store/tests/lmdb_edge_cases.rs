@@ -1,0 +1,814 @@
+//! Edge cases of the LMDB store found in review: failed writes, late type
+//! registration, deep links, deletes, update batching, several processes.
+//! Those still open are `#[ignore]`d with the reason (issue 6 continues).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use atomweave::sexpr::TV_KEY;
+use atomweave::types::*;
+use atomweave::{AtomSpace, Handle, TruthValue, Value};
+use atomweave_store::lmdb::LmdbStore;
+use atomweave_store::{open, StorageNode};
+
+fn dir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn url_of(d: &tempfile::TempDir) -> String {
+    format!("lmdb://{}", d.path().display())
+}
+
+fn reopen(d: &tempfile::TempDir) -> LmdbStore {
+    LmdbStore::open(&url_of(d), d.path().to_str().unwrap()).unwrap()
+}
+
+fn load_all(store: &mut dyn StorageNode) -> AtomSpace {
+    let s = AtomSpace::new();
+    store.load_atomspace(&s, &mut |_| {}).unwrap();
+    s
+}
+
+/// A space whose atom `bad` has a value under a key that was removed from
+/// the space since: storing `bad` fails (InvalidHandle for the key).
+fn poison(space: &AtomSpace) -> Handle {
+    let bad = space.add_node(CONCEPT_NODE, "bad").unwrap();
+    let k = space.add_node(PREDICATE_NODE, "gone-key").unwrap();
+    space.set_value(bad, k, Value::float(vec![1.0])).unwrap();
+    space.extract(k, false).unwrap();
+    bad
+}
+
+
+// ------------------------------------------- whole-space fast path (fresh)
+
+/// store_atomspace into an empty store fails (one bad atom) in its first
+/// chunk: the 'indexing' marker stays set. What the session stores after
+/// that (store_atom + barrier, both Ok) is wiped when the store is reopened.
+#[test]
+fn fresh_store_failure_then_store_atom_is_wiped_on_reopen() {
+    let space = AtomSpace::new();
+    space.add_node(CONCEPT_NODE, "x").unwrap();
+    poison(&space);
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    assert!(store.store_atomspace(&space, &mut |_| {}).is_err());
+    let s2 = AtomSpace::new();
+    let keep = s2.add_node(CONCEPT_NODE, "keep me").unwrap();
+    store.store_atom(&s2, keep).unwrap();
+    store.barrier().unwrap();
+    store.close().unwrap();
+    let back = load_all(&mut reopen(&d));
+    assert!(back.get_node(CONCEPT_NODE, "keep me").is_some(), "an atom stored and barriered after a failed whole-space store was lost on reopen");
+}
+
+/// The same failure in a later chunk: the first chunk's records are
+/// committed without their indexes. A second store_atomspace (Ok) then
+/// stores every atom again (duplicates), and reopening wipes it all.
+#[test]
+fn fresh_store_failing_in_a_later_chunk_then_a_good_store_is_lost() {
+    let space = AtomSpace::new();
+    for i in 0..70_000 {
+        space.add_node(CONCEPT_NODE, &format!("n{i}")).unwrap();
+    }
+    // Types are iterated in order; a PredicateNode-keyed value on a WordNode
+    // puts the bad atom after the 65536 ConceptNodes.
+    let bad = space.add_node(WORD_NODE, "bad").unwrap();
+    let k = space.add_node(PREDICATE_NODE, "gone-key").unwrap();
+    space.set_value(bad, k, Value::float(vec![1.0])).unwrap();
+    space.extract(k, false).unwrap();
+    let d = dir();
+    let mut store = LmdbStore::open(&url_of(&d), d.path().to_str().unwrap()).unwrap();
+    assert!(store.store_atomspace(&space, &mut |_| {}).is_err());
+    // In the session: records without indexes, an atom that is stored cannot be fetched.
+    let probe = AtomSpace::new();
+    let n0 = probe.add_node(CONCEPT_NODE, "n0").unwrap();
+    let partial = load_all(&mut store).size();
+    let fetched = store.fetch_atom(&probe, n0).unwrap();
+    // Fix the space and store it whole again: Ok.
+    space.extract(bad, false).unwrap();
+    let stored = store.store_atomspace(&space, &mut |_| {}).unwrap();
+    let check = store.check();
+    Box::new(store).close().unwrap();
+    let back = load_all(&mut reopen(&d));
+    assert_eq!(
+        (partial == 0 || partial == space.size() + 1, fetched, check.is_ok(), back.size()),
+        (true, partial > 0, true, stored as usize),
+        "partial store visible ({partial} atoms), fetch_atom of a stored atom, check() after the retry ({check:?}), atoms after reopen"
+    );
+}
+
+/// A child space whose values override a base atom's: the fast path must
+/// store each atom once (probe for duplicate handles / deferred keys).
+#[test]
+fn fresh_store_of_a_child_space_with_overlay_values() {
+    let base = AtomSpace::new();
+    let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+    let k = base.add_node(PREDICATE_NODE, "k").unwrap();
+    base.set_value(a, k, Value::float(vec![1.0])).unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    child.set_value(a, k, Value::float(vec![2.0])).unwrap();
+    child.set_tv(a, TruthValue::simple(0.5, 0.5)).unwrap();
+    let b = child.add_node(CONCEPT_NODE, "b").unwrap();
+    child.add_link(LIST_LINK, &[a, b]).unwrap();
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    store.store_atomspace(&child, &mut |_| {}).unwrap();
+    store.close().unwrap();
+    let mut s = reopen(&d);
+    assert_eq!(s.check().unwrap(), 4);
+    let back = load_all(&mut s);
+    let a2 = back.get_node(CONCEPT_NODE, "a").unwrap();
+    let k2 = back.get_node(PREDICATE_NODE, "k").unwrap();
+    assert_eq!(back.get_value(a2, k2), Some(Value::float(vec![2.0])));
+    assert_eq!(back.get_tv(a2), Some(TruthValue::simple(0.5, 0.5)));
+}
+
+// ------------------------------------------------- failed transactions
+
+/// A write that fails after giving a new type its code keeps the code in
+/// memory though the transaction (and its meta entry) was rolled back:
+/// later atoms of that type are written under a code the store never
+/// names, and the store cannot be loaded after reopening.
+#[test]
+fn a_failed_write_leaves_an_unpersisted_type_code() {
+    let space = AtomSpace::new();
+    let bad = poison(&space);
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    store.store_atom(&space, bad).unwrap();
+    assert!(store.barrier().is_err());
+    let ok = space.add_node(CONCEPT_NODE, "ok").unwrap();
+    store.store_atom(&space, ok).unwrap();
+    store.barrier().unwrap();
+    store.close().unwrap();
+    let mut s = reopen(&d);
+    let back = AtomSpace::new();
+    let r = s.load_atomspace(&back, &mut |_| {});
+    assert!(r.is_ok(), "after reopening: {:?}", r.err().map(|e| e.to_string()));
+    assert!(back.get_node(CONCEPT_NODE, "ok").is_some());
+}
+
+/// store_value checks the atom but not the key; a key removed from the
+/// space before the batch is written fails the whole batch, and every
+/// other pending write in it is dropped: the next barrier says Ok though
+/// `a` was never stored. (Ops whose atom was removed are skipped instead.)
+#[test]
+fn one_removed_key_drops_the_whole_pending_batch() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = space.add_node(CONCEPT_NODE, "b").unwrap();
+    let k = space.add_node(PREDICATE_NODE, "k").unwrap();
+    space.set_value(b, k, Value::float(vec![1.0])).unwrap();
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    store.store_atom(&space, a).unwrap();
+    store.store_value(&space, b, k).unwrap();
+    space.extract(k, false).unwrap();
+    let first = store.barrier();
+    let second = store.barrier();
+    let probe = AtomSpace::new();
+    let a2 = probe.add_node(CONCEPT_NODE, "a").unwrap();
+    let stored = store.fetch_atom(&probe, a2).unwrap();
+    assert!(first.is_ok() && stored, "first barrier {first:?}, second barrier {second:?}, `a` stored: {stored}");
+}
+
+// ------------------------------------------------------------ update_value
+
+/// update_value on an atom that has no value under the key yet (upstream:
+/// starts from zero) fails with "invalid handle".
+#[test]
+fn update_value_without_a_value_yet() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let k = space.add_node(PREDICATE_NODE, "counter").unwrap();
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    let r = store.update_value(&space, a, k, &[1.0]);
+    assert_eq!(r.map_err(|e| e.to_string()), Ok(Value::float(vec![1.0])));
+}
+
+/// update_value of the truth value of an atom not yet stored: the flush
+/// first stores the atom with the space's truth value (already updated),
+/// then adds the delta again. Space: count 3; store: count 6.
+#[test]
+fn update_value_of_an_unstored_atom_counts_twice() {
+    let space = AtomSpace::new();
+    let dog = space.add_node(CONCEPT_NODE, "dog").unwrap();
+    let tv_key = space.add_node(PREDICATE_NODE, TV_KEY).unwrap();
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    let new = store.update_value(&space, dog, tv_key, &[3.0]).unwrap();
+    store.barrier().unwrap();
+    let probe = AtomSpace::new();
+    let dog2 = probe.add_node(CONCEPT_NODE, "dog").unwrap();
+    assert!(store.fetch_atom(&probe, dog2).unwrap());
+    assert_eq!((new, probe.get_tv(dog2).unwrap()), (Value::Truth(TruthValue::count(1.0, 0.0, 3.0)), TruthValue::count(1.0, 0.0, 3.0)));
+}
+
+/// store_atom then update_value in one batch: the pending store writes the
+/// space's value (already incremented), then the update adds again.
+#[test]
+fn store_atom_then_update_value_in_one_batch_counts_twice() {
+    let space = AtomSpace::new();
+    let cat = space.add_node(CONCEPT_NODE, "cat").unwrap();
+    let k = space.add_node(PREDICATE_NODE, "counter").unwrap();
+    space.set_value(cat, k, Value::float(vec![10.0])).unwrap();
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    store.store_atom(&space, cat).unwrap();
+    store.barrier().unwrap();
+    store.store_atom(&space, cat).unwrap();
+    let new = store.update_value(&space, cat, k, &[1.0]).unwrap();
+    store.barrier().unwrap();
+    let probe = AtomSpace::new();
+    let cat2 = probe.add_node(CONCEPT_NODE, "cat").unwrap();
+    let k2 = probe.add_node(PREDICATE_NODE, "counter").unwrap();
+    assert!(store.fetch_value(&probe, cat2, k2).unwrap());
+    assert_eq!((new, probe.get_value(cat2, k2).unwrap()), (Value::float(vec![11.0]), Value::float(vec![11.0])));
+}
+
+// ------------------------------------------------------------------ delete
+
+/// Deleting an atom used as a value key leaves other atoms' values under
+/// that key: check() fails and load_atomspace fails for the whole store.
+#[test]
+#[ignore = "known bug (issue 6): deleting an atom used as a value key leaves those values"]
+fn deleting_a_value_key_leaves_dangling_values() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let k = space.add_node(PREDICATE_NODE, "k").unwrap();
+    space.set_value(a, k, Value::float(vec![1.0])).unwrap();
+    let d = dir();
+    let mut store = LmdbStore::open(&url_of(&d), d.path().to_str().unwrap()).unwrap();
+    store.store_atom(&space, a).unwrap();
+    assert!(store.delete(&space, k, false).unwrap());
+    let check = store.check().map_err(|e| e.to_string());
+    let back = AtomSpace::new();
+    let load = store.load_atomspace(&back, &mut |_| {}).map_err(|e| e.to_string());
+    assert!(check.is_ok() && load.is_ok(), "check: {check:?}; load_atomspace: {load:?}");
+}
+
+/// The same for an atom held inside another atom's value (Value::Atom).
+#[test]
+#[ignore = "known bug (issue 6): deleting an atom held in a LinkValue leaves the reference"]
+fn deleting_an_atom_held_in_a_value_leaves_a_dangling_reference() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let x = space.add_node(CONCEPT_NODE, "x").unwrap();
+    let k = space.add_node(PREDICATE_NODE, "k").unwrap();
+    space.set_value(a, k, Value::Atom(x)).unwrap();
+    let d = dir();
+    let mut store = LmdbStore::open(&url_of(&d), d.path().to_str().unwrap()).unwrap();
+    store.store_atom(&space, a).unwrap();
+    assert!(store.delete(&space, x, false).unwrap());
+    let back = AtomSpace::new();
+    let load = store.load_atomspace(&back, &mut |_| {}).map_err(|e| e.to_string());
+    assert!(load.is_ok(), "load_atomspace: {load:?}");
+}
+
+/// delete(a, false) where only the space has a link holding `a`: the store
+/// deletes `a`, then the space refuses and delete returns false ("not
+/// deleted") -- but it is gone from the store.
+#[test]
+fn delete_returns_false_after_deleting_from_the_store() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = space.add_node(CONCEPT_NODE, "b").unwrap();
+    space.add_link(LIST_LINK, &[a, b]).unwrap();
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    store.store_atom(&space, a).unwrap();
+    let deleted = store.delete(&space, a, false).unwrap();
+    let probe = AtomSpace::new();
+    let a2 = probe.add_node(CONCEPT_NODE, "a").unwrap();
+    let still_stored = store.fetch_atom(&probe, a2).unwrap();
+    assert_eq!((deleted, still_stored, space.contains(a)), (false, true, true), "(returned, still in the store, still in the space)");
+}
+
+// ------------------------------------------------------------- fetches
+
+/// fetch_incoming_set skips a link of the incoming set that an earlier
+/// link of the set held as a member: it is not counted, its values are
+/// not loaded, and (recursive) the links above it are not fetched.
+#[test]
+fn fetch_incoming_set_skips_links_materialized_as_members() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = space.add_node(CONCEPT_NODE, "b").unwrap();
+    let k = space.add_node(PREDICATE_NODE, "k").unwrap();
+    // EvaluationLink's code comes first: store one before the ListLink.
+    let first = space.add_link(EVALUATION_LINK, &[k, b]).unwrap();
+    let l1 = space.add_link(LIST_LINK, &[a, b]).unwrap();
+    space.set_value(l1, k, Value::float(vec![7.0])).unwrap();
+    let l2 = space.add_link(EVALUATION_LINK, &[a, l1]).unwrap();
+    let top = space.add_link(MEMBER_LINK, &[l1, b]).unwrap();
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    for h in [first, l1, l2, top] {
+        store.store_atom(&space, h).unwrap();
+    }
+    store.barrier().unwrap();
+
+    let probe = AtomSpace::new();
+    let a2 = probe.add_node(CONCEPT_NODE, "a").unwrap();
+    let n = store.fetch_incoming_set(&probe, a2, false).unwrap();
+    let b2 = probe.get_node(CONCEPT_NODE, "b").unwrap();
+    let l1_2 = probe.get_link(LIST_LINK, &[a2, b2]).unwrap();
+    let k2 = probe.get_node(PREDICATE_NODE, "k");
+    let v = k2.and_then(|k2| probe.get_value(l1_2, k2));
+    assert_eq!((n, v), (2, Some(Value::float(vec![7.0]))), "(links fetched, value of the ListLink)");
+
+    let probe = AtomSpace::new();
+    let a3 = probe.add_node(CONCEPT_NODE, "a").unwrap();
+    store.fetch_incoming_set(&probe, a3, true).unwrap();
+    assert_eq!(probe.count_of_type(MEMBER_LINK, false), 1, "the MemberLink above the ListLink (recursive)");
+}
+
+// ---------------------------------------------------------- run-time types
+
+/// Child half: stores an atom of a type registered at run time.
+#[test]
+fn late_type_child() {
+    let Ok(path) = std::env::var("ATOMWEAVE_REVIEW_LATE_TYPE") else { return };
+    let t = atomweave::types::register_type("ReviewLateNode", &[NODE], None).unwrap();
+    let space = AtomSpace::new();
+    let x = space.add_node(t, "x").unwrap();
+    let mut store = open(&path).unwrap();
+    store.store_atom(&space, x).unwrap();
+    store.close().unwrap();
+}
+
+/// A store opened before a run-time type is registered resolves its type
+/// table at open and never again: after registering the type (as the error
+/// message advises), the store still cannot load, and storing an atom of
+/// that type gives the type a second code and stores the atom twice.
+#[test]
+fn a_type_registered_after_open_is_never_seen() {
+    let d = dir();
+    let st = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "late_type_child", "--test-threads", "1"])
+        .env("ATOMWEAVE_REVIEW_LATE_TYPE", d.path())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let mut store = reopen(&d);
+    // As the error says: register it first.
+    let t = atomweave::types::register_type("ReviewLateNode", &[NODE], None).unwrap();
+    let space = AtomSpace::new();
+    let x = space.add_node(t, "x").unwrap();
+    let fetched = store.fetch_atom(&space, x).map_err(|e| e.to_string());
+    let back = AtomSpace::new();
+    let load = store.load_atomspace(&back, &mut |_| {}).map_err(|e| e.to_string());
+    store.store_atom(&space, x).unwrap();
+    let atoms = store.check().map_err(|e| e.to_string());
+    assert_eq!((fetched, load, atoms), (Ok(true), Ok(1), Ok(1)), "(fetch_atom, load_atomspace, atoms after store_atom)");
+}
+
+// -------------------------------------------------------- two processes
+
+/// Child half: opens the store, waits for a line on stdin, then stores
+/// (ConceptNode "b") twice (the first attempt may fail), prints the results.
+#[test]
+fn second_writer_child() {
+    let Ok(path) = std::env::var("ATOMWEAVE_REVIEW_SECOND_WRITER") else { return };
+    let mut store = open(&path).unwrap();
+    println!("opened");
+    std::io::stdout().flush().unwrap();
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).unwrap();
+    let space = AtomSpace::new();
+    let b = space.add_node(CONCEPT_NODE, "b").unwrap();
+    store.store_atom(&space, b).unwrap();
+    println!("first: {:?}", store.barrier().map_err(|e| e.to_string()));
+    store.store_atom(&space, b).unwrap();
+    println!("second: {:?}", store.barrier().map_err(|e| e.to_string()));
+    store.close().unwrap();
+}
+
+/// Two processes with one store open (LMDB allows it; nothing refuses or
+/// locks): the second writer's next id and type table are stale. Its first
+/// write fails with a raw LMDB error, and its retry writes (ConceptNode "b")
+/// under the type code the other process gave PredicateNode: the store now
+/// holds (PredicateNode "b").
+#[test]
+#[ignore = "known bug (issue 6): a second writer process (hangs here)"]
+fn a_second_process_writing_the_store_corrupts_types() {
+    let d = dir();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "second_writer_child", "--nocapture", "--test-threads", "1"])
+        .env("ATOMWEAVE_REVIEW_SECOND_WRITER", d.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    while let Some(Ok(line)) = lines.next() {
+        if line.contains("opened") {
+            break;
+        }
+    }
+    {
+        let mut store = open(&url_of(&d)).unwrap();
+        let space = AtomSpace::new();
+        let p = space.add_node(PREDICATE_NODE, "p").unwrap();
+        store.store_atom(&space, p).unwrap();
+        store.close().unwrap();
+    }
+    child.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    let mut out = Vec::new();
+    for line in lines.map_while(Result::ok) {
+        if line.contains("first:") || line.contains("second:") {
+            out.push(line);
+        }
+    }
+    child.wait().unwrap();
+    let back = load_all(&mut reopen(&d));
+    let b_concept = back.get_node(CONCEPT_NODE, "b").is_some();
+    let b_pred = back.get_node(PREDICATE_NODE, "b").is_some();
+    assert!(b_concept && !b_pred && out.iter().all(|l| l.contains("Ok")), "writer said {out:?}; (ConceptNode \"b\") stored: {b_concept}, (PredicateNode \"b\") stored: {b_pred}");
+}
+
+/// Opening a store twice in one process (two StorageNodes naming one
+/// directory): the error speaks of "different options", not of the store
+/// being open already.
+#[test]
+fn opening_a_store_twice_in_one_process_is_a_clear_error() {
+    let d = dir();
+    let _first = open(&url_of(&d)).unwrap();
+    let err = open(&url_of(&d)).err().unwrap().to_string();
+    assert!(!err.contains("different options") && err.contains("already open"), "{err}");
+}
+
+// ---------------------------------------------------------------- depth
+
+/// Child half: a chain of links 100000 deep, stored, then fetched.
+#[test]
+fn deep_chain_child() {
+    let Ok(path) = std::env::var("ATOMWEAVE_REVIEW_DEEP") else { return };
+    let space = AtomSpace::new();
+    let mut h = space.add_node(CONCEPT_NODE, "leaf").unwrap();
+    for _ in 0..100_000 {
+        h = space.add_link(LIST_LINK, &[h]).unwrap();
+    }
+    let mut store = open(&path).unwrap();
+    store.store_atom(&space, h).unwrap();
+    store.barrier().unwrap();
+    println!("stored");
+    std::io::stdout().flush().unwrap();
+    let fresh = AtomSpace::new();
+    store.load_atomspace(&fresh, &mut |_| {}).unwrap();
+    println!("loaded");
+    std::io::stdout().flush().unwrap();
+    // A new store object: empty id cache, so lookup walks the chain.
+    drop(store);
+    let mut store = open(&path).unwrap();
+    assert!(store.fetch_atom(&space, h).unwrap());
+    println!("fetched");
+}
+
+/// store_atom and load_atomspace handle a deep chain (work lists), but
+/// fetch_atom/fetch_value/fetch_incoming/delete look atoms up recursively
+/// (`lookup`): the process dies of a stack overflow.
+#[test]
+fn fetching_a_deep_link_overflows_the_stack() {
+    let d = dir();
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "deep_chain_child", "--nocapture", "--test-threads", "1"])
+        .env("ATOMWEAVE_REVIEW_DEEP", d.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stdout.contains("fetched"), "status {:?}; stdout {stdout}; stderr tail {}", out.status, &stderr[stderr.len().saturating_sub(300)..]);
+}
+
+/// A LinkValue nested 300 deep is stored without complaint, but the codec
+/// refuses to read more than 256 levels: the whole store no longer loads.
+#[test]
+fn a_deeply_nested_value_is_written_but_cannot_be_read() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let k = space.add_node(PREDICATE_NODE, "k").unwrap();
+    let mut v = Value::float(vec![1.0]);
+    for _ in 0..300 {
+        v = Value::link(vec![v]);
+    }
+    space.set_value(a, k, v).unwrap();
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    let stored = store.store_atom(&space, a).and_then(|()| store.barrier());
+    let back = AtomSpace::new();
+    let load = store.load_atomspace(&back, &mut |_| {}).map(drop).map_err(|e| e.to_string());
+    // Either refuse it when storing, or read it back.
+    assert!(stored.is_err() || load.is_ok(), "stored: {stored:?}; load_atomspace: {load:?}");
+}
+
+// ------------------------------------------------------------------ CLI
+
+/// `atomweave persist-bench --dir DIR` removes DIR recursively first,
+/// whatever it holds (an existing store, other files).
+#[test]
+fn persist_bench_dir_removes_what_the_directory_held() {
+    let exe = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release/atomweave");
+    assert!(exe.exists(), "build the CLI first: cargo build --release -p atomweave-cli");
+    let d = dir();
+    let target = d.path().join("mine");
+    std::fs::create_dir_all(&target).unwrap();
+    std::fs::write(target.join("precious.txt"), "keep").unwrap();
+    let out = Command::new(exe).args(["persist-bench", "-n", "100", "--words", "10", "-q", "--dir"]).arg(&target).output().unwrap();
+    assert!(target.join("precious.txt").exists(), "status {:?}, stderr {}", out.status, String::from_utf8_lossy(&out.stderr));
+}
+
+/// An atom whose value sits under a key since removed from the space (the
+/// space keeps such values) can never be stored: store_atom fails the
+/// whole batch, dropping every other pending write with it (the next
+/// barrier says Ok), and store_atomspace of that space always fails.
+#[test]
+#[ignore = "known bug (issue 6): a value under a key removed from the space fails the whole batch"]
+fn a_value_under_a_removed_key_fails_and_drops_the_batch() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let bad = poison(&space);
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    store.store_atom(&space, a).unwrap();
+    store.store_atom(&space, bad).unwrap();
+    let first = store.barrier().map_err(|e| e.to_string());
+    let probe = AtomSpace::new();
+    let a2 = probe.add_node(CONCEPT_NODE, "a").unwrap();
+    let stored = store.fetch_atom(&probe, a2).unwrap();
+    let whole = store.store_atomspace(&space, &mut |_| {}).map_err(|e| e.to_string());
+    assert!(first.is_ok() && stored && whole.is_ok(), "barrier: {first:?}; `a` stored: {stored}; store_atomspace: {whole:?}");
+}
+
+// ------------------------------------------- a second process, current tree
+
+/// Child half: opens the store (empty), says so, waits for a line, then
+/// runs ATOMWEAVE_REVIEW_ACTION and prints the result.
+#[test]
+fn other_process_child() {
+    let Ok(path) = std::env::var("ATOMWEAVE_REVIEW_OTHER") else { return };
+    let action = std::env::var("ATOMWEAVE_REVIEW_ACTION").unwrap();
+    let mut store = open(&path).unwrap();
+    println!("opened");
+    std::io::stdout().flush().unwrap();
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).unwrap();
+    let space = AtomSpace::new();
+    let result = match action.as_str() {
+        "load" => {
+            let n = store.load_atomspace(&space, &mut |_| {}).map_err(|e| e.to_string());
+            let probe = AtomSpace::new();
+            let b = probe.add_node(CONCEPT_NODE, "b").unwrap();
+            let fetched = store.fetch_atom(&probe, b).map_err(|e| e.to_string());
+            format!("load_atomspace {n:?}, fetch_atom(b) {fetched:?}")
+        }
+        "store_space" => {
+            space.add_node(CONCEPT_NODE, "a").unwrap();
+            format!("store_atomspace {:?}", store.store_atomspace(&space, &mut |_| {}).map_err(|e| e.to_string()))
+        }
+        _ => unreachable!(),
+    };
+    println!("result: {result}");
+    store.close().unwrap();
+}
+
+/// Runs the child with `action` on a store that this process fills (with
+/// (ConceptNode "b") and (ConceptNode "c")) after the child opened it.
+fn with_other_process(action: &str) -> (tempfile::TempDir, String) {
+    let d = dir();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "other_process_child", "--nocapture", "--test-threads", "1"])
+        .env("ATOMWEAVE_REVIEW_OTHER", d.path())
+        .env("ATOMWEAVE_REVIEW_ACTION", action)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut opened = false;
+    for line in lines.by_ref().map_while(Result::ok) {
+        if line.contains("opened") {
+            opened = true;
+            break;
+        }
+    }
+    assert!(opened, "the child did not open the store");
+    {
+        let mut store = open(&url_of(&d)).unwrap();
+        let space = AtomSpace::new();
+        for n in ["b", "c"] {
+            let h = space.add_node(CONCEPT_NODE, n).unwrap();
+            store.store_atom(&space, h).unwrap();
+        }
+        store.close().unwrap();
+    }
+    child.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    let result = lines.map_while(Result::ok).filter(|l| l.contains("result:")).last().unwrap_or_default();
+    child.wait().unwrap();
+    (d, result)
+}
+
+/// Reads use the next id and type table read when the store was opened
+/// (only writes refresh them): after another process stored atoms,
+/// load_atomspace calls the store damaged and fetch_atom finds nothing.
+#[test]
+#[ignore = "known bug (issue 6): reads use a type table cached before another process wrote"]
+fn reads_after_another_process_wrote_use_a_stale_next_id_and_type_table() {
+    let (_d, result) = with_other_process("load");
+    assert!(result.contains("load_atomspace Ok(2), fetch_atom(b) Ok(true)"), "{result}");
+}
+
+/// store_atomspace decides "the store is empty: fast path" from the next id
+/// read at open. Another process stored atoms since: the fast path skips
+/// content lookups, its deferred index append collides, and the failure
+/// handler empties the store, the other process's atoms with it.
+#[test]
+#[ignore = "known bug (issue 6): two writer processes: the whole-space fast path trusts a stale next id"]
+fn a_whole_space_store_with_a_stale_next_id_wipes_another_writers_atoms() {
+    let (d, result) = with_other_process("store_space");
+    let mut s = reopen(&d);
+    let check = s.check().map_err(|e| e.to_string());
+    let back = load_all(&mut s);
+    let names: Vec<bool> = ["a", "b", "c"].iter().map(|n| back.get_node(CONCEPT_NODE, n).is_some()).collect();
+    assert_eq!((names, check), (vec![true, true, true], Ok(3)), "the other process said {result}");
+}
+
+// ------------------------------------------- killing a whole-space store
+
+/// Child half: one whole-space store into an empty store.
+#[test]
+fn review_bulk_child() {
+    let Ok(path) = std::env::var("ATOMWEAVE_REVIEW_BULK") else { return };
+    let space = AtomSpace::new();
+    let mut rs = atomweave_bench::RandomSpace::new(7, 0.3);
+    rs.grow(&mut &space, 300_000, |_| {}).unwrap();
+    let key = space.add_node(PREDICATE_NODE, "key").unwrap();
+    for (i, &h) in rs.atoms.iter().enumerate().step_by(3) {
+        space.set_value(h, key, Value::float(vec![i as f64])).unwrap();
+    }
+    let mut store = open(&path).unwrap();
+    println!("storing {}", space.size());
+    std::io::stdout().flush().unwrap();
+    store.store_atomspace(&space, &mut |_| {}).unwrap();
+    store.close().unwrap();
+    println!("stored");
+}
+
+/// tests/lmdb.rs's a_killed_whole_space_store_leaves_all_or_nothing waits
+/// for a line that *starts with* "storing", but libtest prints it after
+/// "test bulk_crash_child ... ": it only kills the child once it has
+/// finished. Here the kill lands mid-store (checked: "stored" not printed).
+#[test]
+fn a_whole_space_store_killed_mid_way_leaves_all_or_nothing() {
+    for delay_ms in [30, 300, 450, 550, 650, 750] {
+        let d = dir();
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "review_bulk_child", "--nocapture", "--test-threads", "1"])
+            .env("ATOMWEAVE_REVIEW_BULK", d.path())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut want = 0u64;
+        for line in lines.by_ref().map_while(Result::ok) {
+            if let Some(i) = line.find("storing ") {
+                want = line[i + 8..].trim().parse().unwrap();
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let finished = lines.map_while(Result::ok).any(|l| l.contains("stored"));
+        let mut store = reopen(&d);
+        let atoms = store.check().unwrap();
+        eprintln!("kill at {delay_ms} ms: finished {finished}, {atoms} of {want}");
+        assert!(atoms == 0 || atoms == want, "{atoms} of {want} atoms after a kill at {delay_ms} ms");
+        assert_eq!(load_all(&mut store).size() as u64, atoms);
+    }
+}
+
+/// Opening a store (say, to read it) while another process runs the first
+/// whole-space store into it: open sees the 'indexing' marker, takes the
+/// store for an abandoned one and empties it under the writer, whose
+/// store then fails (or worse) though nothing went wrong with it.
+#[test]
+#[ignore = "known bug (issue 6): the unfinished-store marker is wrongly acted on while another process is still writing"]
+fn opening_a_store_during_another_process_whole_space_store_empties_it() {
+    let d = dir();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "review_bulk_child", "--nocapture", "--test-threads", "1"])
+        .env("ATOMWEAVE_REVIEW_BULK", d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut want = 0u64;
+    for line in lines.by_ref().map_while(Result::ok) {
+        if let Some(i) = line.find("storing ") {
+            want = line[i + 8..].trim().parse().unwrap();
+            break;
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    drop(reopen(&d));
+    let finished = lines.map_while(Result::ok).any(|l| l.contains("stored"));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    child.wait().unwrap();
+    let mut store = reopen(&d);
+    let atoms = store.check().map_err(|e| e.to_string());
+    let first_err = err.lines().find(|l| l.contains("panicked") || l.contains("Err")).unwrap_or("").to_string();
+    assert_eq!((finished, atoms), (true, Ok(want)), "writer: {first_err}");
+}
+
+/// Exploration (needs a small filesystem): ATOMWEAVE_REVIEW_FULL=/mnt/small/db.
+#[test]
+fn explore_full_disk() {
+    let Ok(path) = std::env::var("ATOMWEAVE_REVIEW_FULL") else { return };
+    let space = AtomSpace::new();
+    for i in 0..200_000 {
+        space.add_node(CONCEPT_NODE, &format!("a fairly long name for node number {i}")).unwrap();
+    }
+    let mut store = open(&path).unwrap();
+    let r = store.store_atomspace(&space, &mut |_| {});
+    eprintln!("store_atomspace: {:?}", r.map_err(|e| e.to_string()));
+    let s2 = AtomSpace::new();
+    let mut last = Ok(());
+    for i in 0..200_000 {
+        let h = s2.add_node(CONCEPT_NODE, &format!("another fairly long name, for node number {i}")).unwrap();
+        store.store_atom(&s2, h).unwrap();
+        if i % 10_000 == 9_999 {
+            last = store.barrier();
+            if last.is_err() {
+                eprintln!("barrier at {i}: {:?}", last.as_ref().map_err(|e| e.to_string()));
+                break;
+            }
+        }
+    }
+    eprintln!("barrier again: {:?}", store.barrier().map_err(|e| e.to_string()));
+    drop(store);
+    let mut s = LmdbStore::open("x", &path).map_err(|e| e.to_string());
+    eprintln!("reopen: {:?}", s.as_ref().err());
+    if let Ok(s) = s.as_mut() {
+        eprintln!("check: {:?}", s.check().map_err(|e| e.to_string()));
+    }
+}
+
+/// A tmpfs of a few MiB mounted on a new directory (root only), unmounted on drop.
+struct SmallFs(tempfile::TempDir);
+
+impl SmallFs {
+    fn new(mib: u32) -> Option<SmallFs> {
+        let d = dir();
+        let ok = Command::new("mount").args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"]).arg(d.path()).status().is_ok_and(|s| s.success());
+        ok.then_some(SmallFs(d))
+    }
+    fn db(&self) -> String {
+        self.0.path().join("db").to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+/// A full disk: LMDB reports a short write as EIO, not ENOSPC, so the
+/// message is "lmdb: Input/output error (os error 5)", never the "the disk
+/// is full" one that `backend` keeps for os error 28.
+#[test]
+#[ignore = "known gap (issue 6): the full-disk error is not yet the clear one this test wants"]
+fn a_full_disk_is_a_clear_error() {
+    let Some(fs) = SmallFs::new(3) else {
+        eprintln!("cannot mount a small tmpfs here: not checked");
+        return;
+    };
+    let space = AtomSpace::new();
+    for i in 0..200_000 {
+        space.add_node(CONCEPT_NODE, &format!("a fairly long name for node number {i}")).unwrap();
+    }
+    let mut store = open(&fs.db()).unwrap();
+    let whole = store.store_atomspace(&space, &mut |_| {}).map_err(|e| e.to_string());
+    let mut batch = Ok(());
+    for h in space.handles_by_type(CONCEPT_NODE, false).collect::<Vec<_>>() {
+        batch = store.store_atom(&space, h).map_err(|e| e.to_string());
+        if batch.is_err() {
+            break;
+        }
+    }
+    if batch.is_ok() {
+        batch = store.barrier().map_err(|e| e.to_string());
+    }
+    drop(store);
+    // Read-only: remount and open.
+    let _ = Command::new("mount").args(["-o", "remount,ro"]).arg(fs.0.path()).status();
+    let ro = open(&fs.db()).err().map(|e| e.to_string());
+    drop(fs);
+    eprintln!("read-only open: {ro:?}");
+    assert!(whole.as_ref().is_err_and(|e| e.contains("disk is full")) && batch.as_ref().is_err_and(|e| e.contains("disk is full")), "store_atomspace: {whole:?}; store_atom: {batch:?}");
+}
