@@ -153,6 +153,16 @@ fn load_to_dump_from_copy_and_persist_bench() {
     }
 }
 
+#[test]
+fn persist_bench_leaves_a_non_empty_dir_alone() {
+    let dir = tempdir().join("keep");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("precious.txt"), "keep me").unwrap();
+    let out = atomweave(&["persist-bench", "-n", "100", "-q", "--dir", dir.to_str().unwrap()]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("not empty"));
+    assert_eq!(std::fs::read_to_string(dir.join("precious.txt")).unwrap(), "keep me");
+}
+
 fn tempdir() -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("atomweave-cli-{}-{:?}", std::process::id(), std::thread::current().id()));
     std::fs::create_dir_all(&d).unwrap();

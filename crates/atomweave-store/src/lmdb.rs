@@ -51,6 +51,15 @@ fn be(id: u64) -> [u8; 8] {
     id.to_be_bytes()
 }
 
+/// An incoming edge: member, link type code, link.
+fn edge_key(member: u64, code: u16, link: u64) -> [u8; 18] {
+    let mut e = [0u8; 18];
+    e[..8].copy_from_slice(&be(member));
+    e[8..10].copy_from_slice(&code.to_be_bytes());
+    e[10..].copy_from_slice(&be(link));
+    e
+}
+
 fn backend(e: heed::Error) -> StoreError {
     match e {
         heed::Error::Mdb(heed::MdbError::MapFull) => StoreError::Backend("the store is full (its 1 TiB map): copy it into a new one".into()),
@@ -258,6 +267,11 @@ impl LmdbStore {
         }
     }
 
+    /// The code of a type read from a record (so the store has one).
+    fn record_code(&mut self, t: Type) -> Result<u16> {
+        self.code_known(t).ok_or_else(|| StoreError::Corrupt(format!("no code for type {}", t.name())))
+    }
+
     /// The store's code for `t`, if it has one (also for a type registered
     /// here after the store was opened).
     fn code_known(&mut self, t: Type) -> Option<u16> {
@@ -458,14 +472,11 @@ impl LmdbStore {
         let rec = encode_record(code, true, tv, |r| members.iter().for_each(|m| r.extend_from_slice(&m.to_le_bytes())));
         self.put_record(w, id, &rec)?;
         self.add_key(w, false, &key, hashed, id)?;
-        let mut edge = [0u8; 18];
         for (i, &m) in members.iter().enumerate() {
             if members[..i].contains(&m) {
                 continue;
             }
-            edge[..8].copy_from_slice(&be(m));
-            edge[8..10].copy_from_slice(&code.to_be_bytes());
-            edge[10..].copy_from_slice(&be(id));
+            let edge = edge_key(m, code, id);
             match self.deferred.as_mut() {
                 Some(d) => d.incoming.push(edge),
                 None => self.db.incoming.put(w, &edge, &[]).map_err(backend)?,
@@ -959,11 +970,10 @@ impl StorageNode for LmdbStore {
         self.use_space(space);
         let all: Vec<Handle> = space.handles_by_type(types::ATOM, true).collect();
         let mut n = 0u64;
-        self.fresh = self.next_id == 1;
-        if self.fresh {
-            self.deferred = Some(Deferred::default());
-            self.set_indexing(true)?;
-        }
+        // Whether the store is empty is decided in the first write
+        // transaction (another process may have written since we looked).
+        self.fresh = true;
+        self.deferred = Some(Deferred::default());
         let result = self.store_chunks(space, &all, &mut n, progress);
         self.fresh = false;
         let deferred = self.deferred.take();
@@ -994,20 +1004,21 @@ impl StorageNode for LmdbStore {
 }
 
 impl LmdbStore {
-    fn set_indexing(&mut self, on: bool) -> Result<()> {
+    fn clear_indexing(&mut self) -> Result<()> {
         let env = self.env.clone();
         let mut w = env.write_txn().map_err(backend)?;
-        if on {
-            self.db.meta.put(&mut w, b"indexing", b"1").map_err(backend)?;
-        } else {
-            self.db.meta.delete(&mut w, b"indexing").map_err(backend)?;
-        }
+        self.db.meta.delete(&mut w, b"indexing").map_err(backend)?;
         w.commit().map_err(backend)
     }
 
+    /// Did a first whole-space store stop before finishing? Not while the
+    /// process that runs it is alive: it may still be writing.
     fn indexing_unfinished(&self) -> Result<bool> {
         let r = self.env.read_txn().map_err(backend)?;
-        Ok(self.db.meta.get(&r, b"indexing").map_err(backend)?.is_some())
+        let Some(pid) = self.db.meta.get(&r, b"indexing").map_err(backend)? else { return Ok(false) };
+        let pid = std::str::from_utf8(pid).unwrap_or_default();
+        let ours = pid == std::process::id().to_string();
+        Ok(ours || !std::path::Path::new("/proc").join(pid).exists())
     }
 
     /// Writes deferred index entries in key order, appending (the indexes
@@ -1034,7 +1045,7 @@ impl LmdbStore {
         d.values.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let values: Vec<(Vec<u8>, Vec<u8>)> = d.values.into_iter().map(|(k, v)| (k.to_vec(), v)).collect();
         self.append_all(self.db.values, &values)?;
-        self.set_indexing(false)
+        self.clear_indexing()
     }
 
     fn append_all(&self, db: Database<Bytes, Bytes>, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<()> {
@@ -1074,6 +1085,15 @@ impl LmdbStore {
             let result = (|| -> Result<()> {
                 self.refresh_meta(&w)?;
                 self.made_from = self.next_id;
+                if self.fresh && *n == 0 {
+                    if self.next_id == 1 {
+                        // Marked in the same transaction as the first records.
+                        self.db.meta.put(&mut w, b"indexing", std::process::id().to_string().as_bytes()).map_err(backend)?;
+                    } else {
+                        self.fresh = false;
+                        self.deferred = None;
+                    }
+                }
                 for &h in chunk {
                     self.put_atom(&mut w, space, h)?;
                 }
@@ -1160,20 +1180,17 @@ impl LmdbStore {
             let rec = self.record(&r, id)?.expect("iterated");
             let (key, hashed, db) = match &rec {
                 Record::Node(t, name, _) => {
-                    let code = self.code_known(*t).ok_or_else(|| StoreError::Corrupt(format!("no code for type {}", t.name())))?;
+                    let code = self.record_code(*t)?;
                     let (k, h) = self.node_key(code, name);
                     (k, h, self.db.nodes)
                 }
                 Record::Link(t, members, _) => {
-                    let code = self.code_known(*t).ok_or_else(|| StoreError::Corrupt(format!("no code for type {}", t.name())))?;
+                    let code = self.record_code(*t)?;
                     for &m in members {
                         if self.db.atoms.get(&r, &be(m)).map_err(backend)?.is_none() {
                             return bad(format!("link {id} holds atom {m}, which is not stored"));
                         }
-                        let mut edge = be(m).to_vec();
-                        edge.extend_from_slice(&code.to_be_bytes());
-                        edge.extend_from_slice(&be(id));
-                        if self.db.incoming.get(&r, &edge).map_err(backend)?.is_none() {
+                        if self.db.incoming.get(&r, &edge_key(m, code, id)).map_err(backend)?.is_none() {
                             return bad(format!("link {id} is missing from the incoming set of {m}"));
                         }
                     }
@@ -1254,18 +1271,14 @@ impl LmdbStore {
         let Some(rec) = self.record(w, id)? else { return Ok(()) };
         let (key, hashed, db) = match &rec {
             Record::Node(t, name, _) => {
-                let code = self.code_known(*t).ok_or_else(|| StoreError::Corrupt(format!("no code for type {}", t.name())))?;
+                let code = self.record_code(*t)?;
                 let (k, hashed) = self.node_key(code, name);
                 (k, hashed, self.db.nodes)
             }
             Record::Link(t, members, _) => {
-                let code = self.code_known(*t).ok_or_else(|| StoreError::Corrupt(format!("no code for type {}", t.name())))?;
-                let mut edge = [0u8; 18];
+                let code = self.record_code(*t)?;
                 for &m in members {
-                    edge[..8].copy_from_slice(&be(m));
-                    edge[8..10].copy_from_slice(&code.to_be_bytes());
-                    edge[10..].copy_from_slice(&be(id));
-                    self.db.incoming.delete(w, &edge).map_err(backend)?;
+                    self.db.incoming.delete(w, &edge_key(m, code, id)).map_err(backend)?;
                 }
                 let (k, hashed) = self.link_key(code, members);
                 (k, hashed, self.db.links)
