@@ -35,9 +35,9 @@ pub fn store_all(space: &AtomSpace, url: &str, quiet: bool) -> Result<u64, Strin
     Ok(n)
 }
 
-/// Loads the whole store at `url` into `space`, with a progress bar.
+/// Loads the whole store at `url`, which must exist, into `space`, with a progress bar.
 pub fn load_all(space: &AtomSpace, url: &str, quiet: bool) -> Result<u64, String> {
-    let mut store = open(url)?;
+    let mut store = atomweave_store::open_existing(url).map_err(|e| e.to_string())?;
     let b = bar(0, &format!("loading from {url}"), quiet);
     let n = store.load_atomspace(space, &mut |n| b.set_position(n)).map_err(|e| e.to_string())?;
     store.close().map_err(|e| e.to_string())?;

@@ -143,6 +143,10 @@ fn load_to_dump_from_copy_and_persist_bench() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("(SimpleTruthValue 0.9 0.8)") && text.contains("(FloatValue 1 2)") && text.contains("\"dog\""), "{text}");
+    let typo = dir.join("no-such-store");
+    let out = atomweave(&["copy", "-q", &format!("lmdb://{}", typo.display()), &db2]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no store there"));
+    assert!(!typo.exists(), "a mistyped source must not become an empty store");
     let out = atomweave(&["dump", "--from", "postgres://localhost/x"]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("not built yet"));
     let out = atomweave(&["persist-bench", "-n", "2000", "--words", "100", "-q"]);

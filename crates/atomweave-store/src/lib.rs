@@ -107,6 +107,23 @@ pub fn url_of_node(t: Type, name: &str) -> Result<String> {
     })
 }
 
+/// Opens a store that must exist already: for reading from (a copy's
+/// source, a dump), where a mistyped URL must not make an empty store.
+pub fn open_existing(url: &str) -> Result<Box<dyn StorageNode>> {
+    let path = url.strip_prefix("lmdb://").or_else(|| url.strip_prefix("file://")).unwrap_or(url);
+    let there = if url.starts_with("file://") {
+        std::path::Path::new(path).is_file()
+    } else if url.contains("://") && !url.starts_with("lmdb://") {
+        true
+    } else {
+        std::path::Path::new(path).join("data.mdb").is_file()
+    };
+    if !there {
+        return Err(StoreError::Open { url: url.to_string(), msg: "no store there".into() });
+    }
+    open(url)
+}
+
 /// Opens the store a URL names (creating an empty one where that makes sense).
 pub fn open(url: &str) -> Result<Box<dyn StorageNode>> {
     let open_err = |msg: &str| StoreError::Open { url: url.to_string(), msg: msg.to_string() };
