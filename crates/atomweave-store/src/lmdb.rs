@@ -556,12 +556,7 @@ impl LmdbStore {
     fn put_atom(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, h: Handle) -> Result<()> {
         let id = self.id_for(w, space, h)?;
         if id < self.made_from {
-            let mut old = self.db.values.prefix_iter_mut(w, &be(id)).map_err(backend)?;
-            while let Some(entry) = old.next() {
-                entry.map_err(backend)?;
-                // SAFETY: nothing borrowed from the iterator is kept across the deletion.
-                unsafe { old.del_current() }.map_err(backend)?;
-            }
+            self.delete_values(w, id)?;
         }
         if id < self.made_from {
             // Made before this write: its record holds the truth value it had then.
@@ -1129,14 +1124,7 @@ impl LmdbStore {
             let mut doomed = vec![id];
             let mut i = 0;
             while i < doomed.len() {
-                let holders: Vec<u64> = self
-                    .db
-                    .incoming
-                    .prefix_iter(&w, &be(doomed[i]))
-                    .map_err(backend)?
-                    .map(|e| e.map(|(k, _)| u64::from_be_bytes(k[10..18].try_into().expect("18-byte edge"))))
-                    .collect::<Result<_, _>>()
-                    .map_err(backend)?;
+                let holders = self.holders(&w, &be(doomed[i]))?;
                 if !holders.is_empty() && !recursive {
                     return Ok(false);
                 }
@@ -1206,7 +1194,10 @@ impl LmdbStore {
         }
         for entry in self.db.incoming.iter(&r).map_err(backend)? {
             let (k, _) = entry.map_err(backend)?;
-            let (m, l) = (u64::from_be_bytes(k[..8].try_into().expect("edge")), u64::from_be_bytes(k[10..18].try_into().expect("edge")));
+            if k.len() != 18 {
+                return bad(format!("an incoming edge key of {} bytes, not 18", k.len()));
+            }
+            let (m, l) = (u64::from_be_bytes(k[..8].try_into().expect("18 bytes")), u64::from_be_bytes(k[10..18].try_into().expect("18 bytes")));
             match self.record(&r, l)? {
                 Some(Record::Link(_, members, _)) if members.contains(&m) => {}
                 _ => return bad(format!("a dangling incoming edge from {m} to {l}")),
@@ -1243,14 +1234,7 @@ impl LmdbStore {
         let mut work = vec![prefix];
         let mut loaded = 0;
         while let Some(prefix) = work.pop() {
-            let holders: Vec<u64> = self
-                .db
-                .incoming
-                .prefix_iter(&r, &prefix)
-                .map_err(backend)?
-                .map(|e| e.map(|(k, _)| u64::from_be_bytes(k[10..18].try_into().expect("18-byte edge"))))
-                .collect::<Result<_, _>>()
-                .map_err(backend)?;
+            let holders = self.holders(&r, &prefix)?;
             for l in holders {
                 if !visited.insert(l) {
                     continue;
@@ -1295,6 +1279,11 @@ impl LmdbStore {
             db.delete(w, &key).map_err(backend)?;
         }
         self.db.atoms.delete(w, &be(id)).map_err(backend)?;
+        self.delete_values(w, id)
+    }
+
+    /// Deletes every value stored for atom `id`.
+    fn delete_values(&self, w: &mut RwTxn<'_>, id: u64) -> Result<()> {
         let mut old = self.db.values.prefix_iter_mut(w, &be(id)).map_err(backend)?;
         while let Some(entry) = old.next() {
             entry.map_err(backend)?;
@@ -1302,5 +1291,17 @@ impl LmdbStore {
             unsafe { old.del_current() }.map_err(backend)?;
         }
         Ok(())
+    }
+
+    /// The links whose incoming edges start with `prefix` (a member id, and
+    /// maybe a link type code). A short edge key is damage, not a panic.
+    fn holders(&self, r: &RoTxn<'_>, prefix: &[u8]) -> Result<Vec<u64>> {
+        let mut out = Vec::new();
+        for entry in self.db.incoming.prefix_iter(r, prefix).map_err(backend)? {
+            let (k, _) = entry.map_err(backend)?;
+            let link = k.get(10..18).ok_or_else(|| StoreError::Corrupt("a short incoming edge".into()))?;
+            out.push(u64::from_be_bytes(link.try_into().expect("8 bytes")));
+        }
+        Ok(out)
     }
 }

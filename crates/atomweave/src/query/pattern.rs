@@ -137,8 +137,11 @@ impl Forbidden {
     /// Is `h` one of the query's variables, or a link holding one?
     #[inline]
     pub fn contains(&self, space: &AtomSpace, h: Handle) -> bool {
-        if self.complete || self.set.contains(&h) {
-            return self.set.contains(&h);
+        if self.set.contains(&h) {
+            return true;
+        }
+        if self.complete {
+            return false;
         }
         let mut work = vec![h];
         while let Some(x) = work.pop() {
