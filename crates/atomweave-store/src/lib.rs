@@ -5,8 +5,10 @@
 //!   environment in a directory, with a compact binary layout ([`lmdb`]);
 //! - `file:///path/file.scm`: Atomese text, for exchange and inspection
 //!   ([`file`]);
-//! - `postgres://...` and `cog://host:port` are named here and built by
-//!   their own issues; opening one says so.
+//! - `postgres://user@host:port/db`: a PostgreSQL database that many
+//!   processes share ([`pg`]);
+//! - `cog://host:port` is named here and built by the server issue;
+//!   opening one says so.
 //!
 //! Every backend offers the calls upstream's StorageNode does
 //! ([`StorageNode`]); stores write behind, in batches, and [`barrier`]
@@ -15,11 +17,12 @@
 //!
 //! [`barrier`]: StorageNode::barrier
 
-use atomweave::{AtomSpace, Handle, Type};
+use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 
 pub mod codec;
 pub mod file;
 pub mod lmdb;
+pub mod pg;
 
 /// What can go wrong with a store.
 #[derive(Debug, thiserror::Error)]
@@ -113,6 +116,8 @@ pub fn open_existing(url: &str) -> Result<Box<dyn StorageNode>> {
     let path = url.strip_prefix("lmdb://").or_else(|| url.strip_prefix("file://")).unwrap_or(url);
     let there = if url.starts_with("file://") {
         std::path::Path::new(path).is_file()
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok(Box::new(pg::PgStore::open(url, false)?));
     } else if url.contains("://") && !url.starts_with("lmdb://") {
         true
     } else {
@@ -134,7 +139,7 @@ pub fn open(url: &str) -> Result<Box<dyn StorageNode>> {
         return Ok(Box::new(file::FileStore::open(url, path)?));
     }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        return Err(open_err("the PostgreSQL backend is not built yet"));
+        return Ok(Box::new(pg::PgStore::open(url, true)?));
     }
     if url.starts_with("cog://") {
         return Err(open_err("the network (cog://) backend is not built yet"));
@@ -143,4 +148,45 @@ pub fn open(url: &str) -> Result<Box<dyn StorageNode>> {
         return Err(open_err("unknown kind of store: use lmdb:///dir, file:///file.scm or postgres://..."));
     }
     Ok(Box::new(lmdb::LmdbStore::open(url, url)?))
+}
+
+/// A pending write of a batching store.
+pub(crate) enum Op {
+    Atom(Handle),
+    Value(Handle, Handle),
+    Update(Handle, Handle, Vec<f64>),
+}
+
+/// Whether `key` is the truth-value key, whose value a store keeps with the atom.
+pub(crate) fn is_tv_key(space: &AtomSpace, key: Handle) -> bool {
+    space.get_type(key) == Some(types::PREDICATE_NODE) && space.name(key) == Some(atomweave::sexpr::TV_KEY)
+}
+
+/// The atoms a value holds, depth first.
+pub(crate) fn atoms_in(v: &Value, out: &mut Vec<Handle>) {
+    match v {
+        Value::Atom(h) => out.push(*h),
+        Value::Link(vs) => vs.iter().for_each(|v| atoms_in(v, out)),
+        _ => {}
+    }
+}
+
+/// `stored + delta`: a count truth value's count, or a FloatValue elementwise.
+pub(crate) fn add(stored: Option<Value>, tv_key: bool, delta: &[f64]) -> Value {
+    let d0 = delta.first().copied().unwrap_or(0.0);
+    if tv_key {
+        return Value::Truth(match stored {
+            Some(Value::Truth(TruthValue::Count { mean, confidence, count })) => TruthValue::count(mean, confidence, count + d0),
+            _ => TruthValue::count(1.0, 0.0, d0),
+        });
+    }
+    let mut v: Vec<f64> = match stored {
+        Some(Value::Float(xs)) => xs.to_vec(),
+        _ => Vec::new(),
+    };
+    if v.len() < delta.len() {
+        v.resize(delta.len(), 0.0);
+    }
+    v.iter_mut().zip(delta).for_each(|(x, d)| *x += d);
+    Value::float(v)
 }

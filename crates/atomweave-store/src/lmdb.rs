@@ -34,7 +34,7 @@ use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RoTxn, RwTxn};
 
-use crate::{codec, Result, StorageNode, StoreError};
+use crate::{add, atoms_in, codec, is_tv_key, Op, Result, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -82,13 +82,6 @@ struct Deferred {
 
 /// Index entries per write transaction when writing them in order.
 const INDEX_BATCH: usize = 1 << 16;
-
-/// A pending write.
-enum Op {
-    Atom(Handle),
-    Value(Handle, Handle),
-    Update(Handle, Handle, Vec<f64>),
-}
 
 struct Dbs {
     meta: Database<Bytes, Bytes>,
@@ -520,13 +513,9 @@ impl LmdbStore {
         k
     }
 
-    fn is_tv_key(space: &AtomSpace, key: Handle) -> bool {
-        space.get_type(key) == Some(types::PREDICATE_NODE) && space.name(key) == Some(atomweave::sexpr::TV_KEY)
-    }
-
     /// Writes one value of `h` (stored as `id`); `None` removes it.
     fn put_value(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, id: u64, key: Handle, v: Option<&Value>) -> Result<()> {
-        if Self::is_tv_key(space, key) {
+        if is_tv_key(space, key) {
             let tv = match v {
                 Some(Value::Truth(tv)) => *tv,
                 _ => TruthValue::DEFAULT,
@@ -631,7 +620,7 @@ impl LmdbStore {
             // which already counts the update.
             return self.put_value(w, space, id, key, space.get_value(h, key).as_ref());
         }
-        let tv_key = Self::is_tv_key(space, key);
+        let tv_key = is_tv_key(space, key);
         let stored = if tv_key {
             Some(Value::Truth(self.stored_tv(w, id)?))
         } else {
@@ -784,35 +773,6 @@ fn sort_keys(list: &mut Vec<(Vec<u8>, u64)>) {
     *list = order.into_iter().map(|(_, i)| taken[i as usize].take().expect("each index once")).collect();
 }
 
-/// The atoms a value holds, depth first.
-fn atoms_in(v: &Value, out: &mut Vec<Handle>) {
-    match v {
-        Value::Atom(h) => out.push(*h),
-        Value::Link(vs) => vs.iter().for_each(|v| atoms_in(v, out)),
-        _ => {}
-    }
-}
-
-/// `stored + delta`: a count truth value's count, or a FloatValue elementwise.
-pub(crate) fn add(stored: Option<Value>, tv_key: bool, delta: &[f64]) -> Value {
-    let d0 = delta.first().copied().unwrap_or(0.0);
-    if tv_key {
-        return Value::Truth(match stored {
-            Some(Value::Truth(TruthValue::Count { mean, confidence, count })) => TruthValue::count(mean, confidence, count + d0),
-            _ => TruthValue::count(1.0, 0.0, d0),
-        });
-    }
-    let mut v: Vec<f64> = match stored {
-        Some(Value::Float(xs)) => xs.to_vec(),
-        _ => Vec::new(),
-    };
-    if v.len() < delta.len() {
-        v.resize(delta.len(), 0.0);
-    }
-    v.iter_mut().zip(delta).for_each(|(x, d)| *x += d);
-    Value::float(v)
-}
-
 impl StorageNode for LmdbStore {
     fn url(&self) -> &str {
         &self.url
@@ -829,7 +789,7 @@ impl StorageNode for LmdbStore {
     }
 
     fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
-        let tv_key = Self::is_tv_key(space, key);
+        let tv_key = is_tv_key(space, key);
         space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
         let current = space.get_value(h, key).filter(|v| *v != Value::Truth(TruthValue::DEFAULT));
         let new = add(current, tv_key, delta);
@@ -857,7 +817,7 @@ impl StorageNode for LmdbStore {
         let env = self.env.clone();
         let r = env.read_txn().map_err(backend)?;
         let Some(id) = self.lookup(&r, space, h)? else { return Ok(false) };
-        if Self::is_tv_key(space, key) {
+        if is_tv_key(space, key) {
             space.set_tv(h, self.stored_tv(&r, id)?)?;
             return Ok(true);
         }

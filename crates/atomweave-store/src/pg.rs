@@ -1,0 +1,1149 @@
+//! The PostgreSQL store: a database server that many processes share.
+//!
+//! Schema (version [`SCHEMA`]), in the database the URL names:
+//! - `atoms`: `uuid` (bigint, primary key); `type` (smallint, a code of
+//!   `atomweave_types`); `height` (0 for a node, else one more than its
+//!   tallest member: loads go by height, so members come first); `name`
+//!   (nodes) or `outgoing` (links: the members' uuids in-line, as
+//!   upstream's schema keeps them); `digest` (16 bytes of SHA-256 over the
+//!   type and the name or the members: one unique content index whatever
+//!   the name's length); the truth value in `tv_mean`, `tv_confidence`,
+//!   `tv_count` (all NULL: the default; `tv_count` NULL: a simple one).
+//!   A GIN index on `outgoing` answers incoming sets.
+//! - `atom_values`: `atom`, `key` (uuids), `value` (bytea, in the
+//!   [`codec`](crate::codec) form): every value but the truth value.
+//! - `atomweave_types` (code -> type name: a store survives changes to the
+//!   type table), `atomweave_meta` (the schema version), and the sequence
+//!   `atomweave_ids`, which hands out uuids in blocks of [`ID_BLOCK`] so
+//!   that processes sharing the store never collide.
+//!
+//! Writes are batched as the LMDB store's are, and each batch is one
+//! transaction: a crash, or a server that goes away, loses the batch in
+//! flight and never a part of an atom. A batch lost with its connection is
+//! kept and written again by the next call, which reconnects. Atoms go in
+//! by binary COPY into a staging table, then `INSERT .. ON CONFLICT` on the
+//! digest, so another process storing the same atom at the same time
+//! yields one row; a whole space stored into an empty store is copied
+//! straight into `atoms` under a table lock. Loads are binary COPY too,
+//! height by height.
+//!
+//! Citus (or another Postgres-compatible distributed engine): distribute
+//! `atoms` on `digest` (a unique index must include the distribution
+//! column, and content lookups then go to one shard) and `atom_values` on
+//! `atom`; `atomweave_types` and `atomweave_meta` are reference tables.
+//! Incoming-set and by-uuid reads then fan out to every shard.
+
+pub mod scratch;
+
+use std::time::Duration;
+
+use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
+use postgres::binary_copy::{BinaryCopyInWriter, BinaryCopyOutIter};
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::types::Type as SqlType;
+use postgres::{Client, NoTls, Transaction};
+use sha2::{Digest, Sha256};
+
+use crate::{add, atoms_in, codec, is_tv_key, Op, Result, StorageNode, StoreError};
+
+type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
+type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
+
+/// The schema version this code reads and writes.
+pub const SCHEMA: u32 = 1;
+/// Uuids a process takes from the shared sequence at a time.
+pub const ID_BLOCK: i64 = 4096;
+/// Pending writes applied per transaction.
+const BATCH: usize = 1 << 16;
+/// Rows between progress reports.
+const REPORT: u64 = 1 << 16;
+
+const CREATE: &str = "
+CREATE TABLE atomweave_types (code smallint PRIMARY KEY, name text NOT NULL UNIQUE);
+CREATE SEQUENCE atomweave_ids INCREMENT BY 4096 START WITH 1;
+CREATE TABLE atoms (
+    uuid bigint PRIMARY KEY,
+    type smallint NOT NULL,
+    height smallint NOT NULL,
+    name text,
+    outgoing bigint[],
+    digest bytea NOT NULL,
+    tv_mean double precision,
+    tv_confidence double precision,
+    tv_count double precision
+);
+CREATE UNIQUE INDEX atoms_digest ON atoms (digest);
+CREATE INDEX atoms_outgoing ON atoms USING gin (outgoing);
+CREATE TABLE atom_values (atom bigint NOT NULL, key bigint NOT NULL, value bytea NOT NULL, PRIMARY KEY (atom, key));
+";
+
+/// Per-connection staging tables, emptied at every commit.
+const STAGING: &str = "
+CREATE TEMP TABLE aw_stage (LIKE atoms) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE aw_values (atom bigint, key bigint, value bytea) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE aw_tvs (uuid bigint, tv_mean double precision, tv_confidence double precision, tv_count double precision) ON COMMIT DELETE ROWS;
+";
+
+const ATOM_COLUMNS: &str = "uuid, type, height, name, outgoing, digest, tv_mean, tv_confidence, tv_count";
+const ATOM_TYPES: [SqlType; 9] =
+    [SqlType::INT8, SqlType::INT2, SqlType::INT2, SqlType::TEXT, SqlType::INT8_ARRAY, SqlType::BYTEA, SqlType::FLOAT8, SqlType::FLOAT8, SqlType::FLOAT8];
+const READ_COLUMNS: &str = "uuid, type, height, name, outgoing, tv_mean, tv_confidence, tv_count";
+const READ_TYPES: [SqlType; 8] =
+    [SqlType::INT8, SqlType::INT2, SqlType::INT2, SqlType::TEXT, SqlType::INT8_ARRAY, SqlType::FLOAT8, SqlType::FLOAT8, SqlType::FLOAT8];
+
+/// The truth value as its three columns.
+fn tv_columns(tv: TruthValue) -> [Option<f64>; 3] {
+    match tv {
+        _ if tv.is_default() => [None; 3],
+        TruthValue::Simple { strength, confidence } => [Some(strength), Some(confidence), None],
+        TruthValue::Count { mean, confidence, count } => [Some(mean), Some(confidence), Some(count)],
+    }
+}
+
+fn tv_of(cols: [Option<f64>; 3]) -> TruthValue {
+    match cols {
+        [Some(m), Some(c), None] => TruthValue::simple(m, c),
+        [Some(m), Some(c), Some(n)] => TruthValue::count(m, c, n),
+        _ => TruthValue::DEFAULT,
+    }
+}
+
+fn digest(tag: u8, code: i16, body: &[u8]) -> [u8; 16] {
+    let mut h = Sha256::new();
+    h.update([tag]);
+    h.update(code.to_le_bytes());
+    h.update(body);
+    h.finalize()[..16].try_into().expect("16 of 32 bytes")
+}
+
+fn node_digest(code: i16, name: &str) -> [u8; 16] {
+    digest(b'N', code, name.as_bytes())
+}
+
+/// Unordered links' members are sorted by uuid first.
+fn link_digest(code: i16, members: &[i64]) -> [u8; 16] {
+    let bytes: Vec<u8> = members.iter().flat_map(|m| m.to_le_bytes()).collect();
+    digest(b'L', code, &bytes)
+}
+
+/// An atom about to be written.
+struct Row {
+    h: Handle,
+    uuid: i64,
+    code: i16,
+    height: i16,
+    tv: [Option<f64>; 3],
+}
+
+/// An atom read from `atoms`.
+struct Stored {
+    uuid: i64,
+    code: i16,
+    height: i16,
+    name: Option<String>,
+    outgoing: Option<Vec<i64>>,
+    tv: TruthValue,
+}
+
+fn stored_of(row: &postgres::Row) -> Stored {
+    Stored {
+        uuid: row.get(0),
+        code: row.get(1),
+        height: row.get(2),
+        name: row.get(3),
+        outgoing: row.get(4),
+        tv: tv_of([row.get(5), row.get(6), row.get(7)]),
+    }
+}
+
+pub struct PgStore {
+    url: String,
+    config: postgres::Config,
+    client: Option<Client>,
+    code_of_type: HashMap<Type, i16>,
+    names_of_code: HashMap<i16, String>,
+    /// Store uuids (and heights) of atoms of `cache_space`, as found or made.
+    ids: HashMap<Handle, (i64, i16)>,
+    cache_space: Option<AtomSpace>,
+    pending: Vec<Op>,
+    pending_space: Option<AtomSpace>,
+    /// Uuids taken from the sequence and not used yet.
+    free: std::ops::Range<i64>,
+    /// The schema is there: connections get their staging tables.
+    ready: bool,
+}
+
+impl PgStore {
+    /// Connects to the database `url` names, making the schema if the
+    /// database has none (unless `create` is false).
+    pub fn open(url: &str, create: bool) -> Result<PgStore> {
+        let open_err = |msg: String| StoreError::Open { url: url.to_string(), msg };
+        let mut config: postgres::Config = url.parse().map_err(|e| open_err(format!("not a PostgreSQL URL: {e}")))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(10));
+        }
+        let mut store = PgStore {
+            url: url.to_string(),
+            config,
+            client: None,
+            code_of_type: HashMap::default(),
+            names_of_code: HashMap::default(),
+            ids: HashMap::default(),
+            cache_space: None,
+            pending: Vec::new(),
+            pending_space: None,
+            free: 0..0,
+            ready: false,
+        };
+        store.client().map_err(|e| open_err(e.to_string()))?;
+        store.make_schema(create).map_err(|e| match e {
+            StoreError::Open { .. } => e,
+            e => open_err(e.to_string()),
+        })?;
+        store.ready = true;
+        store.client = None;
+        store.reload_types()?;
+        Ok(store)
+    }
+
+    fn make_schema(&mut self, create: bool) -> Result<()> {
+        let url = self.url.clone();
+        let open_err = |msg: String| StoreError::Open { url: url.clone(), msg };
+        let mut t = self.client()?.transaction().map_err(|e| pg_err(&url, e))?;
+        // Two processes opening a new database at once make the schema once.
+        t.execute("SELECT pg_advisory_xact_lock(7201001)", &[]).map_err(|e| pg_err(&url, e))?;
+        let has_meta: bool = t.query_one("SELECT to_regclass('atomweave_meta') IS NOT NULL", &[]).map_err(|e| pg_err(&url, e))?.get(0);
+        if has_meta {
+            let found: Option<String> =
+                t.query_opt("SELECT value FROM atomweave_meta WHERE key = 'schema'", &[]).map_err(|e| pg_err(&url, e))?.map(|r| r.get(0));
+            match found.as_deref().map(str::parse::<u32>) {
+                Some(Ok(SCHEMA)) => return t.commit().map_err(|e| pg_err(&url, e)),
+                Some(Ok(v)) => {
+                    return Err(open_err(format!("the store has schema version {v}; this atomweave reads version {SCHEMA} (copy it with the atomweave that wrote it)")))
+                }
+                _ => return Err(open_err("atomweave_meta has no schema version: not an atomweave store".into())),
+            }
+        }
+        if !create {
+            return Err(open_err("no atomweave store in this database".into()));
+        }
+        let has_atoms: bool = t.query_one("SELECT to_regclass('atoms') IS NOT NULL", &[]).map_err(|e| pg_err(&url, e))?.get(0);
+        if has_atoms {
+            return Err(open_err("the database has an `atoms` table but no atomweave_meta: not an atomweave store".into()));
+        }
+        t.batch_execute(CREATE).map_err(|e| pg_err(&url, e))?;
+        t.execute("CREATE TABLE atomweave_meta (key text PRIMARY KEY, value text NOT NULL)", &[]).map_err(|e| pg_err(&url, e))?;
+        t.execute("INSERT INTO atomweave_meta VALUES ('schema', $1)", &[&SCHEMA.to_string()]).map_err(|e| pg_err(&url, e))?;
+        t.commit().map_err(|e| pg_err(&url, e))
+    }
+
+    /// The connection, made again if it was lost.
+    fn client(&mut self) -> Result<&mut Client> {
+        if self.client.as_ref().is_none_or(Client::is_closed) {
+            self.client = None;
+            let mut c = self.config.connect(NoTls).map_err(|e| pg_err(&self.url, e))?;
+            if self.ready {
+                c.batch_execute(STAGING).map_err(|e| pg_err(&self.url, e))?;
+            }
+            self.client = Some(c);
+        }
+        Ok(self.client.as_mut().expect("connected above"))
+    }
+
+    fn lost(&self) -> bool {
+        self.client.as_ref().is_none_or(Client::is_closed)
+    }
+
+    /// Bytes the store's tables and indexes take on disk.
+    pub fn disk_bytes(&mut self) -> Result<u64> {
+        let url = self.url.clone();
+        let n: i64 = self
+            .client()?
+            .query_one("SELECT pg_total_relation_size('atoms') + pg_total_relation_size('atom_values')", &[])
+            .map_err(|e| pg_err(&url, e))?
+            .get(0);
+        Ok(n as u64)
+    }
+
+    /// The process id of the server process serving this connection.
+    pub fn backend_pid(&mut self) -> Result<u32> {
+        let url = self.url.clone();
+        let pid: i32 = self.client()?.query_one("SELECT pg_backend_pid()", &[]).map_err(|e| pg_err(&url, e))?.get(0);
+        Ok(pid as u32)
+    }
+
+    fn reload_types(&mut self) -> Result<()> {
+        let url = self.url.clone();
+        let rows = self.client()?.query("SELECT code, name FROM atomweave_types", &[]).map_err(|e| pg_err(&url, e))?;
+        self.names_of_code.clear();
+        self.code_of_type.clear();
+        for r in rows {
+            let (code, name): (i16, String) = (r.get(0), r.get(1));
+            if let Some(t) = Type::from_name(&name) {
+                self.code_of_type.insert(t, code);
+            }
+            self.names_of_code.insert(code, name);
+        }
+        Ok(())
+    }
+
+    /// The store's code for `t`, if it has one (rereading the table once:
+    /// another process may have added it).
+    fn code_known(&mut self, t: Type) -> Result<Option<i16>> {
+        if let Some(&c) = self.code_of_type.get(&t) {
+            return Ok(Some(c));
+        }
+        self.reload_types()?;
+        Ok(self.code_of_type.get(&t).copied())
+    }
+
+    /// Gives every type in `ts` a code, in transactions of its own (before a
+    /// write's, so a failed write leaves no code half made).
+    fn ensure_codes(&mut self, ts: impl IntoIterator<Item = Type>) -> Result<()> {
+        let url = self.url.clone();
+        for t in ts {
+            if self.code_of_type.contains_key(&t) {
+                continue;
+            }
+            loop {
+                // Two processes may pick the same next code: one wins, the other tries again.
+                let c = self.client()?;
+                c.execute(
+                    "INSERT INTO atomweave_types (code, name) SELECT coalesce(max(code), 0) + 1, $1 FROM atomweave_types ON CONFLICT DO NOTHING",
+                    &[&t.name()],
+                )
+                .map_err(|e| pg_err(&url, e))?;
+                if let Some(r) = c.query_opt("SELECT code FROM atomweave_types WHERE name = $1", &[&t.name()]).map_err(|e| pg_err(&url, e))? {
+                    let code: i16 = r.get(0);
+                    self.code_of_type.insert(t, code);
+                    self.names_of_code.insert(code, t.name().to_string());
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn type_of_code(&mut self, code: i16) -> Result<Type> {
+        if !self.names_of_code.contains_key(&code) {
+            self.reload_types()?;
+        }
+        let name = self.names_of_code.get(&code).ok_or_else(|| StoreError::Corrupt(format!("type code {code} is not in the store's type table")))?;
+        Type::from_name(name).ok_or_else(|| StoreError::Backend(format!("the store holds atoms of type {name}, which is not known here (register it first)")))
+    }
+
+    /// `n` fresh uuids.
+    fn take_ids(&mut self, n: usize) -> Result<Vec<i64>> {
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n && !self.free.is_empty() {
+            out.push(self.free.start);
+            self.free.start += 1;
+        }
+        if out.len() < n {
+            let blocks = ((n - out.len()) as i64 + ID_BLOCK - 1) / ID_BLOCK;
+            let url = self.url.clone();
+            let rows = self.client()?.query("SELECT nextval('atomweave_ids') FROM generate_series(1, $1::bigint)", &[&blocks]).map_err(|e| pg_err(&url, e))?;
+            for r in rows {
+                let base: i64 = r.get(0);
+                let end = out.len() + (n - out.len()).min(ID_BLOCK as usize);
+                let used = (end - out.len()) as i64;
+                out.extend(base..base + used);
+                if used < ID_BLOCK {
+                    self.free = base + used..base + ID_BLOCK;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Use the uuid cache for `space` (a different space starts a fresh one).
+    fn use_space(&mut self, space: &AtomSpace) {
+        if self.cache_space.as_ref() != Some(space) {
+            self.ids.clear();
+            self.cache_space = Some(space.clone());
+        }
+    }
+
+    fn queue(&mut self, space: &AtomSpace, op: Op) -> Result<()> {
+        if self.pending_space.as_ref().is_some_and(|s| s != space) {
+            self.flush()?;
+        }
+        self.pending_space = Some(space.clone());
+        self.pending.push(op);
+        if self.pending.len() >= BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Applies the pending writes in one transaction. A batch lost with
+    /// the connection stays pending, for the next call to write again.
+    fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let space = self.pending_space.clone().expect("pending writes have their space");
+        self.use_space(&space);
+        let ops = std::mem::take(&mut self.pending);
+        match self.write(&space, &ops, false, &mut |_| {}) {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                if self.lost() {
+                    self.pending = ops;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Writes `ops` in one transaction; `whole`: they are every atom of the
+    /// space, which may go straight into an empty store. Returns the atoms written.
+    fn write(&mut self, space: &AtomSpace, ops: &[Op], whole: bool, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+        // Atoms (and keys) removed from the space since are not stored.
+        let live = |h: &Handle| space.contains(*h);
+        let mut full: Vec<Handle> = Vec::new();
+        let mut needed: Vec<Handle> = Vec::new();
+        let mut snapshot: HashSet<(Handle, Option<Handle>)> = HashSet::default();
+        for op in ops {
+            match op {
+                Op::Atom(h) if live(h) => {
+                    full.push(*h);
+                    snapshot.insert((*h, None));
+                    needed.push(*h);
+                    for (k, v) in space.key_values(*h) {
+                        needed.push(k);
+                        atoms_in(&v, &mut needed);
+                    }
+                }
+                Op::Value(h, k) if live(h) && live(k) => {
+                    snapshot.insert((*h, Some(*k)));
+                    needed.extend([*h, *k]);
+                    if let Some(v) = space.get_value(*h, *k) {
+                        atoms_in(&v, &mut needed);
+                    }
+                }
+                Op::Update(h, k, _) if live(h) && live(k) => needed.extend([*h, *k]),
+                _ => {}
+            }
+        }
+        let rows = self.plan(space, &needed)?;
+        let url = self.url.clone();
+        let mut fresh: HashSet<Handle> = HashSet::default();
+        let mut made: HashMap<Handle, (i64, i16)> = HashMap::default();
+        let mut client = self.client.take().expect("plan connected");
+        let result = (|| -> Result<u64> {
+            let mut t = client.transaction().map_err(|e| pg_err(&url, e))?;
+            let empty = whole && {
+                t.execute("LOCK TABLE atoms IN SHARE ROW EXCLUSIVE MODE", &[]).map_err(|e| pg_err(&url, e))?;
+                t.query_one("SELECT NOT EXISTS (SELECT 1 FROM atoms)", &[]).map_err(|e| pg_err(&url, e))?.get::<_, bool>(0)
+            };
+            let written = self.write_atoms(&mut t, space, rows, empty, &mut made, &mut fresh, progress)?;
+            let id = |h: Handle, made: &HashMap<Handle, (i64, i16)>| made.get(&h).or_else(|| self.ids.get(&h)).map(|x| x.0).expect("planned");
+            // Stored values of atoms stored again are replaced, not merged.
+            let restored: Vec<i64> = full.iter().filter(|h| !fresh.contains(*h)).map(|&h| id(h, &made)).collect();
+            if !restored.is_empty() {
+                t.execute("DELETE FROM atom_values WHERE atom = ANY($1)", &[&restored]).map_err(|e| pg_err(&url, e))?;
+            }
+            let mut tvs: HashMap<i64, TruthValue> = HashMap::default();
+            let mut values: HashMap<(i64, i64), Option<Vec<u8>>> = HashMap::default();
+            let encode = |v: &Value, made: &HashMap<Handle, (i64, i16)>| -> Result<Vec<u8>> {
+                let mut bytes = Vec::new();
+                codec::encode(v, &mut bytes, &mut |a| Ok(id(a, made) as u64))?;
+                Ok(bytes)
+            };
+            for &h in &full {
+                let u = id(h, &made);
+                if !fresh.contains(&h) {
+                    tvs.insert(u, space.get_tv(h).unwrap_or_default());
+                }
+                for (k, v) in space.key_values(h) {
+                    if !is_tv_key(space, k) {
+                        values.insert((u, id(k, &made)), Some(encode(&v, &made)?));
+                    }
+                }
+            }
+            let mut updates: Vec<(Handle, Handle, &[f64])> = Vec::new();
+            for op in ops {
+                match op {
+                    Op::Value(h, k) if live(h) && live(k) => {
+                        let u = id(*h, &made);
+                        if is_tv_key(space, *k) {
+                            tvs.insert(u, space.get_tv(*h).unwrap_or_default());
+                        } else {
+                            values.insert((u, id(*k, &made)), space.get_value(*h, *k).map(|v| encode(&v, &made)).transpose()?);
+                        }
+                    }
+                    // The space's value already counts updates of atoms or values stored in this batch.
+                    Op::Update(h, k, _) if snapshot.contains(&(*h, None)) || snapshot.contains(&(*h, Some(*k))) => {}
+                    Op::Update(h, k, delta) if live(h) && live(k) => {
+                        if fresh.contains(h) {
+                            // First stored now: the store takes the space's value, which counts the update.
+                            let u = id(*h, &made);
+                            match space.get_value(*h, *k) {
+                                _ if is_tv_key(space, *k) => drop(tvs.insert(u, space.get_tv(*h).unwrap_or_default())),
+                                v => drop(values.insert((u, id(*k, &made)), v.map(|v| encode(&v, &made)).transpose()?)),
+                            }
+                        } else {
+                            updates.push((*h, *k, delta));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if !updates.is_empty() {
+                self.apply_updates(&mut t, space, &updates, &made, &mut tvs, &mut values)?;
+            }
+            self.write_values(&mut t, tvs, values, empty)?;
+            t.commit().map_err(|e| pg_err(&url, e))?;
+            Ok(written)
+        })();
+        self.client = Some(client);
+        let written = result?;
+        self.ids.extend(made);
+        Ok(written)
+    }
+
+    /// The atoms of `needed` (and their members) the store may not hold
+    /// yet, members first, with fresh uuids and heights. Types get codes.
+    fn plan(&mut self, space: &AtomSpace, needed: &[Handle]) -> Result<Vec<Row>> {
+        let mut rows: Vec<Row> = Vec::new();
+        let mut at: HashMap<Handle, usize> = HashMap::default();
+        let mut stack: Vec<(Handle, bool)> = needed.iter().rev().map(|&h| (h, false)).collect();
+        let height = |h: &Handle, at: &HashMap<Handle, usize>, rows: &Vec<Row>| at.get(h).map(|&i| rows[i].height).or_else(|| self.ids.get(h).map(|x| x.1));
+        while let Some((h, expanded)) = stack.pop() {
+            if at.contains_key(&h) || self.ids.contains_key(&h) {
+                continue;
+            }
+            let t = space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+            let members = space.outgoing(h).unwrap_or(&[]);
+            if !expanded && !members.is_empty() {
+                stack.push((h, true));
+                stack.extend(members.iter().rev().filter(|m| !at.contains_key(*m) && !self.ids.contains_key(*m)).map(|&m| (m, false)));
+                continue;
+            }
+            let h_height = if t.is_link() {
+                let top = members.iter().map(|m| height(m, &at, &rows).expect("members first")).max().unwrap_or(0);
+                i16::try_from(i32::from(top) + 1).map_err(|_| StoreError::Unsupported("a link nested more than 32767 deep cannot be stored in PostgreSQL".into()))?
+            } else {
+                0
+            };
+            at.insert(h, rows.len());
+            rows.push(Row { h, uuid: 0, code: 0, height: h_height, tv: tv_columns(space.get_tv(h).unwrap_or_default()) });
+        }
+        let ts: HashSet<Type> = rows.iter().map(|r| space.get_type(r.h).expect("checked")).collect();
+        self.ensure_codes(ts)?;
+        let uuids = self.take_ids(rows.len())?;
+        for (r, u) in rows.iter_mut().zip(uuids) {
+            r.uuid = u;
+            r.code = self.code_of_type[&space.get_type(r.h).expect("checked")];
+        }
+        self.client()?;
+        Ok(rows)
+    }
+
+    /// Writes planned rows: straight into an empty store, else level by
+    /// level through the staging table, learning the uuids of atoms some
+    /// writer stored first.
+    #[allow(clippy::too_many_arguments)]
+    fn write_atoms(
+        &self,
+        t: &mut Transaction<'_>,
+        space: &AtomSpace,
+        mut rows: Vec<Row>,
+        empty: bool,
+        made: &mut HashMap<Handle, (i64, i16)>,
+        fresh: &mut HashSet<Handle>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<u64> {
+        let url = &self.url;
+        let uuid_of = |h: &Handle, made: &HashMap<Handle, (i64, i16)>| made.get(h).or_else(|| self.ids.get(h)).map(|x| x.0).expect("members first");
+        if empty {
+            let sink = t.copy_in(&format!("COPY atoms ({ATOM_COLUMNS}) FROM STDIN (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
+            let mut w = BinaryCopyInWriter::new(sink, &ATOM_TYPES);
+            for (i, r) in rows.iter().enumerate() {
+                made.insert(r.h, (r.uuid, r.height));
+                fresh.insert(r.h);
+                self.copy_row(&mut w, space, r, made, &uuid_of)?;
+                if (i as u64 + 1) % REPORT == 0 {
+                    progress(i as u64 + 1);
+                }
+            }
+            w.finish().map_err(|e| pg_err(url, e))?;
+            progress(rows.len() as u64);
+            return Ok(rows.len() as u64);
+        }
+        rows.sort_by_key(|r| r.height);
+        let mut done = 0u64;
+        let mut start = 0;
+        while start < rows.len() {
+            let end = start + rows[start..].iter().take_while(|r| r.height == rows[start].height).count();
+            let level = &rows[start..end];
+            let sink = t.copy_in(&format!("COPY aw_stage ({ATOM_COLUMNS}) FROM STDIN (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
+            let mut w = BinaryCopyInWriter::new(sink, &ATOM_TYPES);
+            for r in level {
+                self.copy_row(&mut w, space, r, made, &uuid_of)?;
+            }
+            w.finish().map_err(|e| pg_err(url, e))?;
+            t.execute(&format!("INSERT INTO atoms ({ATOM_COLUMNS}) SELECT {ATOM_COLUMNS} FROM aw_stage ON CONFLICT (digest) DO NOTHING"), &[])
+                .map_err(|e| pg_err(url, e))?;
+            let stored_before: HashMap<i64, i64> = t
+                .query("SELECT s.uuid, a.uuid FROM aw_stage s JOIN atoms a ON a.digest = s.digest WHERE a.uuid <> s.uuid", &[])
+                .map_err(|e| pg_err(url, e))?
+                .iter()
+                .map(|r| (r.get(0), r.get(1)))
+                .collect();
+            t.execute("TRUNCATE aw_stage", &[]).map_err(|e| pg_err(url, e))?;
+            for r in level {
+                match stored_before.get(&r.uuid) {
+                    Some(&u) => drop(made.insert(r.h, (u, r.height))),
+                    None => {
+                        made.insert(r.h, (r.uuid, r.height));
+                        fresh.insert(r.h);
+                    }
+                }
+            }
+            done += level.len() as u64;
+            progress(done);
+            start = end;
+        }
+        Ok(done)
+    }
+
+    fn copy_row(
+        &self,
+        w: &mut BinaryCopyInWriter<'_>,
+        space: &AtomSpace,
+        r: &Row,
+        made: &HashMap<Handle, (i64, i16)>,
+        uuid_of: &dyn Fn(&Handle, &HashMap<Handle, (i64, i16)>) -> i64,
+    ) -> Result<()> {
+        let t = space.get_type(r.h).expect("planned");
+        let (name, outgoing, dig) = if t.is_link() {
+            let mut out: Vec<i64> = space.outgoing(r.h).unwrap_or(&[]).iter().map(|m| uuid_of(m, made)).collect();
+            if t.is_unordered() {
+                out.sort_unstable();
+            }
+            let d = link_digest(r.code, &out);
+            (None, Some(out), d)
+        } else {
+            let name = space.name(r.h).unwrap_or_default();
+            (Some(name), None, node_digest(r.code, name))
+        };
+        w.write(&[&r.uuid, &r.code, &r.height, &name, &outgoing, &&dig[..], &r.tv[0], &r.tv[1], &r.tv[2]]).map_err(|e| pg_err(&self.url, e))
+    }
+
+    /// Reads the stored values the updates add to, locked until commit, and
+    /// adds to them in order.
+    fn apply_updates(
+        &self,
+        t: &mut Transaction<'_>,
+        space: &AtomSpace,
+        updates: &[(Handle, Handle, &[f64])],
+        made: &HashMap<Handle, (i64, i16)>,
+        tvs: &mut HashMap<i64, TruthValue>,
+        values: &mut HashMap<(i64, i64), Option<Vec<u8>>>,
+    ) -> Result<()> {
+        let url = &self.url;
+        let id = |h: &Handle| made.get(h).or_else(|| self.ids.get(h)).map(|x| x.0).expect("planned");
+        let tv_atoms: Vec<i64> = updates.iter().filter(|u| is_tv_key(space, u.1)).map(|u| id(&u.0)).collect();
+        let mut stored_tvs: HashMap<i64, TruthValue> = t
+            .query("SELECT uuid, tv_mean, tv_confidence, tv_count FROM atoms WHERE uuid = ANY($1) FOR UPDATE", &[&tv_atoms])
+            .map_err(|e| pg_err(url, e))?
+            .iter()
+            .map(|r| (r.get(0), tv_of([r.get(1), r.get(2), r.get(3)])))
+            .collect();
+        let (atoms, keys): (Vec<i64>, Vec<i64>) = updates.iter().filter(|u| !is_tv_key(space, u.1)).map(|u| (id(&u.0), id(&u.1))).unzip();
+        let mut stored: HashMap<(i64, i64), Value> = HashMap::default();
+        for r in t
+            .query("SELECT v.atom, v.key, v.value FROM atom_values v JOIN unnest($1::bigint[], $2::bigint[]) AS u(atom, key) USING (atom, key) FOR UPDATE OF v", &[&atoms, &keys])
+            .map_err(|e| pg_err(url, e))?
+        {
+            let bytes: Vec<u8> = r.get(2);
+            let v = codec::decode(&bytes, &mut |_| Err(StoreError::Corrupt("an atom in a counted value".into())))?;
+            stored.insert((r.get(0), r.get(1)), v);
+        }
+        for &(h, k, delta) in updates {
+            let u = id(&h);
+            if is_tv_key(space, k) {
+                let now = tvs.get(&u).or(stored_tvs.get(&u)).copied().filter(|tv| !tv.is_default());
+                let Value::Truth(tv) = add(now.map(Value::Truth), true, delta) else { unreachable!("a truth value") };
+                tvs.insert(u, tv);
+                stored_tvs.insert(u, tv);
+            } else {
+                let key = (u, id(&k));
+                let now = match values.get(&key) {
+                    Some(Some(b)) => Some(codec::decode(b, &mut |_| Err(StoreError::Corrupt("an atom in a counted value".into())))?),
+                    Some(None) => None,
+                    None => stored.get(&key).cloned(),
+                };
+                let new = add(now, false, delta);
+                let mut bytes = Vec::new();
+                codec::encode(&new, &mut bytes, &mut |_| Err(StoreError::Corrupt("an atom in a counted value".into())))?;
+                values.insert(key, Some(bytes));
+            }
+        }
+        Ok(())
+    }
+
+    fn write_values(&self, t: &mut Transaction<'_>, tvs: HashMap<i64, TruthValue>, values: HashMap<(i64, i64), Option<Vec<u8>>>, empty: bool) -> Result<()> {
+        let url = &self.url;
+        if !tvs.is_empty() {
+            let sink = t.copy_in("COPY aw_tvs FROM STDIN (FORMAT binary)").map_err(|e| pg_err(url, e))?;
+            let mut w = BinaryCopyInWriter::new(sink, &[SqlType::INT8, SqlType::FLOAT8, SqlType::FLOAT8, SqlType::FLOAT8]);
+            for (u, tv) in &tvs {
+                let c = tv_columns(*tv);
+                w.write(&[u, &c[0], &c[1], &c[2]]).map_err(|e| pg_err(url, e))?;
+            }
+            w.finish().map_err(|e| pg_err(url, e))?;
+            t.execute(
+                "UPDATE atoms a SET tv_mean = s.tv_mean, tv_confidence = s.tv_confidence, tv_count = s.tv_count FROM aw_tvs s WHERE a.uuid = s.uuid",
+                &[],
+            )
+            .map_err(|e| pg_err(url, e))?;
+        }
+        let (gone_atoms, gone_keys): (Vec<i64>, Vec<i64>) = values.iter().filter(|(_, v)| v.is_none()).map(|(k, _)| *k).unzip();
+        if !gone_atoms.is_empty() {
+            t.execute("DELETE FROM atom_values v USING unnest($1::bigint[], $2::bigint[]) AS g(atom, key) WHERE v.atom = g.atom AND v.key = g.key", &[
+                &gone_atoms,
+                &gone_keys,
+            ])
+            .map_err(|e| pg_err(url, e))?;
+        }
+        if values.values().any(Option::is_some) {
+            let target = if empty { "atom_values" } else { "aw_values" };
+            let sink = t.copy_in(&format!("COPY {target} (atom, key, value) FROM STDIN (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
+            let mut w = BinaryCopyInWriter::new(sink, &[SqlType::INT8, SqlType::INT8, SqlType::BYTEA]);
+            for ((a, k), v) in &values {
+                if let Some(v) = v {
+                    w.write(&[a, k, v]).map_err(|e| pg_err(url, e))?;
+                }
+            }
+            w.finish().map_err(|e| pg_err(url, e))?;
+            if !empty {
+                t.execute("INSERT INTO atom_values SELECT atom, key, value FROM aw_values ON CONFLICT (atom, key) DO UPDATE SET value = EXCLUDED.value", &[])
+                    .map_err(|e| pg_err(url, e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The uuids of those of `hs` the store holds, without storing
+    /// anything; atoms not stored are left out.
+    fn lookup(&mut self, space: &AtomSpace, hs: &[Handle]) -> Result<HashMap<Handle, i64>> {
+        // Every atom below, by height, so members are resolved first.
+        let mut order: Vec<(i16, Handle)> = Vec::new();
+        let mut seen: HashMap<Handle, i16> = HashMap::default();
+        let mut stack: Vec<(Handle, bool)> = hs.iter().map(|&h| (h, false)).collect();
+        while let Some((h, expanded)) = stack.pop() {
+            if seen.contains_key(&h) {
+                continue;
+            }
+            if let Some(&(_, ht)) = self.ids.get(&h) {
+                seen.insert(h, ht);
+                continue;
+            }
+            let members = space.outgoing(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+            if !expanded && !members.is_empty() {
+                stack.push((h, true));
+                stack.extend(members.iter().filter(|m| !seen.contains_key(*m)).map(|&m| (m, false)));
+                continue;
+            }
+            let ht = if space.is_link(h) { 1 + members.iter().map(|m| seen[m]).max().unwrap_or(0) } else { 0 };
+            seen.insert(h, ht);
+            order.push((ht, h));
+        }
+        order.sort_by_key(|x| x.0);
+        let url = self.url.clone();
+        let mut start = 0;
+        while start < order.len() {
+            let end = start + order[start..].iter().take_while(|x| x.0 == order[start].0).count();
+            let mut digests: Vec<Vec<u8>> = Vec::new();
+            let mut of_digest: HashMap<[u8; 16], Handle> = HashMap::default();
+            for &(_, h) in &order[start..end] {
+                let t = space.get_type(h).expect("walked");
+                let Some(code) = self.code_known(t)? else { continue };
+                let d = if let Some(name) = space.name(h) {
+                    node_digest(code, name)
+                } else {
+                    let members: Option<Vec<i64>> = space.outgoing(h).expect("walked").iter().map(|m| self.ids.get(m).map(|x| x.0)).collect();
+                    // A member not stored: neither is the link.
+                    let Some(mut members) = members else { continue };
+                    if t.is_unordered() {
+                        members.sort_unstable();
+                    }
+                    link_digest(code, &members)
+                };
+                digests.push(d.to_vec());
+                of_digest.insert(d, h);
+            }
+            if !digests.is_empty() {
+                for r in self.client()?.query("SELECT digest, uuid, height FROM atoms WHERE digest = ANY($1)", &[&digests]).map_err(|e| pg_err(&url, e))? {
+                    let d: Vec<u8> = r.get(0);
+                    if let Some(&h) = d.as_slice().try_into().ok().and_then(|d: [u8; 16]| of_digest.get(&d)) {
+                        self.ids.insert(h, (r.get(1), r.get(2)));
+                    }
+                }
+            }
+            start = end;
+        }
+        Ok(hs.iter().filter_map(|h| self.ids.get(h).map(|x| (*h, x.0))).collect())
+    }
+
+    fn lookup_one(&mut self, space: &AtomSpace, h: Handle) -> Result<Option<i64>> {
+        Ok(self.lookup(space, &[h])?.get(&h).copied())
+    }
+
+    /// The stored atoms `uuids` (and their members) added to the space, with
+    /// their truth values; `known` maps uuids already in the space.
+    fn materialize(&mut self, space: &AtomSpace, uuids: &[i64], known: &mut HashMap<i64, Handle>) -> Result<()> {
+        let url = self.url.clone();
+        let mut rows: Vec<Stored> = Vec::new();
+        let mut asked: HashSet<i64> = HashSet::default();
+        let mut frontier: Vec<i64> = uuids.iter().copied().filter(|u| !known.contains_key(u)).collect();
+        while !frontier.is_empty() {
+            frontier.retain(|u| asked.insert(*u));
+            if frontier.is_empty() {
+                break;
+            }
+            let got = self.client()?.query(&format!("SELECT {READ_COLUMNS} FROM atoms WHERE uuid = ANY($1)"), &[&frontier]).map_err(|e| pg_err(&url, e))?;
+            if got.len() < frontier.len() {
+                let found: HashSet<i64> = got.iter().map(|r| r.get(0)).collect();
+                let missing = frontier.iter().find(|u| !found.contains(*u)).expect("one missing");
+                return Err(StoreError::Corrupt(format!("atom {missing} is referred to but not stored")));
+            }
+            frontier = Vec::new();
+            for r in &got {
+                let s = stored_of(r);
+                frontier.extend(s.outgoing.iter().flatten().filter(|m| !known.contains_key(*m)));
+                rows.push(s);
+            }
+        }
+        rows.sort_by_key(|s| s.height);
+        for s in rows {
+            self.add_stored(space, &s, known)?;
+        }
+        Ok(())
+    }
+
+    fn add_stored(&mut self, space: &AtomSpace, s: &Stored, known: &mut HashMap<i64, Handle>) -> Result<Handle> {
+        let t = self.type_of_code(s.code)?;
+        let h = match (&s.name, &s.outgoing) {
+            (Some(name), None) => space.add_node(t, name)?,
+            (None, Some(out)) => {
+                let members = out
+                    .iter()
+                    .map(|m| known.get(m).copied().ok_or_else(|| StoreError::Corrupt(format!("link {} holds atom {m}, which is not stored below it", s.uuid))))
+                    .collect::<Result<Vec<_>>>()?;
+                space.add_link(t, &members)?
+            }
+            _ => return Err(StoreError::Corrupt(format!("atom {} has both or neither of a name and an outgoing set", s.uuid))),
+        };
+        if !s.tv.is_default() {
+            space.set_tv(h, s.tv)?;
+        }
+        known.insert(s.uuid, h);
+        self.ids.insert(h, (s.uuid, s.height));
+        Ok(h)
+    }
+
+    /// Loads the stored values of atoms `uuids` (in `known`); `key` limits them to one key.
+    fn load_values(&mut self, space: &AtomSpace, uuids: &[i64], key: Option<i64>, known: &mut HashMap<i64, Handle>) -> Result<usize> {
+        let url = self.url.clone();
+        let rows = match key {
+            None => self.client()?.query("SELECT atom, key, value FROM atom_values WHERE atom = ANY($1)", &[&uuids]),
+            Some(k) => self.client()?.query("SELECT atom, key, value FROM atom_values WHERE atom = ANY($1) AND key = $2", &[&uuids, &k]),
+        }
+        .map_err(|e| pg_err(&url, e))?;
+        let mut referred: Vec<i64> = Vec::new();
+        for r in &rows {
+            referred.push(r.get(1));
+            let bytes: &[u8] = r.get(2);
+            codec::decode(bytes, &mut |a| {
+                referred.push(a as i64);
+                Ok(Handle::from_u32(0))
+            })?;
+        }
+        self.materialize(space, &referred, known)?;
+        for r in &rows {
+            let (atom, k, bytes): (i64, i64, &[u8]) = (r.get(0), r.get(1), r.get(2));
+            let v = codec::decode(bytes, &mut |a| Ok(known[&(a as i64)]))?;
+            space.set_value(known[&atom], known[&k], v)?;
+        }
+        Ok(rows.len())
+    }
+
+    fn fetch_incoming(&mut self, space: &AtomSpace, h: Handle, t: Option<Type>, recursive: bool) -> Result<usize> {
+        self.flush()?;
+        self.use_space(space);
+        let Some(id) = self.lookup_one(space, h)? else { return Ok(0) };
+        let code = match t {
+            Some(t) => match self.code_known(t)? {
+                Some(c) => Some(c),
+                None => return Ok(0),
+            },
+            None => None,
+        };
+        let url = self.url.clone();
+        let mut known: HashMap<i64, Handle> = HashMap::default();
+        known.insert(id, h);
+        let mut visited: HashSet<i64> = HashSet::default();
+        visited.insert(id);
+        let mut work = vec![id];
+        let mut loaded = 0;
+        while !work.is_empty() {
+            let holders: Vec<i64> = match code {
+                Some(c) => self.client()?.query("SELECT DISTINCT uuid FROM atoms WHERE outgoing && $1::bigint[] AND type = $2", &[&work, &c]),
+                None => self.client()?.query("SELECT DISTINCT uuid FROM atoms WHERE outgoing && $1::bigint[]", &[&work]),
+            }
+            .map_err(|e| pg_err(&url, e))?
+            .iter()
+            .map(|r| r.get(0))
+            .filter(|u| visited.insert(*u))
+            .collect();
+            self.materialize(space, &holders, &mut known)?;
+            self.load_values(space, &holders, None, &mut known)?;
+            loaded += holders.len();
+            work = if recursive { holders } else { Vec::new() };
+        }
+        Ok(loaded)
+    }
+}
+
+impl PgStore {
+    /// Checks the store's invariants: every member of a stored link is
+    /// stored below it, every value belongs to a stored atom under a stored
+    /// key, every type code is in the type table. Returns the number of atoms.
+    pub fn check(&mut self) -> Result<u64> {
+        self.flush()?;
+        let url = self.url.clone();
+        let c = self.client()?;
+        let mut count = |sql: &str| -> Result<i64> { Ok(c.query_one(sql, &[]).map_err(|e| pg_err(&url, e))?.get(0)) };
+        let checks = [
+            ("SELECT count(*) FROM atoms a, unnest(a.outgoing) m WHERE NOT EXISTS (SELECT 1 FROM atoms b WHERE b.uuid = m AND b.height < a.height)", "links hold atoms that are not stored below them"),
+            ("SELECT count(*) FROM atom_values v WHERE NOT EXISTS (SELECT 1 FROM atoms a WHERE a.uuid = v.atom) OR NOT EXISTS (SELECT 1 FROM atoms a WHERE a.uuid = v.key)", "values belong to atoms or keys that are not stored"),
+            ("SELECT count(*) FROM atoms a WHERE NOT EXISTS (SELECT 1 FROM atomweave_types t WHERE t.code = a.type)", "atoms have type codes missing from the type table"),
+            ("SELECT count(*) FROM atoms WHERE (name IS NULL) = (outgoing IS NULL)", "atoms have both or neither of a name and an outgoing set"),
+        ];
+        for (sql, what) in checks {
+            let n = count(sql)?;
+            if n > 0 {
+                return Err(StoreError::Corrupt(format!("{n} {what}")));
+            }
+        }
+        Ok(count("SELECT count(*) FROM atoms")? as u64)
+    }
+}
+
+/// A clear error from the driver: the server's message, or that the
+/// server cannot be reached.
+fn pg_err(url: &str, e: postgres::Error) -> StoreError {
+    if let Some(db) = e.as_db_error() {
+        let detail = db.detail().map(|d| format!(" ({d})")).unwrap_or_default();
+        return StoreError::Backend(format!("postgres: {}{detail}", db.message()));
+    }
+    if e.is_closed() || std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>()) {
+        return StoreError::Backend(format!(
+            "{url}: the PostgreSQL server cannot be reached or went away ({e}); nothing of the batch in flight was stored, and the next call reconnects"
+        ));
+    }
+    match std::error::Error::source(&e) {
+        Some(why) => StoreError::Backend(format!("postgres: {e}: {why}")),
+        None => StoreError::Backend(format!("postgres: {e}")),
+    }
+}
+
+impl StorageNode for PgStore {
+    fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        self.queue(space, Op::Atom(h))
+    }
+
+    fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        self.queue(space, Op::Value(h, key))
+    }
+
+    fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
+        let tv_key = is_tv_key(space, key);
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        let current = space.get_value(h, key).filter(|v| *v != Value::Truth(TruthValue::DEFAULT));
+        let new = add(current, tv_key, delta);
+        space.set_value(h, key, new.clone())?;
+        self.queue(space, Op::Update(h, key, delta.to_vec()))?;
+        Ok(new)
+    }
+
+    fn fetch_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<bool> {
+        self.flush()?;
+        self.use_space(space);
+        let Some(id) = self.lookup_one(space, h)? else { return Ok(false) };
+        let url = self.url.clone();
+        let Some(r) = self.client()?.query_opt("SELECT tv_mean, tv_confidence, tv_count FROM atoms WHERE uuid = $1", &[&id]).map_err(|e| pg_err(&url, e))? else {
+            return Ok(false);
+        };
+        space.set_tv(h, tv_of([r.get(0), r.get(1), r.get(2)]))?;
+        let mut known = HashMap::default();
+        known.insert(id, h);
+        self.load_values(space, &[id], None, &mut known)?;
+        Ok(true)
+    }
+
+    fn fetch_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<bool> {
+        self.flush()?;
+        self.use_space(space);
+        let Some(id) = self.lookup_one(space, h)? else { return Ok(false) };
+        let url = self.url.clone();
+        if is_tv_key(space, key) {
+            let Some(r) = self.client()?.query_opt("SELECT tv_mean, tv_confidence, tv_count FROM atoms WHERE uuid = $1", &[&id]).map_err(|e| pg_err(&url, e))?
+            else {
+                return Ok(false);
+            };
+            space.set_tv(h, tv_of([r.get(0), r.get(1), r.get(2)]))?;
+            return Ok(true);
+        }
+        let Some(key_id) = self.lookup_one(space, key)? else { return Ok(false) };
+        let mut known = HashMap::default();
+        known.insert(id, h);
+        known.insert(key_id, key);
+        Ok(self.load_values(space, &[id], Some(key_id), &mut known)? > 0)
+    }
+
+    fn fetch_incoming_set(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<usize> {
+        self.fetch_incoming(space, h, None, recursive)
+    }
+
+    fn fetch_incoming_by_type(&mut self, space: &AtomSpace, h: Handle, t: Type) -> Result<usize> {
+        self.fetch_incoming(space, h, Some(t), false)
+    }
+
+    fn load_atoms_of_type(&mut self, space: &AtomSpace, t: Type) -> Result<usize> {
+        self.flush()?;
+        self.use_space(space);
+        let Some(code) = self.code_known(t)? else { return Ok(0) };
+        let url = self.url.clone();
+        let uuids: Vec<i64> = self.client()?.query("SELECT uuid FROM atoms WHERE type = $1", &[&code]).map_err(|e| pg_err(&url, e))?.iter().map(|r| r.get(0)).collect();
+        let mut known = HashMap::default();
+        self.materialize(space, &uuids, &mut known)?;
+        self.load_values(space, &uuids, None, &mut known)?;
+        Ok(uuids.len())
+    }
+
+    fn load_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+        self.flush()?;
+        self.use_space(space);
+        self.reload_types()?;
+        let url = self.url.clone();
+        // Everything is read in one snapshot, height by height.
+        let mut client = self.client.take().expect("connected by flush or reload_types");
+        let result = (|| -> Result<u64> {
+            let mut t = client.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start().map_err(|e| pg_err(&url, e))?;
+            let top: Option<i16> = t.query_one("SELECT max(height) FROM atoms", &[]).map_err(|e| pg_err(&url, e))?.get(0);
+            let mut known: HashMap<i64, Handle> = HashMap::default();
+            let mut n = 0u64;
+            let mut out: Vec<Handle> = Vec::new();
+            for height in 0..=top.unwrap_or(-1) {
+                let reader = t.copy_out(&format!("COPY (SELECT {READ_COLUMNS} FROM atoms WHERE height = {height}) TO STDOUT (FORMAT binary)")).map_err(|e| pg_err(&url, e))?;
+                let mut rows = BinaryCopyOutIter::new(reader, &READ_TYPES);
+                while let Some(r) = rows.next().map_err(|e| pg_err(&url, e))? {
+                    let (uuid, code): (i64, i16) = (r.get(0), r.get(1));
+                    let ty = self.type_of_code(code)?;
+                    let h = if let Some(name) = r.get::<Option<&str>>(3) {
+                        space.add_node(ty, name)?
+                    } else {
+                        let members: Vec<i64> = r.get::<Option<Vec<i64>>>(4).ok_or_else(|| StoreError::Corrupt(format!("atom {uuid} has neither a name nor an outgoing set")))?;
+                        out.clear();
+                        for m in members {
+                            out.push(*known.get(&m).ok_or_else(|| StoreError::Corrupt(format!("link {uuid} holds atom {m}, which is not stored below it")))?);
+                        }
+                        space.add_link(ty, &out)?
+                    };
+                    let tv = tv_of([r.get(5), r.get(6), r.get(7)]);
+                    if !tv.is_default() {
+                        space.set_tv(h, tv)?;
+                    }
+                    known.insert(uuid, h);
+                    self.ids.insert(h, (uuid, height));
+                    n += 1;
+                    if n % REPORT == 0 {
+                        progress(n);
+                    }
+                }
+            }
+            {
+                let reader = t.copy_out("COPY atom_values (atom, key, value) TO STDOUT (FORMAT binary)").map_err(|e| pg_err(&url, e))?;
+                let mut rows = BinaryCopyOutIter::new(reader, &[SqlType::INT8, SqlType::INT8, SqlType::BYTEA]);
+                let handle = |u: i64| known.get(&u).copied().ok_or_else(|| StoreError::Corrupt(format!("a value refers to atom {u}, which is not stored")));
+                while let Some(r) = rows.next().map_err(|e| pg_err(&url, e))? {
+                    let v = codec::decode(r.get::<&[u8]>(2), &mut |a| handle(a as i64))?;
+                    space.set_value(handle(r.get(0))?, handle(r.get(1))?, v)?;
+                }
+            }
+            t.commit().map_err(|e| pg_err(&url, e))?;
+            progress(n);
+            Ok(n)
+        })();
+        self.client = Some(client);
+        result
+    }
+
+    fn store_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+        self.flush()?;
+        self.use_space(space);
+        let ops: Vec<Op> = space.handles_by_type(types::ATOM, true).map(Op::Atom).collect();
+        self.write(space, &ops, true, progress)
+    }
+
+    fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
+        self.flush()?;
+        self.use_space(space);
+        // Links in the space hold it: refused before the store is touched.
+        if !recursive && space.incoming_size(h).unwrap_or(0) > 0 {
+            return Ok(false);
+        }
+        let found = self.lookup_one(space, h)?;
+        if let Some(id) = found {
+            let url = self.url.clone();
+            let mut t = self.client()?.transaction().map_err(|e| pg_err(&url, e))?;
+            // The atom and, with `recursive`, everything above it.
+            let mut doomed = vec![id];
+            let mut work = vec![id];
+            while !work.is_empty() {
+                let holders: Vec<i64> = t
+                    .query("SELECT uuid FROM atoms WHERE outgoing && $1::bigint[] FOR UPDATE", &[&work])
+                    .map_err(|e| pg_err(&url, e))?
+                    .iter()
+                    .map(|r| r.get(0))
+                    .filter(|u| !doomed.contains(u))
+                    .collect();
+                if !holders.is_empty() && !recursive {
+                    return Ok(false);
+                }
+                doomed.extend(&holders);
+                work = holders;
+            }
+            t.execute("DELETE FROM atom_values WHERE atom = ANY($1) OR key = ANY($1)", &[&doomed]).map_err(|e| pg_err(&url, e))?;
+            t.execute("DELETE FROM atoms WHERE uuid = ANY($1)", &[&doomed]).map_err(|e| pg_err(&url, e))?;
+            t.commit().map_err(|e| pg_err(&url, e))?;
+            self.ids.clear();
+        }
+        match space.extract(h, recursive) {
+            Ok(()) => Ok(true),
+            Err(atomweave::Error::HasIncoming { .. }) => Ok(false),
+            Err(atomweave::Error::InvalidHandle(_)) => Ok(found.is_some()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn barrier(&mut self) -> Result<()> {
+        // Each batch commits durably (synchronous_commit as the server has it).
+        self.flush()
+    }
+
+    fn close(mut self: Box<Self>) -> Result<()> {
+        self.flush()
+    }
+}

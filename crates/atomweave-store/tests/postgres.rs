@@ -1,0 +1,414 @@
+//! The PostgreSQL store against a real server that each test starts for
+//! itself (initdb + pg_ctl on a temporary directory and a free port, from
+//! Debian's postgresql binaries): round trips, every StorageNode call,
+//! bad URLs and versions, writers sharing a store, a server that goes away
+//! and comes back, and a SIGKILL in mid-store. No test skips: without the
+//! server binaries they fail, saying what to install.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use atomweave::sexpr;
+use atomweave::types::*;
+use atomweave::{AtomSpace, TruthValue, Value};
+use atomweave_store::pg::scratch::ScratchServer;
+use atomweave_store::pg::PgStore;
+use atomweave_store::{open, open_existing, StorageNode};
+
+mod common;
+use common::{canon_set, random_space};
+
+fn server() -> ScratchServer {
+    ScratchServer::start(false).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn pg(url: &str) -> PgStore {
+    PgStore::open(url, true).unwrap()
+}
+
+#[test]
+fn a_random_space_survives_store_close_open_load() {
+    let s = server();
+    let url = s.url();
+    let space = random_space(20_000);
+    let want = canon_set(&space);
+    let mut store = open(&url).unwrap();
+    let stored = store.store_atomspace(&space, &mut |_| {}).unwrap();
+    assert_eq!(stored as usize, space.size());
+    store.close().unwrap();
+
+    let mut store = pg(&url);
+    assert_eq!(store.check().unwrap() as usize, space.size());
+    let back = AtomSpace::new();
+    let loaded = store.load_atomspace(&back, &mut |_| {}).unwrap();
+    assert_eq!(loaded as usize, space.size());
+    assert_eq!(canon_set(&back), want);
+
+    // Storing again, from another space, adds nothing: atoms are found by content.
+    let mut store = pg(&url);
+    store.store_atomspace(&back, &mut |_| {}).unwrap();
+    assert_eq!(store.check().unwrap() as usize, space.size());
+    let again = AtomSpace::new();
+    store.load_atomspace(&again, &mut |_| {}).unwrap();
+    assert_eq!(canon_set(&again), want);
+
+    // Changed values of stored atoms replace the old ones.
+    let key = back.add_node(PREDICATE_NODE, "key").unwrap();
+    let some = back.handles_by_type(CONCEPT_NODE, false).next().unwrap();
+    back.set_tv(some, TruthValue::simple(0.125, 0.5)).unwrap();
+    back.set_value(some, key, Value::string(["new"])).unwrap();
+    store.store_atomspace(&back, &mut |_| {}).unwrap();
+    let third = AtomSpace::new();
+    store.load_atomspace(&third, &mut |_| {}).unwrap();
+    assert_eq!(canon_set(&third), canon_set(&back));
+}
+
+#[test]
+fn single_atom_calls() {
+    let s = server();
+    let url = s.url();
+    let space = AtomSpace::new();
+    let [cat, animal, dog, key] = ["cat", "animal", "dog", "key"].map(|n| space.add_node(CONCEPT_NODE, n).unwrap());
+    let cat_animal = space.add_link(INHERITANCE_LINK, &[cat, animal]).unwrap();
+    let dog_animal = space.add_link(INHERITANCE_LINK, &[dog, animal]).unwrap();
+    let pair = space.add_link(LIST_LINK, &[cat, dog]).unwrap();
+    let eval = space.add_link(EVALUATION_LINK, &[key, pair]).unwrap();
+    space.set_tv(cat_animal, TruthValue::simple(0.9, 0.8)).unwrap();
+    space.set_value(cat, key, Value::float(vec![1.0, 2.0])).unwrap();
+    let mut store = open(&url).unwrap();
+    for h in [cat_animal, dog_animal, eval] {
+        store.store_atom(&space, h).unwrap();
+    }
+    store.store_atom(&space, cat).unwrap();
+    store.barrier().unwrap();
+
+    // Into a fresh space, piece by piece.
+    let s2 = AtomSpace::new();
+    let animal2 = s2.add_node(CONCEPT_NODE, "animal").unwrap();
+    assert_eq!(store.fetch_incoming_by_type(&s2, animal2, LIST_LINK).unwrap(), 0);
+    assert_eq!(store.fetch_incoming_set(&s2, animal2, false).unwrap(), 2);
+    let cat2 = s2.get_node(CONCEPT_NODE, "cat").unwrap();
+    let ca2 = s2.get_link(INHERITANCE_LINK, &[cat2, animal2]).unwrap();
+    assert_eq!(s2.get_tv(ca2), Some(TruthValue::simple(0.9, 0.8)));
+    assert_eq!(s2.get_node(CONCEPT_NODE, "key"), None, "fetching links loads their values, not their members'");
+    assert!(store.fetch_atom(&s2, cat2).unwrap());
+    let key2 = s2.get_node(CONCEPT_NODE, "key").unwrap();
+    assert_eq!(s2.get_value(cat2, key2), Some(Value::float(vec![1.0, 2.0])));
+    assert_eq!(store.fetch_incoming_set(&s2, cat2, true).unwrap(), 3, "(cat -> animal), the ListLink, then the EvaluationLink above it");
+    let unknown = s2.add_node(CONCEPT_NODE, "never stored").unwrap();
+    assert!(!store.fetch_atom(&s2, unknown).unwrap());
+    let s2b = AtomSpace::new();
+    let cat2b = s2b.add_node(CONCEPT_NODE, "cat").unwrap();
+    let key2b = s2b.add_node(CONCEPT_NODE, "key").unwrap();
+    assert!(store.fetch_value(&s2b, cat2b, key2b).unwrap());
+    assert_eq!(s2b.get_value(cat2b, key2b), Some(Value::float(vec![1.0, 2.0])));
+    assert!(!store.fetch_value(&s2b, key2b, cat2b).unwrap());
+
+    let s3 = AtomSpace::new();
+    assert_eq!(store.load_atoms_of_type(&s3, INHERITANCE_LINK).unwrap(), 2);
+    assert_eq!(s3.count_of_type(INHERITANCE_LINK, false), 2);
+
+    // update_value adds, in the space now and in the store at the barrier.
+    let tv_key = space.add_node(PREDICATE_NODE, sexpr::TV_KEY).unwrap();
+    assert_eq!(store.update_value(&space, dog, tv_key, &[3.0]).unwrap(), Value::Truth(TruthValue::count(1.0, 0.0, 3.0)));
+    assert_eq!(store.update_value(&space, dog, tv_key, &[2.0]).unwrap(), Value::Truth(TruthValue::count(1.0, 0.0, 5.0)));
+    assert_eq!(store.update_value(&space, cat, key, &[1.0, 1.0, 1.0]).unwrap(), Value::float(vec![2.0, 3.0, 1.0]));
+    store.barrier().unwrap();
+    let s4 = AtomSpace::new();
+    let dog4 = s4.add_node(CONCEPT_NODE, "dog").unwrap();
+    assert!(store.fetch_atom(&s4, dog4).unwrap());
+    assert_eq!(s4.get_tv(dog4), Some(TruthValue::count(1.0, 0.0, 5.0)));
+    let cat4 = s4.add_node(CONCEPT_NODE, "cat").unwrap();
+    assert!(store.fetch_atom(&s4, cat4).unwrap());
+    assert_eq!(s4.get_value(cat4, s4.get_node(CONCEPT_NODE, "key").unwrap()), Some(Value::float(vec![2.0, 3.0, 1.0])));
+
+    // A value removed from the space and stored is removed from the store.
+    space.remove_value(cat, key).unwrap();
+    store.store_value(&space, cat, key).unwrap();
+    store.barrier().unwrap();
+    let s6 = AtomSpace::new();
+    let cat6 = s6.add_node(CONCEPT_NODE, "cat").unwrap();
+    let key6 = s6.add_node(CONCEPT_NODE, "key").unwrap();
+    assert!(!store.fetch_value(&s6, cat6, key6).unwrap());
+
+    // delete: refused while links hold the atom, recursive takes them too.
+    assert!(!store.delete(&space, animal, false).unwrap());
+    assert!(store.delete(&space, animal, true).unwrap());
+    assert!(!space.contains(cat_animal) && !space.contains(animal));
+    let s5 = AtomSpace::new();
+    store.load_atomspace(&s5, &mut |_| {}).unwrap();
+    assert_eq!(s5.count_of_type(INHERITANCE_LINK, false), 0);
+    assert!(s5.get_node(CONCEPT_NODE, "animal").is_none());
+    assert!(s5.get_node(CONCEPT_NODE, "cat").is_some());
+    store.close().unwrap();
+    pg(&url).check().unwrap();
+}
+
+#[test]
+fn bad_urls_versions_and_databases_are_clear_errors() {
+    // Nothing listens on port 1.
+    let err = open("postgres://atomweave@127.0.0.1:1/db").err().unwrap().to_string();
+    assert!(err.contains("127.0.0.1:1") && err.contains("cannot be reached"), "{err}");
+    let err = open("postgres://127.0.0.1:notaport/db").err().unwrap().to_string();
+    assert!(err.contains("not a PostgreSQL URL"), "{err}");
+
+    let s = server();
+    let err = open(&format!("postgres://atomweave@127.0.0.1:{}/nosuchdb", s.port())).err().unwrap().to_string();
+    assert!(err.contains("nosuchdb") && err.contains("does not exist"), "{err}");
+
+    // Reading from a database that has no store does not make one.
+    let url = s.new_database("empty").unwrap();
+    let err = open_existing(&url).err().unwrap().to_string();
+    assert!(err.contains("no atomweave store"), "{err}");
+
+    // A store written by another schema version is refused, not misread.
+    let url = s.new_database("old").unwrap();
+    open(&url).unwrap().close().unwrap();
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    c.execute("UPDATE atomweave_meta SET value = '99' WHERE key = 'schema'", &[]).unwrap();
+    let err = open(&url).err().unwrap().to_string();
+    let reads = format!("reads version {}", atomweave_store::pg::SCHEMA);
+    assert!(err.contains("schema version 99") && err.contains(&reads), "{err}");
+
+    // Someone else's `atoms` table is left alone.
+    let url = s.new_database("foreign").unwrap();
+    postgres::Client::connect(&url, postgres::NoTls).unwrap().batch_execute("CREATE TABLE atoms (x int)").unwrap();
+    let err = open(&url).err().unwrap().to_string();
+    assert!(err.contains("not an atomweave store"), "{err}");
+
+    // A type this process does not know is named, not guessed.
+    let url = s.new_database("types").unwrap();
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let mut store = open(&url).unwrap();
+    store.store_atom(&space, a).unwrap();
+    store.close().unwrap();
+    postgres::Client::connect(&url, postgres::NoTls).unwrap().execute("UPDATE atomweave_types SET name = 'MartianNode' WHERE name = 'ConceptNode'", &[]).unwrap();
+    let err = open(&url).unwrap().load_atomspace(&AtomSpace::new(), &mut |_| {}).unwrap_err().to_string();
+    assert!(err.contains("MartianNode") && err.contains("not known here"), "{err}");
+}
+
+#[test]
+fn writers_sharing_a_store_make_one_row_per_atom() {
+    let s = server();
+    let url = s.url();
+    // Four threads, each with its own connection and space, storing
+    // overlapping structures at once.
+    std::thread::scope(|sc| {
+        for w in 0..4u64 {
+            let url = url.clone();
+            sc.spawn(move || {
+                let space = AtomSpace::new();
+                let mut store = open(&url).unwrap();
+                let p = space.add_node(PREDICATE_NODE, "likes").unwrap();
+                for i in 0..3000u64 {
+                    let n = (i * 7 + w * 1000) % 4000;
+                    let a = space.add_node(CONCEPT_NODE, &format!("c{n}")).unwrap();
+                    let b = space.add_node(CONCEPT_NODE, &format!("c{}", n + 1)).unwrap();
+                    let l = space.add_link(LIST_LINK, &[a, b]).unwrap();
+                    let e = space.add_link(EVALUATION_LINK, &[p, l]).unwrap();
+                    store.store_atom(&space, e).unwrap();
+                    if i % 500 == 0 {
+                        store.barrier().unwrap();
+                    }
+                }
+                store.close().unwrap();
+            });
+        }
+    });
+    let mut store = pg(&url);
+    let n = store.check().unwrap();
+    let space = AtomSpace::new();
+    store.load_atomspace(&space, &mut |_| {}).unwrap();
+    assert_eq!(space.size() as u64, n, "every row a distinct atom");
+    // The union: every structure any writer stored.
+    let mut want = std::collections::HashSet::new();
+    for w in 0..4u64 {
+        for i in 0..3000u64 {
+            want.insert((i * 7 + w * 1000) % 4000);
+        }
+    }
+    assert_eq!(space.count_of_type(EVALUATION_LINK, false), want.len());
+
+    // Counts updated from several connections at once add up.
+    std::thread::scope(|sc| {
+        for _ in 0..3 {
+            let url = url.clone();
+            sc.spawn(move || {
+                let space = AtomSpace::new();
+                let mut store = open(&url).unwrap();
+                let c = space.add_node(CONCEPT_NODE, "c1").unwrap();
+                let tv_key = space.add_node(PREDICATE_NODE, sexpr::TV_KEY).unwrap();
+                for _ in 0..50 {
+                    store.update_value(&space, c, tv_key, &[1.0]).unwrap();
+                    store.barrier().unwrap();
+                }
+            });
+        }
+    });
+    let space = AtomSpace::new();
+    let c = space.add_node(CONCEPT_NODE, "c1").unwrap();
+    assert!(store.fetch_atom(&space, c).unwrap());
+    assert_eq!(space.get_tv(c).unwrap(), TruthValue::count(1.0, 0.0, 150.0));
+}
+
+#[test]
+fn a_server_that_goes_away_is_a_clear_error_and_coming_back_loses_nothing() {
+    let s = server();
+    let url = s.url();
+    let space = AtomSpace::new();
+    let mut store = open(&url).unwrap();
+    let a = space.add_node(CONCEPT_NODE, "before").unwrap();
+    store.store_atom(&space, a).unwrap();
+    store.barrier().unwrap();
+
+    s.stop().unwrap();
+    let b = space.add_node(CONCEPT_NODE, "during").unwrap();
+    space.set_tv(b, TruthValue::simple(0.25, 0.75)).unwrap();
+    store.store_atom(&space, b).unwrap();
+    let err = store.barrier().unwrap_err().to_string();
+    assert!(err.contains("cannot be reached or went away") && err.contains(&url), "{err}");
+    let err = store.fetch_atom(&space, a).unwrap_err().to_string();
+    assert!(err.contains("cannot be reached"), "{err}");
+
+    s.start_again().unwrap();
+    // The batch the outage stopped is written by the next call.
+    store.barrier().unwrap();
+    let back = AtomSpace::new();
+    store.load_atomspace(&back, &mut |_| {}).unwrap();
+    let b2 = back.get_node(CONCEPT_NODE, "during").expect("stored after the server came back");
+    assert_eq!(back.get_tv(b2), Some(TruthValue::simple(0.25, 0.75)));
+    assert!(back.get_node(CONCEPT_NODE, "before").is_some());
+}
+
+/// The child half of the crash test: stores batches of atoms, printing the
+/// number of atoms after each barrier, until it is killed.
+#[test]
+fn pg_crash_child() {
+    let Ok(url) = std::env::var("ATOMWEAVE_PG_CRASH_URL") else { return };
+    let space = AtomSpace::new();
+    let mut store = open(&url).unwrap();
+    let p = space.add_node(PREDICATE_NODE, "P").unwrap();
+    for round in 0u64.. {
+        for i in 0..5_000 {
+            let n = round * 5_000 + i;
+            let a = space.add_node(CONCEPT_NODE, &format!("a{n}")).unwrap();
+            let b = space.add_node(CONCEPT_NODE, &format!("b{n}")).unwrap();
+            let l = space.add_link(LIST_LINK, &[a, b]).unwrap();
+            let e = space.add_link(EVALUATION_LINK, &[p, l]).unwrap();
+            space.set_tv(e, TruthValue::simple(0.5, 0.5)).unwrap();
+            store.store_atom(&space, e).unwrap();
+        }
+        store.barrier().unwrap();
+        println!("stored {}", (round + 1) * 5_000);
+    }
+}
+
+fn spawn_child(test: &str, var: &str, url: &str) -> (std::process::Child, std::io::Lines<BufReader<std::process::ChildStdout>>) {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
+        .env(var, url)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    (child, lines)
+}
+
+#[test]
+fn a_killed_writer_loses_nothing_before_its_last_barrier() {
+    let s = server();
+    let url = s.url();
+    let (mut child, mut lines) = spawn_child("pg_crash_child", "ATOMWEAVE_PG_CRASH_URL", &url);
+    let mut last = 0u64;
+    while let Some(Ok(line)) = lines.next() {
+        if let Some(n) = line.split("stored ").nth(1) {
+            last = n.trim().parse().unwrap();
+            if last >= 15_000 {
+                break;
+            }
+        }
+    }
+    // Killed mid-batch: the next batch is being written.
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(last >= 15_000, "the child stopped early");
+
+    let mut store = pg(&url);
+    let atoms = store.check().unwrap();
+    let space = AtomSpace::new();
+    store.load_atomspace(&space, &mut |_| {}).unwrap();
+    assert_eq!(space.size() as u64, atoms);
+    let p = space.get_node(PREDICATE_NODE, "P").unwrap();
+    for n in [0, last / 2, last - 1] {
+        let a = space.get_node(CONCEPT_NODE, &format!("a{n}")).expect("stored before the barrier");
+        let b = space.get_node(CONCEPT_NODE, &format!("b{n}")).unwrap();
+        let l = space.get_link(LIST_LINK, &[a, b]).unwrap();
+        let e = space.get_link(EVALUATION_LINK, &[p, l]).unwrap();
+        assert_eq!(space.get_tv(e), Some(TruthValue::simple(0.5, 0.5)));
+    }
+    // Whole structures only: four atoms each, plus P.
+    assert_eq!((space.size() - 1) % 4, 0, "a partial structure survived");
+}
+
+/// The child half of the bulk crash test: one whole-space store, announced before it starts.
+#[test]
+fn pg_bulk_crash_child() {
+    let Ok(url) = std::env::var("ATOMWEAVE_PG_BULK_URL") else { return };
+    let space = random_space(100_000);
+    let mut store = open(&url).unwrap();
+    println!("storing {}", space.size());
+    store.store_atomspace(&space, &mut |_| {}).unwrap();
+    store.close().unwrap();
+    println!("stored");
+}
+
+#[test]
+fn a_killed_whole_space_store_leaves_all_or_nothing() {
+    let s = server();
+    let want = random_space(100_000).size() as u64;
+    for (i, delay_ms) in [100, 1500].into_iter().enumerate() {
+        let url = s.new_database(&format!("bulk{i}")).unwrap();
+        let (mut child, mut lines) = spawn_child("pg_bulk_crash_child", "ATOMWEAVE_PG_BULK_URL", &url);
+        while let Some(Ok(line)) = lines.next() {
+            if line.contains("storing") {
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let mut store = pg(&url);
+        let atoms = store.check().unwrap();
+        assert!(atoms == 0 || atoms == want, "{atoms} of {want} atoms after a kill at {delay_ms} ms");
+        let space = AtomSpace::new();
+        assert_eq!(store.load_atomspace(&space, &mut |_| {}).unwrap(), atoms);
+    }
+}
+
+#[test]
+fn copy_between_lmdb_file_and_postgres() {
+    let s = server();
+    let space = random_space(3_000);
+    let d = tempfile::tempdir().unwrap();
+    let lmdb = format!("lmdb://{}", d.path().join("db").display());
+    let file = format!("file://{}", d.path().join("dump.scm").display());
+    let mut l = open(&lmdb).unwrap();
+    l.store_atomspace(&space, &mut |_| {}).unwrap();
+    l.close().unwrap();
+    // lmdb -> postgres -> file, each through a fresh space.
+    let via = |src: &str, dst: &str| {
+        let sp = AtomSpace::new();
+        let mut a = open_existing(src).unwrap();
+        a.load_atomspace(&sp, &mut |_| {}).unwrap();
+        let mut b = open(dst).unwrap();
+        b.store_atomspace(&sp, &mut |_| {}).unwrap();
+        b.close().unwrap();
+    };
+    via(&lmdb, &s.url());
+    via(&s.url(), &file);
+    let back = AtomSpace::new();
+    open(&file).unwrap().load_atomspace(&back, &mut |_| {}).unwrap();
+    assert_eq!(canon_set(&back), canon_set(&space));
+}
