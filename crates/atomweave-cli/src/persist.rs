@@ -68,6 +68,11 @@ pub struct PersistBenchArgs {
     /// Directory for the LMDB store (default: a fresh temporary one, removed after).
     #[arg(long)]
     dir: Option<std::path::PathBuf>,
+    /// PostgreSQL database to use, which must hold no atomweave store yet
+    /// (default: a scratch server started from Debian's postgresql
+    /// binaries, with its default, durable settings, removed after).
+    #[arg(long, value_name = "postgres://...")]
+    url: Option<String>,
     /// Random seed.
     #[arg(short = 'R', default_value_t = 1)]
     seed: u64,
@@ -87,45 +92,101 @@ struct Phase {
     atoms: u64,
     secs: f64,
     cpu: f64,
+    server_cpu: Option<f64>,
+}
+
+/// The store under test: where it is, its size on disk, its server process.
+struct Target {
+    url: String,
+    backend: Backend,
+    /// The PostgreSQL server's main process, when it runs on this machine.
+    server_pid: Option<u32>,
+}
+
+impl Target {
+    fn disk_bytes(&self) -> Result<u64, String> {
+        let r = match self.backend {
+            Backend::Lmdb => {
+                let dir = self.url.strip_prefix("lmdb://").unwrap_or(&self.url);
+                atomweave_store::lmdb::LmdbStore::open(&self.url, dir).and_then(|s| s.disk_bytes())
+            }
+            Backend::Postgres => atomweave_store::pg::PgStore::open(&self.url, false).and_then(|mut s| s.disk_bytes()),
+        };
+        r.map_err(|e| e.to_string())
+    }
+
+    /// CPU seconds of the server: its main process and every backend, live or ended.
+    fn server_cpu(&self) -> Option<f64> {
+        let pid = self.server_pid?;
+        let mut total = sys::cpu_seconds_with_children(pid)?;
+        for child in sys::children(pid) {
+            total += sys::cpu_seconds(&child.to_string()).unwrap_or(0.0);
+        }
+        Some(total)
+    }
 }
 
 /// The seed's table: store N `(EvaluationLink (PredicateNode ..) (ListLink
 /// (WordNode ..) (WordNode ..)))` with truth values on the links and words,
 /// load them into an empty space, update all their values.
 pub fn bench(args: PersistBenchArgs) -> Result<(), String> {
-    if args.backend == Backend::Postgres {
-        return Err("the PostgreSQL backend is not built yet (issue 6 continues); use --backend lmdb".into());
-    }
-    let tmp;
-    let dir = match &args.dir {
-        Some(d) => d.clone(),
-        None => {
-            tmp = std::env::temp_dir().join(format!("atomweave-persist-bench-{}", std::process::id()));
-            tmp.clone()
+    match args.backend {
+        Backend::Lmdb => {
+            let tmp;
+            let dir = match &args.dir {
+                Some(d) => d.clone(),
+                None => {
+                    tmp = std::env::temp_dir().join(format!("atomweave-persist-bench-{}", std::process::id()));
+                    tmp.clone()
+                }
+            };
+            if args.dir.is_some() && std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some()) {
+                return Err(format!("{}: not empty; persist-bench writes a new store, give it a new or empty directory", dir.display()));
+            }
+            let target = Target { url: format!("lmdb://{}", dir.display()), backend: Backend::Lmdb, server_pid: None };
+            let result = run(&args, &target);
+            if args.dir.is_none() {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+            result
         }
-    };
-    if args.dir.is_some() && std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some()) {
-        return Err(format!("{}: not empty; persist-bench writes a new store, give it a new or empty directory", dir.display()));
+        Backend::Postgres => {
+            let scratch;
+            let url = match &args.url {
+                Some(u) => u.clone(),
+                None => {
+                    if !args.quiet {
+                        eprintln!("persist-bench: starting a scratch PostgreSQL server (give --url to use your own)");
+                    }
+                    scratch = atomweave_store::pg::scratch::ScratchServer::start(true).map_err(|e| e.to_string())?;
+                    scratch.url()
+                }
+            };
+            if atomweave_store::pg::PgStore::open(&url, false).is_ok() {
+                return Err(format!("{url}: holds an atomweave store already; persist-bench writes a new store, give it an empty database"));
+            }
+            let mut probe = atomweave_store::pg::PgStore::open(&url, true).map_err(|e| e.to_string())?;
+            let backend = probe.backend_pid().map_err(|e| e.to_string())?;
+            let target = Target { url, backend: Backend::Postgres, server_pid: sys::parent(backend) };
+            drop(probe);
+            run(&args, &target)
+        }
     }
-    let url = format!("lmdb://{}", dir.display());
-    let result = run(&args, &url, &dir);
-    if args.dir.is_none() {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-    result
 }
 
 fn cpu() -> f64 {
     sys::cpu_seconds("self").unwrap_or(f64::NAN)
 }
 
-fn timed(name: &'static str, atoms: u64, f: impl FnOnce() -> Result<(), String>) -> Result<Phase, String> {
-    let (t0, c0) = (Instant::now(), cpu());
+fn timed(name: &'static str, atoms: u64, target: &Target, f: impl FnOnce() -> Result<(), String>) -> Result<Phase, String> {
+    let (t0, c0, s0) = (Instant::now(), cpu(), target.server_cpu());
     f()?;
-    Ok(Phase { name, atoms, secs: t0.elapsed().as_secs_f64(), cpu: cpu() - c0 })
+    let server_cpu = s0.zip(target.server_cpu()).map(|(a, b)| b - a);
+    Ok(Phase { name, atoms, secs: t0.elapsed().as_secs_f64(), cpu: cpu() - c0, server_cpu })
 }
 
-fn run(args: &PersistBenchArgs, url: &str, dir: &std::path::Path) -> Result<(), String> {
+fn run(args: &PersistBenchArgs, target: &Target) -> Result<(), String> {
+    let url = target.url.as_str();
     let err = |e: atomweave::Error| e.to_string();
     let space = AtomSpace::new();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed);
@@ -150,12 +211,12 @@ fn run(args: &PersistBenchArgs, url: &str, dir: &std::path::Path) -> Result<(), 
     let atoms = space.size() as u64;
     println!("persist-bench: {} EvaluationLink structures, {atoms} atoms ({} words), into {url}", args.n, words.len());
 
-    let stored = timed("store", atoms, || store_all(&space, url, args.quiet).map(drop))?;
-    let disk = atomweave_store::lmdb::LmdbStore::open(url, dir.to_str().unwrap_or_default()).and_then(|s| s.disk_bytes()).map_err(|e| e.to_string())?;
+    let stored = timed("store", atoms, target, || store_all(&space, url, args.quiet).map(drop))?;
+    let disk = target.disk_bytes()?;
     drop(space);
 
     let loaded = AtomSpace::new();
-    let load = timed("load", atoms, || load_all(&loaded, url, args.quiet).map(drop))?;
+    let load = timed("load", atoms, target, || load_all(&loaded, url, args.quiet).map(drop))?;
     if loaded.size() as u64 != atoms {
         return Err(format!("loaded {} atoms of the {atoms} stored", loaded.size()));
     }
@@ -164,7 +225,7 @@ fn run(args: &PersistBenchArgs, url: &str, dir: &std::path::Path) -> Result<(), 
     let tv_key = loaded.add_node(types::PREDICATE_NODE, atomweave::sexpr::TV_KEY).map_err(err)?;
     let targets: Vec<Handle> = loaded.handles_by_type(types::EVALUATION_LINK, false).chain(loaded.handles_by_type(types::WORD_NODE, false)).collect();
     let mut store = open(url)?;
-    let updates = timed("update", targets.len() as u64, || {
+    let updates = timed("update", targets.len() as u64, target, || {
         let b = bar(targets.len() as u64, "updating values", args.quiet);
         for (i, &h) in targets.iter().enumerate() {
             loaded.set_tv(h, TruthValue::simple(0.5, i as f64 / targets.len() as f64)).map_err(err)?;
@@ -182,7 +243,12 @@ fn run(args: &PersistBenchArgs, url: &str, dir: &std::path::Path) -> Result<(), 
     println!();
     println!("   phase        atoms    seconds        atoms/s   CPU s (atomweave)   CPU s (server)");
     for p in [stored, load, updates] {
-        println!("   {:<8} {:>9} {:>10.2} {:>14.0} {:>19.2} {:>16}", p.name, p.atoms, p.secs, p.atoms as f64 / p.secs.max(1e-9), p.cpu, "- (embedded)");
+        let server = match (target.backend, p.server_cpu) {
+            (Backend::Lmdb, _) => "- (embedded)".to_string(),
+            (Backend::Postgres, Some(s)) => format!("{s:.2}"),
+            (Backend::Postgres, None) => "- (remote)".to_string(),
+        };
+        println!("   {:<8} {:>9} {:>10.2} {:>14.0} {:>19.2} {:>16}", p.name, p.atoms, p.secs, p.atoms as f64 / p.secs.max(1e-9), p.cpu, server);
     }
     println!("\n   disk: {:.1} MiB, {:.1} bytes per atom", disk as f64 / 1048576.0, disk as f64 / atoms as f64);
     Ok(())

@@ -24,3 +24,27 @@ pub fn cpu_seconds(pid: &str) -> Option<f64> {
     // Linux reports in USER_HZ, 100 on every mainstream configuration.
     Some(ticks / 100.0)
 }
+
+/// Fields of `/proc/PID/stat` after the command name (which may hold spaces).
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    Some(stat[stat.rfind(')')? + 2..].split_whitespace().map(str::to_string).collect())
+}
+
+/// The parent of a process.
+pub fn parent(pid: u32) -> Option<u32> {
+    stat_fields(pid)?.get(1)?.parse().ok()
+}
+
+/// CPU seconds of a process and of its children that have ended.
+pub fn cpu_seconds_with_children(pid: u32) -> Option<f64> {
+    let f = stat_fields(pid)?;
+    let ticks: f64 = (11..15).map(|i| f.get(i).and_then(|x| x.parse::<f64>().ok())).sum::<Option<f64>>()?;
+    Some(ticks / 100.0)
+}
+
+/// The live children of a process.
+pub fn children(pid: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    dir.flatten().filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()).filter(|&p| parent(p) == Some(pid)).collect()
+}

@@ -55,6 +55,12 @@ pub const SCHEMA: u32 = 1;
 pub const ID_BLOCK: i64 = 4096;
 /// Pending writes applied per transaction.
 const BATCH: usize = 1 << 16;
+// Sets of uuids or digests are passed as arrays and joined with
+// `unnest(..)`, on connections that do not hash or merge join: every
+// statement here looks rows up by key, and for a batch of tens of
+// thousands of keys the planner would otherwise scan the whole table
+// (as it does for `= ANY(..)`), once per batch.
+
 /// Rows between progress reports.
 const REPORT: u64 = 1 << 16;
 
@@ -62,7 +68,7 @@ const CREATE: &str = "
 CREATE TABLE atomweave_types (code smallint PRIMARY KEY, name text NOT NULL UNIQUE);
 CREATE SEQUENCE atomweave_ids INCREMENT BY 4096 START WITH 1;
 CREATE TABLE atoms (
-    uuid bigint PRIMARY KEY,
+    uuid bigint NOT NULL,
     type smallint NOT NULL,
     height smallint NOT NULL,
     name text,
@@ -71,17 +77,31 @@ CREATE TABLE atoms (
     tv_mean double precision,
     tv_confidence double precision,
     tv_count double precision
-);
-CREATE UNIQUE INDEX atoms_digest ON atoms (digest);
-CREATE INDEX atoms_outgoing ON atoms USING gin (outgoing);
-CREATE TABLE atom_values (atom bigint NOT NULL, key bigint NOT NULL, value bytea NOT NULL, PRIMARY KEY (atom, key));
+) WITH (fillfactor = 50);
+CREATE TABLE atom_values (atom bigint NOT NULL, key bigint NOT NULL, value bytea NOT NULL);
 ";
 
-/// Per-connection staging tables, emptied at every commit.
+/// The indexes, made with the tables, and again after a whole space has
+/// been copied into an empty store without them (building an index from
+/// sorted rows is several times faster than growing it row by row).
+const INDEXES: &str = "
+ALTER TABLE atoms ADD CONSTRAINT atoms_pkey PRIMARY KEY (uuid);
+CREATE UNIQUE INDEX atoms_digest ON atoms (digest);
+CREATE INDEX atoms_outgoing ON atoms USING gin (outgoing);
+ALTER TABLE atom_values ADD CONSTRAINT atom_values_pkey PRIMARY KEY (atom, key);
+";
+const DROP_INDEXES: &str = "
+ALTER TABLE atoms DROP CONSTRAINT atoms_pkey;
+DROP INDEX atoms_digest, atoms_outgoing;
+ALTER TABLE atom_values DROP CONSTRAINT atom_values_pkey;
+";
+
+/// Per-connection settings and staging tables (emptied at every commit).
 const STAGING: &str = "
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
 CREATE TEMP TABLE aw_stage (LIKE atoms) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE aw_values (atom bigint, key bigint, value bytea) ON COMMIT DELETE ROWS;
-CREATE TEMP TABLE aw_tvs (uuid bigint, tv_mean double precision, tv_confidence double precision, tv_count double precision) ON COMMIT DELETE ROWS;
 ";
 
 const ATOM_COLUMNS: &str = "uuid, type, height, name, outgoing, digest, tv_mean, tv_confidence, tv_count";
@@ -232,6 +252,7 @@ impl PgStore {
             return Err(open_err("the database has an `atoms` table but no atomweave_meta: not an atomweave store".into()));
         }
         t.batch_execute(CREATE).map_err(|e| pg_err(&url, e))?;
+        t.batch_execute(INDEXES).map_err(|e| pg_err(&url, e))?;
         t.execute("CREATE TABLE atomweave_meta (key text PRIMARY KEY, value text NOT NULL)", &[]).map_err(|e| pg_err(&url, e))?;
         t.execute("INSERT INTO atomweave_meta VALUES ('schema', $1)", &[&SCHEMA.to_string()]).map_err(|e| pg_err(&url, e))?;
         t.commit().map_err(|e| pg_err(&url, e))
@@ -426,6 +447,15 @@ impl PgStore {
                 _ => {}
             }
         }
+        // Atoms the store has already are found first (one query per
+        // height), not staged and bounced off the unique index.
+        let looks_empty = whole && {
+            let url = self.url.clone();
+            !self.client()?.query_one("SELECT EXISTS (SELECT 1 FROM atoms)", &[]).map_err(|e| pg_err(&url, e))?.get::<_, bool>(0)
+        };
+        if !looks_empty {
+            self.lookup(space, &needed)?;
+        }
         let rows = self.plan(space, &needed)?;
         let url = self.url.clone();
         let mut fresh: HashSet<Handle> = HashSet::default();
@@ -433,16 +463,24 @@ impl PgStore {
         let mut client = self.client.take().expect("plan connected");
         let result = (|| -> Result<u64> {
             let mut t = client.transaction().map_err(|e| pg_err(&url, e))?;
+            // A whole space into an empty store: other writers wait (the
+            // lock conflicts with theirs, and with itself), and the
+            // indexes go while the rows are copied in. All in this
+            // transaction: a crash leaves the store as it was.
             let empty = whole && {
                 t.execute("LOCK TABLE atoms IN SHARE ROW EXCLUSIVE MODE", &[]).map_err(|e| pg_err(&url, e))?;
                 t.query_one("SELECT NOT EXISTS (SELECT 1 FROM atoms)", &[]).map_err(|e| pg_err(&url, e))?.get::<_, bool>(0)
             };
+            if empty {
+                t.batch_execute("LOCK TABLE atoms, atom_values IN ACCESS EXCLUSIVE MODE").map_err(|e| pg_err(&url, e))?;
+                t.batch_execute(DROP_INDEXES).map_err(|e| pg_err(&url, e))?;
+            }
             let written = self.write_atoms(&mut t, space, rows, empty, &mut made, &mut fresh, progress)?;
             let id = |h: Handle, made: &HashMap<Handle, (i64, i16)>| made.get(&h).or_else(|| self.ids.get(&h)).map(|x| x.0).expect("planned");
             // Stored values of atoms stored again are replaced, not merged.
             let restored: Vec<i64> = full.iter().filter(|h| !fresh.contains(*h)).map(|&h| id(h, &made)).collect();
             if !restored.is_empty() {
-                t.execute("DELETE FROM atom_values WHERE atom = ANY($1)", &[&restored]).map_err(|e| pg_err(&url, e))?;
+                t.execute("DELETE FROM atom_values v USING unnest($1::bigint[]) AS d(atom) WHERE v.atom = d.atom", &[&restored]).map_err(|e| pg_err(&url, e))?;
             }
             let mut tvs: HashMap<i64, TruthValue> = HashMap::default();
             let mut values: HashMap<(i64, i64), Option<Vec<u8>>> = HashMap::default();
@@ -494,6 +532,10 @@ impl PgStore {
                 self.apply_updates(&mut t, space, &updates, &made, &mut tvs, &mut values)?;
             }
             self.write_values(&mut t, tvs, values, empty)?;
+            if empty {
+                t.batch_execute("SET LOCAL maintenance_work_mem = '256MB'").map_err(|e| pg_err(&url, e))?;
+                t.batch_execute(INDEXES).map_err(|e| pg_err(&url, e))?;
+            }
             t.commit().map_err(|e| pg_err(&url, e))?;
             Ok(written)
         })();
@@ -580,26 +622,34 @@ impl PgStore {
             let level = &rows[start..end];
             let sink = t.copy_in(&format!("COPY aw_stage ({ATOM_COLUMNS}) FROM STDIN (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
             let mut w = BinaryCopyInWriter::new(sink, &ATOM_TYPES);
+            let mut digests = Vec::with_capacity(level.len());
             for r in level {
-                self.copy_row(&mut w, space, r, made, &uuid_of)?;
+                digests.push(self.copy_row(&mut w, space, r, made, &uuid_of)?);
             }
             w.finish().map_err(|e| pg_err(url, e))?;
-            t.execute(&format!("INSERT INTO atoms ({ATOM_COLUMNS}) SELECT {ATOM_COLUMNS} FROM aw_stage ON CONFLICT (digest) DO NOTHING"), &[])
-                .map_err(|e| pg_err(url, e))?;
-            let stored_before: HashMap<i64, i64> = t
-                .query("SELECT s.uuid, a.uuid FROM aw_stage s JOIN atoms a ON a.digest = s.digest WHERE a.uuid <> s.uuid", &[])
+            let inserted: HashSet<i64> = t
+                .query(&format!("INSERT INTO atoms ({ATOM_COLUMNS}) SELECT {ATOM_COLUMNS} FROM aw_stage ON CONFLICT (digest) DO NOTHING RETURNING uuid"), &[])
                 .map_err(|e| pg_err(url, e))?
                 .iter()
-                .map(|r| (r.get(0), r.get(1)))
+                .map(|r| r.get(0))
                 .collect();
             t.execute("TRUNCATE aw_stage", &[]).map_err(|e| pg_err(url, e))?;
-            for r in level {
-                match stored_before.get(&r.uuid) {
-                    Some(&u) => drop(made.insert(r.h, (u, r.height))),
-                    None => {
-                        made.insert(r.h, (r.uuid, r.height));
-                        fresh.insert(r.h);
-                    }
+            // The rest were stored before, by us or another writer: their uuids.
+            let before: Vec<&[u8]> = level.iter().zip(&digests).filter(|(r, _)| !inserted.contains(&r.uuid)).map(|(_, d)| &d[..]).collect();
+            let mut stored_before: HashMap<[u8; 16], i64> = HashMap::default();
+            if !before.is_empty() {
+                for row in t.query("SELECT a.digest, a.uuid FROM unnest($1::bytea[]) AS d(digest) JOIN atoms a USING (digest)", &[&before]).map_err(|e| pg_err(url, e))? {
+                    let d: &[u8] = row.get(0);
+                    stored_before.insert(d.try_into().map_err(|_| StoreError::Corrupt("a digest that is not 16 bytes".into()))?, row.get(1));
+                }
+            }
+            for (r, d) in level.iter().zip(&digests) {
+                if inserted.contains(&r.uuid) {
+                    made.insert(r.h, (r.uuid, r.height));
+                    fresh.insert(r.h);
+                } else {
+                    let u = *stored_before.get(d).ok_or_else(|| StoreError::Backend(format!("atom {} was neither stored nor found (deleted meanwhile?)", r.uuid)))?;
+                    made.insert(r.h, (u, r.height));
                 }
             }
             done += level.len() as u64;
@@ -616,7 +666,7 @@ impl PgStore {
         r: &Row,
         made: &HashMap<Handle, (i64, i16)>,
         uuid_of: &dyn Fn(&Handle, &HashMap<Handle, (i64, i16)>) -> i64,
-    ) -> Result<()> {
+    ) -> Result<[u8; 16]> {
         let t = space.get_type(r.h).expect("planned");
         let (name, outgoing, dig) = if t.is_link() {
             let mut out: Vec<i64> = space.outgoing(r.h).unwrap_or(&[]).iter().map(|m| uuid_of(m, made)).collect();
@@ -629,7 +679,8 @@ impl PgStore {
             let name = space.name(r.h).unwrap_or_default();
             (Some(name), None, node_digest(r.code, name))
         };
-        w.write(&[&r.uuid, &r.code, &r.height, &name, &outgoing, &&dig[..], &r.tv[0], &r.tv[1], &r.tv[2]]).map_err(|e| pg_err(&self.url, e))
+        w.write(&[&r.uuid, &r.code, &r.height, &name, &outgoing, &&dig[..], &r.tv[0], &r.tv[1], &r.tv[2]]).map_err(|e| pg_err(&self.url, e))?;
+        Ok(dig)
     }
 
     /// Reads the stored values the updates add to, locked until commit, and
@@ -647,7 +698,7 @@ impl PgStore {
         let id = |h: &Handle| made.get(h).or_else(|| self.ids.get(h)).map(|x| x.0).expect("planned");
         let tv_atoms: Vec<i64> = updates.iter().filter(|u| is_tv_key(space, u.1)).map(|u| id(&u.0)).collect();
         let mut stored_tvs: HashMap<i64, TruthValue> = t
-            .query("SELECT uuid, tv_mean, tv_confidence, tv_count FROM atoms WHERE uuid = ANY($1) FOR UPDATE", &[&tv_atoms])
+            .query("SELECT a.uuid, a.tv_mean, a.tv_confidence, a.tv_count FROM unnest($1::bigint[]) AS d(uuid) JOIN atoms a USING (uuid) FOR UPDATE OF a", &[&tv_atoms])
             .map_err(|e| pg_err(url, e))?
             .iter()
             .map(|r| (r.get(0), tv_of([r.get(1), r.get(2), r.get(3)])))
@@ -688,16 +739,17 @@ impl PgStore {
     fn write_values(&self, t: &mut Transaction<'_>, tvs: HashMap<i64, TruthValue>, values: HashMap<(i64, i64), Option<Vec<u8>>>, empty: bool) -> Result<()> {
         let url = &self.url;
         if !tvs.is_empty() {
-            let sink = t.copy_in("COPY aw_tvs FROM STDIN (FORMAT binary)").map_err(|e| pg_err(url, e))?;
-            let mut w = BinaryCopyInWriter::new(sink, &[SqlType::INT8, SqlType::FLOAT8, SqlType::FLOAT8, SqlType::FLOAT8]);
-            for (u, tv) in &tvs {
-                let c = tv_columns(*tv);
-                w.write(&[u, &c[0], &c[1], &c[2]]).map_err(|e| pg_err(url, e))?;
-            }
-            w.finish().map_err(|e| pg_err(url, e))?;
+            // Arrays, not a staging table: the planner then probes the
+            // primary key per row rather than scanning the whole table.
+            let mut tvs: Vec<(i64, TruthValue)> = tvs.into_iter().collect();
+            tvs.sort_unstable_by_key(|x| x.0);
+            let uuids: Vec<i64> = tvs.iter().map(|x| x.0).collect();
+            let cols: Vec<[Option<f64>; 3]> = tvs.iter().map(|x| tv_columns(x.1)).collect();
+            let col = |i: usize| cols.iter().map(|c| c[i]).collect::<Vec<Option<f64>>>();
             t.execute(
-                "UPDATE atoms a SET tv_mean = s.tv_mean, tv_confidence = s.tv_confidence, tv_count = s.tv_count FROM aw_tvs s WHERE a.uuid = s.uuid",
-                &[],
+                "UPDATE atoms a SET tv_mean = s.m, tv_confidence = s.c, tv_count = s.n \
+                 FROM unnest($1::bigint[], $2::float8[], $3::float8[], $4::float8[]) AS s(uuid, m, c, n) WHERE a.uuid = s.uuid",
+                &[&uuids, &col(0), &col(1), &col(2)],
             )
             .map_err(|e| pg_err(url, e))?;
         }
@@ -713,6 +765,8 @@ impl PgStore {
             let target = if empty { "atom_values" } else { "aw_values" };
             let sink = t.copy_in(&format!("COPY {target} (atom, key, value) FROM STDIN (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
             let mut w = BinaryCopyInWriter::new(sink, &[SqlType::INT8, SqlType::INT8, SqlType::BYTEA]);
+            let mut values: Vec<((i64, i64), Option<Vec<u8>>)> = values.into_iter().collect();
+            values.sort_unstable_by_key(|x| x.0);
             for ((a, k), v) in &values {
                 if let Some(v) = v {
                     w.write(&[a, k, v]).map_err(|e| pg_err(url, e))?;
@@ -777,7 +831,7 @@ impl PgStore {
                 of_digest.insert(d, h);
             }
             if !digests.is_empty() {
-                for r in self.client()?.query("SELECT digest, uuid, height FROM atoms WHERE digest = ANY($1)", &[&digests]).map_err(|e| pg_err(&url, e))? {
+                for r in self.client()?.query("SELECT a.digest, a.uuid, a.height FROM unnest($1::bytea[]) AS d(digest) JOIN atoms a USING (digest)", &[&digests]).map_err(|e| pg_err(&url, e))? {
                     let d: Vec<u8> = r.get(0);
                     if let Some(&h) = d.as_slice().try_into().ok().and_then(|d: [u8; 16]| of_digest.get(&d)) {
                         self.ids.insert(h, (r.get(1), r.get(2)));
@@ -805,7 +859,7 @@ impl PgStore {
             if frontier.is_empty() {
                 break;
             }
-            let got = self.client()?.query(&format!("SELECT {READ_COLUMNS} FROM atoms WHERE uuid = ANY($1)"), &[&frontier]).map_err(|e| pg_err(&url, e))?;
+            let got = self.client()?.query(&format!("SELECT {READ_COLUMNS} FROM unnest($1::bigint[]) AS d(uuid) JOIN atoms USING (uuid)"), &[&frontier]).map_err(|e| pg_err(&url, e))?;
             if got.len() < frontier.len() {
                 let found: HashSet<i64> = got.iter().map(|r| r.get(0)).collect();
                 let missing = frontier.iter().find(|u| !found.contains(*u)).expect("one missing");
@@ -850,8 +904,8 @@ impl PgStore {
     fn load_values(&mut self, space: &AtomSpace, uuids: &[i64], key: Option<i64>, known: &mut HashMap<i64, Handle>) -> Result<usize> {
         let url = self.url.clone();
         let rows = match key {
-            None => self.client()?.query("SELECT atom, key, value FROM atom_values WHERE atom = ANY($1)", &[&uuids]),
-            Some(k) => self.client()?.query("SELECT atom, key, value FROM atom_values WHERE atom = ANY($1) AND key = $2", &[&uuids, &k]),
+            None => self.client()?.query("SELECT v.atom, v.key, v.value FROM unnest($1::bigint[]) AS d(atom) JOIN atom_values v USING (atom)", &[&uuids]),
+            Some(k) => self.client()?.query("SELECT v.atom, v.key, v.value FROM unnest($1::bigint[]) AS d(atom) JOIN atom_values v USING (atom) WHERE v.key = $2", &[&uuids, &k]),
         }
         .map_err(|e| pg_err(&url, e))?;
         let mut referred: Vec<i64> = Vec::new();
@@ -931,6 +985,41 @@ impl PgStore {
             }
         }
         Ok(count("SELECT count(*) FROM atoms")? as u64)
+    }
+}
+
+/// Handles of loaded uuids: a vector where the uuids are dense, else a map.
+enum Known {
+    Dense(Vec<u32>),
+    Sparse(HashMap<i64, Handle>),
+}
+
+impl Known {
+    fn new(count: i64, last: i64) -> Known {
+        if last >= 0 && last <= 4 * count + (1 << 20) {
+            Known::Dense(vec![u32::MAX; last as usize + 1])
+        } else {
+            Known::Sparse(HashMap::with_capacity_and_hasher(count as usize, Default::default()))
+        }
+    }
+
+    fn get(&self, u: i64) -> Option<Handle> {
+        match self {
+            Known::Dense(v) => usize::try_from(u).ok().and_then(|i| v.get(i)).filter(|&&x| x != u32::MAX).map(|&x| Handle::from_u32(x)),
+            Known::Sparse(m) => m.get(&u).copied(),
+        }
+    }
+
+    fn insert(&mut self, u: i64, h: Handle) {
+        match self {
+            Known::Dense(v) if u >= 0 && (u as usize) < v.len() => v[u as usize] = h.to_u32(),
+            Known::Dense(v) => {
+                let mut m: HashMap<i64, Handle> = v.iter().enumerate().filter(|x| *x.1 != u32::MAX).map(|(i, &x)| (i as i64, Handle::from_u32(x))).collect();
+                m.insert(u, h);
+                *self = Known::Sparse(m);
+            }
+            Known::Sparse(m) => drop(m.insert(u, h)),
+        }
     }
 }
 
@@ -1041,8 +1130,14 @@ impl StorageNode for PgStore {
         let mut client = self.client.take().expect("connected by flush or reload_types");
         let result = (|| -> Result<u64> {
             let mut t = client.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start().map_err(|e| pg_err(&url, e))?;
-            let top: Option<i16> = t.query_one("SELECT max(height) FROM atoms", &[]).map_err(|e| pg_err(&url, e))?.get(0);
-            let mut known: HashMap<i64, Handle> = HashMap::default();
+            let (top, count, last): (Option<i16>, i64, Option<i64>) = {
+                let r = t.query_one("SELECT max(height), count(*), max(uuid) FROM atoms", &[]).map_err(|e| pg_err(&url, e))?;
+                (r.get(0), r.get(1), r.get(2))
+            };
+            // Uuids come in blocks from 1, so they are dense enough to index a vector.
+            let mut known = Known::new(count, last.unwrap_or(0));
+            self.ids.reserve(count as usize);
+            let mut types_of: HashMap<i16, Type> = HashMap::default();
             let mut n = 0u64;
             let mut out: Vec<Handle> = Vec::new();
             for height in 0..=top.unwrap_or(-1) {
@@ -1050,14 +1145,17 @@ impl StorageNode for PgStore {
                 let mut rows = BinaryCopyOutIter::new(reader, &READ_TYPES);
                 while let Some(r) = rows.next().map_err(|e| pg_err(&url, e))? {
                     let (uuid, code): (i64, i16) = (r.get(0), r.get(1));
-                    let ty = self.type_of_code(code)?;
+                    let ty = match types_of.get(&code) {
+                        Some(&t) => t,
+                        None => *types_of.entry(code).or_insert(self.type_of_code(code)?),
+                    };
                     let h = if let Some(name) = r.get::<Option<&str>>(3) {
                         space.add_node(ty, name)?
                     } else {
                         let members: Vec<i64> = r.get::<Option<Vec<i64>>>(4).ok_or_else(|| StoreError::Corrupt(format!("atom {uuid} has neither a name nor an outgoing set")))?;
                         out.clear();
                         for m in members {
-                            out.push(*known.get(&m).ok_or_else(|| StoreError::Corrupt(format!("link {uuid} holds atom {m}, which is not stored below it")))?);
+                            out.push(known.get(m).ok_or_else(|| StoreError::Corrupt(format!("link {uuid} holds atom {m}, which is not stored below it")))?);
                         }
                         space.add_link(ty, &out)?
                     };
@@ -1076,7 +1174,7 @@ impl StorageNode for PgStore {
             {
                 let reader = t.copy_out("COPY atom_values (atom, key, value) TO STDOUT (FORMAT binary)").map_err(|e| pg_err(&url, e))?;
                 let mut rows = BinaryCopyOutIter::new(reader, &[SqlType::INT8, SqlType::INT8, SqlType::BYTEA]);
-                let handle = |u: i64| known.get(&u).copied().ok_or_else(|| StoreError::Corrupt(format!("a value refers to atom {u}, which is not stored")));
+                let handle = |u: i64| known.get(u).ok_or_else(|| StoreError::Corrupt(format!("a value refers to atom {u}, which is not stored")));
                 while let Some(r) = rows.next().map_err(|e| pg_err(&url, e))? {
                     let v = codec::decode(r.get::<&[u8]>(2), &mut |a| handle(a as i64))?;
                     space.set_value(handle(r.get(0))?, handle(r.get(1))?, v)?;

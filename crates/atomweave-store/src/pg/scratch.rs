@@ -47,7 +47,7 @@ pub fn server_bin_dir() -> Result<PathBuf> {
 
 impl ScratchServer {
     /// Starts a server. `durable: false` turns off fsync (tests); `true`
-    /// keeps PostgreSQL's defaults (benchmarks).
+    /// keeps PostgreSQL's durability settings (benchmarks).
     pub fn start(durable: bool) -> Result<ScratchServer> {
         let bin = server_bin_dir()?;
         // SAFETY: geteuid has no preconditions.
@@ -60,7 +60,10 @@ impl ScratchServer {
         }
         let data = server.data().display().to_string();
         server.run("initdb", &["-D".into(), data, "-A".into(), "trust".into(), "-U".into(), "atomweave".into(), "-E".into(), "UTF8".into(), "--no-sync".into()], true)?;
-        let mut conf = String::from("listen_addresses = '127.0.0.1'\nmax_connections = 300\n");
+        // Durable (fsync, full-page writes and synchronous commit as
+        // PostgreSQL ships them), with the memory settings any deployment
+        // sets: the 128 MB default buffer cache thrashes at a million atoms.
+        let mut conf = String::from("listen_addresses = '127.0.0.1'\nmax_connections = 300\nshared_buffers = 1GB\nmax_wal_size = 4GB\n");
         if !durable {
             // Commits still reach the OS (synchronous_commit stays on), so a
             // stopped server keeps them; only a machine crash could lose them.
