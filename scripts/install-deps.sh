@@ -10,6 +10,8 @@ have pkg-config || need_apt+=(pkg-config)
 # The Python package builds in a virtualenv (maturin, pytest from PyPI).
 have python3 || need_apt+=(python3)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
+# The PostgreSQL tests start their own throwaway server from these binaries.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need_apt+=(postgresql)
 # bench-plot draws its labels with DejaVu Sans.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 

@@ -215,8 +215,16 @@ fn run(args: &PersistBenchArgs, target: &Target) -> Result<(), String> {
     let disk = target.disk_bytes()?;
     drop(space);
 
+    // Loaded and updated through one StorageNode, as an application would:
+    // it knows the atoms it loaded and writes their new values straight back.
     let loaded = AtomSpace::new();
-    let load = timed("load", atoms, target, || load_all(&loaded, url, args.quiet).map(drop))?;
+    let mut store = atomweave_store::open_existing(url).map_err(|e| e.to_string())?;
+    let load = timed("load", atoms, target, || {
+        let b = bar(atoms, &format!("loading from {url}"), args.quiet);
+        store.load_atomspace(&loaded, &mut |n| b.set_position(n)).map_err(|e| e.to_string())?;
+        b.finish_and_clear();
+        Ok(())
+    })?;
     if loaded.size() as u64 != atoms {
         return Err(format!("loaded {} atoms of the {atoms} stored", loaded.size()));
     }
@@ -224,7 +232,6 @@ fn run(args: &PersistBenchArgs, target: &Target) -> Result<(), String> {
     // New truth values on every EvaluationLink and word, stored as values.
     let tv_key = loaded.add_node(types::PREDICATE_NODE, atomweave::sexpr::TV_KEY).map_err(err)?;
     let targets: Vec<Handle> = loaded.handles_by_type(types::EVALUATION_LINK, false).chain(loaded.handles_by_type(types::WORD_NODE, false)).collect();
-    let mut store = open(url)?;
     let updates = timed("update", targets.len() as u64, target, || {
         let b = bar(targets.len() as u64, "updating values", args.quiet);
         for (i, &h) in targets.iter().enumerate() {

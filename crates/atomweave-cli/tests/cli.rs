@@ -147,13 +147,18 @@ fn load_to_dump_from_copy_and_persist_bench() {
     let out = atomweave(&["copy", "-q", &format!("lmdb://{}", typo.display()), &db2]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no store there"));
     assert!(!typo.exists(), "a mistyped source must not become an empty store");
-    let out = atomweave(&["dump", "--from", "postgres://localhost/x"]);
-    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("not built yet"));
-    let out = atomweave(&["persist-bench", "-n", "2000", "--words", "100", "-q"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report = String::from_utf8(out.stdout).unwrap();
-    for phase in ["store", "load", "update", "bytes per atom"] {
-        assert!(report.contains(phase), "{report}");
+    let out = atomweave(&["dump", "--from", "postgres://atomweave@127.0.0.1:1/x"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("cannot be reached"));
+    for backend in ["lmdb", "postgres"] {
+        let out = atomweave(&["persist-bench", "-n", "2000", "--words", "100", "-q", "--backend", backend]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let report = String::from_utf8(out.stdout).unwrap();
+        for phase in ["store", "load", "update", "bytes per atom"] {
+            assert!(report.contains(phase), "{report}");
+        }
+        // The server's CPU is measured for PostgreSQL (a number, not a dash).
+        let server_cpu = report.lines().find(|l| l.trim_start().starts_with("store")).unwrap().split_whitespace().last().unwrap().to_string();
+        assert_eq!(server_cpu.parse::<f64>().is_ok(), backend == "postgres", "{report}");
     }
 }
 

@@ -77,7 +77,7 @@ CREATE TABLE atoms (
     tv_mean double precision,
     tv_confidence double precision,
     tv_count double precision
-) WITH (fillfactor = 50);
+);
 CREATE TABLE atom_values (atom bigint NOT NULL, key bigint NOT NULL, value bytea NOT NULL);
 ";
 
@@ -988,6 +988,40 @@ impl PgStore {
     }
 }
 
+/// A row read by a whole-space load.
+enum Loaded {
+    Atom { uuid: i64, code: i16, height: i16, name: Option<String>, outgoing: Option<Vec<i64>>, tv: TruthValue },
+    Value { atom: i64, key: i64, bytes: Vec<u8> },
+}
+
+/// Reads every atom, height by height, then every value, in batches; stops
+/// early when the receiver hangs up.
+fn read_all(t: &mut Transaction<'_>, url: &str, top: i16, tx: std::sync::mpsc::SyncSender<Vec<Loaded>>) -> Result<()> {
+    const ROWS: usize = 4096;
+    let mut batch = Vec::with_capacity(ROWS);
+    let send = |batch: &mut Vec<Loaded>| tx.send(std::mem::replace(batch, Vec::with_capacity(ROWS))).is_ok();
+    for height in 0..=top {
+        let reader = t.copy_out(&format!("COPY (SELECT {READ_COLUMNS} FROM atoms WHERE height = {height}) TO STDOUT (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
+        let mut rows = BinaryCopyOutIter::new(reader, &READ_TYPES);
+        while let Some(r) = rows.next().map_err(|e| pg_err(url, e))? {
+            batch.push(Loaded::Atom { uuid: r.get(0), code: r.get(1), height, name: r.get(3), outgoing: r.get(4), tv: tv_of([r.get(5), r.get(6), r.get(7)]) });
+            if batch.len() == ROWS && !send(&mut batch) {
+                return Ok(());
+            }
+        }
+    }
+    let reader = t.copy_out("COPY atom_values (atom, key, value) TO STDOUT (FORMAT binary)").map_err(|e| pg_err(url, e))?;
+    let mut rows = BinaryCopyOutIter::new(reader, &[SqlType::INT8, SqlType::INT8, SqlType::BYTEA]);
+    while let Some(r) = rows.next().map_err(|e| pg_err(url, e))? {
+        batch.push(Loaded::Value { atom: r.get(0), key: r.get(1), bytes: r.get(2) });
+        if batch.len() == ROWS && !send(&mut batch) {
+            return Ok(());
+        }
+    }
+    send(&mut batch);
+    Ok(())
+}
+
 /// Handles of loaded uuids: a vector where the uuids are dense, else a map.
 enum Known {
     Dense(Vec<u32>),
@@ -1126,7 +1160,8 @@ impl StorageNode for PgStore {
         self.use_space(space);
         self.reload_types()?;
         let url = self.url.clone();
-        // Everything is read in one snapshot, height by height.
+        // Everything is read in one snapshot, height by height, by a thread
+        // that decodes rows while this one adds them to the space.
         let mut client = self.client.take().expect("connected by flush or reload_types");
         let result = (|| -> Result<u64> {
             let mut t = client.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start().map_err(|e| pg_err(&url, e))?;
@@ -1140,51 +1175,61 @@ impl StorageNode for PgStore {
             let mut types_of: HashMap<i16, Type> = HashMap::default();
             let mut n = 0u64;
             let mut out: Vec<Handle> = Vec::new();
-            for height in 0..=top.unwrap_or(-1) {
-                let reader = t.copy_out(&format!("COPY (SELECT {READ_COLUMNS} FROM atoms WHERE height = {height}) TO STDOUT (FORMAT binary)")).map_err(|e| pg_err(&url, e))?;
-                let mut rows = BinaryCopyOutIter::new(reader, &READ_TYPES);
-                while let Some(r) = rows.next().map_err(|e| pg_err(&url, e))? {
-                    let (uuid, code): (i64, i16) = (r.get(0), r.get(1));
-                    let ty = match types_of.get(&code) {
-                        Some(&t) => t,
-                        None => *types_of.entry(code).or_insert(self.type_of_code(code)?),
-                    };
-                    let h = if let Some(name) = r.get::<Option<&str>>(3) {
-                        space.add_node(ty, name)?
-                    } else {
-                        let members: Vec<i64> = r.get::<Option<Vec<i64>>>(4).ok_or_else(|| StoreError::Corrupt(format!("atom {uuid} has neither a name nor an outgoing set")))?;
-                        out.clear();
-                        for m in members {
-                            out.push(known.get(m).ok_or_else(|| StoreError::Corrupt(format!("link {uuid} holds atom {m}, which is not stored below it")))?);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Loaded>>(16);
+            std::thread::scope(|sc| -> Result<()> {
+                let reader = sc.spawn(|| read_all(&mut t, &url, top.unwrap_or(-1), tx));
+                let added = (|| -> Result<()> {
+                    for batch in rx {
+                        for row in batch {
+                            match row {
+                                Loaded::Atom { uuid, code, height, name, outgoing, tv } => {
+                                    let ty = match types_of.get(&code) {
+                                        Some(&t) => t,
+                                        None => *types_of.entry(code).or_insert(self.type_of_code(code)?),
+                                    };
+                                    let h = match (name, outgoing) {
+                                        (Some(name), _) => space.add_node(ty, &name)?,
+                                        (None, Some(members)) => {
+                                            out.clear();
+                                            for m in members {
+                                                out.push(known.get(m).ok_or_else(|| StoreError::Corrupt(format!("link {uuid} holds atom {m}, which is not stored below it")))?);
+                                            }
+                                            space.add_link(ty, &out)?
+                                        }
+                                        (None, None) => return Err(StoreError::Corrupt(format!("atom {uuid} has neither a name nor an outgoing set"))),
+                                    };
+                                    if !tv.is_default() {
+                                        space.set_tv(h, tv)?;
+                                    }
+                                    known.insert(uuid, h);
+                                    self.ids.insert(h, (uuid, height));
+                                    n += 1;
+                                    if n % REPORT == 0 {
+                                        progress(n);
+                                    }
+                                }
+                                Loaded::Value { atom, key, bytes } => {
+                                    let handle = |u: i64| known.get(u).ok_or_else(|| StoreError::Corrupt(format!("a value refers to atom {u}, which is not stored")));
+                                    let v = codec::decode(&bytes, &mut |a| handle(a as i64))?;
+                                    space.set_value(handle(atom)?, handle(key)?, v)?;
+                                }
+                            }
                         }
-                        space.add_link(ty, &out)?
-                    };
-                    let tv = tv_of([r.get(5), r.get(6), r.get(7)]);
-                    if !tv.is_default() {
-                        space.set_tv(h, tv)?;
                     }
-                    known.insert(uuid, h);
-                    self.ids.insert(h, (uuid, height));
-                    n += 1;
-                    if n % REPORT == 0 {
-                        progress(n);
-                    }
-                }
-            }
-            {
-                let reader = t.copy_out("COPY atom_values (atom, key, value) TO STDOUT (FORMAT binary)").map_err(|e| pg_err(&url, e))?;
-                let mut rows = BinaryCopyOutIter::new(reader, &[SqlType::INT8, SqlType::INT8, SqlType::BYTEA]);
-                let handle = |u: i64| known.get(u).ok_or_else(|| StoreError::Corrupt(format!("a value refers to atom {u}, which is not stored")));
-                while let Some(r) = rows.next().map_err(|e| pg_err(&url, e))? {
-                    let v = codec::decode(r.get::<&[u8]>(2), &mut |a| handle(a as i64))?;
-                    space.set_value(handle(r.get(0))?, handle(r.get(1))?, v)?;
-                }
-            }
+                    Ok(())
+                })();
+                // A failure here hangs up the channel, which stops the reader.
+                let read = reader.join().expect("the reader does not panic");
+                added.and(read)
+            })?;
             t.commit().map_err(|e| pg_err(&url, e))?;
             progress(n);
             Ok(n)
         })();
-        self.client = Some(client);
+        // A load stopped mid-copy leaves the connection mid-stream: the next call makes a new one.
+        if result.is_ok() {
+            self.client = Some(client);
+        }
         result
     }
 
