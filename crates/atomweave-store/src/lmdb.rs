@@ -5,16 +5,19 @@
 //! - `atoms`: id (u64) -> type code (u16), flags (link; simple or count
 //!   truth value), the truth value if any (two or three f64: most atoms that
 //!   have values have just this one, and it costs no entry of its own), then
-//!   the name's bytes or the members' ids (u64 each). Ids count up from 1 and
-//!   a link is always stored after its members, so id order loads in one pass.
+//!   the name's bytes or the members' ids (LEB128 varints). Ids count up
+//!   from 1 and a link is always stored after its members, so id order
+//!   loads in one pass.
 //! - `nodes`: type code + name -> id; names too long for an LMDB key are
-//!   keyed by type code, 0xFF (never a UTF-8 byte) and a 128-bit hash, the
-//!   value listing every id with that hash.
-//! - `links`: 0, type code, member ids -> id; too many members: 1, type
-//!   code, a 128-bit hash -> ids, as for names. Unordered links key their
-//!   members sorted by id.
-//! - `incoming`: member id, link type code, link id -> (empty): a member's
-//!   incoming set, or its incoming set of one type, is a prefix scan.
+//!   keyed by type code, 0xFF (never a UTF-8 byte) and a 128-bit XXH3 hash,
+//!   the value listing every id with that hash.
+//! - `links`: the 64-bit XXH3 hash of type code and member ids -> ids
+//!   (sorted duplicates of fixed size: 8 bytes an entry, and a hash shared
+//!   by two contents lists both, told apart by their records). Unordered
+//!   links hash their members sorted by id.
+//! - `incoming`: member id -> link type code + link id (sorted duplicates
+//!   of 10 bytes): a member's incoming set, or its incoming set of one
+//!   type, is one run of duplicates.
 //! - `values`: atom id, key id -> the value ([`codec`](crate::codec)), for
 //!   values other than the truth value.
 //! - `meta`: the schema version, the next id, and the store's type table
@@ -28,8 +31,6 @@
 //! at the end in key order; until they are, a marker says the store is
 //! incomplete, and opening it empties it again.
 
-use std::hash::{BuildHasher, Hasher};
-
 use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RoTxn, RwTxn};
@@ -39,7 +40,7 @@ use crate::{add, atoms_in, codec, is_tv_key, Op, Result, StorageNode, StoreError
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The layout version this code reads and writes.
-pub const SCHEMA: u32 = 2;
+pub const SCHEMA: u32 = 3;
 /// Address space reserved for the map; the file grows only as data does.
 const MAP_SIZE: usize = 1 << 40;
 /// Longest key LMDB takes (its default build).
@@ -51,13 +52,43 @@ fn be(id: u64) -> [u8; 8] {
     id.to_be_bytes()
 }
 
-/// An incoming edge: member, link type code, link.
-fn edge_key(member: u64, code: u16, link: u64) -> [u8; 18] {
-    let mut e = [0u8; 18];
-    e[..8].copy_from_slice(&be(member));
-    e[8..10].copy_from_slice(&code.to_be_bytes());
-    e[10..].copy_from_slice(&be(link));
+/// An incoming edge's data under its member: link type code, link.
+fn edge_data(code: u16, link: u64) -> [u8; 10] {
+    let mut e = [0u8; 10];
+    e[..2].copy_from_slice(&code.to_be_bytes());
+    e[2..].copy_from_slice(&be(link));
     e
+}
+
+/// Appends `x` as a LEB128 varint.
+fn put_varint(out: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+/// The member ids of a link record's body.
+fn members_of(id: u64, mut body: &[u8], out: &mut Vec<u64>) -> Result<()> {
+    out.clear();
+    while !body.is_empty() {
+        let (mut x, mut shift) = (0u64, 0);
+        loop {
+            let (&b, rest) = body.split_first().ok_or_else(|| StoreError::Corrupt(format!("link {id}'s members end early")))?;
+            body = rest;
+            if shift > 63 {
+                return Err(StoreError::Corrupt(format!("link {id} has a member id too long")));
+            }
+            x |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b < 0x80 {
+                break;
+            }
+        }
+        out.push(x);
+    }
+    Ok(())
 }
 
 fn backend(e: heed::Error) -> StoreError {
@@ -75,8 +106,9 @@ fn backend(e: heed::Error) -> StoreError {
 #[derive(Default)]
 struct Deferred {
     nodes: Vec<(Vec<u8>, u64)>,
-    links: Vec<(Vec<u8>, u64)>,
-    incoming: Vec<[u8; 18]>,
+    links: Vec<(u64, u64)>,
+    /// Member, link type code, link.
+    incoming: Vec<(u64, u16, u64)>,
     values: Vec<([u8; 16], Vec<u8>)>,
 }
 
@@ -163,7 +195,6 @@ pub struct LmdbStore {
     /// Store ids of atoms of `cache_space`, as found or made.
     ids: HashMap<Handle, u64>,
     cache_space: Option<AtomSpace>,
-    hasher: foldhash::quality::FixedState,
     /// Set while a whole space goes into an empty store: no content is
     /// looked up (it cannot be there yet) and the indexes are deferred.
     fresh: bool,
@@ -187,8 +218,22 @@ impl LmdbStore {
             e => open_err(format!("cannot open: {e}")),
         })?;
         let mut w = env.write_txn().map_err(|e| open_err(format!("cannot write: {e}")))?;
-        let mut make = |name| env.create_database::<Bytes, Bytes>(&mut w, Some(name)).map_err(|e| open_err(format!("cannot create its tables: {e}")));
-        let db = Dbs { meta: make("meta")?, atoms: make("atoms")?, nodes: make("nodes")?, links: make("links")?, incoming: make("incoming")?, values: make("values")? };
+        let mut make = |name, dups: bool| {
+            let mut o = env.database_options().types::<Bytes, Bytes>();
+            o.name(name);
+            if dups {
+                o.flags(heed::DatabaseFlags::DUP_SORT | heed::DatabaseFlags::DUP_FIXED);
+            }
+            o.create(&mut w).map_err(|e| open_err(format!("cannot create its tables: {e}")))
+        };
+        let db = Dbs {
+            meta: make("meta", false)?,
+            atoms: make("atoms", false)?,
+            nodes: make("nodes", false)?,
+            links: make("links", true)?,
+            incoming: make("incoming", true)?,
+            values: make("values", false)?,
+        };
         match db.meta.get(&w, b"schema").map_err(backend)? {
             None => {
                 if !db.atoms.is_empty(&w).map_err(backend)? {
@@ -218,7 +263,6 @@ impl LmdbStore {
             pending_space: None,
             ids: HashMap::default(),
             cache_space: None,
-            hasher: foldhash::quality::FixedState::with_seed(0xa70e_57_0e),
             fresh: false,
             deferred: None,
             made_from: u64::MAX,
@@ -238,18 +282,6 @@ impl LmdbStore {
     /// Bytes the store's files take on disk.
     pub fn disk_bytes(&self) -> Result<u64> {
         self.env.real_disk_size().map_err(backend)
-    }
-
-    fn hash128(&self, bytes: &[u8]) -> [u8; 16] {
-        let mut a = self.hasher.build_hasher();
-        a.write(bytes);
-        let mut b = self.hasher.build_hasher();
-        b.write_u8(0x5a);
-        b.write(bytes);
-        let mut out = [0u8; 16];
-        out[..8].copy_from_slice(&a.finish().to_le_bytes());
-        out[8..].copy_from_slice(&b.finish().to_le_bytes());
-        out
     }
 
     /// Use the id cache for `space` (a different space starts a fresh one).
@@ -336,23 +368,31 @@ impl LmdbStore {
             (k, false)
         } else {
             k.push(0xFF);
-            k.extend_from_slice(&self.hash128(name.as_bytes()));
+            // XXH3's output is fixed by its specification: stored hashes stay valid.
+            k.extend_from_slice(&xxhash_rust::xxh3::xxh3_128(name.as_bytes()).to_be_bytes());
             (k, true)
         }
     }
 
-    fn link_key(&self, code: u16, members: &[u64]) -> (Vec<u8>, bool) {
-        let mut k = vec![0u8];
-        k.extend_from_slice(&code.to_be_bytes());
-        if 3 + 8 * members.len() <= MAX_KEY {
-            members.iter().for_each(|&m| k.extend_from_slice(&be(m)));
-            (k, false)
-        } else {
-            k[0] = 1;
-            let bytes: Vec<u8> = members.iter().flat_map(|m| be(*m)).collect();
-            k.extend_from_slice(&self.hash128(&bytes));
-            (k, true)
+    fn link_key(code: u16, members: &[u64]) -> u64 {
+        let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+        h.update(&code.to_le_bytes());
+        members.iter().for_each(|m| h.update(&m.to_le_bytes()));
+        h.digest()
+    }
+
+    /// The id of a stored link with this content, if any.
+    fn find_link(&self, r: &RoTxn<'_>, t: Type, members: &[u64]) -> Result<Option<u64>> {
+        let Some(code) = self.code_of_type.get(&t).copied() else { return Ok(None) };
+        let Some(ids) = self.db.links.get_duplicates(r, &be(Self::link_key(code, members))).map_err(backend)? else { return Ok(None) };
+        for entry in ids {
+            let (_, v) = entry.map_err(backend)?;
+            let id = u64::from_be_bytes(v.try_into().map_err(|_| StoreError::Corrupt("a link id that is not 8 bytes".into()))?);
+            if matches!(self.record(r, id)?, Some(Record::Link(rt, m, _)) if rt == t && m == members) {
+                return Ok(Some(id));
+            }
         }
+        Ok(None)
     }
 
     fn record(&self, r: &RoTxn<'_>, id: u64) -> Result<Option<Record>> {
@@ -360,7 +400,9 @@ impl LmdbStore {
         let (code, link, tv, body) = split_record(id, bytes)?;
         let t = self.type_of_code(code)?;
         Ok(Some(if link {
-            Record::Link(t, body.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect(), tv)
+            let mut members = Vec::new();
+            members_of(id, body, &mut members)?;
+            Record::Link(t, members, tv)
         } else {
             Record::Node(t, std::str::from_utf8(body).map_err(|_| StoreError::Corrupt(format!("atom {id}'s name")))?.to_string(), tv)
         }))
@@ -451,28 +493,32 @@ impl LmdbStore {
         let id = self.new_id();
         let rec = encode_record(code, false, tv, |r| r.extend_from_slice(name.as_bytes()));
         self.put_record(w, id, &rec)?;
-        self.add_key(w, true, &key, hashed, id)?;
+        self.add_key(w, &key, hashed, id)?;
         Ok(id)
     }
 
     fn put_link(&mut self, w: &mut RwTxn<'_>, t: Type, members: &[u64], tv: TruthValue) -> Result<u64> {
         let code = self.code(w, t)?;
-        let (key, hashed) = self.link_key(code, members);
-        if let Some(id) = self.find_unless_fresh(w, &key, hashed, |r| matches!(r, Record::Link(rt, m, _) if *rt == t && m == members), self.db.links)? {
-            return Ok(id);
+        if !self.fresh {
+            if let Some(id) = self.find_link(w, t, members)? {
+                return Ok(id);
+            }
         }
         let id = self.new_id();
-        let rec = encode_record(code, true, tv, |r| members.iter().for_each(|m| r.extend_from_slice(&m.to_le_bytes())));
+        let rec = encode_record(code, true, tv, |r| members.iter().for_each(|&m| put_varint(r, m)));
         self.put_record(w, id, &rec)?;
-        self.add_key(w, false, &key, hashed, id)?;
+        let key = Self::link_key(code, members);
+        match self.deferred.as_mut() {
+            Some(d) => d.links.push((key, id)),
+            None => self.db.links.put(w, &be(key), &be(id)).map_err(backend)?,
+        }
         for (i, &m) in members.iter().enumerate() {
             if members[..i].contains(&m) {
                 continue;
             }
-            let edge = edge_key(m, code, id);
             match self.deferred.as_mut() {
-                Some(d) => d.incoming.push(edge),
-                None => self.db.incoming.put(w, &edge, &[]).map_err(backend)?,
+                Some(d) => d.incoming.push((m, code, id)),
+                None => self.db.incoming.put(w, &be(m), &edge_data(code, id)).map_err(backend)?,
             }
         }
         Ok(id)
@@ -493,12 +539,11 @@ impl LmdbStore {
         Ok(())
     }
 
-    /// Indexes `id` under its content `key` (in `nodes`, else `links`).
-    fn add_key(&mut self, w: &mut RwTxn<'_>, nodes: bool, key: &[u8], hashed: bool, id: u64) -> Result<()> {
-        let db = if nodes { self.db.nodes } else { self.db.links };
+    /// Indexes node `id` under its content `key`.
+    fn add_key(&mut self, w: &mut RwTxn<'_>, key: &[u8], hashed: bool, id: u64) -> Result<()> {
+        let db = self.db.nodes;
         if let Some(d) = self.deferred.as_mut() {
-            let list = if nodes { &mut d.nodes } else { &mut d.links };
-            list.push((key.to_vec(), id));
+            d.nodes.push((key.to_vec(), id));
             return Ok(());
         }
         let mut v = if hashed { db.get(w, key).map_err(backend)?.map(<[u8]>::to_vec).unwrap_or_default() } else { Vec::new() };
@@ -679,8 +724,7 @@ impl LmdbStore {
                 if t.is_unordered() {
                     members.sort_unstable();
                 }
-                let (key, hashed) = self.link_key(code, &members);
-                self.find(r, &key, hashed, |rec| matches!(rec, Record::Link(rt, m, _) if *rt == t && *m == members), self.db.links)?
+                self.find_link(r, t, &members)?
             };
             match id {
                 Some(id) => drop(self.ids.insert(x, id)),
@@ -755,6 +799,20 @@ impl LmdbStore {
         space.set_value(h, key, v)?;
         Ok(())
     }
+}
+
+/// The first entry in one sorted list and not the other, if the lists differ.
+fn first_difference<T: Ord + Copy>(a: &[T], b: &[T]) -> Option<T> {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x == y => (i, j) = (i + 1, j + 1),
+            (Some(x), Some(y)) => return Some(*x.min(y)),
+            (Some(x), None) | (None, Some(x)) => return Some(*x),
+            (None, None) => unreachable!("the loop condition"),
+        }
+    }
+    None
 }
 
 /// Sorts (key, id) pairs by key bytes. Most keys (nodes' short names,
@@ -871,6 +929,7 @@ impl StorageNode for LmdbStore {
         self.ids.reserve(self.next_id as usize);
         let mut n = 0u64;
         let mut out: Vec<Handle> = Vec::new();
+        let mut members: Vec<u64> = Vec::new();
         for entry in self.db.atoms.iter(&r).map_err(backend)? {
             let (k, v) = entry.map_err(backend)?;
             let id = u64::from_be_bytes(k.try_into().map_err(|_| StoreError::Corrupt("an atom key".into()))?);
@@ -884,8 +943,9 @@ impl StorageNode for LmdbStore {
                 space.add_node(t, name)?
             } else {
                 out.clear();
-                for c in body.chunks_exact(8) {
-                    let m = u64::from_le_bytes(c.try_into().expect("8 bytes")) as usize;
+                members_of(id, body, &mut members)?;
+                for &m in &members {
+                    let m = m as usize;
                     match handle_of.get(m) {
                         Some(&raw) if raw != u32::MAX => out.push(Handle::from_u32(raw)),
                         _ => return Err(StoreError::Corrupt(format!("link {id} holds atom {m}, which is not stored before it"))),
@@ -979,38 +1039,48 @@ impl LmdbStore {
     /// Writes deferred index entries in key order, appending (the indexes
     /// are empty when entries are deferred), then clears the marker.
     fn write_indexes(&mut self, mut d: Deferred) -> Result<()> {
-        // Edges were made in link id order: a stable sort by (member, type)
-        // on integers leaves them in key order.
-        d.incoming.sort_by_key(|e| (u64::from_be_bytes(e[..8].try_into().expect("edge")), u16::from_be_bytes([e[8], e[9]])));
-        let incoming: Vec<(Vec<u8>, Vec<u8>)> = d.incoming.iter().map(|e| (e.to_vec(), Vec::new())).collect();
-        for (db, mut list) in [(self.db.nodes, std::mem::take(&mut d.nodes)), (self.db.links, std::mem::take(&mut d.links))] {
-            sort_keys(&mut list);
-            // Equal keys are hashed keys of different content: one entry listing every id.
-            let mut merged: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(list.len());
-            for (k, id) in list {
-                match merged.last_mut() {
-                    Some((last, ids)) if *last == k => ids.extend_from_slice(&id.to_le_bytes()),
-                    _ => merged.push((k, id.to_le_bytes().to_vec())),
-                }
+        let mut list = std::mem::take(&mut d.nodes);
+        sort_keys(&mut list);
+        // Equal keys are hashed keys of different content: one entry listing every id.
+        let mut merged: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(list.len());
+        for (k, id) in list {
+            match merged.last_mut() {
+                Some((last, ids)) if *last == k => ids.extend_from_slice(&id.to_le_bytes()),
+                _ => merged.push((k, id.to_le_bytes().to_vec())),
             }
-            self.append_all(db, &merged)?;
         }
-        self.append_all(self.db.incoming, &incoming)?;
+        self.append_all(self.db.nodes, &merged, false)?;
+        drop(merged);
+        d.links.sort_unstable();
+        let links: Vec<(Vec<u8>, Vec<u8>)> = d.links.iter().map(|&(k, id)| (be(k).to_vec(), be(id).to_vec())).collect();
+        drop(std::mem::take(&mut d.links));
+        self.append_all(self.db.links, &links, true)?;
+        drop(links);
+        // Edges were made in link id order: a stable sort by (member, type) leaves them in key order.
+        d.incoming.sort_by_key(|e| (e.0, e.1));
+        let incoming: Vec<(Vec<u8>, Vec<u8>)> = d.incoming.iter().map(|&(m, code, l)| (be(m).to_vec(), edge_data(code, l).to_vec())).collect();
+        drop(std::mem::take(&mut d.incoming));
+        self.append_all(self.db.incoming, &incoming, true)?;
         drop(incoming);
         d.values.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let values: Vec<(Vec<u8>, Vec<u8>)> = d.values.into_iter().map(|(k, v)| (k.to_vec(), v)).collect();
-        self.append_all(self.db.values, &values)?;
+        self.append_all(self.db.values, &values, false)?;
         self.clear_indexing()
     }
 
-    fn append_all(&self, db: Database<Bytes, Bytes>, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<()> {
+    /// Appends entries in key order (and, in `dups` tables, data order
+    /// within a key): a key equal to the one before adds a duplicate.
+    fn append_all(&self, db: Database<Bytes, Bytes>, entries: &[(Vec<u8>, Vec<u8>)], dups: bool) -> Result<()> {
+        let mut last: Option<&[u8]> = None;
         for chunk in entries.chunks(INDEX_BATCH) {
             let mut w = self.env.write_txn().map_err(backend)?;
             // One cursor that stays at the end: no descent from the root per entry.
             let mut cursor = db.iter_mut(&mut w).map_err(backend)?;
             for (k, v) in chunk {
+                let flags = if dups && last == Some(k.as_slice()) { heed::PutFlags::APPEND_DUP } else { heed::PutFlags::APPEND };
                 // SAFETY: nothing read through the cursor is held across the append.
-                unsafe { cursor.put_current_with_options::<Bytes>(heed::PutFlags::APPEND, k, v) }.map_err(backend)?;
+                unsafe { cursor.put_current_with_options::<Bytes>(flags, k, v) }.map_err(backend)?;
+                last = Some(k);
             }
             drop(cursor);
             w.commit().map_err(backend)?;
@@ -1121,47 +1191,59 @@ impl LmdbStore {
         let r = env.read_txn().map_err(backend)?;
         let bad = |msg: String| Err(StoreError::Corrupt(msg));
         let mut n = 0;
+        // The link and edge entries the records call for, compared with the
+        // tables' as sorted lists (a member may have millions of edges).
+        let mut want_links: Vec<(u64, u64)> = Vec::new();
+        let mut want_edges: Vec<(u64, u16, u64)> = Vec::new();
         for entry in self.db.atoms.iter(&r).map_err(backend)? {
             let (k, _) = entry.map_err(backend)?;
             let id = u64::from_be_bytes(k.try_into().map_err(|_| StoreError::Corrupt("an atom key".into()))?);
             n += 1;
-            let rec = self.record(&r, id)?.expect("iterated");
-            let (key, hashed, db) = match &rec {
+            match self.record(&r, id)?.expect("iterated") {
                 Record::Node(t, name, _) => {
-                    let code = self.record_code(*t)?;
-                    let (k, h) = self.node_key(code, name);
-                    (k, h, self.db.nodes)
+                    let code = self.record_code(t)?;
+                    let (key, hashed) = self.node_key(code, &name);
+                    let ids = self.db.nodes.get(&r, &key).map_err(backend)?.unwrap_or_default();
+                    if !(if hashed { ids.chunks_exact(8).any(|c| c == id.to_le_bytes()) } else { ids == id.to_le_bytes() }) {
+                        return bad(format!("atom {id} cannot be found by its content"));
+                    }
                 }
                 Record::Link(t, members, _) => {
-                    let code = self.record_code(*t)?;
-                    for &m in members {
+                    let code = self.record_code(t)?;
+                    for (i, &m) in members.iter().enumerate() {
                         if self.db.atoms.get(&r, &be(m)).map_err(backend)?.is_none() {
                             return bad(format!("link {id} holds atom {m}, which is not stored"));
                         }
-                        if self.db.incoming.get(&r, &edge_key(m, code, id)).map_err(backend)?.is_none() {
-                            return bad(format!("link {id} is missing from the incoming set of {m}"));
+                        if !members[..i].contains(&m) {
+                            want_edges.push((m, code, id));
                         }
                     }
-                    let (k, h) = self.link_key(code, members);
-                    (k, h, self.db.links)
+                    want_links.push((Self::link_key(code, &members), id));
                 }
-            };
-            let ids = db.get(&r, &key).map_err(backend)?.unwrap_or_default();
-            let listed = if hashed { ids.chunks_exact(8).any(|c| c == id.to_le_bytes()) } else { ids == id.to_le_bytes() };
-            if !listed {
-                return bad(format!("atom {id} cannot be found by its content"));
             }
         }
+        let mut links: Vec<(u64, u64)> = Vec::with_capacity(want_links.len());
+        for entry in self.db.links.iter(&r).map_err(backend)? {
+            let (k, v) = entry.map_err(backend)?;
+            let (Ok(k), Ok(v)) = (<[u8; 8]>::try_from(k), <[u8; 8]>::try_from(v)) else { return bad("a links entry that is not 8 + 8 bytes".into()) };
+            links.push((u64::from_be_bytes(k), u64::from_be_bytes(v)));
+        }
+        want_links.sort_unstable();
+        if let Some((hash, id)) = first_difference(&want_links, &links) {
+            return bad(format!("the links table and the records disagree about link {id} (hash {hash:016x})"));
+        }
+        drop((links, want_links));
+        let mut edges: Vec<(u64, u16, u64)> = Vec::with_capacity(want_edges.len());
         for entry in self.db.incoming.iter(&r).map_err(backend)? {
-            let (k, _) = entry.map_err(backend)?;
-            if k.len() != 18 {
-                return bad(format!("an incoming edge key of {} bytes, not 18", k.len()));
-            }
-            let (m, l) = (u64::from_be_bytes(k[..8].try_into().expect("18 bytes")), u64::from_be_bytes(k[10..18].try_into().expect("18 bytes")));
-            match self.record(&r, l)? {
-                Some(Record::Link(_, members, _)) if members.contains(&m) => {}
-                _ => return bad(format!("a dangling incoming edge from {m} to {l}")),
-            }
+            let (k, v) = entry.map_err(backend)?;
+            let (Ok(k), Ok(v)) = (<[u8; 8]>::try_from(k), <[u8; 10]>::try_from(v)) else {
+                return bad(format!("an incoming edge of {} + {} bytes, not 8 + 10", k.len(), v.len()));
+            };
+            edges.push((u64::from_be_bytes(k), u16::from_be_bytes([v[0], v[1]]), u64::from_be_bytes(v[2..].try_into().expect("10 bytes"))));
+        }
+        want_edges.sort_unstable();
+        if let Some((m, _, l)) = first_difference(&want_edges, &edges) {
+            return bad(format!("the incoming table and the records disagree about the edge from {m} to link {l}"));
         }
         for entry in self.db.values.iter(&r).map_err(backend)? {
             let (k, _) = entry.map_err(backend)?;
@@ -1213,30 +1295,29 @@ impl LmdbStore {
     /// Removes stored atom `id`: record, content key, incoming edges, values.
     fn remove_stored(&mut self, w: &mut RwTxn<'_>, id: u64) -> Result<()> {
         let Some(rec) = self.record(w, id)? else { return Ok(()) };
-        let (key, hashed, db) = match &rec {
+        match &rec {
             Record::Node(t, name, _) => {
                 let code = self.record_code(*t)?;
-                let (k, hashed) = self.node_key(code, name);
-                (k, hashed, self.db.nodes)
+                let (key, hashed) = self.node_key(code, name);
+                let db = self.db.nodes;
+                let rest: Vec<u8> = if hashed {
+                    db.get(w, &key).map_err(backend)?.unwrap_or_default().chunks_exact(8).filter(|c| *c != id.to_le_bytes()).flatten().copied().collect()
+                } else {
+                    Vec::new()
+                };
+                if rest.is_empty() {
+                    db.delete(w, &key).map_err(backend)?;
+                } else {
+                    db.put(w, &key, &rest).map_err(backend)?;
+                }
             }
             Record::Link(t, members, _) => {
                 let code = self.record_code(*t)?;
                 for &m in members {
-                    self.db.incoming.delete(w, &edge_key(m, code, id)).map_err(backend)?;
+                    self.db.incoming.delete_one_duplicate(w, &be(m), &edge_data(code, id)).map_err(backend)?;
                 }
-                let (k, hashed) = self.link_key(code, members);
-                (k, hashed, self.db.links)
+                self.db.links.delete_one_duplicate(w, &be(Self::link_key(code, members)), &be(id)).map_err(backend)?;
             }
-        };
-        if hashed {
-            let rest: Vec<u8> = db.get(w, &key).map_err(backend)?.unwrap_or_default().chunks_exact(8).filter(|c| *c != id.to_le_bytes()).flatten().copied().collect();
-            if rest.is_empty() {
-                db.delete(w, &key).map_err(backend)?;
-            } else {
-                db.put(w, &key, &rest).map_err(backend)?;
-            }
-        } else {
-            db.delete(w, &key).map_err(backend)?;
         }
         self.db.atoms.delete(w, &be(id)).map_err(backend)?;
         self.delete_values(w, id)
@@ -1254,14 +1335,21 @@ impl LmdbStore {
     }
 
     /// The links whose incoming edges start with `prefix` (a member id, and
-    /// maybe a link type code). A short edge key is damage, not a panic.
+    /// maybe a link type code). A short edge is damage, not a panic.
     fn holders(&self, r: &RoTxn<'_>, prefix: &[u8]) -> Result<Vec<u64>> {
         let mut out = Vec::new();
-        for entry in self.db.incoming.prefix_iter(r, prefix).map_err(backend)? {
-            let (k, _) = entry.map_err(backend)?;
-            let link = k.get(10..18).ok_or_else(|| StoreError::Corrupt("a short incoming edge".into()))?;
+        let (member, code) = prefix.split_at(8.min(prefix.len()));
+        let Some(edges) = self.db.incoming.get_duplicates(r, member).map_err(backend)? else { return Ok(out) };
+        for entry in edges {
+            let (_, v) = entry.map_err(backend)?;
+            if !v.starts_with(code) {
+                continue;
+            }
+            let link = v.get(2..10).ok_or_else(|| StoreError::Corrupt("a short incoming edge".into()))?;
             out.push(u64::from_be_bytes(link.try_into().expect("8 bytes")));
         }
         Ok(out)
     }
+
+
 }
