@@ -190,3 +190,42 @@ pub(crate) fn add(stored: Option<Value>, tv_key: bool, delta: &[f64]) -> Value {
     v.iter_mut().zip(delta).for_each(|(x, d)| *x += d);
     Value::float(v)
 }
+
+/// Store ids of one space's atoms, by handle. Handles are dense numbers,
+/// so this is a vector, not a hash map: a whole-space store looks every
+/// atom and member up here. Store ids start at 1; 0 marks "not known".
+#[derive(Default)]
+pub(crate) struct IdCache {
+    ids: Vec<u64>,
+}
+
+impl IdCache {
+    pub(crate) fn get(&self, h: &Handle) -> Option<&u64> {
+        self.ids.get(h.to_u32() as usize).filter(|&&id| id != 0)
+    }
+
+    pub(crate) fn contains_key(&self, h: &Handle) -> bool {
+        self.get(h).is_some()
+    }
+
+    pub(crate) fn insert(&mut self, h: Handle, id: u64) {
+        debug_assert!(id != 0, "store ids start at 1");
+        let i = h.to_u32() as usize;
+        if i >= self.ids.len() {
+            self.ids.resize((i + 1).max(self.ids.len() * 2), 0);
+        }
+        self.ids[i] = id;
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.ids = Vec::new();
+    }
+}
+
+impl std::ops::Index<&Handle> for IdCache {
+    type Output = u64;
+
+    fn index(&self, h: &Handle) -> &u64 {
+        self.get(h).expect("an atom whose store id is known")
+    }
+}

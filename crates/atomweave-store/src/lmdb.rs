@@ -35,7 +35,7 @@ use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RoTxn, RwTxn};
 
-use crate::{add, atoms_in, codec, is_tv_key, Op, Result, StorageNode, StoreError};
+use crate::{add, atoms_in, codec, is_tv_key, IdCache, Op, Result, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -193,7 +193,7 @@ pub struct LmdbStore {
     pending: Vec<Op>,
     pending_space: Option<AtomSpace>,
     /// Store ids of atoms of `cache_space`, as found or made.
-    ids: HashMap<Handle, u64>,
+    ids: IdCache,
     cache_space: Option<AtomSpace>,
     /// Set while a whole space goes into an empty store: no content is
     /// looked up (it cannot be there yet) and the indexes are deferred.
@@ -261,7 +261,7 @@ impl LmdbStore {
             next_id: 1,
             pending: Vec::new(),
             pending_space: None,
-            ids: HashMap::default(),
+            ids: IdCache::default(),
             cache_space: None,
             fresh: false,
             deferred: None,
@@ -926,7 +926,6 @@ impl StorageNode for LmdbStore {
         let r = env.read_txn().map_err(backend)?;
         // Ids are dense and members come first: one pass, a vector for the map.
         let mut handle_of: Vec<u32> = vec![u32::MAX; self.next_id as usize];
-        self.ids.reserve(self.next_id as usize);
         let mut n = 0u64;
         let mut out: Vec<Handle> = Vec::new();
         let mut members: Vec<u64> = Vec::new();
