@@ -105,6 +105,8 @@ fn backend(e: heed::Error) -> StoreError {
 /// opening such a store empties it (it was empty before).
 #[derive(Default)]
 struct Deferred {
+    /// The current chunk's records, appended through one cursor at its end.
+    records: Vec<(u64, Vec<u8>)>,
     nodes: Vec<(Vec<u8>, u64)>,
     links: Vec<(u64, u64)>,
     /// Member, link type code, link.
@@ -492,7 +494,7 @@ impl LmdbStore {
         }
         let id = self.new_id();
         let rec = encode_record(code, false, tv, |r| r.extend_from_slice(name.as_bytes()));
-        self.put_record(w, id, &rec)?;
+        self.put_record(w, id, rec)?;
         self.add_key(w, &key, hashed, id)?;
         Ok(id)
     }
@@ -506,7 +508,7 @@ impl LmdbStore {
         }
         let id = self.new_id();
         let rec = encode_record(code, true, tv, |r| members.iter().for_each(|&m| put_varint(r, m)));
-        self.put_record(w, id, &rec)?;
+        self.put_record(w, id, rec)?;
         let key = Self::link_key(code, members);
         match self.deferred.as_mut() {
             Some(d) => d.links.push((key, id)),
@@ -526,8 +528,12 @@ impl LmdbStore {
 
     /// Ids only grow, so a new record always goes at the end of the table:
     /// appended, it fills pages instead of splitting them.
-    fn put_record(&self, w: &mut RwTxn<'_>, id: u64, rec: &[u8]) -> Result<()> {
-        self.db.atoms.put_with_flags(w, heed::PutFlags::APPEND, &be(id), rec).map_err(backend)
+    fn put_record(&mut self, w: &mut RwTxn<'_>, id: u64, rec: Vec<u8>) -> Result<()> {
+        match self.deferred.as_mut() {
+            Some(d) => d.records.push((id, rec)),
+            None => self.db.atoms.put_with_flags(w, heed::PutFlags::APPEND, &be(id), &rec).map_err(backend)?,
+        }
+        Ok(())
     }
 
     /// Writes a value's bytes, or holds them back with the deferred indexes.
@@ -1120,6 +1126,14 @@ impl LmdbStore {
                 }
                 for &h in chunk {
                     self.put_atom(&mut w, space, h)?;
+                }
+                if let Some(d) = self.deferred.as_mut() {
+                    // No descent from the root per record.
+                    let mut cursor = self.db.atoms.iter_mut(&mut w).map_err(backend)?;
+                    for (id, rec) in d.records.drain(..) {
+                        // SAFETY: nothing read through the cursor is held across the append.
+                        unsafe { cursor.put_current_with_options::<Bytes>(heed::PutFlags::APPEND, &be(id), &rec) }.map_err(backend)?;
+                    }
                 }
                 self.db.meta.put(&mut w, b"next_id", &self.next_id.to_le_bytes()).map_err(backend)
             })();
