@@ -162,6 +162,20 @@ pub(crate) fn is_tv_key(space: &AtomSpace, key: Handle) -> bool {
     space.get_type(key) == Some(types::PREDICATE_NODE) && space.name(key) == Some(atomweave::sexpr::TV_KEY)
 }
 
+/// The values of `h` a store can name: those whose key, and every atom the
+/// value holds, are still in the space (a value outlives an extracted key
+/// in the space, but a store could only write a dangling reference).
+pub(crate) fn live_values(space: &AtomSpace, h: Handle) -> Vec<(Handle, Value)> {
+    space.key_values(h).into_iter().filter(|(k, v)| space.contains(*k) && holds_only_live(space, v)).collect()
+}
+
+/// Whether every atom the value holds is in the space.
+pub(crate) fn holds_only_live(space: &AtomSpace, v: &Value) -> bool {
+    let mut held = Vec::new();
+    atoms_in(v, &mut held);
+    held.iter().all(|a| space.contains(*a))
+}
+
 /// The atoms a value holds, depth first.
 pub(crate) fn atoms_in(v: &Value, out: &mut Vec<Handle>) {
     match v {

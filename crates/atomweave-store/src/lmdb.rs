@@ -35,7 +35,7 @@ use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RoTxn, RwTxn};
 
-use crate::{add, atoms_in, codec, is_tv_key, IdCache, Op, Result, StorageNode, StoreError};
+use crate::{add, atoms_in, codec, holds_only_live, is_tv_key, live_values, IdCache, Op, Result, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -95,6 +95,10 @@ fn backend(e: heed::Error) -> StoreError {
     match e {
         heed::Error::Mdb(heed::MdbError::MapFull) => StoreError::Backend("the store is full (its 1 TiB map): copy it into a new one".into()),
         heed::Error::Io(io) if io.raw_os_error() == Some(28) => StoreError::Backend("the disk is full: nothing of the last batch was stored".into()),
+        // How some filesystems (tmpfs among them) report a full disk to LMDB's writes.
+        heed::Error::Io(io) if io.raw_os_error() == Some(5) => {
+            StoreError::Backend("the disk is full or failing (I/O error): nothing of the last batch was stored".into())
+        }
         e => StoreError::Backend(format!("lmdb: {e}")),
     }
 }
@@ -602,7 +606,7 @@ impl LmdbStore {
             // Made before this write: its record holds the truth value it had then.
             self.put_tv(w, id, space.get_tv(h).unwrap_or_default())?;
         }
-        for (k, v) in space.key_values(h) {
+        for (k, v) in live_values(space, h) {
             self.put_value(w, space, id, k, Some(&v))?;
         }
         Ok(())
@@ -635,7 +639,7 @@ impl LmdbStore {
                 match op {
                     // Atoms (and keys) removed from the space since are not stored.
                     Op::Atom(h) if space.contains(*h) => self.put_atom(&mut w, &space, *h)?,
-                    Op::Value(h, k) if space.contains(*h) && space.contains(*k) => {
+                    Op::Value(h, k) if space.contains(*h) && space.contains(*k) && space.get_value(*h, *k).is_none_or(|v| holds_only_live(&space, &v)) => {
                         let id = self.id_for(&mut w, &space, *h)?;
                         self.put_value(&mut w, &space, id, *k, space.get_value(*h, *k).as_ref())?;
                     }

@@ -44,7 +44,7 @@ use postgres::types::Type as SqlType;
 use postgres::{Client, NoTls, Transaction};
 use sha2::{Digest, Sha256};
 
-use crate::{add, atoms_in, codec, is_tv_key, Op, Result, StorageNode, StoreError};
+use crate::{add, atoms_in, codec, holds_only_live, is_tv_key, live_values, Op, Result, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
@@ -431,7 +431,7 @@ impl PgStore {
                     full.push(*h);
                     snapshot.insert((*h, None));
                     needed.push(*h);
-                    for (k, v) in space.key_values(*h) {
+                    for (k, v) in live_values(space, *h) {
                         needed.push(k);
                         atoms_in(&v, &mut needed);
                     }
@@ -439,7 +439,7 @@ impl PgStore {
                 Op::Value(h, k) if live(h) && live(k) => {
                     snapshot.insert((*h, Some(*k)));
                     needed.extend([*h, *k]);
-                    if let Some(v) = space.get_value(*h, *k) {
+                    if let Some(v) = space.get_value(*h, *k).filter(|v| holds_only_live(space, v)) {
                         atoms_in(&v, &mut needed);
                     }
                 }
@@ -494,7 +494,7 @@ impl PgStore {
                 if !fresh.contains(&h) {
                     tvs.insert(u, space.get_tv(h).unwrap_or_default());
                 }
-                for (k, v) in space.key_values(h) {
+                for (k, v) in live_values(space, h) {
                     if !is_tv_key(space, k) {
                         values.insert((u, id(k, &made)), Some(encode(&v, &made)?));
                     }
@@ -508,7 +508,11 @@ impl PgStore {
                         if is_tv_key(space, *k) {
                             tvs.insert(u, space.get_tv(*h).unwrap_or_default());
                         } else {
-                            values.insert((u, id(*k, &made)), space.get_value(*h, *k).map(|v| encode(&v, &made)).transpose()?);
+                            let v = space.get_value(*h, *k);
+                            if v.as_ref().is_some_and(|v| !holds_only_live(space, v)) {
+                                continue;
+                            }
+                            values.insert((u, id(*k, &made)), v.map(|v| encode(&v, &made)).transpose()?);
                         }
                     }
                     // The space's value already counts updates of atoms or values stored in this batch.

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use atomweave::sexpr::{self, Form};
 use atomweave::types::*;
-use atomweave::{AtomSpace, Handle, TruthValue, Value};
+use atomweave::{AtomSpace, TruthValue, Value};
 use atomweave_store::lmdb::LmdbStore;
 use atomweave_store::{open, StorageNode};
 

@@ -412,3 +412,32 @@ fn copy_between_lmdb_file_and_postgres() {
     open(&file).unwrap().load_atomspace(&back, &mut |_| {}).unwrap();
     assert_eq!(canon_set(&back), canon_set(&space));
 }
+
+#[test]
+fn values_under_removed_keys_are_left_out_not_failing_the_batch() {
+    let s = server();
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = space.add_node(CONCEPT_NODE, "b").unwrap();
+    let [k, held] = ["gone-key", "gone-atom"].map(|n| space.add_node(PREDICATE_NODE, n).unwrap());
+    let kept = space.add_node(PREDICATE_NODE, "kept").unwrap();
+    space.set_value(b, k, Value::float(vec![1.0])).unwrap();
+    space.set_value(b, kept, Value::link(vec![Value::Atom(held)])).unwrap();
+    space.set_value(a, kept, Value::float(vec![2.0])).unwrap();
+    space.extract(k, false).unwrap();
+    space.extract(held, false).unwrap();
+    let mut store = pg(&s.url());
+    store.store_atom(&space, a).unwrap();
+    store.store_atom(&space, b).unwrap();
+    store.store_value(&space, b, kept).unwrap();
+    store.barrier().unwrap();
+    store.store_atomspace(&space, &mut |_| {}).unwrap();
+    let back = AtomSpace::new();
+    store.load_atomspace(&back, &mut |_| {}).unwrap();
+    let (a2, b2) = (back.get_node(CONCEPT_NODE, "a").unwrap(), back.get_node(CONCEPT_NODE, "b").unwrap());
+    let kept2 = back.get_node(PREDICATE_NODE, "kept").unwrap();
+    assert_eq!(back.get_value(a2, kept2), Some(Value::float(vec![2.0])));
+    assert_eq!(back.get_value(b2, kept2), None, "a value holding a removed atom is not stored");
+    assert!(back.get_node(PREDICATE_NODE, "gone-key").is_none() && back.get_node(PREDICATE_NODE, "gone-atom").is_none());
+    store.check().unwrap();
+}
