@@ -432,18 +432,29 @@ impl PgStore {
                     snapshot.insert((*h, None));
                     needed.push(*h);
                     for (k, v) in live_values(space, *h) {
-                        needed.push(k);
-                        atoms_in(&v, &mut needed);
+                        // The truth value lives in the atom's row: its key is not stored.
+                        if !is_tv_key(space, k) {
+                            needed.push(k);
+                            atoms_in(&v, &mut needed);
+                        }
                     }
                 }
                 Op::Value(h, k) if live(h) && live(k) => {
                     snapshot.insert((*h, Some(*k)));
-                    needed.extend([*h, *k]);
+                    needed.push(*h);
+                    if !is_tv_key(space, *k) {
+                        needed.push(*k);
+                    }
                     if let Some(v) = space.get_value(*h, *k).filter(|v| holds_only_live(space, v)) {
                         atoms_in(&v, &mut needed);
                     }
                 }
-                Op::Update(h, k, _) if live(h) && live(k) => needed.extend([*h, *k]),
+                Op::Update(h, k, _) if live(h) && live(k) => {
+                    needed.push(*h);
+                    if !is_tv_key(space, *k) {
+                        needed.push(*k);
+                    }
+                }
                 _ => {}
             }
         }
