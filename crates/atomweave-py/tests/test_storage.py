@@ -114,7 +114,7 @@ def test_file_storage_and_errors(space, tmp_path):
     assert back.get_node(types.ConceptNode, "b") is not None
 
     with pytest.raises(RuntimeError, match="not built yet"):
-        cog_open(atomweave.PostgresStorageNode("postgres://localhost/none"))
+        cog_open(atomweave.CogStorageNode("cog://localhost:17001"))
     with pytest.raises(RuntimeError, match="rocks:///dir"):
         cog_open(atomweave.RocksStorageNode("/no/scheme"))
     with pytest.raises(RuntimeError, match="cannot"):
