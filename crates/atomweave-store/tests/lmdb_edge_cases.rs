@@ -775,7 +775,9 @@ impl SmallFs {
 
 impl Drop for SmallFs {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.0.path()).status();
+        // Lazily: a child process another test runs at the same time may
+        // still hold a descriptor it inherited, and the mount must not outlive the test.
+        let _ = Command::new("umount").arg("-l").arg(self.0.path()).status();
     }
 }
 
