@@ -871,6 +871,8 @@ impl StorageNode for LmdbStore {
         self.use_space(space);
         let env = self.env.clone();
         let r = env.read_txn().map_err(backend)?;
+        // Another process may have written since: its types and ids too.
+        self.refresh_meta(&r)?;
         let Some(id) = self.lookup(&r, space, h)? else { return Ok(false) };
         space.set_tv(h, self.stored_tv(&r, id)?)?;
         let mut known = HashMap::default();
@@ -884,6 +886,8 @@ impl StorageNode for LmdbStore {
         self.use_space(space);
         let env = self.env.clone();
         let r = env.read_txn().map_err(backend)?;
+        // Another process may have written since: its types and ids too.
+        self.refresh_meta(&r)?;
         let Some(id) = self.lookup(&r, space, h)? else { return Ok(false) };
         if is_tv_key(space, key) {
             space.set_tv(h, self.stored_tv(&r, id)?)?;
@@ -910,6 +914,8 @@ impl StorageNode for LmdbStore {
         let Some(code) = self.code_known(t) else { return Ok(0) };
         let env = self.env.clone();
         let r = env.read_txn().map_err(backend)?;
+        // Another process may have written since: its types and ids too.
+        self.refresh_meta(&r)?;
         let ids: Vec<u64> = self
             .db
             .atoms
@@ -934,6 +940,8 @@ impl StorageNode for LmdbStore {
         self.use_space(space);
         let env = self.env.clone();
         let r = env.read_txn().map_err(backend)?;
+        // Another process may have written since: its types and ids too.
+        self.refresh_meta(&r)?;
         // Ids are dense and members come first: one pass, a vector for the map.
         let mut handle_of: Vec<u32> = vec![u32::MAX; self.next_id as usize];
         let mut n = 0u64;
@@ -1182,6 +1190,7 @@ impl LmdbStore {
             for &x in doomed.iter().rev() {
                 self.remove_stored(&mut w, x)?;
             }
+            self.delete_values_naming(&mut w, &doomed)?;
             w.commit().map_err(backend)?;
             self.ids.clear();
         } else {
@@ -1206,6 +1215,8 @@ impl LmdbStore {
         self.flush()?;
         let env = self.env.clone();
         let r = env.read_txn().map_err(backend)?;
+        // Another process may have written since: its types and ids too.
+        self.refresh_meta(&r)?;
         let bad = |msg: String| Err(StoreError::Corrupt(msg));
         let mut n = 0;
         // The link and edge entries the records call for, compared with the
@@ -1279,6 +1290,8 @@ impl LmdbStore {
         self.use_space(space);
         let env = self.env.clone();
         let r = env.read_txn().map_err(backend)?;
+        // Another process may have written since: its types and ids too.
+        self.refresh_meta(&r)?;
         let Some(id) = self.lookup(&r, space, h)? else { return Ok(0) };
         let mut prefix = be(id).to_vec();
         if let Some(t) = t {
@@ -1338,6 +1351,28 @@ impl LmdbStore {
         }
         self.db.atoms.delete(w, &be(id)).map_err(backend)?;
         self.delete_values(w, id)
+    }
+
+    /// Deletes the values whose key is one of `gone`, or that hold one of
+    /// `gone`: they could not be loaded again. A scan of every value; values
+    /// other than truth values are few next to atoms, and deletes are rare.
+    fn delete_values_naming(&self, w: &mut RwTxn<'_>, gone: &[u64]) -> Result<()> {
+        let gone: hashbrown::HashSet<u64, foldhash::fast::RandomState> = gone.iter().copied().collect();
+        let mut all = self.db.values.iter_mut(w).map_err(backend)?;
+        while let Some(entry) = all.next() {
+            let (k, v) = entry.map_err(backend)?;
+            let key = k.get(8..16).map(|b| u64::from_be_bytes(b.try_into().expect("8 bytes"))).ok_or_else(|| StoreError::Corrupt("a short value key".into()))?;
+            let mut holds_gone = false;
+            codec::decode(v, &mut |a| {
+                holds_gone |= gone.contains(&a);
+                Ok(Handle::from_u32(0))
+            })?;
+            if holds_gone || gone.contains(&key) {
+                // SAFETY: nothing borrowed from the iterator is kept across the deletion.
+                unsafe { all.del_current() }.map_err(backend)?;
+            }
+        }
+        Ok(())
     }
 
     /// Deletes every value stored for atom `id`.
