@@ -1066,38 +1066,38 @@ impl LmdbStore {
                 _ => merged.push((k, id.to_le_bytes().to_vec())),
             }
         }
-        self.append_all(self.db.nodes, &merged, false)?;
+        self.append_all(self.db.nodes, merged.iter().map(|(k, v)| (k.as_slice(), v.as_slice())), false)?;
         drop(merged);
         d.links.sort_unstable();
-        let links: Vec<(Vec<u8>, Vec<u8>)> = d.links.iter().map(|&(k, id)| (be(k).to_vec(), be(id).to_vec())).collect();
+        self.append_all(self.db.links, d.links.iter().map(|&(k, id)| (be(k), be(id))), true)?;
         drop(std::mem::take(&mut d.links));
-        self.append_all(self.db.links, &links, true)?;
-        drop(links);
         // Edges were made in link id order: a stable sort by (member, type) leaves them in key order.
         d.incoming.sort_by_key(|e| (e.0, e.1));
-        let incoming: Vec<(Vec<u8>, Vec<u8>)> = d.incoming.iter().map(|&(m, code, l)| (be(m).to_vec(), edge_data(code, l).to_vec())).collect();
+        self.append_all(self.db.incoming, d.incoming.iter().map(|&(m, code, l)| (be(m), edge_data(code, l))), true)?;
         drop(std::mem::take(&mut d.incoming));
-        self.append_all(self.db.incoming, &incoming, true)?;
-        drop(incoming);
         d.values.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let values: Vec<(Vec<u8>, Vec<u8>)> = d.values.into_iter().map(|(k, v)| (k.to_vec(), v)).collect();
-        self.append_all(self.db.values, &values, false)?;
+        self.append_all(self.db.values, d.values.iter().map(|(k, v)| (k, v.as_slice())), false)?;
         self.clear_indexing()
     }
 
     /// Appends entries in key order (and, in `dups` tables, data order
     /// within a key): a key equal to the one before adds a duplicate.
-    fn append_all(&self, db: Database<Bytes, Bytes>, entries: &[(Vec<u8>, Vec<u8>)], dups: bool) -> Result<()> {
-        let mut last: Option<&[u8]> = None;
-        for chunk in entries.chunks(INDEX_BATCH) {
+    fn append_all<K: AsRef<[u8]>, V: AsRef<[u8]>>(&self, db: Database<Bytes, Bytes>, entries: impl IntoIterator<Item = (K, V)>, dups: bool) -> Result<()> {
+        let mut last: Vec<u8> = Vec::new();
+        let mut entries = entries.into_iter().peekable();
+        while entries.peek().is_some() {
             let mut w = self.env.write_txn().map_err(backend)?;
             // One cursor that stays at the end: no descent from the root per entry.
             let mut cursor = db.iter_mut(&mut w).map_err(backend)?;
-            for (k, v) in chunk {
-                let flags = if dups && last == Some(k.as_slice()) { heed::PutFlags::APPEND_DUP } else { heed::PutFlags::APPEND };
+            for (k, v) in entries.by_ref().take(INDEX_BATCH) {
+                let (k, v) = (k.as_ref(), v.as_ref());
+                let flags = if dups && last == k { heed::PutFlags::APPEND_DUP } else { heed::PutFlags::APPEND };
                 // SAFETY: nothing read through the cursor is held across the append.
                 unsafe { cursor.put_current_with_options::<Bytes>(flags, k, v) }.map_err(backend)?;
-                last = Some(k);
+                if dups {
+                    last.clear();
+                    last.extend_from_slice(k);
+                }
             }
             drop(cursor);
             w.commit().map_err(backend)?;
