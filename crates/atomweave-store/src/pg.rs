@@ -191,6 +191,8 @@ pub struct PgStore {
     free: std::ops::Range<i64>,
     /// The schema is there: connections get their staging tables.
     ready: bool,
+    /// Statements of single-atom work, prepared once per connection.
+    statements: HashMap<String, postgres::Statement>,
 }
 
 impl PgStore {
@@ -214,6 +216,7 @@ impl PgStore {
             pending_space: None,
             free: 0..0,
             ready: false,
+            statements: HashMap::default(),
         };
         store.client().map_err(|e| open_err(e.to_string()))?;
         store.make_schema(create).map_err(|e| match e {
@@ -262,6 +265,7 @@ impl PgStore {
     fn client(&mut self) -> Result<&mut Client> {
         if self.client.as_ref().is_none_or(Client::is_closed) {
             self.client = None;
+            self.statements.clear();
             let mut c = self.config.connect(NoTls).map_err(|e| pg_err(&self.url, e))?;
             if self.ready {
                 c.batch_execute(STAGING).map_err(|e| pg_err(&self.url, e))?;
@@ -269,6 +273,21 @@ impl PgStore {
             self.client = Some(c);
         }
         Ok(self.client.as_mut().expect("connected above"))
+    }
+
+    /// Runs a statement prepared on this connection (prepared now if new).
+    fn query(&mut self, sql: &str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<Vec<postgres::Row>> {
+        let url = self.url.clone();
+        self.client()?;
+        let statement = match self.statements.get(sql) {
+            Some(st) => st.clone(),
+            None => {
+                let st = self.client.as_mut().expect("connected above").prepare(sql).map_err(|e| pg_err(&url, e))?;
+                self.statements.insert(sql.to_string(), st.clone());
+                st
+            }
+        };
+        self.client.as_mut().expect("connected above").query(&statement, params).map_err(|e| pg_err(&url, e))
     }
 
     fn lost(&self) -> bool {
@@ -822,7 +841,6 @@ impl PgStore {
             order.push((ht, h));
         }
         order.sort_by_key(|x| x.0);
-        let url = self.url.clone();
         let mut start = 0;
         while start < order.len() {
             let end = start + order[start..].iter().take_while(|x| x.0 == order[start].0).count();
@@ -846,7 +864,7 @@ impl PgStore {
                 of_digest.insert(d, h);
             }
             if !digests.is_empty() {
-                for r in self.client()?.query("SELECT a.digest, a.uuid, a.height FROM unnest($1::bytea[]) AS d(digest) JOIN atoms a USING (digest)", &[&digests]).map_err(|e| pg_err(&url, e))? {
+                for r in self.query("SELECT a.digest, a.uuid, a.height FROM unnest($1::bytea[]) AS d(digest) JOIN atoms a USING (digest)", &[&digests])? {
                     let d: Vec<u8> = r.get(0);
                     if let Some(&h) = d.as_slice().try_into().ok().and_then(|d: [u8; 16]| of_digest.get(&d)) {
                         self.ids.insert(h, (r.get(1), r.get(2)));
@@ -865,7 +883,6 @@ impl PgStore {
     /// The stored atoms `uuids` (and their members) added to the space, with
     /// their truth values; `known` maps uuids already in the space.
     fn materialize(&mut self, space: &AtomSpace, uuids: &[i64], known: &mut HashMap<i64, Handle>) -> Result<()> {
-        let url = self.url.clone();
         let mut rows: Vec<Stored> = Vec::new();
         let mut asked: HashSet<i64> = HashSet::default();
         let mut frontier: Vec<i64> = uuids.iter().copied().filter(|u| !known.contains_key(u)).collect();
@@ -874,7 +891,7 @@ impl PgStore {
             if frontier.is_empty() {
                 break;
             }
-            let got = self.client()?.query(&format!("SELECT {READ_COLUMNS} FROM unnest($1::bigint[]) AS d(uuid) JOIN atoms USING (uuid)"), &[&frontier]).map_err(|e| pg_err(&url, e))?;
+            let got = self.query(&format!("SELECT {READ_COLUMNS} FROM unnest($1::bigint[]) AS d(uuid) JOIN atoms USING (uuid)"), &[&frontier])?;
             if got.len() < frontier.len() {
                 let found: HashSet<i64> = got.iter().map(|r| r.get(0)).collect();
                 let missing = frontier.iter().find(|u| !found.contains(*u)).expect("one missing");
@@ -917,12 +934,10 @@ impl PgStore {
 
     /// Loads the stored values of atoms `uuids` (in `known`); `key` limits them to one key.
     fn load_values(&mut self, space: &AtomSpace, uuids: &[i64], key: Option<i64>, known: &mut HashMap<i64, Handle>) -> Result<usize> {
-        let url = self.url.clone();
         let rows = match key {
-            None => self.client()?.query("SELECT v.atom, v.key, v.value FROM unnest($1::bigint[]) AS d(atom) JOIN atom_values v USING (atom)", &[&uuids]),
-            Some(k) => self.client()?.query("SELECT v.atom, v.key, v.value FROM unnest($1::bigint[]) AS d(atom) JOIN atom_values v USING (atom) WHERE v.key = $2", &[&uuids, &k]),
-        }
-        .map_err(|e| pg_err(&url, e))?;
+            None => self.query("SELECT v.atom, v.key, v.value FROM unnest($1::bigint[]) AS d(atom) JOIN atom_values v USING (atom)", &[&uuids])?,
+            Some(k) => self.query("SELECT v.atom, v.key, v.value FROM unnest($1::bigint[]) AS d(atom) JOIN atom_values v USING (atom) WHERE v.key = $2", &[&uuids, &k])?,
+        };
         let mut referred: Vec<i64> = Vec::new();
         for r in &rows {
             referred.push(r.get(1));
@@ -952,7 +967,6 @@ impl PgStore {
             },
             None => None,
         };
-        let url = self.url.clone();
         let mut known: HashMap<i64, Handle> = HashMap::default();
         known.insert(id, h);
         let mut visited: HashSet<i64> = HashSet::default();
@@ -961,10 +975,9 @@ impl PgStore {
         let mut loaded = 0;
         while !work.is_empty() {
             let holders: Vec<i64> = match code {
-                Some(c) => self.client()?.query("SELECT DISTINCT uuid FROM atoms WHERE outgoing && $1::bigint[] AND type = $2", &[&work, &c]),
-                None => self.client()?.query("SELECT DISTINCT uuid FROM atoms WHERE outgoing && $1::bigint[]", &[&work]),
+                Some(c) => self.query("SELECT DISTINCT uuid FROM atoms WHERE outgoing && $1::bigint[] AND type = $2", &[&work, &c])?,
+                None => self.query("SELECT DISTINCT uuid FROM atoms WHERE outgoing && $1::bigint[]", &[&work])?,
             }
-            .map_err(|e| pg_err(&url, e))?
             .iter()
             .map(|r| r.get(0))
             .filter(|u| visited.insert(*u))
@@ -1119,8 +1132,7 @@ impl StorageNode for PgStore {
         self.flush()?;
         self.use_space(space);
         let Some(id) = self.lookup_one(space, h)? else { return Ok(false) };
-        let url = self.url.clone();
-        let Some(r) = self.client()?.query_opt("SELECT tv_mean, tv_confidence, tv_count FROM atoms WHERE uuid = $1", &[&id]).map_err(|e| pg_err(&url, e))? else {
+        let Some(r) = self.query("SELECT tv_mean, tv_confidence, tv_count FROM atoms WHERE uuid = $1", &[&id])?.into_iter().next() else {
             return Ok(false);
         };
         space.set_tv(h, tv_of([r.get(0), r.get(1), r.get(2)]))?;
@@ -1134,9 +1146,8 @@ impl StorageNode for PgStore {
         self.flush()?;
         self.use_space(space);
         let Some(id) = self.lookup_one(space, h)? else { return Ok(false) };
-        let url = self.url.clone();
         if is_tv_key(space, key) {
-            let Some(r) = self.client()?.query_opt("SELECT tv_mean, tv_confidence, tv_count FROM atoms WHERE uuid = $1", &[&id]).map_err(|e| pg_err(&url, e))?
+            let Some(r) = self.query("SELECT tv_mean, tv_confidence, tv_count FROM atoms WHERE uuid = $1", &[&id])?.into_iter().next()
             else {
                 return Ok(false);
             };
@@ -1162,8 +1173,7 @@ impl StorageNode for PgStore {
         self.flush()?;
         self.use_space(space);
         let Some(code) = self.code_known(t)? else { return Ok(0) };
-        let url = self.url.clone();
-        let uuids: Vec<i64> = self.client()?.query("SELECT uuid FROM atoms WHERE type = $1", &[&code]).map_err(|e| pg_err(&url, e))?.iter().map(|r| r.get(0)).collect();
+        let uuids: Vec<i64> = self.query("SELECT uuid FROM atoms WHERE type = $1", &[&code])?.iter().map(|r| r.get(0)).collect();
         let mut known = HashMap::default();
         self.materialize(space, &uuids, &mut known)?;
         self.load_values(space, &uuids, None, &mut known)?;

@@ -261,6 +261,8 @@ fn a_server_that_goes_away_is_a_clear_error_and_coming_back_loses_nothing() {
     let a = space.add_node(CONCEPT_NODE, "before").unwrap();
     store.store_atom(&space, a).unwrap();
     store.barrier().unwrap();
+    // Prepares the single-atom statements on this connection.
+    assert!(store.fetch_atom(&space, a).unwrap());
 
     s.stop().unwrap();
     let b = space.add_node(CONCEPT_NODE, "during").unwrap();
@@ -272,8 +274,10 @@ fn a_server_that_goes_away_is_a_clear_error_and_coming_back_loses_nothing() {
     assert!(err.contains("cannot be reached"), "{err}");
 
     s.start_again().unwrap();
-    // The batch the outage stopped is written by the next call.
+    // The batch the outage stopped is written by the next call, and the
+    // new connection prepares its statements again.
     store.barrier().unwrap();
+    assert!(store.fetch_atom(&space, b).unwrap());
     let back = AtomSpace::new();
     store.load_atomspace(&back, &mut |_| {}).unwrap();
     let b2 = back.get_node(CONCEPT_NODE, "during").expect("stored after the server came back");
