@@ -25,7 +25,14 @@
 //! digest, so another process storing the same atom at the same time
 //! yields one row; a whole space stored into an empty store is copied
 //! straight into `atoms` under a table lock. Loads are binary COPY too,
-//! height by height.
+//! height by height, decoded on a second thread while the first adds atoms
+//! to the space. Single-atom statements are prepared once per connection.
+//!
+//! A store uses one connection. A batch is one transaction, and
+//! transactions cannot span connections, so a pool storing in parallel
+//! would give up the all-or-nothing batch; the parallel work is the
+//! server's (its index builds, and decoding on its side of the COPY).
+//! Processes share a store by each opening their own.
 //!
 //! Citus (or another Postgres-compatible distributed engine): distribute
 //! `atoms` on `digest` (a unique index must include the distribution
