@@ -185,6 +185,16 @@ pub(crate) fn atoms_in(v: &Value, out: &mut Vec<Handle>) {
     }
 }
 
+/// `update_value`'s change to the space, now: the atom's value plus
+/// `delta`, set and returned (the store adds to its own copy at its flush).
+pub(crate) fn add_in_space(space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
+    space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+    let current = space.get_value(h, key).filter(|v| *v != Value::Truth(TruthValue::DEFAULT));
+    let new = add(current, is_tv_key(space, key), delta);
+    space.set_value(h, key, new.clone())?;
+    Ok(new)
+}
+
 /// `stored + delta`: a count truth value's count, or a FloatValue elementwise.
 pub(crate) fn add(stored: Option<Value>, tv_key: bool, delta: &[f64]) -> Value {
     let d0 = delta.first().copied().unwrap_or(0.0);

@@ -35,7 +35,7 @@ use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RoTxn, RwTxn};
 
-use crate::{add, atoms_in, codec, holds_only_live, is_tv_key, live_values, IdCache, Op, Result, StorageNode, StoreError};
+use crate::{add, add_in_space, atoms_in, codec, holds_only_live, is_tv_key, live_values, IdCache, Op, Result, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -857,11 +857,7 @@ impl StorageNode for LmdbStore {
     }
 
     fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
-        let tv_key = is_tv_key(space, key);
-        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        let current = space.get_value(h, key).filter(|v| *v != Value::Truth(TruthValue::DEFAULT));
-        let new = add(current, tv_key, delta);
-        space.set_value(h, key, new.clone())?;
+        let new = add_in_space(space, h, key, delta)?;
         self.queue(space, Op::Update(h, key, delta.to_vec()))?;
         Ok(new)
     }

@@ -51,7 +51,7 @@ use postgres::types::Type as SqlType;
 use postgres::{Client, NoTls, Transaction};
 use sha2::{Digest, Sha256};
 
-use crate::{add, atoms_in, codec, holds_only_live, is_tv_key, live_values, Op, Result, StorageNode, StoreError};
+use crate::{add, add_in_space, atoms_in, codec, holds_only_live, is_tv_key, live_values, Op, Result, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
@@ -1126,11 +1126,7 @@ impl StorageNode for PgStore {
     }
 
     fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
-        let tv_key = is_tv_key(space, key);
-        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        let current = space.get_value(h, key).filter(|v| *v != Value::Truth(TruthValue::DEFAULT));
-        let new = add(current, tv_key, delta);
-        space.set_value(h, key, new.clone())?;
+        let new = add_in_space(space, h, key, delta)?;
         self.queue(space, Op::Update(h, key, delta.to_vec()))?;
         Ok(new)
     }

@@ -3,8 +3,10 @@
 
 use std::collections::BTreeSet;
 
+use atomweave::sexpr;
 use atomweave::types::*;
 use atomweave::{AtomSpace, Handle, TruthValue, Value};
+use atomweave_store::open;
 
 /// Every atom of the space with its values, as text that does not depend
 /// on handles (members of unordered links sorted by their text).
@@ -69,4 +71,83 @@ pub fn random_space(n: usize) -> AtomSpace {
     space.add_link(LIST_LINK, &many).unwrap();
     space.add_link(SET_LINK, &[long, rs.atoms[3], rs.atoms[1]]).unwrap();
     space
+}
+
+/// Every single-atom StorageNode call against the store at `url`, which
+/// starts empty; the store is closed at the end.
+pub fn exercise_single_atom_calls(url: &str) {
+    let space = AtomSpace::new();
+    let [cat, animal, dog, key] = ["cat", "animal", "dog", "key"].map(|n| space.add_node(CONCEPT_NODE, n).unwrap());
+    let cat_animal = space.add_link(INHERITANCE_LINK, &[cat, animal]).unwrap();
+    let dog_animal = space.add_link(INHERITANCE_LINK, &[dog, animal]).unwrap();
+    let pair = space.add_link(LIST_LINK, &[cat, dog]).unwrap();
+    let eval = space.add_link(EVALUATION_LINK, &[key, pair]).unwrap();
+    space.set_tv(cat_animal, TruthValue::simple(0.9, 0.8)).unwrap();
+    space.set_value(cat, key, Value::float(vec![1.0, 2.0])).unwrap();
+    let mut store = open(url).unwrap();
+    for h in [cat_animal, dog_animal, eval] {
+        store.store_atom(&space, h).unwrap();
+    }
+    store.store_atom(&space, cat).unwrap();
+    store.barrier().unwrap();
+
+    // Into a fresh space, piece by piece.
+    let s2 = AtomSpace::new();
+    let animal2 = s2.add_node(CONCEPT_NODE, "animal").unwrap();
+    assert_eq!(store.fetch_incoming_by_type(&s2, animal2, LIST_LINK).unwrap(), 0);
+    assert_eq!(store.fetch_incoming_set(&s2, animal2, false).unwrap(), 2);
+    let cat2 = s2.get_node(CONCEPT_NODE, "cat").unwrap();
+    let ca2 = s2.get_link(INHERITANCE_LINK, &[cat2, animal2]).unwrap();
+    assert_eq!(s2.get_tv(ca2), Some(TruthValue::simple(0.9, 0.8)));
+    assert_eq!(s2.get_node(CONCEPT_NODE, "key"), None, "fetching links loads their values, not their members'");
+    assert!(store.fetch_atom(&s2, cat2).unwrap());
+    let key2 = s2.get_node(CONCEPT_NODE, "key").unwrap();
+    assert_eq!(s2.get_value(cat2, key2), Some(Value::float(vec![1.0, 2.0])));
+    assert_eq!(store.fetch_incoming_set(&s2, cat2, true).unwrap(), 3, "(cat -> animal), the ListLink, then the EvaluationLink above it");
+    let unknown = s2.add_node(CONCEPT_NODE, "never stored").unwrap();
+    assert!(!store.fetch_atom(&s2, unknown).unwrap());
+    let s2b = AtomSpace::new();
+    let cat2b = s2b.add_node(CONCEPT_NODE, "cat").unwrap();
+    let key2b = s2b.add_node(CONCEPT_NODE, "key").unwrap();
+    assert!(store.fetch_value(&s2b, cat2b, key2b).unwrap());
+    assert_eq!(s2b.get_value(cat2b, key2b), Some(Value::float(vec![1.0, 2.0])));
+    assert!(!store.fetch_value(&s2b, key2b, cat2b).unwrap());
+
+    let s3 = AtomSpace::new();
+    assert_eq!(store.load_atoms_of_type(&s3, INHERITANCE_LINK).unwrap(), 2);
+    assert_eq!(s3.count_of_type(INHERITANCE_LINK, false), 2);
+
+    // update_value adds, in the space now and in the store at the barrier.
+    let tv_key = space.add_node(PREDICATE_NODE, sexpr::TV_KEY).unwrap();
+    assert_eq!(store.update_value(&space, dog, tv_key, &[3.0]).unwrap(), Value::Truth(TruthValue::count(1.0, 0.0, 3.0)));
+    assert_eq!(store.update_value(&space, dog, tv_key, &[2.0]).unwrap(), Value::Truth(TruthValue::count(1.0, 0.0, 5.0)));
+    assert_eq!(store.update_value(&space, cat, key, &[1.0, 1.0, 1.0]).unwrap(), Value::float(vec![2.0, 3.0, 1.0]));
+    store.barrier().unwrap();
+    let s4 = AtomSpace::new();
+    let dog4 = s4.add_node(CONCEPT_NODE, "dog").unwrap();
+    assert!(store.fetch_atom(&s4, dog4).unwrap());
+    assert_eq!(s4.get_tv(dog4), Some(TruthValue::count(1.0, 0.0, 5.0)));
+    let cat4 = s4.add_node(CONCEPT_NODE, "cat").unwrap();
+    assert!(store.fetch_atom(&s4, cat4).unwrap());
+    assert_eq!(s4.get_value(cat4, s4.get_node(CONCEPT_NODE, "key").unwrap()), Some(Value::float(vec![2.0, 3.0, 1.0])));
+
+    // A value removed from the space and stored is removed from the store.
+    space.remove_value(cat, key).unwrap();
+    store.store_value(&space, cat, key).unwrap();
+    store.barrier().unwrap();
+    let s6 = AtomSpace::new();
+    let cat6 = s6.add_node(CONCEPT_NODE, "cat").unwrap();
+    let key6 = s6.add_node(CONCEPT_NODE, "key").unwrap();
+    assert!(!store.fetch_value(&s6, cat6, key6).unwrap());
+
+    // delete: refused while links hold the atom, recursive takes them too.
+    assert!(!store.delete(&space, animal, false).unwrap());
+    assert!(store.delete(&space, animal, true).unwrap());
+    assert!(!space.contains(cat_animal) && !space.contains(animal));
+    let s5 = AtomSpace::new();
+    store.load_atomspace(&s5, &mut |_| {}).unwrap();
+    assert_eq!(s5.count_of_type(INHERITANCE_LINK, false), 0);
+    assert!(s5.get_node(CONCEPT_NODE, "animal").is_none());
+    assert!(s5.get_node(CONCEPT_NODE, "cat").is_some());
+    store.close().unwrap();
 }
