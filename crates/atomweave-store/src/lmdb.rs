@@ -681,7 +681,8 @@ impl LmdbStore {
         } else {
             let key_id = self.id_for(w, space, key)?;
             match self.db.values.get(w, &Self::value_key(id, key_id)).map_err(backend)? {
-                Some(bytes) => Some(codec::decode(bytes, &mut |_| Err(StoreError::Corrupt("an atom in a counted value".into())))?),
+                // An old value that held atoms is replaced by numbers: its atoms need no handles.
+                Some(bytes) => Some(codec::decode(bytes, &mut |_| Ok(Handle::from_u32(u32::MAX)))?),
                 None => None,
             }
         };

@@ -34,11 +34,14 @@
 //! server's (its index builds, and decoding on its side of the COPY).
 //! Processes share a store by each opening their own.
 //!
-//! Citus (or another Postgres-compatible distributed engine): distribute
-//! `atoms` on `digest` (a unique index must include the distribution
-//! column, and content lookups then go to one shard) and `atom_values` on
-//! `atom`; `atomweave_types` and `atomweave_meta` are reference tables.
-//! Incoming-set and by-uuid reads then fan out to every shard.
+//! Citus (or another Postgres-compatible distributed engine): a unique
+//! index there must include the distribution column. Distribute `atoms` on
+//! `digest`, with the primary key made `(digest, uuid)` (uuids are unique
+//! by the sequence already) and a plain index on `uuid`: content lookups,
+//! the ones every store makes, then go to one shard, while by-uuid and
+//! incoming-set reads fan out to all. Distribute `atom_values` on `atom`;
+//! `atomweave_types` and `atomweave_meta` are reference tables. This
+//! schema is not made that way here: it is what a deployment would change.
 
 pub mod scratch;
 
@@ -751,7 +754,8 @@ impl PgStore {
             .map_err(|e| pg_err(url, e))?
         {
             let bytes: Vec<u8> = r.get(2);
-            let v = codec::decode(&bytes, &mut |_| Err(StoreError::Corrupt("an atom in a counted value".into())))?;
+            // An old value that held atoms is replaced by numbers: its atoms need no handles.
+            let v = codec::decode(&bytes, &mut |_| Ok(Handle::from_u32(u32::MAX)))?;
             stored.insert((r.get(0), r.get(1)), v);
         }
         for &(h, k, delta) in updates {
@@ -764,7 +768,7 @@ impl PgStore {
             } else {
                 let key = (u, id(&k));
                 let now = match values.get(&key) {
-                    Some(Some(b)) => Some(codec::decode(b, &mut |_| Err(StoreError::Corrupt("an atom in a counted value".into())))?),
+                    Some(Some(b)) => Some(codec::decode(b, &mut |_| Ok(Handle::from_u32(u32::MAX)))?),
                     Some(None) => None,
                     None => stored.get(&key).cloned(),
                 };
@@ -843,11 +847,12 @@ impl PgStore {
                 stack.extend(members.iter().filter(|m| !seen.contains_key(*m)).map(|&m| (m, false)));
                 continue;
             }
-            let ht = if space.is_link(h) { 1 + members.iter().map(|m| seen[m]).max().unwrap_or(0) } else { 0 };
+            let ht = if space.is_link(h) { members.iter().map(|m| seen[m]).max().unwrap_or(0).saturating_add(1) } else { 0 };
             seen.insert(h, ht);
             order.push((ht, h));
         }
         order.sort_by_key(|x| x.0);
+        let mut reloaded = false;
         let mut start = 0;
         while start < order.len() {
             let end = start + order[start..].iter().take_while(|x| x.0 == order[start].0).count();
@@ -855,7 +860,18 @@ impl PgStore {
             let mut of_digest: HashMap<[u8; 16], Handle> = HashMap::default();
             for &(_, h) in &order[start..end] {
                 let t = space.get_type(h).expect("walked");
-                let Some(code) = self.code_known(t)? else { continue };
+                let code = match self.code_of_type.get(&t) {
+                    Some(&c) => c,
+                    None if !reloaded => {
+                        // Another process may have added the type: reread once per lookup.
+                        reloaded = true;
+                        match self.code_known(t)? {
+                            Some(c) => c,
+                            None => continue,
+                        }
+                    }
+                    None => continue,
+                };
                 let d = if let Some(name) = space.name(h) {
                     node_digest(code, name)
                 } else {
@@ -1197,6 +1213,9 @@ impl StorageNode for PgStore {
                 let r = t.query_one("SELECT max(height), count(*), max(uuid) FROM atoms", &[]).map_err(|e| pg_err(&url, e))?;
                 (r.get(0), r.get(1), r.get(2))
             };
+            // The type table of this snapshot: the connection is busy with it.
+            let names: HashMap<i16, String> =
+                t.query("SELECT code, name FROM atomweave_types", &[]).map_err(|e| pg_err(&url, e))?.iter().map(|r| (r.get(0), r.get(1))).collect();
             // Uuids come in blocks from 1, so they are dense enough to index a vector.
             let mut known = Known::new(count, last.unwrap_or(0));
             self.ids.reserve(count as usize);
@@ -1213,7 +1232,13 @@ impl StorageNode for PgStore {
                                 Loaded::Atom { uuid, code, height, name, outgoing, tv } => {
                                     let ty = match types_of.get(&code) {
                                         Some(&t) => t,
-                                        None => *types_of.entry(code).or_insert(self.type_of_code(code)?),
+                                        None => {
+                                            let name = names.get(&code).ok_or_else(|| StoreError::Corrupt(format!("type code {code} is not in the store's type table")))?;
+                                            let t = Type::from_name(name).ok_or_else(|| {
+                                                StoreError::Backend(format!("the store holds atoms of type {name}, which is not known here (register it first)"))
+                                            })?;
+                                            *types_of.entry(code).or_insert(t)
+                                        }
                                     };
                                     let h = match (name, outgoing) {
                                         (Some(name), _) => space.add_node(ty, &name)?,
@@ -1265,7 +1290,9 @@ impl StorageNode for PgStore {
         self.flush()?;
         self.use_space(space);
         let ops: Vec<Op> = space.handles_by_type(types::ATOM, true).map(Op::Atom).collect();
-        self.write(space, &ops, true, progress)
+        self.write(space, &ops, true, progress)?;
+        progress(ops.len() as u64);
+        Ok(ops.len() as u64)
     }
 
     fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
@@ -1297,6 +1324,26 @@ impl StorageNode for PgStore {
                 work = holders;
             }
             t.execute("DELETE FROM atom_values WHERE atom = ANY($1) OR key = ANY($1)", &[&doomed]).map_err(|e| pg_err(&url, e))?;
+            // Values holding a deleted atom could not be loaded again. A scan
+            // of every value; values other than truth values are few next to
+            // atoms, and deletes are rare.
+            let gone: HashSet<i64> = doomed.iter().copied().collect();
+            let mut holding: (Vec<i64>, Vec<i64>) = (Vec::new(), Vec::new());
+            for r in t.query("SELECT atom, key, value FROM atom_values", &[]).map_err(|e| pg_err(&url, e))? {
+                let mut holds = false;
+                codec::decode(r.get::<_, &[u8]>(2), &mut |a| {
+                    holds |= gone.contains(&(a as i64));
+                    Ok(Handle::from_u32(u32::MAX))
+                })?;
+                if holds {
+                    holding.0.push(r.get(0));
+                    holding.1.push(r.get(1));
+                }
+            }
+            if !holding.0.is_empty() {
+                t.execute("DELETE FROM atom_values v USING unnest($1::bigint[], $2::bigint[]) AS g(atom, key) WHERE v.atom = g.atom AND v.key = g.key", &[&holding.0, &holding.1])
+                    .map_err(|e| pg_err(&url, e))?;
+            }
             t.execute("DELETE FROM atoms WHERE uuid = ANY($1)", &[&doomed]).map_err(|e| pg_err(&url, e))?;
             t.commit().map_err(|e| pg_err(&url, e))?;
             self.ids.clear();

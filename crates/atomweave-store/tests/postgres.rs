@@ -371,3 +371,27 @@ fn values_under_removed_keys_are_left_out_not_failing_the_batch() {
     assert!(back.get_node(PREDICATE_NODE, "gone-key").is_none() && back.get_node(PREDICATE_NODE, "gone-atom").is_none());
     store.check().unwrap();
 }
+
+#[test]
+fn deleting_an_atom_deletes_values_keyed_by_it_or_holding_it() {
+    let s = server();
+    let space = AtomSpace::new();
+    let [a, x, k, other] = ["a", "x", "k", "other"].map(|n| space.add_node(CONCEPT_NODE, n).unwrap());
+    space.set_value(a, k, Value::link(vec![Value::Atom(x), Value::float(vec![1.0])])).unwrap();
+    space.set_value(a, other, Value::float(vec![2.0])).unwrap();
+    space.set_value(other, x, Value::float(vec![3.0])).unwrap();
+    let mut store = pg(&s.url());
+    store.store_atom(&space, a).unwrap();
+    store.store_atom(&space, other).unwrap();
+    store.barrier().unwrap();
+    assert!(store.delete(&space, x, false).unwrap());
+    store.check().unwrap();
+    let back = AtomSpace::new();
+    store.load_atomspace(&back, &mut |_| {}).unwrap();
+    let (a2, other2) = (back.get_node(CONCEPT_NODE, "a").unwrap(), back.get_node(CONCEPT_NODE, "other").unwrap());
+    let k2 = back.get_node(CONCEPT_NODE, "k").unwrap();
+    assert_eq!(back.get_value(a2, k2), None, "the value held the deleted atom");
+    assert_eq!(back.get_value(a2, other2), Some(Value::float(vec![2.0])));
+    assert!(back.get_node(CONCEPT_NODE, "x").is_none());
+    assert_eq!(back.key_values(other2), vec![], "the value keyed by the deleted atom");
+}
