@@ -157,6 +157,46 @@ pub(crate) enum Op {
     Update(Handle, Handle, Vec<f64>),
 }
 
+/// Pending writes applied per transaction.
+pub(crate) const BATCH: usize = 1 << 16;
+
+/// A store that writes behind: store calls queue writes, applied in one
+/// transaction when a batch fills, when another space's writes arrive,
+/// and before any read.
+pub(crate) trait Batching {
+    /// The queued writes and the space they belong to.
+    fn pending(&mut self) -> (&mut Vec<Op>, &mut Option<AtomSpace>);
+
+    /// Applies the queued writes.
+    fn apply_pending(&mut self) -> Result<()>;
+
+    fn queue(&mut self, space: &AtomSpace, op: Op) -> Result<()> {
+        if self.pending().1.as_ref().is_some_and(|s| s != space) {
+            self.apply_pending()?;
+        }
+        let (ops, owner) = self.pending();
+        *owner = Some(space.clone());
+        ops.push(op);
+        if ops.len() >= BATCH {
+            self.apply_pending()?;
+        }
+        Ok(())
+    }
+
+    /// `store_atom` and `store_value`: the atom must be in the space.
+    fn queue_store(&mut self, space: &AtomSpace, h: Handle, op: Op) -> Result<()> {
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        self.queue(space, op)
+    }
+
+    /// `update_value`: the space changes now, the store at the flush.
+    fn queue_update(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
+        let new = add_in_space(space, h, key, delta)?;
+        self.queue(space, Op::Update(h, key, delta.to_vec()))?;
+        Ok(new)
+    }
+}
+
 /// Whether `key` is the truth-value key, whose value a store keeps with the atom.
 pub(crate) fn is_tv_key(space: &AtomSpace, key: Handle) -> bool {
     space.get_type(key) == Some(types::PREDICATE_NODE) && space.name(key) == Some(atomweave::sexpr::TV_KEY)
@@ -187,7 +227,7 @@ pub(crate) fn atoms_in(v: &Value, out: &mut Vec<Handle>) {
 
 /// `update_value`'s change to the space, now: the atom's value plus
 /// `delta`, set and returned (the store adds to its own copy at its flush).
-pub(crate) fn add_in_space(space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
+fn add_in_space(space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
     space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
     let current = space.get_value(h, key).filter(|v| *v != Value::Truth(TruthValue::DEFAULT));
     let new = add(current, is_tv_key(space, key), delta);

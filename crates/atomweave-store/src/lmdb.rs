@@ -35,7 +35,7 @@ use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RoTxn, RwTxn};
 
-use crate::{add, add_in_space, atoms_in, codec, holds_only_live, is_tv_key, live_values, IdCache, Op, Result, StorageNode, StoreError};
+use crate::{add, atoms_in, Batching, BATCH, codec, holds_only_live, is_tv_key, live_values, IdCache, Op, Result, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -45,8 +45,6 @@ pub const SCHEMA: u32 = 3;
 const MAP_SIZE: usize = 1 << 40;
 /// Longest key LMDB takes (its default build).
 const MAX_KEY: usize = 511;
-/// Pending writes applied per transaction.
-const BATCH: usize = 1 << 16;
 
 fn be(id: u64) -> [u8; 8] {
     id.to_be_bytes()
@@ -690,18 +688,6 @@ impl LmdbStore {
         self.put_value(w, space, id, key, Some(&new))
     }
 
-    fn queue(&mut self, space: &AtomSpace, op: Op) -> Result<()> {
-        if self.pending_space.as_ref().is_some_and(|s| s != space) {
-            self.flush()?;
-        }
-        self.pending_space = Some(space.clone());
-        self.pending.push(op);
-        if self.pending.len() >= BATCH {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
     /// The id of `h` if the store holds it, without storing anything.
     /// Members first, with a work list: links nest arbitrarily deep.
     fn lookup(&mut self, r: &RoTxn<'_>, space: &AtomSpace, h: Handle) -> Result<Option<u64>> {
@@ -848,19 +834,15 @@ impl StorageNode for LmdbStore {
     }
 
     fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
-        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        self.queue(space, Op::Atom(h))
+        self.queue_store(space, h, Op::Atom(h))
     }
 
     fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
-        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        self.queue(space, Op::Value(h, key))
+        self.queue_store(space, h, Op::Value(h, key))
     }
 
     fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
-        let new = add_in_space(space, h, key, delta)?;
-        self.queue(space, Op::Update(h, key, delta.to_vec()))?;
-        Ok(new)
+        self.queue_update(space, h, key, delta)
     }
 
     fn fetch_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<bool> {
@@ -1401,4 +1383,14 @@ impl LmdbStore {
     }
 
 
+}
+
+impl Batching for LmdbStore {
+    fn pending(&mut self) -> (&mut Vec<Op>, &mut Option<AtomSpace>) {
+        (&mut self.pending, &mut self.pending_space)
+    }
+
+    fn apply_pending(&mut self) -> Result<()> {
+        self.flush()
+    }
 }

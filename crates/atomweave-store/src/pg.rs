@@ -54,7 +54,7 @@ use postgres::types::Type as SqlType;
 use postgres::{Client, NoTls, Transaction};
 use sha2::{Digest, Sha256};
 
-use crate::{add, add_in_space, atoms_in, codec, holds_only_live, is_tv_key, live_values, Op, Result, StorageNode, StoreError};
+use crate::{add, atoms_in, Batching, codec, holds_only_live, is_tv_key, live_values, Op, Result, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
@@ -63,8 +63,6 @@ type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
 pub const SCHEMA: u32 = 1;
 /// Uuids a process takes from the shared sequence at a time.
 pub const ID_BLOCK: i64 = 4096;
-/// Pending writes applied per transaction.
-const BATCH: usize = 1 << 16;
 // Sets of uuids or digests are passed as arrays and joined with
 // `unnest(..)`, on connections that do not hash or merge join: every
 // statement here looks rows up by key, and for a batch of tens of
@@ -412,18 +410,6 @@ impl PgStore {
             self.ids.clear();
             self.cache_space = Some(space.clone());
         }
-    }
-
-    fn queue(&mut self, space: &AtomSpace, op: Op) -> Result<()> {
-        if self.pending_space.as_ref().is_some_and(|s| s != space) {
-            self.flush()?;
-        }
-        self.pending_space = Some(space.clone());
-        self.pending.push(op);
-        if self.pending.len() >= BATCH {
-            self.flush()?;
-        }
-        Ok(())
     }
 
     /// Applies the pending writes in one transaction. A batch lost with
@@ -1132,19 +1118,15 @@ impl StorageNode for PgStore {
     }
 
     fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
-        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        self.queue(space, Op::Atom(h))
+        self.queue_store(space, h, Op::Atom(h))
     }
 
     fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
-        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        self.queue(space, Op::Value(h, key))
+        self.queue_store(space, h, Op::Value(h, key))
     }
 
     fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
-        let new = add_in_space(space, h, key, delta)?;
-        self.queue(space, Op::Update(h, key, delta.to_vec()))?;
-        Ok(new)
+        self.queue_update(space, h, key, delta)
     }
 
     fn fetch_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<bool> {
@@ -1362,6 +1344,16 @@ impl StorageNode for PgStore {
     }
 
     fn close(mut self: Box<Self>) -> Result<()> {
+        self.flush()
+    }
+}
+
+impl Batching for PgStore {
+    fn pending(&mut self) -> (&mut Vec<Op>, &mut Option<AtomSpace>) {
+        (&mut self.pending, &mut self.pending_space)
+    }
+
+    fn apply_pending(&mut self) -> Result<()> {
         self.flush()
     }
 }
