@@ -345,6 +345,21 @@ impl LmdbStore {
             Some(v) => u64::from_le_bytes(v.try_into().map_err(|_| StoreError::Corrupt("next_id".into()))?),
             None => 1,
         };
+        // Reads do this too, so the common case, an unchanged table, only compares names.
+        let mut unchanged = true;
+        let mut count = 0;
+        for entry in self.db.meta.prefix_iter(r, b"type:").map_err(backend)? {
+            let (k, v) = entry.map_err(backend)?;
+            let code = k.get(5..7).map(|c| usize::from(u16::from_be_bytes([c[0], c[1]])));
+            if code.and_then(|c| self.type_names.get(c)).is_none_or(|n| n.as_bytes() != v) {
+                unchanged = false;
+                break;
+            }
+            count += 1;
+        }
+        if unchanged && count == self.type_names.len() {
+            return Ok(());
+        }
         self.type_names.clear();
         self.types_of_code.clear();
         self.code_of_type.clear();
