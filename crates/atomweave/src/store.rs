@@ -235,13 +235,20 @@ struct TypeSlots {
     live: usize,
 }
 
-/// The truth values of a shard's atoms, by slot, in 24-byte entries: a
-/// `TruthValue` is 32 bytes, and a map of them cost 82 bytes per atom. A
-/// count truth value marks its entry and keeps mean and count beside it.
+/// One page of truth values: the slots of one 64-slot block.
+type TvPage = [[f64; 2]; BLOCK as usize];
+
+/// The truth values of a shard's atoms, by slot, in 16-byte entries on
+/// pages of one slot block each, made when the block's first truth value is
+/// set. Slots are handed out per type in blocks, and atoms of one type tend
+/// to get truth values together, so pages fill up: 16 bytes per atom where a
+/// hash map spent about 50 and rehashed as it grew. The record's `HAS_TV`
+/// flag says whether an entry holds anything. A count truth value marks its
+/// entry and keeps mean and count beside it.
 #[derive(Default)]
 struct TvMap {
-    /// `[strength, confidence]`, or `[COUNT_MARK, confidence]`.
-    main: HashMap<u32, [f64; 2], FixedState>,
+    /// By block: `[strength, confidence]`, or `[COUNT_MARK, confidence]`.
+    pages: Vec<Option<Box<TvPage>>>,
     /// `[mean, count]` of count truth values.
     counts: HashMap<u32, [f64; 2], FixedState>,
 }
@@ -252,8 +259,25 @@ const COUNT_MARK: u64 = 0x7ff4_a70e_c0b7_0001;
 
 impl TvMap {
     #[inline]
+    fn entry(&self, local: u32) -> Option<&[f64; 2]> {
+        let page = self.pages.get((local / BLOCK) as usize)?.as_deref()?;
+        Some(&page[(local % BLOCK) as usize])
+    }
+
+    #[inline]
+    fn entry_mut(&mut self, local: u32) -> &mut [f64; 2] {
+        let i = (local / BLOCK) as usize;
+        if i >= self.pages.len() {
+            self.pages.resize_with(i + 1, || None);
+        }
+        let page = self.pages[i].get_or_insert_with(|| Box::new([[0.0; 2]; BLOCK as usize]));
+        &mut page[(local % BLOCK) as usize]
+    }
+
+    /// The truth value of `local`, whose record says it has one.
+    #[inline]
     fn get(&self, local: u32) -> Option<TruthValue> {
-        let &[a, confidence] = self.main.get(&local)?;
+        let &[a, confidence] = self.entry(local)?;
         if a.to_bits() != COUNT_MARK {
             return Some(TruthValue::Simple { strength: a, confidence });
         }
@@ -261,33 +285,39 @@ impl TvMap {
         Some(TruthValue::Count { mean, confidence, count })
     }
 
+    /// Sets the truth value of `local`; `had` says whether it had one.
     #[inline]
-    fn insert(&mut self, local: u32, tv: TruthValue) {
-        let old = match tv {
+    fn insert(&mut self, local: u32, had: bool, tv: TruthValue) {
+        let entry = self.entry_mut(local);
+        let was_count = had && entry[0].to_bits() == COUNT_MARK;
+        match tv {
             TruthValue::Simple { strength, confidence } => {
                 let strength = if strength.is_nan() { f64::NAN } else { strength };
-                self.main.insert(local, [strength, confidence])
+                *entry = [strength, confidence];
+                if was_count {
+                    self.counts.remove(&local);
+                }
             }
             TruthValue::Count { mean, confidence, count } => {
+                *entry = [f64::from_bits(COUNT_MARK), confidence];
                 self.counts.insert(local, [mean, count]);
-                self.main.insert(local, [f64::from_bits(COUNT_MARK), confidence]);
-                return;
             }
-        };
-        if old.is_some_and(|[a, _]| a.to_bits() == COUNT_MARK) {
-            self.counts.remove(&local);
         }
     }
 
+    /// Drops the truth value of `local`, which had one.
     #[inline]
     fn remove(&mut self, local: u32) {
-        if self.main.remove(&local).is_some_and(|[a, _]| a.to_bits() == COUNT_MARK) {
+        if self.entry(local).is_some_and(|[a, _]| a.to_bits() == COUNT_MARK) {
             self.counts.remove(&local);
         }
     }
 
     fn allocated_bytes(&self) -> usize {
-        self.main.allocation_size() + self.counts.allocation_size()
+        let pages = self.pages.iter().filter(|p| p.is_some()).count();
+        self.pages.capacity() * std::mem::size_of::<Option<Box<TvPage>>>()
+            + pages * std::mem::size_of::<TvPage>()
+            + self.counts.allocation_size()
     }
 }
 
@@ -842,7 +872,8 @@ impl Records {
             }
         } else {
             // A child keeps even the default truth value: it hides the base's.
-            sh.tvs.insert(h.local(), tv);
+            let had = word.load(Ordering::Acquire) & HAS_TV != 0;
+            sh.tvs.insert(h.local(), had, tv);
             set_flags(word, HAS_TV, 0);
         }
         Ok(())

@@ -112,6 +112,24 @@ fn extracted_handles_never_alias() {
 }
 
 #[test]
+fn truth_values_fill_pages_by_slot() {
+    let mut t = AtomTable::new();
+    let atoms: Vec<Handle> = (0..20_000).map(|i| t.add_node(CONCEPT_NODE, &format!("n{i}")).unwrap()).collect();
+    let before = t.heap_bytes();
+    for (i, &a) in atoms.iter().enumerate() {
+        let tv = if i % 7 == 0 { TruthValue::count(0.5, 0.25, i as f64) } else { TruthValue::simple(i as f64 / 1e5, 0.5) };
+        t.set_tv(a, tv).unwrap();
+    }
+    for (i, &a) in atoms.iter().enumerate() {
+        let tv = if i % 7 == 0 { TruthValue::count(0.5, 0.25, i as f64) } else { TruthValue::simple(i as f64 / 1e5, 0.5) };
+        assert_eq!(t.get_tv(a), Some(tv), "atom {i}");
+    }
+    // Truth values on every atom cost their 16 bytes, plus the few counts.
+    let per_atom = (t.heap_bytes() - before) as f64 / atoms.len() as f64;
+    assert!(per_atom < 24.0, "{per_atom:.1} bytes per truth value");
+}
+
+#[test]
 fn truth_values_and_values() {
     let mut t = AtomTable::new();
     let a = t.add_node(CONCEPT_NODE, "a").unwrap();
@@ -137,6 +155,12 @@ fn truth_values_and_values() {
     assert_eq!(t.get_tv(b), Some(TruthValue::count(0.5, 0.75, 9.0)));
     t.set_tv(b, TruthValue::simple(f64::NAN, 0.5)).unwrap();
     assert!(matches!(t.get_tv(b), Some(TruthValue::Simple { strength, confidence: 0.5 }) if strength.is_nan()));
+    t.set_tv(b, TruthValue::count(0.5, 0.75, 9.0)).unwrap();
+    // Dropping a count truth value and setting a simple one leaves no count behind.
+    t.set_tv(b, TruthValue::DEFAULT).unwrap();
+    assert_eq!(t.get_tv(b), Some(TruthValue::DEFAULT));
+    t.set_tv(b, TruthValue::simple(0.5, 0.5)).unwrap();
+    assert_eq!(t.get_tv(b), Some(TruthValue::simple(0.5, 0.5)));
     t.set_tv(b, TruthValue::count(0.5, 0.75, 9.0)).unwrap();
     t.extract(b, false).unwrap();
     let b = t.add_node(CONCEPT_NODE, "b").unwrap();
