@@ -1,5 +1,5 @@
-//! The `atomweave` command: load, dump, generate and query Atomese, and the
-//! benchmarks; later issues add serve, shell-bench and friends here.
+//! The `atomweave` command: load, dump, generate and query Atomese, serve a
+//! space over the network, and the benchmarks.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
@@ -79,6 +79,8 @@ enum Command {
     },
     /// Load Atomese files, execute queries over them and print each result.
     Query(query::QueryArgs),
+    /// Serve one AtomSpace over upstream's CogServer protocol (telnet port 17001).
+    Serve(ServeArgs),
     /// The pattern matcher's benchmarks: the "animals" query and triangle counting.
     QueryBench(query::QueryBenchArgs),
     /// Write a random Atomese file: nodes, nested links, truth values and values.
@@ -93,6 +95,41 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Telnet (line protocol) port; 0 picks a free one.
+    #[arg(long, default_value_t = atomweave_server::DEFAULT_PORT)]
+    port: u16,
+    /// Address to listen on. Anything but loopback needs --token.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+    /// Clients must send this as their first line.
+    #[arg(long, env = "ATOMWEAVE_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Store behind the space (lmdb:///dir, postgres://..., file:///f.scm):
+    /// loaded at start, written through, flushed at shutdown.
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
+    /// Longest line a client may send, in bytes.
+    #[arg(long, default_value_t = atomweave_server::DEFAULT_MAX_LINE)]
+    max_line: usize,
+}
+
+fn cmd_serve(a: ServeArgs) -> Result<(), String> {
+    let config = atomweave_server::Config { bind: a.bind, port: a.port, token: a.token, store: a.store, max_line: a.max_line };
+    let store = config.store.clone();
+    let space = atomweave_server::serve_blocking(config, |addr| {
+        eprintln!("atomweave serve: listening on {addr} (telnet: `nc {} {}`); shutdown, SIGTERM or Ctrl-C stops it", addr.ip(), addr.port());
+    })
+    .map_err(|e| e.to_string())?;
+    eprintln!(
+        "atomweave serve: stopped with {} atoms{}",
+        space.size(),
+        store.map_or(String::new(), |s| format!(", flushed to {s}"))
+    );
+    Ok(())
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -115,6 +152,7 @@ fn main() -> ExitCode {
                 println!("{}", p.display());
             }
         }),
+        Command::Serve(args) => cmd_serve(args),
         Command::Load { files, to, quiet } => cmd_load(&files, to.as_deref(), quiet),
         Command::Dump { files, from, r#type, form } => cmd_dump(&files, from.as_deref(), r#type.as_deref(), form),
         Command::Copy { src, dst, quiet } => persist::copy(&src, &dst, quiet),

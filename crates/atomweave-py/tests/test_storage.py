@@ -113,8 +113,8 @@ def test_file_storage_and_errors(space, tmp_path):
     cog_close()
     assert back.get_node(types.ConceptNode, "b") is not None
 
-    with pytest.raises(RuntimeError, match="not built yet"):
-        cog_open(atomweave.CogStorageNode("cog://localhost:17001"))
+    with pytest.raises(RuntimeError, match="cannot connect to 127.0.0.1:1"):
+        cog_open(atomweave.CogStorageNode("cog://127.0.0.1:1"))
     with pytest.raises(RuntimeError, match="rocks:///dir"):
         cog_open(atomweave.RocksStorageNode("/no/scheme"))
     with pytest.raises(RuntimeError, match="cannot"):

@@ -7,8 +7,8 @@
 //!   ([`file`]);
 //! - `postgres://user@host:port/db`: a PostgreSQL database that many
 //!   processes share ([`pg`]);
-//! - `cog://host:port` is named here and built by the server issue;
-//!   opening one says so.
+//! - `cog://host:port`: the space of a running CogServer (`atomweave
+//!   serve`, or upstream's), over the network ([`cog`]).
 //!
 //! Every backend offers the calls upstream's StorageNode does
 //! ([`StorageNode`]); stores write behind, in batches, and [`barrier`]
@@ -20,6 +20,7 @@
 use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 
 pub mod codec;
+pub mod cog;
 pub mod file;
 pub mod lmdb;
 pub mod pg;
@@ -142,10 +143,10 @@ pub fn open(url: &str) -> Result<Box<dyn StorageNode>> {
         return Ok(Box::new(pg::PgStore::open(url, true)?));
     }
     if url.starts_with("cog://") {
-        return Err(open_err("the network (cog://) backend is not built yet"));
+        return Ok(Box::new(cog::CogStore::open(url)?));
     }
     if url.contains("://") {
-        return Err(open_err("unknown kind of store: use lmdb:///dir, file:///file.scm or postgres://..."));
+        return Err(open_err("unknown kind of store: use lmdb:///dir, file:///file.scm, postgres://... or cog://host:port"));
     }
     Ok(Box::new(lmdb::LmdbStore::open(url, url)?))
 }
@@ -191,7 +192,7 @@ pub(crate) trait Batching {
 
     /// `update_value`: the space changes now, the store at the flush.
     fn queue_update(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
-        let new = add_in_space(space, h, key, delta)?;
+        let new = update_in_space(space, h, key, delta)?;
         self.queue(space, Op::Update(h, key, delta.to_vec()))?;
         Ok(new)
     }
@@ -227,7 +228,9 @@ pub(crate) fn atoms_in(v: &Value, out: &mut Vec<Handle>) {
 
 /// `update_value`'s change to the space, now: the atom's value plus
 /// `delta`, set and returned (the store adds to its own copy at its flush).
-fn add_in_space(space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
+/// The read and the write are two steps: callers that update from several
+/// threads serialize them.
+pub fn update_in_space(space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
     space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
     let current = space.get_value(h, key).filter(|v| *v != Value::Truth(TruthValue::DEFAULT));
     let new = add(current, is_tv_key(space, key), delta);

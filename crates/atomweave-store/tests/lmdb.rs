@@ -73,8 +73,9 @@ fn bad_paths_urls_and_versions_are_clear_errors() {
     assert!(err.contains("cannot create the directory"), "{err}");
     let err = open("bogus://x").err().unwrap().to_string();
     assert!(err.contains("unknown kind of store"), "{err}");
-    let err = open("cog://localhost:17001").err().unwrap().to_string();
-    assert!(err.contains("not built yet"), "{err}");
+    // Port 1 has no server: the error says what to start.
+    let err = open("cog://127.0.0.1:1").err().unwrap().to_string();
+    assert!(err.contains("cannot connect to 127.0.0.1:1") && err.contains("atomweave serve"), "{err}");
 
     // A store written by another schema version is refused, not misread.
     let d = dir();

@@ -137,16 +137,25 @@ pub fn write_atom(r: &(impl AtomSource + ?Sized), h: Handle, form: Form, out: &m
     }
 }
 
-fn write_repl(r: &(impl AtomSource + ?Sized), h: Handle, indent: usize, out: &mut String) {
-    let Some(t) = r.get_type(h) else {
-        let _ = write!(out, "#<invalid {h}>");
+/// Appends the atom's structure alone in the wire layout, without values:
+/// `(ListLink (ConceptNode "a")(ConceptNode "b"))`, the form upstream's
+/// network shell answers with.
+pub fn write_structure(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String) {
+    if !open_atom(r, h, Form::Wire, out) {
         return;
-    };
-    out.push('(');
-    out.push_str(type_name(t, Form::Repl));
-    if let Some(name) = r.name(h) {
+    }
+    if r.name(h).is_none() {
         out.push(' ');
-        write_str_literal(out, name);
+        for &c in r.outgoing(h).unwrap_or(&[]) {
+            write_structure(r, c, out);
+        }
+    }
+    out.push(')');
+}
+
+fn write_repl(r: &(impl AtomSource + ?Sized), h: Handle, indent: usize, out: &mut String) {
+    if !open_atom(r, h, Form::Repl, out) {
+        return;
     }
     let tv = r.get_tv(h).unwrap_or_default();
     if !tv.is_default() {
@@ -173,16 +182,25 @@ pub fn write_tv(tv: TruthValue, out: &mut String) {
     }
 }
 
-fn write_wire(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String) {
+/// Appends `(Type "name"` or `(Type`; false (and `#<invalid #N>`) if `h`
+/// is no atom.
+fn open_atom(r: &(impl AtomSource + ?Sized), h: Handle, form: Form, out: &mut String) -> bool {
     let Some(t) = r.get_type(h) else {
         let _ = write!(out, "#<invalid {h}>");
-        return;
+        return false;
     };
     out.push('(');
-    out.push_str(t.name());
+    out.push_str(type_name(t, form));
     if let Some(name) = r.name(h) {
         out.push(' ');
         write_str_literal(out, name);
+    }
+    true
+}
+
+fn write_wire(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String) {
+    if !open_atom(r, h, Form::Wire, out) {
+        return;
     }
     let tv = r.get_tv(h).unwrap_or_default();
     let kvs = r.key_values(h);

@@ -1,0 +1,225 @@
+//! atomweave-server: the CogServer-compatible network server.
+//!
+//! One [`AtomSpace`] shared by every client, on upstream's ports and
+//! protocol: a line-oriented command shell on the telnet port (17001), with
+//! the `sexpr` and `json` shells entered by name. Each connection is a task
+//! on a small tokio runtime, not a thread; replies to pipelined commands go
+//! out in one write.
+//!
+//! This crate is the server and its shells. It is not the network client
+//! (`cog://`, in `atomweave-store`) nor the Scheme or Python layers, whose
+//! shells report "not available" until those are built in.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use atomweave::AtomSpace;
+use parking_lot::Mutex;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+pub mod json;
+pub mod sexpr;
+mod telnet;
+
+pub use sexpr::StoreSlot;
+
+/// Upstream's telnet port.
+pub const DEFAULT_PORT: u16 = 17001;
+/// Longest accepted line, by default.
+pub const DEFAULT_MAX_LINE: usize = 16 << 20;
+
+/// How to run a server.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to listen on; loopback by default.
+    pub bind: IpAddr,
+    /// Telnet port; 0 picks a free one.
+    pub port: u16,
+    /// Clients must send this as their first line. Required to bind anywhere
+    /// but loopback: the shells change the space (and upstream's run code).
+    pub token: Option<String>,
+    /// Store URL: loaded at start, written through while serving, flushed
+    /// and closed at shutdown.
+    pub store: Option<String>,
+    /// Longest line a client may send; longer ones are refused and the
+    /// connection closed.
+    pub max_line: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { bind: IpAddr::V4(Ipv4Addr::LOCALHOST), port: DEFAULT_PORT, token: None, store: None, max_line: DEFAULT_MAX_LINE }
+    }
+}
+
+/// Why a server could not start or stop cleanly.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("refusing to listen on {0} without --token: anyone who reaches the port could change the space; pass --token or bind to 127.0.0.1")]
+    TokenRequired(IpAddr),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind { addr: SocketAddr, source: std::io::Error },
+    #[error(transparent)]
+    Store(#[from] atomweave_store::StoreError),
+}
+
+/// Counters for `stats`.
+#[derive(Default)]
+pub(crate) struct Stats {
+    pub open: AtomicUsize,
+    pub accepted: AtomicU64,
+    pub commands: AtomicU64,
+}
+
+/// What every connection shares.
+pub(crate) struct Shared {
+    pub space: AtomSpace,
+    pub store: StoreSlot,
+    pub updates: Mutex<()>,
+    pub config: Config,
+    pub stats: Stats,
+    pub started: Instant,
+    /// Set to true once, to stop the server.
+    pub stop: watch::Sender<bool>,
+}
+
+impl Shared {
+    pub fn context(&self) -> sexpr::Context<'_> {
+        sexpr::Context { space: &self.space, store: &self.store, updates: &self.updates }
+    }
+}
+
+/// A bound server, ready to [`run`](Server::run).
+pub struct Server {
+    shared: Arc<Shared>,
+    listener: TcpListener,
+}
+
+/// Stops a running server from elsewhere (tests, embedding programs).
+#[derive(Clone)]
+pub struct StopHandle(watch::Sender<bool>);
+
+impl StopHandle {
+    pub fn stop(&self) {
+        self.0.send_replace(true);
+    }
+}
+
+impl Server {
+    /// Opens the store (loading it into a new space) and binds the port.
+    /// Must be called inside a tokio runtime.
+    pub async fn bind(config: Config) -> Result<Server, ServerError> {
+        if !config.bind.is_loopback() && config.token.is_none() {
+            return Err(ServerError::TokenRequired(config.bind));
+        }
+        let space = AtomSpace::new();
+        let store = match &config.store {
+            Some(url) => {
+                let mut st = atomweave_store::open(url)?;
+                st.load_atomspace(&space, &mut |_| {})?;
+                Some(st)
+            }
+            None => None,
+        };
+        let addr = SocketAddr::new(config.bind, config.port);
+        let listener = TcpListener::bind(addr).await.map_err(|source| ServerError::Bind { addr, source })?;
+        let (stop, _) = watch::channel(false);
+        let shared = Arc::new(Shared {
+            space,
+            store: Mutex::new(store),
+            updates: Mutex::new(()),
+            config,
+            stats: Stats::default(),
+            started: Instant::now(),
+            stop,
+        });
+        Ok(Server { shared, listener })
+    }
+
+    /// The telnet port's address (with the port picked, if 0 was asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().expect("a bound listener has an address")
+    }
+
+    /// The space the server serves.
+    pub fn space(&self) -> &AtomSpace {
+        &self.shared.space
+    }
+
+    pub fn stop_handle(&self) -> StopHandle {
+        StopHandle(self.shared.stop.clone())
+    }
+
+    /// Serves until `shutdown`, a [`StopHandle`], SIGTERM or SIGINT, then
+    /// flushes and closes the store. Returns the served space.
+    pub async fn run(self) -> Result<AtomSpace, ServerError> {
+        let Server { shared, listener } = self;
+        let mut stop = shared.stop.subscribe();
+        let signals = tokio::spawn(stop_on_signals(shared.stop.clone()));
+        loop {
+            tokio::select! {
+                _ = stop.wait_for(|s| *s) => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((sock, _)) => {
+                        let _ = sock.set_nodelay(true);
+                        shared.stats.accepted.fetch_add(1, Ordering::Relaxed);
+                        tokio::spawn(telnet::serve(shared.clone(), sock));
+                    }
+                    // Out of descriptors and the like: back off instead of spinning.
+                    Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+                },
+            }
+        }
+        signals.abort();
+        drop(listener);
+        // Give in-flight commands a moment to finish, then close the store:
+        // later writes (there should be none) would find no store.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while shared.stats.open.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let store = shared.store.lock().take();
+        if let Some(mut st) = store {
+            tokio::task::block_in_place(|| -> Result<(), ServerError> {
+                st.barrier()?;
+                st.close()?;
+                Ok(())
+            })?;
+        }
+        Ok(shared.space.clone())
+    }
+}
+
+async fn stop_on_signals(stop: watch::Sender<bool>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+        return;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    stop.send_replace(true);
+}
+
+/// Runs a server on a runtime of its own until it stops; for `atomweave serve`.
+/// `ready` hears the bound address once clients can connect.
+pub fn serve_blocking(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<AtomSpace, ServerError> {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime");
+    rt.block_on(async {
+        let server = Server::bind(config).await?;
+        ready(server.local_addr());
+        server.run().await
+    })
+}
+
+/// Resident memory of this process, in bytes (Linux; 0 elsewhere).
+pub(crate) fn resident_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1).and_then(|p| p.parse::<u64>().ok()))
+        .map_or(0, |pages| pages * 4096)
+}

@@ -1,0 +1,490 @@
+//! The `sexpr` shell: one Atomese command in, one s-expression out, per
+//! line. It is what the network StorageNode client (`cog://`) speaks, and
+//! what `atomweave bench --server` measures.
+//!
+//! Commands and replies are upstream's (the reply is shown without its
+//! newline; atoms print as `(ListLink (ConceptNode "a")(ConceptNode "b"))`):
+//!
+//! | command | reply |
+//! |---|---|
+//! | `(cog-node 'T "name")`, `(cog-link 'T A ...)` | the atom, or `()` |
+//! | `(cog-set-value! A K V)` (`V` = `#f` removes), `(cog-set-values! A (alist ...))`, `(cog-set-tv! A TV)` | `()`; A is added |
+//! | `(cog-update-value! A K (FloatValue d ...))` | `()`; adds the delta atomically |
+//! | `(cog-value A K)` | the value, or ` #f` |
+//! | `(cog-keys->alist A)` | `((K . V)...)` |
+//! | `(cog-incoming-set A)`, `(cog-incoming-by-type A 'T)` | `(L...)` |
+//! | `(cog-get-atoms 'T)`, `(cog-get-atoms 'T #t)` (subtypes too) | `(A...)` |
+//! | `(cog-extract! A)`, `(cog-extract-recursive! A)` | `#t` (also if A is absent), `#f` if links hold A |
+//! | `(cog-execute-cache! Q K [M [#t]])` | the result, kept on Q under K; a kept one unless `#t` |
+//! | `(cog-atomspace-clear)` | `#t` |
+//! | `(cog-version)` | `0.1.0` |
+//! | `(ping)`, `ping`, `(cog-atomspace)` | `()` |
+//! | `(ConceptNode "a")`, any atom, also with values (not upstream) | the atom, added |
+//!
+//! Where upstream differs, on purpose: a read (`cog-value`,
+//! `cog-incoming-set`, ...) looks atoms up and never adds them; and a bad
+//! command is answered `(error "what was wrong")`, changing nothing, where
+//! upstream logs it and sends nothing, which leaves its client waiting.
+
+use parking_lot::{MappedMutexGuard, Mutex, MutexGuard};
+
+use atomweave::query::{self, Executed};
+use atomweave::sexpr::{self, parse_str, write_str_literal, write_value, Expr};
+use atomweave::types::Type;
+use atomweave::{AtomSpace, Handle, Value};
+use atomweave_store::StorageNode;
+
+/// The server's store: `None` without one, and after shutdown closed it.
+pub type StoreSlot = Mutex<Option<Box<dyn StorageNode>>>;
+
+/// The shared state commands run against.
+pub struct Context<'a> {
+    pub space: &'a AtomSpace,
+    /// The store behind the space, if any: changes are written through to
+    /// it (queued; it writes in batches), deletions delete there too.
+    pub store: &'a StoreSlot,
+    /// Held across the read and write of `cog-update-value!` when there is
+    /// no store (the store's lock does it otherwise), so concurrent
+    /// increments from many clients all count.
+    pub updates: &'a Mutex<()>,
+}
+
+impl Context<'_> {
+    /// The store, locked, if there is one.
+    fn store_lock(&self) -> Option<MappedMutexGuard<'_, Box<dyn StorageNode>>> {
+        MutexGuard::try_map(self.store.lock(), |s| s.as_mut()).ok()
+    }
+
+    /// Queues `h` (and its values) for the store.
+    fn stored(&self, h: Handle) -> Result<(), String> {
+        match self.store_lock() {
+            Some(mut st) => st.store_atom(self.space, h).map_err(|e| e.to_string()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Runs one complete command and appends its reply (without the newline).
+pub fn eval(cx: &Context<'_>, command: &str, out: &mut String) {
+    let result = parse_str(command).map_err(|e| e.to_string()).and_then(|exprs| match exprs.as_slice() {
+        [] => Ok(()),
+        [e] => run(cx, e, out),
+        _ => Err("one command per line".to_string()),
+    });
+    if let Err(msg) = result {
+        out.clear();
+        error_reply(&msg, out);
+    }
+}
+
+/// `(error "msg")`, the reply to a command that failed.
+pub fn error_reply(msg: &str, out: &mut String) {
+    out.push_str("(error ");
+    write_str_literal(out, msg);
+    out.push(')');
+}
+
+/// Does `text` hold an unfinished expression (an open list or string)? The
+/// shells then wait for more lines before evaluating.
+pub fn is_incomplete(text: &str) -> bool {
+    let mut depth = 0i64;
+    let (mut in_str, mut escaped, mut comment) = (false, false, false);
+    for b in text.bytes() {
+        if comment {
+            comment = b != b'\n';
+        } else if in_str {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_str = true,
+                b';' => comment = true,
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                _ => {}
+            }
+        }
+    }
+    in_str || depth > 0
+}
+
+fn run(cx: &Context<'_>, e: &Expr, out: &mut String) -> Result<(), String> {
+    let space = cx.space;
+    let (head, args) = match e {
+        Expr::Symbol(s, _) if s == "ping" => {
+            out.push_str("()");
+            return Ok(());
+        }
+        Expr::List(items, _) => match items.split_first() {
+            Some((Expr::Symbol(h, _), rest)) => (h.as_str(), rest),
+            _ => return Err("expected a command such as (cog-node 'ConceptNode \"a\")".into()),
+        },
+        _ => return Err("expected a command such as (cog-node 'ConceptNode \"a\")".into()),
+    };
+    match head {
+        "cog-node" => {
+            let [t, name] = args else { return Err("cog-node takes a type and a name".into()) };
+            let t = type_arg(t)?;
+            let name = match name {
+                Expr::Str(s, _) => s.as_str(),
+                _ => return Err("cog-node takes the name as a string".into()),
+            };
+            if !t.is_node() {
+                return Err(format!("{t} is not a Node type"));
+            }
+            atom_or_nil(space, space.get_node(t, name), out);
+        }
+        "cog-link" => {
+            let Some((t, members)) = args.split_first() else { return Err("cog-link takes a type and atoms".into()) };
+            let t = type_arg(t)?;
+            if !t.is_link() {
+                return Err(format!("{t} is not a Link type"));
+            }
+            let mut out_set = Vec::with_capacity(members.len());
+            for m in members {
+                match find(space, m)? {
+                    Some(h) => out_set.push(h),
+                    None => {
+                        out.push_str("()");
+                        return Ok(());
+                    }
+                }
+            }
+            atom_or_nil(space, space.get_link(t, &out_set), out);
+        }
+        "cog-set-value!" if matches!(args, [_, _, v] if is_none(v)) => {
+            let h = add(space, &args[0])?;
+            let key = add(space, &args[1])?;
+            space.remove_value(h, key).map_err(|e| e.to_string())?;
+            cx.stored(h)?;
+            out.push_str("()");
+        }
+        "cog-set-value!" | "cog-set-values!" | "cog-set-tv!" => {
+            let h = add(space, e)?;
+            cx.stored(h)?;
+            out.push_str("()");
+        }
+        "cog-update-value!" => {
+            let [a, k, delta] = args else { return Err("cog-update-value! takes an atom, a key and a FloatValue".into()) };
+            let delta = float_value(delta)?;
+            let h = add(space, a)?;
+            let key = add(space, k)?;
+            match cx.store_lock() {
+                Some(mut st) => st.update_value(space, h, key, &delta),
+                None => {
+                    let _held = cx.updates.lock();
+                    atomweave_store::update_in_space(space, h, key, &delta)
+                }
+            }
+            .map_err(|e| e.to_string())?;
+            out.push_str("()");
+        }
+        "cog-value" => {
+            let [a, k] = args else { return Err("cog-value takes an atom and a key".into()) };
+            match (find(space, a)?, find(space, k)?) {
+                (Some(h), Some(key)) => match space.get_value(h, key) {
+                    Some(v) => write_value(space, &v, out),
+                    None => out.push_str(" #f"),
+                },
+                _ => out.push_str(" #f"),
+            }
+        }
+        "cog-keys->alist" => {
+            let [a] = args else { return Err("cog-keys->alist takes an atom".into()) };
+            out.push('(');
+            if let Some(h) = find(space, a)? {
+                let tv = space.get_tv(h).unwrap_or_default();
+                let pair = |out: &mut String, k: Option<Handle>, v: &Value| {
+                    out.push('(');
+                    match k {
+                        Some(k) => sexpr::write_structure(space, k, out),
+                        None => {
+                            out.push_str("(PredicateNode ");
+                            write_str_literal(out, sexpr::TV_KEY);
+                            out.push(')');
+                        }
+                    }
+                    out.push_str(" . ");
+                    write_value(space, v, out);
+                    out.push(')');
+                };
+                if !tv.is_default() {
+                    pair(out, None, &Value::Truth(tv));
+                }
+                for (k, v) in space.key_values(h) {
+                    pair(out, Some(k), &v);
+                }
+            }
+            out.push(')');
+        }
+        "cog-incoming-set" => {
+            let [a] = args else { return Err("cog-incoming-set takes an atom".into()) };
+            let links = match find(space, a)? {
+                Some(h) => space.incoming(h).map(|i| i.to_vec()).unwrap_or_default(),
+                None => Vec::new(),
+            };
+            atom_list(space, &links, out);
+        }
+        "cog-incoming-by-type" => {
+            let [a, t] = args else { return Err("cog-incoming-by-type takes an atom and a type".into()) };
+            let t = type_arg(t)?;
+            let links = match find(space, a)? {
+                Some(h) => space.incoming_by_type(h, t),
+                None => Vec::new(),
+            };
+            atom_list(space, &links, out);
+        }
+        "cog-get-atoms" => {
+            let (t, subtypes) = match args {
+                [t] => (type_arg(t)?, false),
+                [t, Expr::Symbol(b, _)] if b == "#t" || b == "#f" => (type_arg(t)?, b == "#t"),
+                _ => return Err("cog-get-atoms takes a type and an optional #t for subtypes".into()),
+            };
+            let atoms: Vec<Handle> = space.handles_by_type(t, subtypes).collect();
+            atom_list(space, &atoms, out);
+        }
+        "cog-extract!" | "cog-extract-recursive!" => {
+            let [a] = args else { return Err(format!("{head} takes an atom")) };
+            let recursive = head == "cog-extract-recursive!";
+            let done = match find(space, a)? {
+                Some(h) => match cx.store_lock() {
+                    Some(mut st) => st.delete(space, h, recursive).map_err(|e| e.to_string())?,
+                    None => space.extract(h, recursive).is_ok(),
+                },
+                None => true,
+            };
+            out.push_str(if done { "#t" } else { "#f" });
+        }
+        "cog-execute-cache!" => {
+            let (q, k, meta, fresh) = match args {
+                [q, k] => (q, k, None, false),
+                [q, k, m] => (q, k, Some(m), false),
+                [q, k, m, Expr::Symbol(f, _)] if f == "#t" || f == "#f" => (q, k, Some(m), f == "#t"),
+                _ => return Err("cog-execute-cache! takes a query, a key, and optional metadata key and #t to recompute".into()),
+            };
+            let q = add(space, q)?;
+            let key = add(space, k)?;
+            let kept = if fresh { None } else { space.get_value(q, key) };
+            let result = match kept {
+                Some(v) => v,
+                None => {
+                    let v = match query::execute(space, q).map_err(|e| e.to_string())? {
+                        Executed::Atom(h) => Value::Atom(h),
+                        Executed::Value(v) => v,
+                    };
+                    space.set_value(q, key, v.clone()).map_err(|e| e.to_string())?;
+                    if let Some(m) = meta {
+                        let m = add(space, m)?;
+                        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+                        space.set_value(q, m, Value::float(vec![now])).map_err(|e| e.to_string())?;
+                    }
+                    cx.stored(q)?;
+                    v
+                }
+            };
+            write_value(space, &result, out);
+        }
+        "cog-atomspace-clear" => {
+            space.clear();
+            out.push_str("#t");
+        }
+        "cog-version" => out.push_str(env!("CARGO_PKG_VERSION")),
+        "ping" | "cog-atomspace" if args.is_empty() => out.push_str("()"),
+        _ if Type::from_name(head).is_some_and(|t| t.is_atom()) => {
+            let h = add(space, e)?;
+            cx.stored(h)?;
+            sexpr::write_structure(space, h, out);
+        }
+        _ => return Err(format!("unknown command `{head}`; the sexpr shell knows cog-node, cog-link, cog-value, cog-set-value!, cog-set-values!, cog-set-tv!, cog-update-value!, cog-keys->alist, cog-incoming-set, cog-incoming-by-type, cog-get-atoms, cog-extract!, cog-extract-recursive!, cog-execute-cache!, cog-atomspace-clear, cog-version, ping, and atoms")),
+    }
+    Ok(())
+}
+
+/// `'ConceptNode`, `'Concept` or a bare type name.
+fn type_arg(e: &Expr) -> Result<Type, String> {
+    let name = match e {
+        Expr::Quote(q, _) => match q.as_ref() {
+            Expr::Symbol(s, _) => s,
+            _ => return Err("expected a type such as 'ConceptNode".into()),
+        },
+        Expr::Symbol(s, _) => s,
+        _ => return Err("expected a type such as 'ConceptNode".into()),
+    };
+    Type::from_name(name).ok_or_else(|| format!("unknown type `{name}`"))
+}
+
+/// The atom an expression names, if the space holds it; adds nothing.
+fn find(space: &AtomSpace, e: &Expr) -> Result<Option<Handle>, String> {
+    let Expr::List(items, _) = e else { return Err("expected an atom such as (ConceptNode \"a\")".into()) };
+    let Some((Expr::Symbol(head, _), rest)) = items.split_first() else {
+        return Err("expected an atom such as (ConceptNode \"a\")".into());
+    };
+    let t = Type::from_name(head).filter(|t| t.is_atom()).ok_or_else(|| format!("unknown atom type `{head}`"))?;
+    // Values written inside the atom's expression do not name it.
+    let parts = rest.iter().filter(|a| !is_attached(a));
+    if t.is_node() {
+        let mut names = parts.filter_map(|a| match a {
+            Expr::Str(s, _) => Some(s.clone()),
+            Expr::Number(n, _) => Some(sexpr::fmt_f64(*n)),
+            _ => None,
+        });
+        let name = names.next().ok_or_else(|| format!("{head} needs a name string"))?;
+        return Ok(space.get_node(t, &name));
+    }
+    let mut out = Vec::with_capacity(rest.len());
+    for m in parts {
+        match find(space, m)? {
+            Some(h) => out.push(h),
+            None => return Ok(None),
+        }
+    }
+    Ok(space.get_link(t, &out))
+}
+
+fn is_attached(e: &Expr) -> bool {
+    matches!(e, Expr::List(items, _) if matches!(items.first(), Some(Expr::Symbol(h, _)) if matches!(h.as_str(), "stv" | "ctv" | "av" | "alist" | "SimpleTruthValue" | "CountTruthValue")))
+}
+
+/// The atom an expression names, added (with any values written in it).
+fn add(space: &AtomSpace, e: &Expr) -> Result<Handle, String> {
+    sexpr::eval(&mut &*space, e).map_err(|e| e.to_string())
+}
+
+fn float_value(e: &Expr) -> Result<Vec<f64>, String> {
+    match e {
+        Expr::List(items, _) if matches!(items.first(), Some(Expr::Symbol(h, _)) if h == "FloatValue") => items[1..]
+            .iter()
+            .map(|x| match x {
+                Expr::Number(n, _) => Ok(*n),
+                _ => Err("FloatValue holds numbers".to_string()),
+            })
+            .collect(),
+        _ => Err("expected a delta such as (FloatValue 1 0 0)".into()),
+    }
+}
+
+/// `#f` or `'()`: "no value", to `cog-set-value!`.
+fn is_none(e: &Expr) -> bool {
+    match e {
+        Expr::Symbol(s, _) => s == "#f",
+        Expr::Quote(q, _) => matches!(q.as_ref(), Expr::List(items, _) if items.is_empty()),
+        _ => false,
+    }
+}
+
+fn atom_or_nil(space: &AtomSpace, h: Option<Handle>, out: &mut String) {
+    match h {
+        Some(h) => sexpr::write_structure(space, h, out),
+        None => out.push_str("()"),
+    }
+}
+
+fn atom_list(space: &AtomSpace, atoms: &[Handle], out: &mut String) {
+    out.push('(');
+    for &h in atoms {
+        sexpr::write_structure(space, h, out);
+    }
+    out.push(')');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(cx: &Context<'_>, cmd: &str) -> String {
+        let mut out = String::new();
+        eval(cx, cmd, &mut out);
+        out
+    }
+
+    #[test]
+    fn commands_answer_one_expression() {
+        let space = AtomSpace::new();
+        let updates = Mutex::new(());
+        let cx = Context { space: &space, store: &Mutex::new(None), updates: &updates };
+        assert_eq!(ask(&cx, "ping"), "()");
+        assert_eq!(ask(&cx, "(ping)"), "()");
+        assert_eq!(ask(&cx, "(cog-node 'ConceptNode \"a\")"), "()");
+        assert_eq!(ask(&cx, "(Concept \"a\")"), "(ConceptNode \"a\")");
+        assert_eq!(ask(&cx, "(cog-node 'Concept \"a\")"), "(ConceptNode \"a\")");
+        assert_eq!(ask(&cx, "(cog-set-tv! (ConceptNode \"b\") (stv 0.5 0.25))"), "()");
+        assert_eq!(ask(&cx, "(List (Concept \"a\") (Concept \"b\"))").matches("ListLink").count(), 1);
+        assert_eq!(ask(&cx, "(cog-link 'ListLink (Concept \"a\") (Concept \"zz\"))"), "()");
+        assert_eq!(ask(&cx, "(cog-link 'List (Concept \"a\") (Concept \"b\"))"), "(ListLink (ConceptNode \"a\")(ConceptNode \"b\"))");
+        assert_eq!(ask(&cx, "(cog-incoming-set (Concept \"zz\"))"), "()");
+        assert_eq!(space.get_node(atomweave::types::CONCEPT_NODE, "zz"), None, "a read adds nothing");
+        assert!(ask(&cx, "(cog-incoming-by-type (Concept \"a\") 'ListLink)").starts_with("((ListLink"));
+        assert_eq!(ask(&cx, "(cog-incoming-by-type (Concept \"a\") 'SetLink)"), "()");
+        assert_eq!(ask(&cx, "(cog-set-value! (Concept \"a\") (Predicate \"k\") (FloatValue 1 2))"), "()");
+        assert_eq!(ask(&cx, "(cog-value (Concept \"a\") (Predicate \"k\"))"), "(FloatValue 1 2)");
+        assert_eq!(ask(&cx, "(cog-update-value! (Concept \"a\") (Predicate \"k\") (FloatValue 1 1 1))"), "()");
+        assert_eq!(ask(&cx, "(cog-value (Concept \"a\") (Predicate \"k\"))"), "(FloatValue 2 3 1)");
+        assert_eq!(ask(&cx, "(cog-value (Concept \"a\") (Predicate \"none\"))"), " #f");
+        assert_eq!(ask(&cx, "(cog-keys->alist (Concept \"a\"))"), "(((PredicateNode \"k\") . (FloatValue 2 3 1)))");
+        assert_eq!(
+            ask(&cx, "(cog-keys->alist (Concept \"b\"))"),
+            "(((PredicateNode \"*-TruthValueKey-*\") . (SimpleTruthValue 0.5 0.25)))"
+        );
+        assert_eq!(ask(&cx, "(cog-get-atoms 'ListLink)").matches("(ListLink").count(), 1);
+        assert_eq!(ask(&cx, "(cog-extract! (Concept \"a\"))"), "#f", "held by the ListLink");
+        assert_eq!(ask(&cx, "(cog-extract-recursive! (Concept \"a\"))"), "#t");
+        assert_eq!(ask(&cx, "(cog-extract! (Concept \"never\"))"), "#t", "as upstream: absent counts as extracted");
+        assert_eq!(ask(&cx, "(cog-set-value! (Concept \"b\") (Predicate \"k\") (FloatValue 1))"), "()");
+        assert_eq!(ask(&cx, "(cog-set-value! (Concept \"b\") (Predicate \"k\") #f)"), "()");
+        assert_eq!(ask(&cx, "(cog-value (Concept \"b\") (Predicate \"k\"))"), " #f");
+        assert_eq!(ask(&cx, "(cog-get-atoms 'Link #t)"), "()");
+        assert_eq!(ask(&cx, "(cog-version)"), env!("CARGO_PKG_VERSION"));
+        assert_eq!(ask(&cx, "(cog-atomspace-clear)"), "#t");
+        assert_eq!(space.size(), 0);
+    }
+
+    #[test]
+    fn execute_cache_keeps_results_until_asked_to_recompute() {
+        let space = AtomSpace::new();
+        let updates = Mutex::new(());
+        let cx = Context { space: &space, store: &Mutex::new(None), updates: &updates };
+        ask(&cx, "(Inheritance (Concept \"cat\") (Concept \"animal\"))");
+        let q = "(GetLink (Inheritance (Variable \"$x\") (Concept \"animal\")))";
+        let first = ask(&cx, &format!("(cog-execute-cache! {q} (Predicate \"results\"))"));
+        assert!(first.contains("cat") && !first.contains("dog"), "{first}");
+        ask(&cx, "(Inheritance (Concept \"dog\") (Concept \"animal\"))");
+        assert_eq!(ask(&cx, &format!("(cog-execute-cache! {q} (Predicate \"results\"))")), first, "kept");
+        let fresh = ask(&cx, &format!("(cog-execute-cache! {q} (Predicate \"results\") (Predicate \"when\") #t)"));
+        assert!(fresh.contains("cat") && fresh.contains("dog"), "{fresh}");
+        assert!(ask(&cx, &format!("(cog-value {q} (Predicate \"when\"))")).starts_with("(FloatValue "));
+    }
+
+    #[test]
+    fn bad_commands_are_errors_that_change_nothing() {
+        let space = AtomSpace::new();
+        let updates = Mutex::new(());
+        let cx = Context { space: &space, store: &Mutex::new(None), updates: &updates };
+        for bad in [
+            "(cog-frobnicate)",
+            "(cog-node 'NoSuchNode \"a\")",
+            "(cog-node 'ListLink \"a\")",
+            "(ListLink (Concept \"a\") (NoSuch \"b\"))",
+            "(cog-set-value! (Concept \"a\") (Predicate \"k\"))",
+            "((",
+            "42",
+            "(Concept \"a\") (Concept \"b\")",
+        ] {
+            let reply = ask(&cx, bad);
+            assert!(reply.starts_with("(error \""), "{bad} -> {reply}");
+        }
+        assert_eq!(space.size(), 0, "nothing was added");
+    }
+
+    #[test]
+    fn incomplete_expressions_wait_for_more() {
+        assert!(is_incomplete("(Concept \"a\""));
+        assert!(is_incomplete("(Concept \"a)"));
+        assert!(!is_incomplete("(Concept \"a (\")"));
+        assert!(!is_incomplete("(Concept \"a\") ; ("));
+        assert!(!is_incomplete("ping"));
+    }
+}

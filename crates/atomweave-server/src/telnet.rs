@@ -1,0 +1,287 @@
+//! The telnet port: upstream's line protocol, one task per connection.
+//!
+//! Lines end in `\n` (a `\r` before it is dropped). The command shell
+//! answers `help`, `list`, `stats`, `quit`, `shutdown` and enters the
+//! `sexpr` and `json` shells, which are left by a line holding only `.` or
+//! Ctrl-D. Commands read from one network read are all answered before the
+//! replies are flushed, so a pipelining client gets them in few writes.
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use bytes::BytesMut;
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
+use tokio::net::TcpStream;
+
+use crate::{json, sexpr, Shared};
+
+/// The command shell's prompt, as upstream prints it without colour.
+pub(crate) const PROMPT: &str = "opencog> ";
+const CTRL_D: u8 = 0x04;
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Shell {
+    Command,
+    Sexpr,
+    Json,
+}
+
+/// Keeps the open-connection count right however the task ends.
+struct Open<'a>(&'a Shared);
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        self.0.stats.open.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
+    shared.stats.open.fetch_add(1, Ordering::AcqRel);
+    let _open = Open(&shared);
+    let (mut rd, wr) = sock.into_split();
+    let mut wr = BufWriter::with_capacity(16 * 1024, wr);
+    let mut stop = shared.stop.subscribe();
+    let mut buf = BytesMut::with_capacity(4096);
+    let mut session = Session { shell: Shell::Command, hushed: false, authorized: shared.config.token.is_none(), pending: String::new() };
+    if session.authorized && wr.write_all(PROMPT.as_bytes()).await.and(wr.flush().await).is_err() {
+        return;
+    }
+    let mut out = String::new();
+    loop {
+        let read = tokio::select! {
+            r = rd.read_buf(&mut buf) => r,
+            _ = stop.wait_for(|s| *s) => return,
+        };
+        let at_eof = !matches!(read, Ok(n) if n > 0);
+        // Every complete line in the buffer; at the end of input, the rest too.
+        loop {
+            // Ctrl-D ends a line of its own, as upstream's reader has it.
+            let line = match memchr::memchr2(b'\n', CTRL_D, &buf) {
+                Some(i) if i > shared.config.max_line => {
+                    buf.clear();
+                    let msg = format!("error: line longer than {} bytes; closing the connection\n", shared.config.max_line);
+                    let _ = wr.write_all(out.as_bytes()).await;
+                    let _ = wr.write_all(msg.as_bytes()).await;
+                    let _ = wr.flush().await;
+                    return;
+                }
+                Some(i) => {
+                    let line = buf.split_to(i + 1);
+                    let keep = if line[i] == CTRL_D { i + 1 } else { i };
+                    line[..keep].to_vec()
+                }
+                None if at_eof && !buf.is_empty() => buf.split().to_vec(),
+                None => break,
+            };
+            let mut line = line;
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            out.clear();
+            let step = session.line(&shared, &line, &mut out);
+            if wr.write_all(out.as_bytes()).await.is_err() {
+                return;
+            }
+            if step == Step::Close {
+                let _ = wr.flush().await;
+                return;
+            }
+        }
+        if buf.len() > shared.config.max_line {
+            let msg = format!("error: line longer than {} bytes; closing the connection\n", shared.config.max_line);
+            let _ = wr.write_all(msg.as_bytes()).await;
+            let _ = wr.flush().await;
+            return;
+        }
+        if wr.flush().await.is_err() || at_eof {
+            return;
+        }
+        // A connection that sat idle with a large buffer gives it back.
+        if buf.is_empty() && buf.capacity() > 64 * 1024 {
+            buf = BytesMut::with_capacity(4096);
+        }
+    }
+}
+
+#[derive(PartialEq, Eq)]
+enum Step {
+    Continue,
+    Close,
+}
+
+struct Session {
+    shell: Shell,
+    /// `json hush`: no banner, no prompts.
+    hushed: bool,
+    authorized: bool,
+    /// Lines of an unfinished multi-line expression.
+    pending: String,
+}
+
+impl Session {
+    fn line(&mut self, shared: &Shared, raw: &[u8], out: &mut String) -> Step {
+        if !self.authorized {
+            if shared.config.token.as_deref().is_some_and(|t| t.as_bytes() == raw) {
+                self.authorized = true;
+                out.push_str(PROMPT);
+                return Step::Continue;
+            }
+            out.push_str("error: this server wants its token as the first line; closing the connection\n");
+            return Step::Close;
+        }
+        let ctrl_d = raw.last() == Some(&CTRL_D);
+        let Ok(text) = std::str::from_utf8(raw) else {
+            match self.shell {
+                Shell::Command => out.push_str("error: the line is not valid UTF-8\n"),
+                Shell::Sexpr => {
+                    sexpr::error_reply("the line is not valid UTF-8", out);
+                    out.push('\n');
+                }
+                Shell::Json => json::error_reply("the line is not valid UTF-8", out),
+            }
+            self.prompt(out);
+            return Step::Continue;
+        };
+        shared.stats.commands.fetch_add(1, Ordering::Relaxed);
+        match self.shell {
+            Shell::Command => {
+                if ctrl_d {
+                    return Step::Close;
+                }
+                self.command(shared, text.trim(), out)
+            }
+            Shell::Sexpr | Shell::Json => {
+                if self.pending.is_empty() && (ctrl_d || text.trim() == ".") {
+                    if self.shell == Shell::Json && !self.hushed {
+                        out.push_str("Exiting the shell\n");
+                    }
+                    self.shell = Shell::Command;
+                    self.prompt(out);
+                    return Step::Continue;
+                }
+                self.pending.push_str(text);
+                self.pending.push('\n');
+                if self.shell == Shell::Sexpr && sexpr::is_incomplete(&self.pending) {
+                    if self.pending.len() > shared.config.max_line {
+                        self.pending.clear();
+                        sexpr::error_reply("expression longer than the line limit", out);
+                        out.push('\n');
+                    }
+                    return Step::Continue;
+                }
+                let cmd = std::mem::take(&mut self.pending);
+                if cmd.trim().is_empty() {
+                    return Step::Continue;
+                }
+                let start = out.len();
+                let heavy = is_heavy(&cmd);
+                let run = |out: &mut String| match self.shell {
+                    Shell::Json => json::eval(&shared.context(), cmd.trim(), out),
+                    _ => sexpr::eval(&shared.context(), cmd.trim(), out),
+                };
+                // A command that may take long moves the other connections
+                // off this worker thread first.
+                if heavy {
+                    tokio::task::block_in_place(|| run(out));
+                } else {
+                    run(out);
+                }
+                if out.len() > start && !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                self.prompt(out);
+                Step::Continue
+            }
+        }
+    }
+
+    fn prompt(&self, out: &mut String) {
+        match self.shell {
+            Shell::Command => out.push_str(PROMPT),
+            Shell::Json if !self.hushed => out.push_str(JSON_PROMPT),
+            _ => {}
+        }
+    }
+
+    fn command(&mut self, shared: &Shared, line: &str, out: &mut String) -> Step {
+        let mut words = line.split_whitespace();
+        let cmd = words.next().unwrap_or("");
+        match cmd {
+            "" => {}
+            "help" | "h" => out.push_str(HELP),
+            "list" => out.push_str(LIST),
+            "stats" => stats(shared, out),
+            "quit" | "exit" | "q" => return Step::Close,
+            "shutdown" => {
+                out.push_str("Shutting down cogserver\n");
+                shared.stop.send_replace(true);
+                return Step::Close;
+            }
+            "sexpr" => {
+                self.shell = Shell::Sexpr;
+                return Step::Continue;
+            }
+            "json" => {
+                self.shell = Shell::Json;
+                self.hushed = matches!(words.next(), Some("hush" | "quiet"));
+                if !self.hushed {
+                    out.push_str("Entering JSON shell; use ^D or a single . on a line by itself to exit.\n");
+                }
+                self.prompt(out);
+                return Step::Continue;
+            }
+            _ if cmd == "scm" || cmd == "py" || cmd.starts_with('(') || cmd.starts_with(';') => {
+                let shell = if cmd == "py" { "py" } else { "scm" };
+                let _ = writeln!(out, "error: the {shell} shell is not available: this server was built without it");
+            }
+            other => {
+                let _ = writeln!(out, "command \"{other}\" not found");
+                out.push_str(HELP);
+            }
+        }
+        self.prompt(out);
+        Step::Continue
+    }
+}
+
+/// Commands that may run long enough to hold up other connections.
+fn is_heavy(cmd: &str) -> bool {
+    ["cog-get-atoms", "cog-execute-cache!", "cog-atomspace-clear", "cog-extract-recursive!", "getAtoms", "execute", "loadAtoms"]
+        .iter()
+        .any(|c| cmd.contains(c))
+}
+
+const JSON_PROMPT: &str = "json> ";
+
+/// Upstream's layout without its colours: names padded to the longest.
+const HELP: &str = "Available commands:
+  help:      List the available commands
+  json:      Enter the JSON shell
+  list:      List the available shells
+  py:        Enter the python shell (not built into this server)
+  quit:      Close the shell connection
+  scm:       Enter the scheme shell (not built into this server)
+  sexpr:     Enter the s-expression shell
+  shutdown:  Shut down the cogserver, flushing its store
+  stats:     Print some diagnostic statistics about the server.
+";
+
+const LIST: &str = "   Shell    Status
+   -----    ------
+   json     built in
+   sexpr    built in
+   py       not built in
+   scm      not built in
+";
+
+fn stats(shared: &Shared, out: &mut String) {
+    let up = shared.started.elapsed().as_secs();
+    let s = &shared.stats;
+    let _ = writeln!(out, "connections: {} open, {} since start", s.open.load(Ordering::Relaxed), s.accepted.load(Ordering::Relaxed));
+    let _ = writeln!(out, "commands: {}", s.commands.load(Ordering::Relaxed));
+    let _ = writeln!(out, "atoms: {} ({} nodes, {} links)", shared.space.size(), shared.space.num_nodes(), shared.space.num_links());
+    let _ = writeln!(out, "uptime: {}h {:02}m {:02}s", up / 3600, up / 60 % 60, up % 60);
+    let _ = writeln!(out, "memory: {:.1} MiB resident", crate::resident_bytes() as f64 / (1 << 20) as f64);
+    let _ = writeln!(out, "store: {}", shared.config.store.as_deref().unwrap_or("none"));
+}

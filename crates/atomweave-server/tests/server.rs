@@ -1,0 +1,385 @@
+//! A real server on a free loopback port, driven with raw sockets and with
+//! the `cog://` client.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use atomweave::types::*;
+use atomweave::{AtomSpace, TruthValue, Value};
+use atomweave_server::{Config, Server, StopHandle};
+
+struct Running {
+    addr: SocketAddr,
+    stop: StopHandle,
+    done: Option<JoinHandle<AtomSpace>>,
+}
+
+impl Running {
+    fn url(&self) -> String {
+        format!("cog://{}", self.addr)
+    }
+
+    /// Stops the server and returns its space.
+    fn finish(mut self) -> AtomSpace {
+        self.stop.stop();
+        self.done.take().unwrap().join().unwrap()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.stop();
+    }
+}
+
+fn start(config: Config) -> Running {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let done = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        rt.block_on(async move {
+            let server = Server::bind(Config { port: 0, ..config }).await.unwrap();
+            tx.send((server.local_addr(), server.stop_handle())).unwrap();
+            server.run().await.unwrap()
+        })
+    });
+    let (addr, stop) = rx.recv().unwrap();
+    Running { addr, stop, done: Some(done) }
+}
+
+/// A raw client: reads up to and including an expected text.
+struct Client {
+    rd: BufReader<TcpStream>,
+    wr: TcpStream,
+}
+
+impl Client {
+    fn connect(addr: SocketAddr) -> Client {
+        let s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        Client { rd: BufReader::new(s.try_clone().unwrap()), wr: s }
+    }
+
+    fn send(&mut self, text: &str) {
+        self.wr.write_all(text.as_bytes()).unwrap();
+    }
+
+    /// Everything up to and including `until`.
+    fn read_until(&mut self, until: &str) -> String {
+        let mut got = Vec::new();
+        while !got.ends_with(until.as_bytes()) {
+            let mut b = [0u8; 1];
+            let n = self.rd.read(&mut b).unwrap();
+            assert!(n > 0, "closed before {until:?}; got {:?}", String::from_utf8_lossy(&got));
+            got.push(b[0]);
+        }
+        String::from_utf8(got).unwrap()
+    }
+
+    fn line(&mut self) -> String {
+        let mut s = String::new();
+        self.rd.read_line(&mut s).unwrap();
+        s
+    }
+
+    /// Enters the sexpr shell.
+    fn sexpr(addr: SocketAddr) -> Client {
+        let mut c = Client::connect(addr);
+        c.read_until("opencog> ");
+        c.send("sexpr\n");
+        c
+    }
+
+    fn ask(&mut self, cmd: &str) -> String {
+        self.send(&format!("{cmd}\n"));
+        self.line().trim_end_matches('\n').to_string()
+    }
+
+    fn closed(&mut self) -> bool {
+        let mut rest = Vec::new();
+        matches!(self.rd.read_to_end(&mut rest), Ok(_))
+    }
+}
+
+#[test]
+fn command_shell_help_stats_and_errors() {
+    let srv = start(Config::default());
+    let mut c = Client::connect(srv.addr);
+    assert_eq!(c.read_until("opencog> "), "opencog> ", "no greeting, only the prompt");
+    c.send("help\n");
+    let help = c.read_until("opencog> ");
+    assert!(help.starts_with("Available commands:\n") && help.contains("  sexpr:") && help.contains("  shutdown:"), "{help}");
+    c.send("h\r\n");
+    assert_eq!(c.read_until("opencog> "), help, "h and CRLF endings");
+    c.send("\n");
+    assert_eq!(c.read_until("opencog> "), "opencog> ");
+    c.send("frobnicate\n");
+    let err = c.read_until("opencog> ");
+    assert!(err.starts_with("command \"frobnicate\" not found\nAvailable commands:"), "{err}");
+    c.send("scm\n");
+    assert!(c.read_until("opencog> ").contains("not available"));
+    c.send("stats\n");
+    let stats = c.read_until("opencog> ");
+    for field in ["connections: 1 open", "commands: ", "atoms: 0", "uptime: ", "memory: "] {
+        assert!(stats.contains(field), "{field} in {stats}");
+    }
+    c.send("list\n");
+    assert!(c.read_until("opencog> ").contains("sexpr"));
+    c.send("quit\n");
+    assert!(c.closed());
+    // Ctrl-D closes too.
+    let mut c = Client::connect(srv.addr);
+    c.read_until("opencog> ");
+    c.send("\x04");
+    assert!(c.closed());
+}
+
+#[test]
+fn sexpr_and_json_shells() {
+    let srv = start(Config::default());
+    let mut c = Client::sexpr(srv.addr);
+    assert_eq!(c.ask("(cog-node 'ConceptNode \"a\")"), "()");
+    assert_eq!(c.ask("(cog-set-tv! (ConceptNode \"a\") (stv 0.5 0.25))"), "()");
+    assert_eq!(c.ask("(cog-node 'Concept \"a\")"), "(ConceptNode \"a\")");
+    assert_eq!(c.ask("(cog-set-values! (ListLink (ConceptNode \"a\")(ConceptNode \"b\")) (alist (cons (PredicateNode \"k\") (FloatValue 1 2))))"), "()");
+    assert_eq!(c.ask("(cog-link 'ListLink (ConceptNode \"a\") (ConceptNode \"b\"))"), "(ListLink (ConceptNode \"a\")(ConceptNode \"b\"))");
+    assert_eq!(c.ask("(cog-value (ListLink (ConceptNode \"a\")(ConceptNode \"b\")) (PredicateNode \"k\"))"), "(FloatValue 1 2)");
+    assert_eq!(c.ask("(cog-update-value! (ListLink (ConceptNode \"a\")(ConceptNode \"b\")) (PredicateNode \"k\") (FloatValue 1 1))"), "()");
+    assert_eq!(c.ask("(cog-keys->alist (ListLink (ConceptNode \"a\")(ConceptNode \"b\")))"), "(((PredicateNode \"k\") . (FloatValue 2 3)))");
+    assert_eq!(c.ask("(cog-keys->alist (ConceptNode \"a\"))"), "(((PredicateNode \"*-TruthValueKey-*\") . (SimpleTruthValue 0.5 0.25)))");
+    assert_eq!(c.ask("(cog-incoming-set (ConceptNode \"b\"))"), "((ListLink (ConceptNode \"a\")(ConceptNode \"b\")))");
+    assert_eq!(c.ask("(cog-incoming-by-type (ConceptNode \"b\") 'SetLink)"), "()");
+    assert_eq!(c.ask("(cog-get-atoms 'Node #t)").matches("Node \"").count(), 3, "a, b and the key");
+    assert_eq!(c.ask("(cog-version)"), env!("CARGO_PKG_VERSION"));
+    assert_eq!(c.ask("(ping)"), "()");
+    // A malformed command is answered and the connection stays usable.
+    assert!(c.ask("(cog-node 'NoSuchType \"x\")").starts_with("(error \"unknown type"));
+    assert!(c.ask("(cog-frob)").starts_with("(error \"unknown command"));
+    assert!(c.ask(")(").starts_with("(error"));
+    assert_eq!(c.ask("(ping)"), "()");
+    // A multi-line expression is evaluated once complete.
+    c.send("(cog-node 'ConceptNode\n");
+    assert_eq!(c.ask("\"a\")"), "(ConceptNode \"a\")");
+    assert_eq!(c.ask("(cog-extract! (ConceptNode \"a\"))"), "#f");
+    assert_eq!(c.ask("(cog-extract-recursive! (ConceptNode \"a\"))"), "#t");
+    // Leaving the shell gives the command prompt back.
+    c.send(".\n");
+    assert_eq!(c.read_until("opencog> "), "opencog> ");
+    c.send("json\n");
+    let banner = c.read_until("json> ");
+    assert!(banner.starts_with("Entering JSON shell"), "{banner}");
+    c.send("AtomSpace.haveNode(\"Concept\", \"b\")\n");
+    assert_eq!(c.read_until("json> "), "true\njson> ");
+    c.send("AtomSpace.haveNode(\"Concept\", \"a\")\n");
+    assert_eq!(c.read_until("json> "), "false\njson> ");
+    c.send("AtomSpace.nope()\n");
+    assert!(c.read_until("json> ").starts_with("{\"error\":"));
+    c.send("\x04\n");
+    assert_eq!(c.read_until("opencog> "), "Exiting the shell\nopencog> ");
+}
+
+#[test]
+fn oversized_lines_are_refused_and_close_the_connection() {
+    let srv = start(Config { max_line: 1000, ..Config::default() });
+    let mut c = Client::sexpr(srv.addr);
+    c.send(&format!("(ConceptNode \"{}\")\n", "x".repeat(5000)));
+    let reply = c.line();
+    assert!(reply.contains("line longer than 1000 bytes"), "{reply}");
+    assert!(c.closed());
+    // Also without a newline in sight.
+    let mut c = Client::sexpr(srv.addr);
+    c.send(&"y".repeat(100_000));
+    assert!(c.line().contains("line longer than 1000 bytes"));
+    let space = srv.finish();
+    assert_eq!(space.size(), 0, "nothing of the refused lines was added");
+}
+
+#[test]
+fn abrupt_disconnects_leave_the_server_serving() {
+    let srv = start(Config::default());
+    for _ in 0..20 {
+        let mut c = Client::sexpr(srv.addr);
+        c.send("(cog-set-tv! (ConceptNode \"half");
+        drop(c);
+    }
+    let mut c = Client::sexpr(srv.addr);
+    assert_eq!(c.ask("(ping)"), "()");
+    c.send(".\nstats\n");
+    c.read_until("opencog> ");
+    // The stats of a later connection show the dropped ones gone.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        c.send("stats\n");
+        let s = c.read_until("opencog> ");
+        if s.contains("connections: 1 open") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{s}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(srv.finish().size(), 0, "half a command adds nothing");
+}
+
+#[test]
+fn two_hundred_clients_make_the_union_of_their_atoms() {
+    let srv = start(Config::default());
+    let addr = srv.addr;
+    let clients: Vec<_> = (0..200)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let mut c = Client::sexpr(addr);
+                // Overlapping: every client makes shared atoms and its own.
+                for j in 0..20 {
+                    let shared = format!("(ListLink (ConceptNode \"shared {j}\")(ConceptNode \"hub\"))");
+                    assert_eq!(c.ask(&format!("(cog-set-tv! {shared} (stv 1 0))")), "()");
+                    let own = format!("(Evaluation (Predicate \"by\") (List (Concept \"client {i}\") (Concept \"shared {j}\")))");
+                    assert!(c.ask(&own).starts_with("(EvaluationLink"));
+                }
+            })
+        })
+        .collect();
+    for c in clients {
+        c.join().unwrap();
+    }
+    let space = srv.finish();
+    // hub, "by", 20 shared names, 200 client names; 20 shared lists, 4000 own lists and evaluations.
+    assert_eq!(space.num_nodes(), 1 + 1 + 20 + 200);
+    assert_eq!(space.count_of_type(LIST_LINK, false), 20 + 4000);
+    assert_eq!(space.count_of_type(EVALUATION_LINK, false), 4000);
+    assert_eq!(space.get_node(CONCEPT_NODE, "hub").and_then(|h| space.incoming_size(h)), Some(20));
+}
+
+#[test]
+fn a_token_is_required_off_loopback_and_checked() {
+    let err = std::thread::spawn(|| {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(Server::bind(Config { bind: "0.0.0.0".parse().unwrap(), port: 0, ..Config::default() })).err().unwrap().to_string()
+    })
+    .join()
+    .unwrap();
+    assert!(err.contains("--token"), "{err}");
+
+    let srv = start(Config { token: Some("s3cret".into()), ..Config::default() });
+    let mut c = Client::connect(srv.addr);
+    c.send("help\n");
+    assert!(c.line().contains("token"));
+    assert!(c.closed());
+    let mut c = Client::connect(srv.addr);
+    c.send("s3cret\nsexpr\n");
+    c.read_until("opencog> ");
+    assert_eq!(c.ask("(ping)"), "()");
+
+    let bad = atomweave_store::open(&format!("{}?token=wrong", srv.url())).err().unwrap().to_string();
+    assert!(bad.contains("token"), "{bad}");
+    let mut good = atomweave_store::open(&format!("{}?token=s3cret", srv.url())).unwrap();
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    good.store_atom(&space, a).unwrap();
+    good.barrier().unwrap();
+}
+
+#[test]
+fn shutdown_flushes_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("lmdb://{}", dir.path().display());
+    let srv = start(Config { store: Some(url.clone()), ..Config::default() });
+    let mut c = Client::sexpr(srv.addr);
+    assert_eq!(c.ask("(cog-set-tv! (Inheritance (Concept \"cat\") (Concept \"animal\")) (stv 0.9 0.8))"), "()");
+    assert_eq!(c.ask("(cog-update-value! (Concept \"cat\") (Predicate \"seen\") (FloatValue 2))"), "()");
+    assert_eq!(c.ask("(cog-update-value! (Concept \"cat\") (Predicate \"seen\") (FloatValue 3))"), "()");
+    assert_eq!(c.ask("(Concept \"doomed\")"), "(ConceptNode \"doomed\")");
+    assert_eq!(c.ask("(cog-extract! (Concept \"doomed\"))"), "#t");
+    c.send(".\nshutdown\n");
+    assert!(c.read_until("opencog> Shutting down cogserver\n").ends_with("cogserver\n"));
+    let space = srv.finish();
+    assert_eq!(space.size(), 4);
+
+    // A new server on the same store starts where the last one stopped.
+    let srv = start(Config { store: Some(url), ..Config::default() });
+    let mut c = Client::sexpr(srv.addr);
+    assert_eq!(c.ask("(cog-value (Concept \"cat\") (Predicate \"seen\"))"), "(FloatValue 5)");
+    assert_eq!(c.ask("(cog-keys->alist (Inheritance (Concept \"cat\") (Concept \"animal\")))"), "(((PredicateNode \"*-TruthValueKey-*\") . (SimpleTruthValue 0.9 0.8)))");
+    assert_eq!(c.ask("(cog-node 'Concept \"doomed\")"), "()");
+}
+
+#[test]
+fn cog_storage_round_trip() {
+    let srv = start(Config::default());
+    let mine = AtomSpace::new();
+    let cat = mine.add_node(CONCEPT_NODE, "cat").unwrap();
+    let animal = mine.add_node(CONCEPT_NODE, "animal").unwrap();
+    let inh = mine.add_link(INHERITANCE_LINK, &[cat, animal]).unwrap();
+    let key = mine.add_node(PREDICATE_NODE, "k").unwrap();
+    mine.set_tv(inh, TruthValue::simple(0.9, 0.8)).unwrap();
+    mine.set_value(cat, key, Value::string(["meow", "purr"])).unwrap();
+    let mut st = atomweave_store::open(&srv.url()).unwrap();
+    // Bulk, pipelined.
+    for i in 0..5000 {
+        let n = mine.add_node(CONCEPT_NODE, &format!("n{i}")).unwrap();
+        mine.add_link(MEMBER_LINK, &[n, animal]).unwrap();
+    }
+    assert_eq!(st.store_atomspace(&mine, &mut |_| {}).unwrap(), mine.size() as u64);
+    st.barrier().unwrap();
+
+    // Another client sees it all.
+    let theirs = AtomSpace::new();
+    let mut other = atomweave_store::open(&srv.url()).unwrap();
+    let tcat = theirs.add_node(CONCEPT_NODE, "cat").unwrap();
+    assert!(other.fetch_atom(&theirs, tcat).unwrap());
+    let tkey = theirs.add_node(PREDICATE_NODE, "k").unwrap();
+    assert_eq!(theirs.get_value(tcat, tkey), mine.get_value(cat, key));
+    let tanimal = theirs.add_node(CONCEPT_NODE, "animal").unwrap();
+    assert_eq!(other.fetch_incoming_set(&theirs, tanimal, false).unwrap(), 5001);
+    assert_eq!(other.fetch_incoming_by_type(&theirs, tanimal, INHERITANCE_LINK).unwrap(), 1);
+    let tinh = theirs.get_link(INHERITANCE_LINK, &[tcat, tanimal]).unwrap();
+    assert_eq!(theirs.get_tv(tinh), Some(TruthValue::simple(0.9, 0.8)));
+    let nobody = theirs.add_node(CONCEPT_NODE, "nobody").unwrap();
+    assert!(!other.fetch_atom(&theirs, nobody).unwrap());
+
+    // Counters updated from many clients at once all count.
+    let counter_url = srv.url();
+    let workers: Vec<_> = (0..8)
+        .map(|_| {
+            let url = counter_url.clone();
+            std::thread::spawn(move || {
+                let s = AtomSpace::new();
+                let a = s.add_node(CONCEPT_NODE, "counter").unwrap();
+                let k = s.add_node(PREDICATE_NODE, "hits").unwrap();
+                let mut st = atomweave_store::open(&url).unwrap();
+                for _ in 0..250 {
+                    st.update_value(&s, a, k, &[1.0]).unwrap();
+                }
+                st.barrier().unwrap();
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let c = theirs.add_node(CONCEPT_NODE, "counter").unwrap();
+    let hits = theirs.add_node(PREDICATE_NODE, "hits").unwrap();
+    assert!(other.fetch_value(&theirs, c, hits).unwrap());
+    assert_eq!(theirs.get_value(c, hits), Some(Value::float(vec![2000.0])));
+
+    // Deletion, then a whole-space load elsewhere.
+    assert!(!other.delete(&theirs, tanimal, false).unwrap(), "links hold it");
+    assert!(other.delete(&theirs, tcat, true).unwrap());
+    assert!(theirs.get_link(INHERITANCE_LINK, &[tcat, tanimal]).is_none());
+    let third = AtomSpace::new();
+    let mut st3 = atomweave_store::open(&srv.url()).unwrap();
+    let n = st3.load_atomspace(&third, &mut |_| {}).unwrap();
+    assert_eq!(n as usize, third.size());
+    assert!(third.get_node(CONCEPT_NODE, "cat").is_none());
+    assert_eq!(third.count_of_type(MEMBER_LINK, false), 5000);
+    assert_eq!(third.size(), mine.size() - 2 + 2, "cat and its link gone; counter and hits added");
+
+    // Queries run on the server, their results cached there.
+    let q = atomweave::sexpr::load_str(&mut &third, "(GetLink (Inheritance (Variable \"$x\") (Concept \"animal\")))").unwrap()[0];
+    let rk = third.add_node(PREDICATE_NODE, "results").unwrap();
+    let mut cog = atomweave_store::cog::CogStore::open(&srv.url()).unwrap();
+    let before = cog.fetch_query(&third, q, rk, false).unwrap();
+    assert_eq!(third.get_value(q, rk), Some(before));
+    st.close().unwrap();
+    other.close().unwrap();
+}

@@ -1,0 +1,419 @@
+//! `cog://host[:port]`: the space of a running CogServer (`atomweave serve`,
+//! or upstream's) as a store, over its `sexpr` shell.
+//!
+//! It sends the commands upstream's CogStorageNode sends, so it also works
+//! against upstream's server. Writes are pipelined: a store call writes its
+//! command and returns; the one-line replies are read later, in bulk, when
+//! a read needs the connection, when many are owed, or at [`barrier`], which
+//! reports the first write the server refused. The server's port is 17001
+//! unless the URL says otherwise; a server started with `--token` wants
+//! `cog://host:port?token=T` (or the token in `ATOMWEAVE_TOKEN`).
+//!
+//! [`barrier`]: StorageNode::barrier
+
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use atomweave::sexpr::{self, parse_str, write_str_literal, write_structure, write_value, Expr, Pos};
+use atomweave::{types, AtomSpace, Handle, Type, Value};
+
+use crate::{live_values, Result, StorageNode, StoreError};
+
+/// Replies owed before the client stops to read them: few enough that
+/// they fit the socket buffers, so neither side ever waits on the other.
+const MAX_OWED: usize = 2048;
+const PROMPT: &[u8] = b"opencog> ";
+
+pub struct CogStore {
+    url: String,
+    rd: BufReader<TcpStream>,
+    wr: BufWriter<TcpStream>,
+    /// Replies to pipelined writes not read yet.
+    owed: usize,
+    /// The first refused write since the last barrier.
+    refused: Option<String>,
+    line: String,
+}
+
+impl CogStore {
+    pub fn open(url: &str) -> Result<CogStore> {
+        let open_err = |msg: String| StoreError::Open { url: url.to_string(), msg };
+        let rest = url.strip_prefix("cog://").ok_or_else(|| open_err("expected cog://host:port".into()))?;
+        let (addr, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let addr = addr.trim_end_matches('/');
+        let addr = if addr.contains(':') { addr.to_string() } else { format!("{addr}:17001") };
+        let token = query
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("token="))
+            .map(str::to_string)
+            .or_else(|| std::env::var("ATOMWEAVE_TOKEN").ok());
+        let sock = TcpStream::connect(&addr).map_err(|e| open_err(format!("cannot connect to {addr}: {e}; is `atomweave serve` running there?")))?;
+        let _ = sock.set_nodelay(true);
+        let rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| open_err(e.to_string()))?);
+        let wr = BufWriter::with_capacity(1 << 16, sock);
+        let mut st = CogStore { url: url.to_string(), rd, wr, owed: 0, refused: None, line: String::new() };
+        let greet = |st: &mut CogStore| -> std::io::Result<()> {
+            if let Some(t) = &token {
+                st.wr.write_all(t.as_bytes())?;
+                st.wr.write_all(b"\n")?;
+            }
+            st.wr.write_all(b"sexpr\n")?;
+            st.wr.flush()?;
+            st.rd.get_ref().set_read_timeout(Some(Duration::from_secs(10)))?;
+            // The command shell's prompt (no newline after it); entering
+            // `sexpr` itself prints nothing.
+            let mut seen = Vec::new();
+            while !seen.ends_with(PROMPT) {
+                let mut b = [0u8; 1];
+                if st.rd.read(&mut b)? == 0 {
+                    let said = String::from_utf8_lossy(&seen).trim().to_string();
+                    return Err(std::io::Error::other(if said.is_empty() { "the server closed the connection".to_string() } else { said }));
+                }
+                seen.push(b[0]);
+            }
+            st.rd.get_ref().set_read_timeout(None)
+        };
+        greet(&mut st).map_err(|e| open_err(format!("{addr} did not answer as a CogServer: {e}")))?;
+        Ok(st)
+    }
+
+    fn net(&self, e: std::io::Error) -> StoreError {
+        StoreError::Backend(format!("{}: the connection failed: {e}", self.url))
+    }
+
+    /// Queues a command whose reply is read later.
+    fn send(&mut self, cmd: &str) -> Result<()> {
+        self.wr.write_all(cmd.as_bytes()).and_then(|_| self.wr.write_all(b"\n")).map_err(|e| self.net(e))?;
+        self.owed += 1;
+        if self.owed >= MAX_OWED {
+            self.settle()?;
+        }
+        Ok(())
+    }
+
+    /// Reads the replies owed; a refused write is kept for the barrier.
+    fn settle(&mut self) -> Result<()> {
+        self.wr.flush().map_err(|e| self.net(e))?;
+        while self.owed > 0 {
+            self.read_line()?;
+            self.owed -= 1;
+            if self.line.starts_with("(error") && self.refused.is_none() {
+                self.refused = Some(self.line.trim_end().to_string());
+            }
+        }
+        Ok(())
+    }
+
+    fn read_line(&mut self) -> Result<()> {
+        self.line.clear();
+        let n = self.rd.read_line(&mut self.line).map_err(|e| StoreError::Backend(format!("{}: the connection failed: {e}", self.url)))?;
+        if n == 0 {
+            return Err(StoreError::Backend(format!("{}: the server closed the connection", self.url)));
+        }
+        // Upstream's idle probe byte.
+        if self.line.starts_with('\u{16}') {
+            self.line = self.line.trim_start_matches('\u{16}').to_string();
+        }
+        Ok(())
+    }
+
+    /// Sends commands and returns their replies, in order.
+    fn ask_all(&mut self, cmds: &[String]) -> Result<Vec<String>> {
+        for c in cmds {
+            self.wr.write_all(c.as_bytes()).and_then(|_| self.wr.write_all(b"\n")).map_err(|e| self.net(e))?;
+        }
+        self.settle()?;
+        let mut replies = Vec::with_capacity(cmds.len());
+        for _ in cmds {
+            self.read_line()?;
+            let reply = self.line.trim_end().to_string();
+            if let Some(msg) = reply.strip_prefix("(error") {
+                return Err(StoreError::Backend(format!("{}: the server refused a command: {}", self.url, msg.trim_end_matches(')').trim())));
+            }
+            replies.push(reply);
+        }
+        Ok(replies)
+    }
+
+    fn ask(&mut self, cmd: String) -> Result<String> {
+        Ok(self.ask_all(&[cmd])?.pop().expect("one reply"))
+    }
+
+    /// Adds the atoms of a list reply `(A B ...)` to the space.
+    fn add_list(&self, space: &AtomSpace, reply: &str) -> Result<Vec<Handle>> {
+        let exprs = self.parse(reply)?;
+        let Some(Expr::List(items, _)) = exprs.first() else { return Err(self.garbled(reply)) };
+        items.iter().map(|e| sexpr::eval(&mut &*space, e).map_err(|e| self.garbled(&e.to_string()))).collect()
+    }
+
+    /// Applies a `cog-keys->alist` reply to `h`.
+    fn apply_alist(&self, space: &AtomSpace, h: Handle, reply: &str) -> Result<()> {
+        let exprs = self.parse(reply)?;
+        let Some(Expr::List(pairs, _)) = exprs.first() else { return Err(self.garbled(reply)) };
+        let me = self.parse(&structure(space, h))?.pop().ok_or_else(|| self.garbled(reply))?;
+        for p in pairs {
+            let Expr::List(kv, _) = p else { return Err(self.garbled(reply)) };
+            let [k, Expr::Symbol(dot, _), v] = kv.as_slice() else { return Err(self.garbled(reply)) };
+            if dot != "." {
+                return Err(self.garbled(reply));
+            }
+            let pos = Pos { line: 1, col: 1 };
+            let set = Expr::List(vec![Expr::Symbol("cog-set-value!".into(), pos), me.clone(), k.clone(), v.clone()], pos);
+            sexpr::eval(&mut &*space, &set).map_err(|e| self.garbled(&e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// Fetches the values of each atom, pipelined.
+    fn fetch_values(&mut self, space: &AtomSpace, atoms: &[Handle]) -> Result<()> {
+        for chunk in atoms.chunks(MAX_OWED) {
+            let cmds: Vec<String> = chunk.iter().map(|&h| format!("(cog-keys->alist {})", structure(space, h))).collect();
+            let replies = self.ask_all(&cmds)?;
+            for (&h, r) in chunk.iter().zip(&replies) {
+                self.apply_alist(space, h, r)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn parse(&self, reply: &str) -> Result<Vec<Expr>> {
+        parse_str(reply).map_err(|e| self.garbled(&e.to_string()))
+    }
+
+    fn garbled(&self, what: &str) -> StoreError {
+        let mut w = what.to_string();
+        if let Some((cut, _)) = w.char_indices().nth(120) {
+            w.truncate(cut);
+        }
+        StoreError::Backend(format!("{}: unexpected reply from the server: {w}", self.url))
+    }
+
+    fn get_atoms(&mut self, space: &AtomSpace, t: Type, subtypes: bool) -> Result<Vec<Handle>> {
+        let reply = self.ask(format!("(cog-get-atoms '{}{})", t.name(), if subtypes { " #t" } else { "" }))?;
+        let atoms = self.add_list(space, &reply)?;
+        self.fetch_values(space, &atoms)?;
+        Ok(atoms)
+    }
+
+    /// Runs `query` on the server, keeps the result there on the query
+    /// under `key` (reusing a kept one unless `fresh`), and sets it here.
+    pub fn fetch_query(&mut self, space: &AtomSpace, query: Handle, key: Handle, fresh: bool) -> Result<Value> {
+        let (q, k) = (structure(space, query), structure(space, key));
+        let cmd = if fresh {
+            format!("(cog-execute-cache! {q} {k} (PredicateNode \"*-query-time-*\") #t)")
+        } else {
+            format!("(cog-execute-cache! {q} {k})")
+        };
+        let reply = self.ask(cmd)?;
+        let v = self.parse(&reply)?.pop().ok_or_else(|| self.garbled(&reply))?;
+        let me = self.parse(&q)?.pop().ok_or_else(|| self.garbled(&reply))?;
+        let pos = Pos { line: 1, col: 1 };
+        let kx = self.parse(&k)?.pop().ok_or_else(|| self.garbled(&reply))?;
+        let set = Expr::List(vec![Expr::Symbol("cog-set-value!".into(), pos), me, kx, v], pos);
+        sexpr::eval(&mut &*space, &set).map_err(|e| self.garbled(&e.to_string()))?;
+        space.get_value(query, key).ok_or_else(|| self.garbled(&reply))
+    }
+}
+
+/// The atom's structure, one line, no values.
+fn structure(space: &AtomSpace, h: Handle) -> String {
+    let mut s = String::new();
+    write_structure(space, h, &mut s);
+    s
+}
+
+/// `(cog-set-values! A (alist ...))` with every value the atom has, or
+/// `(cog-set-tv! A (stv 1 0))` (the default truth value) when it has none:
+/// what upstream's client sends to store an atom.
+fn store_command(space: &AtomSpace, h: Handle) -> String {
+    let me = structure(space, h);
+    let tv = space.get_tv(h).unwrap_or_default();
+    let values = live_values(space, h);
+    if tv.is_default() && values.is_empty() {
+        return format!("(cog-set-tv! {me} (stv 1 0))");
+    }
+    let mut s = format!("(cog-set-values! {me} (alist");
+    if !tv.is_default() {
+        s.push_str(" (cons (PredicateNode ");
+        write_str_literal(&mut s, sexpr::TV_KEY);
+        s.push(')');
+        write_value(space, &Value::Truth(tv), &mut s);
+        s.push(')');
+    }
+    for (k, v) in values {
+        s.push_str(" (cons ");
+        write_structure(space, k, &mut s);
+        write_value(space, &v, &mut s);
+        s.push(')');
+    }
+    s.push_str("))");
+    s
+}
+
+fn lookup_command(space: &AtomSpace, h: Handle) -> Option<String> {
+    let t = space.get_type(h)?;
+    Some(match space.name(h) {
+        Some(name) => {
+            let mut s = format!("(cog-node '{} ", t.name());
+            write_str_literal(&mut s, name);
+            s.push(')');
+            s
+        }
+        None => {
+            let mut s = format!("(cog-link '{}", t.name());
+            for &c in space.outgoing(h).unwrap_or(&[]) {
+                s.push(' ');
+                write_structure(space, c, &mut s);
+            }
+            s.push(')');
+            s
+        }
+    })
+}
+
+impl StorageNode for CogStore {
+    fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        self.send(&store_command(space, h))
+    }
+
+    fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        space.get_type(key).ok_or(atomweave::Error::InvalidHandle(key))?;
+        let mut cmd = format!("(cog-set-value! {} {} ", structure(space, h), structure(space, key));
+        match space.get_value(h, key) {
+            Some(v) if crate::holds_only_live(space, &v) => write_value(space, &v, &mut cmd),
+            _ => cmd.push_str("#f"),
+        }
+        cmd.push(')');
+        self.send(&cmd)
+    }
+
+    fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
+        space.get_type(key).ok_or(atomweave::Error::InvalidHandle(key))?;
+        let new = crate::update_in_space(space, h, key, delta)?;
+        let mut cmd = format!("(cog-update-value! {} {} ", structure(space, h), structure(space, key));
+        write_value(space, &Value::float(delta.to_vec()), &mut cmd);
+        cmd.push(')');
+        self.send(&cmd)?;
+        Ok(new)
+    }
+
+    fn fetch_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<bool> {
+        let look = lookup_command(space, h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        let replies = self.ask_all(&[look, format!("(cog-keys->alist {})", structure(space, h))])?;
+        if replies[0] == "()" {
+            return Ok(false);
+        }
+        self.apply_alist(space, h, &replies[1])?;
+        Ok(true)
+    }
+
+    fn fetch_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<bool> {
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        let (a, k) = (structure(space, h), structure(space, key));
+        let reply = self.ask(format!("(cog-value {a} {k})"))?;
+        if reply.trim() == "#f" || reply.trim().is_empty() {
+            return Ok(false);
+        }
+        self.apply_alist(space, h, &format!("(({k} . {reply}))"))?;
+        Ok(true)
+    }
+
+    fn fetch_incoming_set(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<usize> {
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        let mut todo = vec![h];
+        let mut seen = std::collections::HashSet::new();
+        let mut count = 0;
+        while let Some(x) = todo.pop() {
+            let reply = self.ask(format!("(cog-incoming-set {})", structure(space, x)))?;
+            let links = self.add_list(space, &reply)?;
+            self.fetch_values(space, &links)?;
+            count += links.len();
+            if recursive {
+                todo.extend(links.into_iter().filter(|l| seen.insert(*l)));
+            }
+        }
+        Ok(count)
+    }
+
+    fn fetch_incoming_by_type(&mut self, space: &AtomSpace, h: Handle, t: Type) -> Result<usize> {
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        let reply = self.ask(format!("(cog-incoming-by-type {} '{})", structure(space, h), t.name()))?;
+        let links = self.add_list(space, &reply)?;
+        self.fetch_values(space, &links)?;
+        Ok(links.len())
+    }
+
+    fn load_atoms_of_type(&mut self, space: &AtomSpace, t: Type) -> Result<usize> {
+        Ok(self.get_atoms(space, t, false)?.len())
+    }
+
+    fn load_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+        let nodes = self.get_atoms(space, types::NODE, true)?.len() as u64;
+        progress(nodes);
+        let links = self.get_atoms(space, types::LINK, true)?.len() as u64;
+        progress(nodes + links);
+        Ok(nodes + links)
+    }
+
+    fn store_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+        let mut n = 0u64;
+        // Members before the links holding them, as any reader of the server would expect.
+        for t in [types::NODE, types::LINK] {
+            let mut atoms: Vec<Handle> = space.handles_by_type(t, true).collect();
+            atoms.sort_by_key(|&h| height(space, h));
+            for h in atoms {
+                self.store_atom(space, h)?;
+                n += 1;
+                if n % 65536 == 0 {
+                    progress(n);
+                }
+            }
+        }
+        self.barrier()?;
+        progress(n);
+        Ok(n)
+    }
+
+    fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
+        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        if !recursive && space.incoming_size(h).unwrap_or(0) > 0 {
+            return Ok(false);
+        }
+        let cmd = if recursive { "cog-extract-recursive!" } else { "cog-extract!" };
+        let reply = self.ask(format!("({cmd} {})", structure(space, h)))?;
+        if reply != "#t" {
+            return Ok(false);
+        }
+        space.extract(h, recursive)?;
+        Ok(true)
+    }
+
+    fn barrier(&mut self) -> Result<()> {
+        self.settle()?;
+        match self.refused.take() {
+            Some(msg) => Err(StoreError::Backend(format!("{}: the server refused a write: {msg}", self.url))),
+            None => Ok(()),
+        }
+    }
+
+    fn close(mut self: Box<Self>) -> Result<()> {
+        self.barrier()?;
+        // Leave the shell, then the connection, as upstream's client does.
+        let _ = self.wr.write_all(b".\nquit\n").and_then(|_| self.wr.flush());
+        Ok(())
+    }
+}
+
+fn height(space: &AtomSpace, h: Handle) -> usize {
+    match space.outgoing(h) {
+        Some(out) if !out.is_empty() => 1 + out.iter().map(|&c| height(space, c)).max().unwrap_or(0),
+        _ => 0,
+    }
+}
