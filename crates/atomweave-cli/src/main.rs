@@ -102,6 +102,12 @@ struct ServeArgs {
     /// Telnet (line protocol) port; 0 picks a free one.
     #[arg(long, default_value_t = atomweave_server::DEFAULT_PORT)]
     port: u16,
+    /// HTTP and WebSocket port (/json, /sexpr); 0 picks a free one.
+    #[arg(long, default_value_t = atomweave_server::DEFAULT_HTTP_PORT, conflicts_with = "no_http")]
+    http_port: u16,
+    /// Serve no HTTP or WebSocket port.
+    #[arg(long)]
+    no_http: bool,
     /// Address to listen on. Anything but loopback needs --token.
     #[arg(long, default_value = "127.0.0.1")]
     bind: std::net::IpAddr,
@@ -118,10 +124,12 @@ struct ServeArgs {
 }
 
 fn cmd_serve(a: ServeArgs) -> Result<(), String> {
-    let config = atomweave_server::Config { bind: a.bind, port: a.port, token: a.token, store: a.store, max_line: a.max_line };
+    let http_port = (!a.no_http).then_some(a.http_port);
+    let config = atomweave_server::Config { bind: a.bind, port: a.port, http_port, token: a.token, store: a.store, max_line: a.max_line };
     let store = config.store.clone();
-    let space = atomweave_server::serve_blocking(config, |addr| {
-        eprintln!("atomweave serve: listening on {addr} (telnet: `nc {} {}`); shutdown, SIGTERM or Ctrl-C stops it", addr.ip(), addr.port());
+    let space = atomweave_server::serve_blocking(config, |addr, web| {
+        let web = web.map_or(String::new(), |w| format!(", ws://{w}/json and /sexpr"));
+        eprintln!("atomweave serve: listening on {addr} (telnet: `nc {} {}`){web}; shutdown, SIGTERM or Ctrl-C stops it", addr.ip(), addr.port());
     })
     .map_err(|e| e.to_string())?;
     eprintln!(

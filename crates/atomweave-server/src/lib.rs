@@ -2,9 +2,10 @@
 //!
 //! One [`AtomSpace`] shared by every client, on upstream's ports and
 //! protocol: a line-oriented command shell on the telnet port (17001), with
-//! the `sexpr` and `json` shells entered by name. Each connection is a task
-//! on a small tokio runtime, not a thread; replies to pipelined commands go
-//! out in one write.
+//! the `sexpr` and `json` shells entered by name, and the same shells over
+//! WebSocket on the web port (18080: `/json`, `/sexpr`). Each connection is
+//! a task on a small tokio runtime, not a thread; replies to pipelined
+//! commands go out in one write.
 //!
 //! This crate is the server and its shells. It is not the network client
 //! (`cog://`, in `atomweave-store`) nor the Scheme or Python layers, whose
@@ -20,6 +21,7 @@ use parking_lot::Mutex;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+mod http;
 pub mod json;
 pub mod sexpr;
 mod telnet;
@@ -28,6 +30,8 @@ pub use sexpr::StoreSlot;
 
 /// Upstream's telnet port.
 pub const DEFAULT_PORT: u16 = 17001;
+/// Upstream's HTTP and WebSocket port.
+pub const DEFAULT_HTTP_PORT: u16 = 18080;
 /// Longest accepted line, by default.
 pub const DEFAULT_MAX_LINE: usize = 16 << 20;
 
@@ -38,6 +42,8 @@ pub struct Config {
     pub bind: IpAddr,
     /// Telnet port; 0 picks a free one.
     pub port: u16,
+    /// HTTP and WebSocket port; `None` serves none, 0 picks a free one.
+    pub http_port: Option<u16>,
     /// Clients must send this as their first line. Required to bind anywhere
     /// but loopback: the shells change the space (and upstream's run code).
     pub token: Option<String>,
@@ -51,7 +57,7 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { bind: IpAddr::V4(Ipv4Addr::LOCALHOST), port: DEFAULT_PORT, token: None, store: None, max_line: DEFAULT_MAX_LINE }
+        Config { bind: IpAddr::V4(Ipv4Addr::LOCALHOST), port: DEFAULT_PORT, http_port: Some(DEFAULT_HTTP_PORT), token: None, store: None, max_line: DEFAULT_MAX_LINE }
     }
 }
 
@@ -96,6 +102,7 @@ impl Shared {
 pub struct Server {
     shared: Arc<Shared>,
     listener: TcpListener,
+    web: Option<TcpListener>,
 }
 
 /// Stops a running server from elsewhere (tests, embedding programs).
@@ -124,8 +131,15 @@ impl Server {
             }
             None => None,
         };
-        let addr = SocketAddr::new(config.bind, config.port);
-        let listener = TcpListener::bind(addr).await.map_err(|source| ServerError::Bind { addr, source })?;
+        let listen = |port: u16| async move {
+            let addr = SocketAddr::new(config.bind, port);
+            TcpListener::bind(addr).await.map_err(|source| ServerError::Bind { addr, source })
+        };
+        let listener = listen(config.port).await?;
+        let web = match config.http_port {
+            Some(port) => Some(listen(port).await?),
+            None => None,
+        };
         let (stop, _) = watch::channel(false);
         let shared = Arc::new(Shared {
             space,
@@ -136,12 +150,17 @@ impl Server {
             started: Instant::now(),
             stop,
         });
-        Ok(Server { shared, listener })
+        Ok(Server { shared, listener, web })
     }
 
     /// The telnet port's address (with the port picked, if 0 was asked for).
     pub fn local_addr(&self) -> SocketAddr {
         self.listener.local_addr().expect("a bound listener has an address")
+    }
+
+    /// The web port's address, if it serves one.
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.web.as_ref().map(|l| l.local_addr().expect("a bound listener has an address"))
     }
 
     /// The space the server serves.
@@ -156,9 +175,10 @@ impl Server {
     /// Serves until `shutdown`, a [`StopHandle`], SIGTERM or SIGINT, then
     /// flushes and closes the store. Returns the served space.
     pub async fn run(self) -> Result<AtomSpace, ServerError> {
-        let Server { shared, listener } = self;
+        let Server { shared, listener, web } = self;
         let mut stop = shared.stop.subscribe();
         let signals = tokio::spawn(stop_on_signals(shared.stop.clone()));
+        let web = web.map(|l| tokio::spawn(accept_web(shared.clone(), l)));
         loop {
             tokio::select! {
                 _ = stop.wait_for(|s| *s) => break,
@@ -174,6 +194,9 @@ impl Server {
             }
         }
         signals.abort();
+        if let Some(w) = web {
+            w.abort();
+        }
         drop(listener);
         // Give in-flight commands a moment to finish, then close the store:
         // later writes (there should be none) would find no store.
@@ -193,6 +216,19 @@ impl Server {
     }
 }
 
+async fn accept_web(shared: Arc<Shared>, listener: TcpListener) {
+    loop {
+        match listener.accept().await {
+            Ok((sock, _)) => {
+                let _ = sock.set_nodelay(true);
+                shared.stats.accepted.fetch_add(1, Ordering::Relaxed);
+                tokio::spawn(http::serve(shared.clone(), sock));
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+}
+
 async fn stop_on_signals(stop: watch::Sender<bool>) {
     use tokio::signal::unix::{signal, SignalKind};
     let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
@@ -207,11 +243,11 @@ async fn stop_on_signals(stop: watch::Sender<bool>) {
 
 /// Runs a server on a runtime of its own until it stops; for `atomweave serve`.
 /// `ready` hears the bound address once clients can connect.
-pub fn serve_blocking(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<AtomSpace, ServerError> {
+pub fn serve_blocking(config: Config, ready: impl FnOnce(SocketAddr, Option<SocketAddr>)) -> Result<AtomSpace, ServerError> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime");
     rt.block_on(async {
         let server = Server::bind(config).await?;
-        ready(server.local_addr());
+        ready(server.local_addr(), server.http_addr());
         server.run().await
     })
 }

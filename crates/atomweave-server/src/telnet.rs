@@ -28,7 +28,14 @@ enum Shell {
 }
 
 /// Keeps the open-connection count right however the task ends.
-struct Open<'a>(&'a Shared);
+pub(crate) struct Open<'a>(&'a Shared);
+
+impl<'a> Open<'a> {
+    pub(crate) fn new(shared: &'a Shared) -> Self {
+        shared.stats.open.fetch_add(1, Ordering::AcqRel);
+        Open(shared)
+    }
+}
 
 impl Drop for Open<'_> {
     fn drop(&mut self) {
@@ -37,8 +44,7 @@ impl Drop for Open<'_> {
 }
 
 pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
-    shared.stats.open.fetch_add(1, Ordering::AcqRel);
-    let _open = Open(&shared);
+    let _open = Open::new(&shared);
     let (mut rd, wr) = sock.into_split();
     let mut wr = BufWriter::with_capacity(16 * 1024, wr);
     let mut stop = shared.stop.subscribe();
@@ -174,22 +180,7 @@ impl Session {
                 if cmd.trim().is_empty() {
                     return Step::Continue;
                 }
-                let start = out.len();
-                let heavy = is_heavy(&cmd);
-                let run = |out: &mut String| match self.shell {
-                    Shell::Json => json::eval(&shared.context(), cmd.trim(), out),
-                    _ => sexpr::eval(&shared.context(), cmd.trim(), out),
-                };
-                // A command that may take long moves the other connections
-                // off this worker thread first.
-                if heavy {
-                    tokio::task::block_in_place(|| run(out));
-                } else {
-                    run(out);
-                }
-                if out.len() > start && !out.ends_with('\n') {
-                    out.push('\n');
-                }
+                evaluate(shared, self.shell == Shell::Json, cmd.trim(), out);
                 self.prompt(out);
                 Step::Continue
             }
@@ -245,6 +236,28 @@ impl Session {
     }
 }
 
+/// Runs one `json` or `sexpr` shell command and appends its reply line.
+pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String) {
+    let start = out.len();
+    let run = |out: &mut String| {
+        if json {
+            json::eval(&shared.context(), cmd, out)
+        } else {
+            sexpr::eval(&shared.context(), cmd, out)
+        }
+    };
+    // A command that may take long moves the other connections off this
+    // worker thread first.
+    if is_heavy(cmd) {
+        tokio::task::block_in_place(|| run(out));
+    } else {
+        run(out);
+    }
+    if out.len() > start && !out.ends_with('\n') {
+        out.push('\n');
+    }
+}
+
 /// Commands that may run long enough to hold up other connections.
 fn is_heavy(cmd: &str) -> bool {
     ["cog-get-atoms", "cog-execute-cache!", "cog-atomspace-clear", "cog-extract-recursive!", "getAtoms", "execute", "loadAtoms"]
@@ -275,7 +288,7 @@ const LIST: &str = "   Shell    Status
    scm      not built in
 ";
 
-fn stats(shared: &Shared, out: &mut String) {
+pub(crate) fn stats(shared: &Shared, out: &mut String) {
     let up = shared.started.elapsed().as_secs();
     let s = &shared.stats;
     let _ = writeln!(out, "connections: {} open, {} since start", s.open.load(Ordering::Relaxed), s.accepted.load(Ordering::Relaxed));

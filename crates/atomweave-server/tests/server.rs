@@ -12,6 +12,7 @@ use atomweave_server::{Config, Server, StopHandle};
 
 struct Running {
     addr: SocketAddr,
+    web: SocketAddr,
     stop: StopHandle,
     done: Option<JoinHandle<AtomSpace>>,
 }
@@ -39,13 +40,13 @@ fn start(config: Config) -> Running {
     let done = std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         rt.block_on(async move {
-            let server = Server::bind(Config { port: 0, ..config }).await.unwrap();
-            tx.send((server.local_addr(), server.stop_handle())).unwrap();
+            let server = Server::bind(Config { port: 0, http_port: Some(0), ..config }).await.unwrap();
+            tx.send((server.local_addr(), server.http_addr().unwrap(), server.stop_handle())).unwrap();
             server.run().await.unwrap()
         })
     });
-    let (addr, stop) = rx.recv().unwrap();
-    Running { addr, stop, done: Some(done) }
+    let (addr, web, stop) = rx.recv().unwrap();
+    Running { addr, web, stop, done: Some(done) }
 }
 
 /// A raw client: reads up to and including an expected text.
@@ -382,4 +383,62 @@ fn cog_storage_round_trip() {
     assert_eq!(third.get_value(q, rk), Some(before));
     st.close().unwrap();
     other.close().unwrap();
+}
+
+fn ws(web: SocketAddr, path: &str) -> Result<tungstenite::WebSocket<TcpStream>, String> {
+    let sock = TcpStream::connect(web).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    tungstenite::client::client(format!("ws://{web}{path}"), sock).map(|(ws, _)| ws).map_err(|e| match e {
+        tungstenite::HandshakeError::Failure(tungstenite::Error::Http(r)) => r.status().to_string(),
+        other => other.to_string(),
+    })
+}
+
+fn ws_ask(ws: &mut tungstenite::WebSocket<TcpStream>, cmd: &str) -> String {
+    ws.send(tungstenite::Message::text(cmd)).unwrap();
+    match ws.read().unwrap() {
+        tungstenite::Message::Text(t) => t.to_string(),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn http_get(web: SocketAddr, path: &str) -> String {
+    let mut s = TcpStream::connect(web).unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes()).unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn websocket_shells_and_the_status_page() {
+    let srv = start(Config { max_line: 4096, ..Config::default() });
+    let mut sx = ws(srv.web, "/sexpr").unwrap();
+    assert_eq!(ws_ask(&mut sx, "(ConceptNode \"w\")"), "(ConceptNode \"w\")\n");
+    assert_eq!(ws_ask(&mut sx, "(cog-node 'Concept \"w\")"), "(ConceptNode \"w\")\n");
+    assert!(ws_ask(&mut sx, "(cog-bogus)").starts_with("(error"));
+    let mut js = ws(srv.web, "/json").unwrap();
+    assert_eq!(ws_ask(&mut js, "AtomSpace.haveNode(\"Concept\", \"w\")"), "true\n");
+    // A message over the limit ends the connection; nothing of it is evaluated.
+    sx.send(tungstenite::Message::text(format!("(ConceptNode \"{}\")", "z".repeat(10_000)))).unwrap();
+    assert!(!matches!(sx.read(), Ok(tungstenite::Message::Text(_))));
+    assert_eq!(ws(srv.web, "/nowhere").err().unwrap(), "404 Not Found");
+    assert_eq!(ws(srv.web, "/scm").err().unwrap(), "404 Not Found");
+    let page = http_get(srv.web, "/");
+    assert!(page.starts_with("HTTP/1.1 200 OK") && page.contains("atoms: 1"), "{page}");
+    let post = {
+        let mut s = TcpStream::connect(srv.web).unwrap();
+        s.write_all(b"POST / HTTP/1.1\r\n\r\n").unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    };
+    assert!(post.starts_with("HTTP/1.1 501"), "{post}");
+    assert_eq!(srv.finish().size(), 1);
+
+    let srv = start(Config { token: Some("t0k".into()), ..Config::default() });
+    assert_eq!(ws(srv.web, "/sexpr").err().unwrap(), "401 Unauthorized");
+    assert!(http_get(srv.web, "/").starts_with("HTTP/1.1 401"));
+    let mut sx = ws(srv.web, "/sexpr?token=t0k").unwrap();
+    assert_eq!(ws_ask(&mut sx, "(ping)"), "()\n");
 }

@@ -1,0 +1,135 @@
+//! The web port (18080): WebSocket shells at `/json` and `/sexpr`, and a
+//! plain-text status page for any other GET.
+//!
+//! On a WebSocket each text message is one command and gets one text
+//! message back: the reply line the telnet shell would send, without
+//! prompts. A server with a token wants it as `Authorization: Bearer T` or
+//! `?token=T` in the URL.
+
+use std::sync::Arc;
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
+
+use crate::telnet::{evaluate, stats, Open};
+use crate::Shared;
+
+/// Longest request head accepted.
+const MAX_HEAD: usize = 16 * 1024;
+
+pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream) {
+    let _open = Open::new(&shared);
+    let Some(head) = read_head(&mut sock).await else {
+        let _ = respond(&mut sock, "400 Bad Request", "text/plain", "a request head of at most 16 KiB, ending in an empty line, was expected\n").await;
+        return;
+    };
+    let mut lines = head.split("\r\n");
+    let mut request = lines.next().unwrap_or("").split(' ');
+    let (method, target) = (request.next().unwrap_or(""), request.next().unwrap_or(""));
+    let header = |name: &str| {
+        head.split("\r\n").skip(1).find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim().eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+        })
+    };
+    if method != "GET" {
+        let _ = respond(&mut sock, "501 Not Implemented", "text/plain", "only GET is served here\n").await;
+        return;
+    }
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    if let Some(token) = &shared.config.token {
+        let given = header("authorization")
+            .and_then(|a| a.strip_prefix("Bearer ").map(str::to_string))
+            .or_else(|| query.split('&').find_map(|kv| kv.strip_prefix("token=")).map(str::to_string));
+        if given.as_deref() != Some(token.as_str()) {
+            let _ = respond(&mut sock, "401 Unauthorized", "text/plain", "this server wants its token: Authorization: Bearer T, or ?token=T\n").await;
+            return;
+        }
+    }
+    let upgrade = header("upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
+    if !upgrade {
+        let mut page = String::from("atomweave CogServer\n\n");
+        stats(&shared, &mut page);
+        page.push_str("\nWebSocket shells: /json, /sexpr\n");
+        let _ = respond(&mut sock, "200 OK", "text/plain; charset=utf-8", &page).await;
+        return;
+    }
+    let json = match path {
+        "/json" => true,
+        "/sexpr" => false,
+        "/scm" | "/py" => {
+            let _ = respond(&mut sock, "404 Not Found", "text/plain", &format!("{path}: this server was built without that shell\n")).await;
+            return;
+        }
+        _ => {
+            let _ = respond(&mut sock, "404 Not Found", "text/plain", &format!("404 Not Found\nno shell at {path}; try /json or /sexpr\n")).await;
+            return;
+        }
+    };
+    let Some(key) = header("sec-websocket-key") else {
+        let _ = respond(&mut sock, "400 Bad Request", "text/plain", "a WebSocket upgrade needs Sec-WebSocket-Key\n").await;
+        return;
+    };
+    let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
+    let reply = format!("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n\r\n");
+    if sock.write_all(reply.as_bytes()).await.is_err() {
+        return;
+    }
+    let limit = shared.config.max_line;
+    let config = WebSocketConfig::default().max_message_size(Some(limit)).max_frame_size(Some(limit));
+    let mut ws = WebSocketStream::from_raw_socket(sock, Role::Server, Some(config)).await;
+    let mut stop = shared.stop.subscribe();
+    let mut out = String::new();
+    loop {
+        let msg = tokio::select! {
+            m = ws.next() => m,
+            _ = stop.wait_for(|s| *s) => break,
+        };
+        let cmd = match msg {
+            Some(Ok(Message::Text(t))) => t,
+            Some(Ok(Message::Binary(_))) => {
+                let _ = ws.send(Message::text("(error \"send commands as text messages\")\n")).await;
+                break;
+            }
+            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => continue,
+            // Closed, oversized or broken: nothing was evaluated of it.
+            _ => break,
+        };
+        shared.stats.commands.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        out.clear();
+        if !cmd.trim().is_empty() {
+            evaluate(&shared, json, cmd.trim(), &mut out);
+        }
+        if !out.is_empty() && ws.send(Message::text(out.as_str())).await.is_err() {
+            break;
+        }
+    }
+    let _ = ws.close(None).await;
+}
+
+/// The request head, up to its empty line; read a byte at a time so that
+/// nothing after it (an eager client's first frame) is consumed.
+async fn read_head(sock: &mut TcpStream) -> Option<String> {
+    let mut head = Vec::with_capacity(512);
+    while !head.ends_with(b"\r\n\r\n") {
+        if head.len() >= MAX_HEAD {
+            return None;
+        }
+        let mut b = [0u8; 1];
+        if sock.read(&mut b).await.ok()? == 0 {
+            return None;
+        }
+        head.push(b[0]);
+    }
+    String::from_utf8(head).ok()
+}
+
+async fn respond(sock: &mut TcpStream, status: &str, kind: &str, body: &str) -> std::io::Result<()> {
+    let msg = format!("HTTP/1.1 {status}\r\nServer: atomweave\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+    sock.write_all(msg.as_bytes()).await?;
+    sock.shutdown().await
+}
