@@ -16,6 +16,7 @@ mod bench;
 mod generate;
 mod persist;
 mod query;
+mod shell_bench;
 mod sys;
 
 #[derive(Parser)]
@@ -81,6 +82,8 @@ enum Command {
     Query(query::QueryArgs),
     /// Serve one AtomSpace over upstream's CogServer protocol (telnet port 17001).
     Serve(ServeArgs),
+    /// The seed's CogServer shell table: ms per command, per connection and persistent.
+    ShellBench(shell_bench::ShellBenchArgs),
     /// The pattern matcher's benchmarks: the "animals" query and triangle counting.
     QueryBench(query::QueryBenchArgs),
     /// Write a random Atomese file: nodes, nested links, truth values and values.
@@ -161,6 +164,7 @@ fn main() -> ExitCode {
             }
         }),
         Command::Serve(args) => cmd_serve(args),
+        Command::ShellBench(args) => shell_bench::run(args),
         Command::Load { files, to, quiet } => cmd_load(&files, to.as_deref(), quiet),
         Command::Dump { files, from, r#type, form } => cmd_dump(&files, from.as_deref(), r#type.as_deref(), form),
         Command::Copy { src, dst, quiet } => persist::copy(&src, &dst, quiet),

@@ -1,0 +1,72 @@
+//! `atomweave serve` and `atomweave shell-bench` as processes.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn atomweave() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_atomweave"))
+}
+
+/// Starts `atomweave serve` with `args`; returns the child, its port and its stderr.
+fn serve(args: &[&str]) -> (std::process::Child, u16, BufReader<std::process::ChildStderr>) {
+    let mut child = atomweave().args(["serve", "--port", "0", "--no-http"]).args(args).stderr(Stdio::piped()).spawn().unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let port = line.split("listening on 127.0.0.1:").nth(1).and_then(|r| r.split(' ').next()).and_then(|p| p.parse().ok());
+    (child, port.unwrap_or_else(|| panic!("no port in {line:?}")), err)
+}
+
+#[test]
+fn sigterm_flushes_the_store_and_exits_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("lmdb://{}", dir.path().display());
+    let (mut child, port, mut err) = serve(&["--store", &url]);
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(b"sexpr\n(cog-set-tv! (Inheritance (Concept \"cat\") (Concept \"animal\")) (stv 0.9 0.8))\n(ping)\n").unwrap();
+    let mut rd = BufReader::new(s.try_clone().unwrap());
+    let mut got = String::new();
+    while !got.ends_with("()\n()\n") {
+        let mut b = [0u8; 1];
+        assert_eq!(rd.read(&mut b).unwrap(), 1, "{got}");
+        got.push(b[0] as char);
+    }
+    // SAFETY: kill has no memory-safety preconditions; the pid is our child's.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    assert!(status.success(), "{rest}");
+    assert!(rest.contains("stopped with 3 atoms, flushed to lmdb://"), "{rest}");
+    let dump = atomweave().args(["dump", "--from", &url]).output().unwrap();
+    let text = String::from_utf8(dump.stdout).unwrap();
+    assert!(text.contains("(InheritanceLink (alist (cons (PredicateNode \"*-TruthValueKey-*\")(SimpleTruthValue 0.9 0.8))) (ConceptNode \"cat\")(ConceptNode \"animal\"))"), "{text}");
+}
+
+#[test]
+fn shell_bench_prints_the_seed_table() {
+    let out = atomweave().args(["shell-bench", "-n", "200", "-c", "5", "--pipelined", "2000"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    for row in ["trivial shell command", "shell help command", "create same atom", "create various atoms", "no-wait socket atoms", "socket-wait response"] {
+        let line = text.lines().find(|l| l.trim_start().starts_with(row)).unwrap_or_else(|| panic!("{row} in {text}"));
+        assert_eq!(line.split_whitespace().filter(|w| w.parse::<f64>().is_ok()).count(), 6, "{line}");
+    }
+    assert!(text.contains("pipelined atom creation   2000 atoms") && text.contains(", 0 errors"), "{text}");
+    assert!(text.contains("5 concurrent clients"), "{text}");
+
+    // Against a running server, named by port.
+    let (mut child, port, _err) = serve(&[]);
+    let out = atomweave().args(["shell-bench", "--port", &port.to_string(), "-n", "100", "-c", "3", "--pipelined", "500"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8(out.stdout).unwrap().contains(&format!("server 127.0.0.1:{port}")));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Nothing listening: a clear error.
+    let out = atomweave().args(["shell-bench", "--port", "1"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("127.0.0.1:1"));
+}
