@@ -70,3 +70,38 @@ fn shell_bench_prints_the_seed_table() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("127.0.0.1:1"));
 }
+
+#[test]
+fn bench_measures_through_the_server() {
+    let (mut child, port, _err) = serve(&[]);
+    let addr = format!("127.0.0.1:{port}");
+    let out = atomweave()
+        .args(["bench", "-m", "getType", "-m", "setTV", "-m", "getIncomingSet", "-m", "removeAtom", "-n", "300", "-s", "2000", "--repeat", "1", "-q"])
+        .args(["--server", &addr])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("Server"), "{text}");
+    for m in ["getType", "setTV", "getIncomingSet", "removeAtom"] {
+        let line = text.lines().find(|l| l.trim_start().starts_with(m)).unwrap();
+        // K-ops/s and ns/op for the AtomSpace, then for the server.
+        let nums: Vec<f64> = line.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        assert_eq!(nums.len(), 4, "{line}");
+        assert!(nums[3] > 1000.0, "a round trip takes microseconds: {line}");
+    }
+    // The server holds the space the bench built there (less what removeAtom took).
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(b"stats\nquit\n").unwrap();
+    let mut stats = String::new();
+    s.read_to_string(&mut stats).unwrap();
+    let atoms: usize = stats.split("atoms: ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).unwrap();
+    assert!(atoms > 1000, "{stats}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // No server there: the column says why.
+    let out = atomweave().args(["bench", "-m", "getType", "-n", "100", "-s", "100", "-q", "--server", "127.0.0.1:1"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("127.0.0.1:1"), "{text}");
+}

@@ -7,6 +7,7 @@ pub mod atom_bench;
 mod methods;
 pub mod plot;
 mod python;
+mod server;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -29,9 +30,10 @@ const AFTER_HELP: &str = "\
 Layers: the thread-safe AtomSpace is always measured; -X adds the raw
 single-threaded AtomTable beside it (upstream's -X); -c adds Python: each
 method runs in `$ATOMWEAVE_PYTHON -m atomweave.atomspace_bm` (default
-python3) through the atomweave package, on the same random space. -g
-(Scheme) and --server HOST:PORT add columns through those front ends once
-they are built; until then their columns say \"not built\". -x and -b are accepted for
+python3) through the atomweave package, on the same random space. --server
+HOST:PORT adds a column through a running server's sexpr shell
+(`atomweave serve`): one round trip per operation, at most 20000 per method,
+on a space built there; -g (Scheme) says \"not built\" until its layer is. -x and -b are accepted for
 old diary commands and change nothing (upstream's AtomSpaceImpl layer is gone,
 and the space is always built).
 
@@ -309,7 +311,9 @@ fn measure(args: &BenchArgs, method: Method, layer: &Layer) -> Result<Measured, 
         Layer::Table => measure_table(args, method),
         Layer::Space => measure_space(args, method),
         Layer::Python => python::measure(args, method),
-        Layer::Scheme | Layer::Server(_) => Err("not built".into()),
+        Layer::Server(_) if args.threads > 1 => Err("single-threaded layer".into()),
+        Layer::Server(addr) => measure_server(args, method, addr),
+        Layer::Scheme => Err("not built".into()),
     }
 }
 
@@ -352,6 +356,27 @@ fn measure_table(args: &BenchArgs, method: Method) -> Result<Measured, String> {
     let rss_start = rss_bytes();
     let samples = one_thread(args, method, &inputs, &mut table, &mut rs)?;
     Ok(Measured::new(args, 1, inputs.len(), samples, AtomRead::size(&table), table.heap_bytes(), rss_start, rss_built))
+}
+
+fn measure_server(args: &BenchArgs, method: Method, addr: &str) -> Result<Measured, String> {
+    use atomweave::AtomSink;
+    let rss0 = rss_bytes();
+    let mut target = server::ServerTarget::connect(addr)?;
+    let mut rs = RandomSpace::new(args.seed, args.link_fraction);
+    rs.grow(&mut target, args.size, building(args.size, args.quiet || args.json)).map_err(|e| e.to_string())?;
+    let rss_built = rss_bytes().saturating_sub(rss0);
+    let key = AtomSink::add_node(&mut target, types::PREDICATE_NODE, "bench key").map_err(|e| e.to_string())?;
+    prepare(method, &rs.atoms, key, |h, k, v| AtomSink::set_value(&mut target, h, k, v).expect("live atom"));
+    target.settle().map_err(|e| e.to_string())?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0x5eed);
+    let inputs = draw_inputs(method, method.ops(args.n).min(server::MAX_OPS), &rs.atoms, &target.mirror, key, 0, &mut rng);
+    let rss_start = rss_bytes();
+    let samples = one_thread(args, method, &inputs, &mut target, &mut rs)?;
+    let mut m = Measured::new(args, 1, inputs.len(), samples, target.size(), 0, rss_start, rss_built);
+    // The atoms live in the server: this process's memory says nothing of them.
+    m.counted_per_atom = f64::NAN;
+    m.rss_growth = 0;
+    Ok(m)
 }
 
 fn measure_space(args: &BenchArgs, method: Method) -> Result<Measured, String> {
@@ -494,6 +519,7 @@ fn print_table(args: &BenchArgs, methods: &[Method], layers: &[Layer], outcomes:
     for &m in methods {
         row(m, &|r| match r {
             // Per-atom figures of a space the method emptied say nothing.
+            Some(Ok(r)) if r.counted_per_atom.is_nan() => format!("{:>7} {:>9}", "-", "-"),
             Some(Ok(r)) if r.atoms_after < args.size / 100 => format!("{:>7} {:>9.1}", "-", r.rss_growth as f64 / 1048576.0),
             Some(Ok(r)) => format!("{:>7.1} {:>9.1}", r.counted_per_atom, r.rss_growth as f64 / 1048576.0),
             Some(Err(_)) | None => "-".into(),

@@ -1,0 +1,293 @@
+//! The `--server HOST:PORT` layer: atomspace_bm's methods as `sexpr` shell
+//! commands to a running server, one round trip each.
+//!
+//! The random space is built on the server (pipelined, untimed) after
+//! `(cog-atomspace-clear)`, and mirrored in a local table that names each
+//! atom as the s-expression the commands carry. Each method is the shell
+//! command closest to it: getType and getOutgoingSet look the atom up
+//! (`cog-node`, `cog-link`), getTV is `cog-value` under the truth-value
+//! key, getIncomingSetSize fetches the incoming set (the shell has no
+//! size command), getHandlesByType is `cog-get-atoms`. Round trips cost
+//! tens of microseconds, so this layer runs at most [`MAX_OPS`] operations.
+
+use std::cell::RefCell;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::net::TcpStream;
+
+use atomweave::sexpr::{write_str_literal, write_structure, write_value};
+use atomweave::{AtomRead, AtomSink, AtomTable, Handle, Result, TruthValue, Type, Value};
+use atomweave_bench::RandomSpace;
+
+use super::methods::Target;
+
+/// Most operations one method runs on this layer.
+pub const MAX_OPS: usize = 20_000;
+
+pub struct ServerTarget {
+    conn: RefCell<Conn>,
+    /// The server's atoms, here, for their names and shapes.
+    pub mirror: AtomTable,
+}
+
+/// The connection, in the `sexpr` shell. Reads of the bench take `&self`,
+/// so it sits in a `RefCell`.
+struct Conn {
+    rd: BufReader<TcpStream>,
+    wr: BufWriter<TcpStream>,
+    /// Replies to untimed, pipelined writes not read yet.
+    owed: usize,
+    line: String,
+    cmd: String,
+}
+
+fn io(e: std::io::Error) -> atomweave::Error {
+    atomweave::Error::InvalidValue(format!("server connection: {e}"))
+}
+
+impl ServerTarget {
+    /// Connects, enters the `sexpr` shell and empties the server's space.
+    pub fn connect(addr: &str) -> std::result::Result<ServerTarget, String> {
+        let s = TcpStream::connect(addr).map_err(|e| format!("{addr}: {e}; is `atomweave serve` running there?"))?;
+        s.set_nodelay(true).map_err(|e| e.to_string())?;
+        let mut c = Conn {
+            rd: BufReader::with_capacity(1 << 16, s.try_clone().map_err(|e| e.to_string())?),
+            wr: BufWriter::with_capacity(1 << 16, s),
+            owed: 0,
+            line: String::new(),
+            cmd: String::new(),
+        };
+        if let Ok(token) = std::env::var("ATOMWEAVE_TOKEN") {
+            c.wr.write_all(format!("{token}\n").as_bytes()).map_err(|e| e.to_string())?;
+        }
+        c.wr.write_all(b"sexpr\n").map_err(|e| e.to_string())?;
+        c.wr.flush().map_err(|e| e.to_string())?;
+        // The command shell's prompt ends without a newline.
+        let mut seen = Vec::new();
+        while !seen.ends_with(b"opencog> ") {
+            let buf = c.rd.fill_buf().map_err(|e| e.to_string())?;
+            if buf.is_empty() {
+                return Err(format!("{addr}: the server closed the connection"));
+            }
+            seen.push(buf[0]);
+            c.rd.consume(1);
+        }
+        c.cmd.push_str("(cog-atomspace-clear)");
+        c.call().map_err(|e| e.to_string())?;
+        Ok(ServerTarget { conn: RefCell::new(c), mirror: AtomTable::new() })
+    }
+
+    /// Sends `head` + the atom + `tail` + `more(cmd)` and returns the reply's length.
+    fn ask(&self, head: &str, h: Handle, tail: &str, more: impl FnOnce(&mut String)) -> Result<usize> {
+        let mut c = self.conn.borrow_mut();
+        c.cmd.clear();
+        c.cmd.push_str(head);
+        write_structure(&self.mirror, h, &mut c.cmd);
+        c.cmd.push_str(tail);
+        more(&mut c.cmd);
+        c.call()?;
+        Ok(c.line.len())
+    }
+
+    /// Queues a write of `head` + the atom + `tail` + `more(cmd)` (untimed building).
+    fn send(&self, head: &str, h: Handle, tail: &str, more: impl FnOnce(&mut String)) -> Result<()> {
+        let mut c = self.conn.borrow_mut();
+        c.cmd.clear();
+        c.cmd.push_str(head);
+        write_structure(&self.mirror, h, &mut c.cmd);
+        c.cmd.push_str(tail);
+        more(&mut c.cmd);
+        c.queue()
+    }
+
+    /// `(cog-node ...)` or `(cog-link ...)` for `h`: the reply is the atom, or `()`.
+    fn lookup(&self, h: Handle) -> Result<bool> {
+        let t = AtomRead::get_type(&self.mirror, h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        let mut c = self.conn.borrow_mut();
+        c.cmd.clear();
+        match AtomRead::name(&self.mirror, h) {
+            Some(name) => {
+                c.cmd.push_str("(cog-node '");
+                c.cmd.push_str(t.name());
+                c.cmd.push(' ');
+                write_str_literal(&mut c.cmd, name);
+            }
+            None => {
+                c.cmd.push_str("(cog-link '");
+                c.cmd.push_str(t.name());
+                for &m in AtomRead::outgoing(&self.mirror, h).unwrap_or(&[]) {
+                    c.cmd.push(' ');
+                    write_structure(&self.mirror, m, &mut c.cmd);
+                }
+            }
+        }
+        c.cmd.push(')');
+        c.call()?;
+        Ok(c.line.trim_end() != "()")
+    }
+
+    pub fn settle(&self) -> Result<()> {
+        self.conn.borrow_mut().settle()
+    }
+}
+
+impl Conn {
+    /// Sends `cmd` and reads its reply into `line`.
+    fn call(&mut self) -> Result<()> {
+        self.cmd.push('\n');
+        self.wr.write_all(self.cmd.as_bytes()).map_err(io)?;
+        self.settle()?;
+        self.line.clear();
+        if self.rd.read_line(&mut self.line).map_err(io)? == 0 {
+            return Err(io(std::io::Error::other("the server closed the connection")));
+        }
+        if self.line.starts_with("(error") {
+            return Err(atomweave::Error::InvalidValue(self.line.trim_end().to_string()));
+        }
+        Ok(())
+    }
+
+    /// Sends `cmd` without waiting for its reply.
+    fn queue(&mut self) -> Result<()> {
+        self.cmd.push('\n');
+        self.wr.write_all(self.cmd.as_bytes()).map_err(io)?;
+        self.owed += 1;
+        if self.owed >= 4096 {
+            self.settle()?;
+        }
+        Ok(())
+    }
+
+    /// Flushes and reads the replies owed.
+    fn settle(&mut self) -> Result<()> {
+        self.wr.flush().map_err(io)?;
+        while self.owed > 0 {
+            self.line.clear();
+            if self.rd.read_line(&mut self.line).map_err(io)? == 0 {
+                return Err(io(std::io::Error::other("the server closed the connection")));
+            }
+            self.owed -= 1;
+            if self.line.starts_with("(error") {
+                return Err(atomweave::Error::InvalidValue(self.line.trim_end().to_string()));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl AtomSink for ServerTarget {
+    fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
+        let h = self.mirror.add_node(t, name)?;
+        self.send("", h, "", |_| {})?;
+        Ok(h)
+    }
+    fn add_link(&mut self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
+        let h = self.mirror.add_link(t, outgoing)?;
+        self.send("", h, "", |_| {})?;
+        Ok(h)
+    }
+    fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
+        self.mirror.set_tv(h, tv)?;
+        let m = &self.mirror;
+        self.send("(cog-set-tv! ", h, " ", |c| {
+            write_value(m, &Value::Truth(tv), c);
+            c.push(')');
+        })
+    }
+    fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
+        let m = &self.mirror;
+        self.send("(cog-set-value! ", h, " ", |c| {
+            write_structure(m, key, c);
+            c.push(' ');
+            write_value(m, &v, c);
+            c.push(')');
+        })?;
+        self.mirror.set_value(h, key, v)
+    }
+    fn contains(&self, h: Handle) -> bool {
+        AtomRead::contains(&self.mirror, h)
+    }
+}
+
+/// The server's key for truth values.
+const TV_KEY: &str = " (PredicateNode \"*-TruthValueKey-*\"))";
+
+impl Target for ServerTarget {
+    fn get_type(&self, h: Handle) -> Option<Type> {
+        self.lookup(h).ok()?.then(|| AtomRead::get_type(&self.mirror, h)).flatten()
+    }
+    fn get_tv(&self, h: Handle) -> Option<TruthValue> {
+        // The value is the mirror's, given only once the server has answered.
+        self.ask("(cog-value ", h, TV_KEY, |_| {}).ok().filter(|&n| n > 0).and_then(|_| AtomRead::get_tv(&self.mirror, h))
+    }
+    fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
+        self.mirror.set_tv(h, tv)?;
+        let m = &self.mirror;
+        self.ask("(cog-set-tv! ", h, " ", |c| {
+            write_value(m, &Value::Truth(tv), c);
+            c.push(')');
+        })
+        .map(drop)
+    }
+    fn get_value(&self, h: Handle, k: Handle) -> Option<Value> {
+        let m = &self.mirror;
+        self.ask("(cog-value ", h, " ", |c| {
+            write_structure(m, k, c);
+            c.push(')');
+        })
+        .ok()
+        .filter(|&n| n > 0)
+        .and_then(|_| AtomRead::get_value(m, h, k))
+    }
+    fn set_value(&mut self, h: Handle, k: Handle, v: Value) -> Result<()> {
+        let m = &self.mirror;
+        self.ask("(cog-set-value! ", h, " ", |c| {
+            write_structure(m, k, c);
+            c.push(' ');
+            write_value(m, &v, c);
+            c.push(')');
+        })?;
+        self.mirror.set_value(h, k, v)
+    }
+    fn incoming_probe(&self, h: Handle) -> usize {
+        self.ask("(cog-incoming-set ", h, ")", |_| {}).unwrap_or(0)
+    }
+    fn incoming_size(&self, h: Handle) -> usize {
+        self.ask("(cog-incoming-set ", h, ")", |_| {}).unwrap_or(0)
+    }
+    fn outgoing_probe(&self, h: Handle) -> usize {
+        usize::from(self.lookup(h).unwrap_or(false))
+    }
+    fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
+        let h = AtomSink::add_node(self, t, name)?;
+        self.settle()?;
+        Ok(h)
+    }
+    fn add_link(&mut self, t: Type, out: &[Handle]) -> Result<Handle> {
+        let h = AtomSink::add_link(self, t, out)?;
+        self.settle()?;
+        Ok(h)
+    }
+    fn extract(&mut self, h: Handle) -> Result<()> {
+        self.ask("(cog-extract-recursive! ", h, ")", |_| {})?;
+        self.mirror.extract(h, true)
+    }
+    fn count_by_type(&self, t: Type) -> usize {
+        let mut c = self.conn.borrow_mut();
+        c.cmd.clear();
+        c.cmd.push_str("(cog-get-atoms '");
+        c.cmd.push_str(t.name());
+        c.cmd.push(')');
+        c.call().map_or(0, |_| c.line.len())
+    }
+    fn get_node(&self, t: Type, name: &str) -> Option<Handle> {
+        let h = AtomRead::get_node(&self.mirror, t, name)?;
+        self.lookup(h).ok()?.then_some(h)
+    }
+    fn grow(&mut self, rs: &mut RandomSpace, n: usize) -> Result<()> {
+        rs.grow(self, n, |_| {})?;
+        self.settle()
+    }
+    fn size(&self) -> usize {
+        AtomRead::size(&self.mirror)
+    }
+}
