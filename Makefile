@@ -43,7 +43,7 @@ test-python: py-build
 
 # The main job: atomspace_bm on both layers, on two threads, as the space
 # grows (CSVs and PNGs), the seeds' atom_bench at 1M, the pattern matcher's
-# benchmarks, the Python layer, and Atomese loading.
+# benchmarks, the Python layer, Atomese loading, and the server's shell table.
 bench: build-release py-build
 	@mkdir -p $(RESULTS)
 	$(BIN) bench -X -A -q | tee $(RESULTS)/bench.txt
@@ -56,6 +56,7 @@ bench: build-release py-build
 	$(PYTHON) -m atomweave.benchmark -a -i 3 | tee $(RESULTS)/python-benchmark.txt
 	$(BIN) generate -n 1000000 -R 1 -o $(RESULTS)/random-1m.scm
 	$(BIN) load -q $(RESULTS)/random-1m.scm | tee $(RESULTS)/load-1m.txt
+	$(BIN) shell-bench | tee $(RESULTS)/shell-bench.txt
 	@scripts/bench-summary.sh $(RESULTS)
 
 clean:

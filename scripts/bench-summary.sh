@@ -18,5 +18,7 @@ echo "-- python -m atomweave.benchmark (node operations):"
 grep -E '^(add_node|ConceptNode|atom\.(tv|out|incoming)|BindLink|GetLink)' "$dir/python-benchmark.txt" || true
 echo "-- Atomese load of a random 1M-atom file:"
 grep -E '^(rate|per atom)' "$dir/load-1m.txt"
+echo "-- shell-bench (the CogServer protocol, in-process server on loopback):"
+sed -n '/^  test/,/^  seed/p' "$dir/shell-bench.txt"
 echo "-- files:"
 ls "$dir"/*.png "$dir"/*.csv 2>/dev/null | wc -l | xargs echo "  CSV and PNG files in $dir/:"

@@ -55,9 +55,12 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
     }
     let mut out = String::new();
     loop {
-        let read = tokio::select! {
-            r = rd.read_buf(&mut buf) => r,
-            _ = stop.wait_for(|s| *s) => return,
+        let read = match spin_read(&shared, &rd, &mut buf) {
+            Some(r) => r,
+            None => tokio::select! {
+                r = rd.read_buf(&mut buf) => r,
+                _ = stop.wait_for(|s| *s) => return,
+            },
         };
         let at_eof = !matches!(read, Ok(n) if n > 0);
         // Every complete line in the buffer; at the end of input, the rest too.
@@ -108,6 +111,27 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
             buf = BytesMut::with_capacity(4096);
         }
     }
+}
+
+/// How long a connection polls for the next command before it sleeps.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(40);
+
+/// With few clients connected, polls the socket for a moment before the
+/// task sleeps: a client that answers at once then finds the server awake,
+/// and a round trip pays one wake-up between cores instead of two (on a
+/// VM, each is tens of microseconds). `None` if nothing came.
+fn spin_read(shared: &Shared, rd: &tokio::net::tcp::OwnedReadHalf, buf: &mut BytesMut) -> Option<std::io::Result<usize>> {
+    if shared.stats.open.load(Ordering::Relaxed) > 2 {
+        return None;
+    }
+    let start = std::time::Instant::now();
+    while start.elapsed() < SPIN {
+        match rd.try_read_buf(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::hint::spin_loop(),
+            other => return Some(other),
+        }
+    }
+    None
 }
 
 #[derive(PartialEq, Eq)]

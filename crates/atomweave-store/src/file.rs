@@ -108,7 +108,7 @@ impl StorageNode for FileStore {
         let f = File::create(&tmp).map_err(|e| self.io(e))?;
         let mut w = BufWriter::new(f);
         let n = match space.read() {
-            Some(view) => sexpr::dump(&view, Select::Roots, Form::Wire, &mut w, |n| progress(n)).map_err(|e| self.io(e))?,
+            Some(view) => sexpr::dump(&view, Select::Roots, Form::Wire, &mut w, &mut *progress).map_err(|e| self.io(e))?,
             None => {
                 let mut n = 0;
                 for h in space.handles_by_type(atomweave::types::ATOM, true).filter(|&h| space.incoming_size(h) == Some(0)) {

@@ -483,7 +483,7 @@ impl LmdbStore {
             } else if !expanded {
                 stack.push((x, true));
                 let out = space.outgoing(x).unwrap_or(&[]);
-                stack.extend(out.iter().filter(|m| !self.ids.contains_key(*m)).map(|&m| (m, false)));
+                stack.extend(out.iter().filter(|m| !self.ids.contains_key(m)).map(|&m| (m, false)));
                 continue;
             } else {
                 let mut members: Vec<u64> = space.outgoing(x).unwrap_or(&[]).iter().map(|m| self.ids[m]).collect();
@@ -722,7 +722,7 @@ impl LmdbStore {
             } else if !expanded {
                 stack.push((x, true));
                 let out = space.outgoing(x).unwrap_or(&[]);
-                stack.extend(out.iter().filter(|m| !self.ids.contains_key(*m)).map(|&m| (m, false)));
+                stack.extend(out.iter().filter(|m| !self.ids.contains_key(m)).map(|&m| (m, false)));
                 continue;
             } else {
                 let mut members = Vec::new();
@@ -739,7 +739,9 @@ impl LmdbStore {
                 self.find_link(r, t, &members)?
             };
             match id {
-                Some(id) => drop(self.ids.insert(x, id)),
+                Some(id) => {
+                    self.ids.insert(x, id);
+                }
                 None => return Ok(None),
             }
         }
@@ -1069,7 +1071,7 @@ impl LmdbStore {
         d.incoming.sort_by_key(|e| (e.0, e.1));
         self.append_all(self.db.incoming, d.incoming.iter().map(|&(m, code, l)| (be(m), edge_data(code, l))), true)?;
         drop(std::mem::take(&mut d.incoming));
-        d.values.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        d.values.sort_unstable_by_key(|a| a.0);
         self.append_all(self.db.values, d.values.iter().map(|(k, v)| (k, v.as_slice())), false)?;
         self.clear_indexing()
     }
