@@ -122,6 +122,7 @@ impl Server {
         if !config.bind.is_loopback() && config.token.is_none() {
             return Err(ServerError::TokenRequired(config.bind));
         }
+        raise_fd_limit();
         let space = AtomSpace::new();
         let store = match &config.store {
             Some(url) => {
@@ -250,6 +251,20 @@ pub fn serve_blocking(config: Config, ready: impl FnOnce(SocketAddr, Option<Sock
         ready(server.local_addr(), server.http_addr());
         server.run().await
     })
+}
+
+/// Lifts the soft limit on open files to the hard one: every client is a
+/// descriptor, and Debian's default soft limit (1024) would refuse the
+/// thousand-and-first.
+fn raise_fd_limit() {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit and setrlimit read and write the struct passed, nothing else.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
 }
 
 /// Resident memory of this process, in bytes (Linux; 0 elsewhere).

@@ -83,7 +83,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
                 None if at_eof && !buf.is_empty() => buf.split().to_vec(),
                 None => break,
             };
-            let mut line = line;
+            let mut line = strip_telnet_commands(line);
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
@@ -113,6 +113,34 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
     }
 }
 
+const IAC: u8 = 0xFF;
+
+/// Drops telnet commands (IAC sequences, which a telnet client sends on
+/// Ctrl-C and the like) from a line; the command itself is not acted on.
+fn strip_telnet_commands(line: Vec<u8>) -> Vec<u8> {
+    if !line.contains(&IAC) {
+        return line;
+    }
+    let mut out = Vec::with_capacity(line.len());
+    let mut i = 0;
+    while i < line.len() {
+        match (line[i], line.get(i + 1)) {
+            (IAC, Some(&IAC)) => {
+                out.push(IAC);
+                i += 2;
+            }
+            // WILL, WONT, DO, DONT carry an option byte.
+            (IAC, Some(&(0xFB..=0xFE))) => i += 3,
+            (IAC, _) => i += 2,
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 /// How long a connection polls for the next command before it sleeps.
 const SPIN: std::time::Duration = std::time::Duration::from_micros(40);
 
@@ -132,6 +160,19 @@ fn spin_read(shared: &Shared, rd: &tokio::net::tcp::OwnedReadHalf, buf: &mut Byt
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn telnet_commands_are_dropped_from_lines() {
+        let strip = super::strip_telnet_commands;
+        assert_eq!(strip(b"help".to_vec()), b"help");
+        assert_eq!(strip(b"\xff\xf4help".to_vec()), b"help", "IAC IP");
+        assert_eq!(strip(b"he\xff\xfd\x01lp".to_vec()), b"help", "IAC DO ECHO");
+        assert_eq!(strip(b"a\xff\xffb".to_vec()), b"a\xffb", "an escaped 0xFF stays");
+        assert_eq!(strip(b"x\xff".to_vec()), b"x");
+    }
 }
 
 #[derive(PartialEq, Eq)]

@@ -442,3 +442,52 @@ fn websocket_shells_and_the_status_page() {
     let mut sx = ws(srv.web, "/sexpr?token=t0k").unwrap();
     assert_eq!(ws_ask(&mut sx, "(ping)"), "()\n");
 }
+
+/// The server's `stats` line that starts with `field`.
+fn stat(addr: SocketAddr, field: &str) -> String {
+    let mut c = Client::connect(addr);
+    c.read_until("opencog> ");
+    c.send("stats\n");
+    let s = c.read_until("opencog> ");
+    s.lines().find(|l| l.starts_with(field)).unwrap_or_else(|| panic!("{field} in {s}")).to_string()
+}
+
+fn resident_mib(addr: SocketAddr) -> f64 {
+    stat(addr, "memory:").split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn idle_connections_cost_little_and_a_stalled_client_delays_no_one() {
+    let srv = start(Config::default());
+    let before = resident_mib(srv.addr);
+    let idle: Vec<TcpStream> = (0..1000).map(|_| TcpStream::connect(srv.addr).unwrap()).collect();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !stat(srv.addr, "connections:").starts_with("connections: 1001 open") {
+        assert!(std::time::Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let per = (resident_mib(srv.addr) - before) * 1024.0 / 1000.0;
+    assert!(per < 32.0, "{per:.1} KiB per idle connection");
+
+    // A client that sends much and reads nothing fills its socket, and its
+    // task waits; everyone else goes on.
+    let mut c = Client::sexpr(srv.addr);
+    for i in 0..2000 {
+        c.ask(&format!("(ConceptNode \"stall {i}\")"));
+    }
+    let mut stalled = TcpStream::connect(srv.addr).unwrap();
+    stalled.write_all(b"sexpr\n").unwrap();
+    let flood = "(cog-get-atoms 'Node #t)\n".repeat(2000);
+    let writer = std::thread::spawn(move || {
+        let _ = stalled.write_all(flood.as_bytes());
+        stalled
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..50 {
+        let t = std::time::Instant::now();
+        assert_eq!(c.ask("(ping)"), "()");
+        assert!(t.elapsed() < Duration::from_secs(1), "a ping waited {:?}", t.elapsed());
+    }
+    drop(idle);
+    drop(writer.join().unwrap());
+}
