@@ -9,14 +9,37 @@ fn atomweave() -> Command {
     Command::new(env!("CARGO_BIN_EXE_atomweave"))
 }
 
+/// A server process, killed if a test fails before it stops it.
+struct Served(std::process::Child);
+
+impl std::ops::Deref for Served {
+    type Target = std::process::Child;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Served {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Starts `atomweave serve` with `args`; returns the child, its port and its stderr.
-fn serve(args: &[&str]) -> (std::process::Child, u16, BufReader<std::process::ChildStderr>) {
-    let mut child = atomweave().args(["serve", "--port", "0", "--no-http"]).args(args).stderr(Stdio::piped()).spawn().unwrap();
+fn serve(args: &[&str]) -> (Served, u16, BufReader<std::process::ChildStderr>) {
+    let mut child = atomweave().args(["serve", "--port", "0", "--no-http"]).args(args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let mut err = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     err.read_line(&mut line).unwrap();
     let port = line.split("listening on 127.0.0.1:").nth(1).and_then(|r| r.split(' ').next()).and_then(|p| p.parse().ok());
-    (child, port.unwrap_or_else(|| panic!("no port in {line:?}")), err)
+    (Served(child), port.unwrap_or_else(|| panic!("no port in {line:?}")), err)
 }
 
 #[test]
@@ -104,4 +127,36 @@ fn bench_measures_through_the_server() {
     let out = atomweave().args(["bench", "-m", "getType", "-n", "100", "-s", "100", "-q", "--server", "127.0.0.1:1"]).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("127.0.0.1:1"), "{text}");
+}
+
+/// `stats` of the server at `port`.
+fn stats(port: u16) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(b"stats\nquit\n").unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn idle_connections_cost_little() {
+    let (mut child, port, _err) = serve(&[]);
+    let resident = |s: &str| -> f64 { s.split("memory: ").nth(1).and_then(|r| r.split(' ').next()).and_then(|m| m.parse().ok()).unwrap() };
+    let before = resident(&stats(port));
+    let idle: Vec<TcpStream> = (0..1000).map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap()).collect();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let after = loop {
+        let s = stats(port);
+        if s.contains("connections: 1001 open") {
+            break resident(&s);
+        }
+        assert!(std::time::Instant::now() < deadline, "{s}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let per = (after - before) * 1024.0 / 1000.0;
+    assert!(per < 32.0, "{per:.1} KiB per idle connection");
+    drop(idle);
+    child.kill().unwrap();
+    child.wait().unwrap();
 }

@@ -4,7 +4,8 @@
 //! On a WebSocket each text message is one command and gets one text
 //! message back: the reply line the telnet shell would send, without
 //! prompts. A server with a token wants it as `Authorization: Bearer T` or
-//! `?token=T` in the URL.
+//! `?token=T` in the URL; a server without one refuses requests that carry
+//! an `Origin` (made by a web page in a browser).
 
 use std::sync::Arc;
 
@@ -49,6 +50,13 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream) {
             let _ = respond(&mut sock, "401 Unauthorized", "text/plain", "this server wants its token: Authorization: Bearer T, or ?token=T\n").await;
             return;
         }
+    }
+    // A browser names the page that opened the socket. Without a token any
+    // web page the user visits could otherwise drive a loopback server.
+    if let (Some(origin), None) = (header("origin"), &shared.config.token) {
+        let msg = format!("a web page ({origin}) may use this server only when it was started with --token\n");
+        let _ = respond(&mut sock, "403 Forbidden", "text/plain", &msg).await;
+        return;
     }
     let upgrade = header("upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
     if !upgrade {

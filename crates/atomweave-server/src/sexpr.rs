@@ -55,12 +55,19 @@ impl Context<'_> {
         MutexGuard::try_map(self.store.lock(), |s| s.as_mut()).ok()
     }
 
-    /// Queues `h` (and its values) for the store.
+    /// Queues `h` and every atom under it, with their values, for the
+    /// store: a command may set values on members too.
     fn stored(&self, h: Handle) -> Result<(), String> {
-        match self.store_lock() {
-            Some(mut st) => st.store_atom(self.space, h).map_err(|e| e.to_string()),
-            None => Ok(()),
+        let Some(mut st) = self.store_lock() else { return Ok(()) };
+        let mut todo = vec![h];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(x) = todo.pop() {
+            if seen.insert(x) {
+                st.store_atom(self.space, x).map_err(|e| e.to_string())?;
+                todo.extend_from_slice(self.space.outgoing(x).unwrap_or(&[]));
+            }
         }
+        Ok(())
     }
 }
 
@@ -84,32 +91,51 @@ pub fn error_reply(msg: &str, out: &mut String) {
     out.push(')');
 }
 
-/// Does `text` hold an unfinished expression (an open list or string)? The
-/// shells then wait for more lines before evaluating.
-pub fn is_incomplete(text: &str) -> bool {
-    let mut depth = 0i64;
-    let (mut in_str, mut escaped, mut comment) = (false, false, false);
-    for b in text.bytes() {
-        if comment {
-            comment = b != b'\n';
-        } else if in_str {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_str = false,
-                _ => {}
-            }
-        } else {
-            match b {
-                b'"' => in_str = true,
-                b';' => comment = true,
-                b'(' => depth += 1,
-                b')' => depth -= 1,
-                _ => {}
+/// Whether the text fed so far holds an unfinished expression (an open
+/// list or string): the shells then wait for more lines. Fed line by line,
+/// so a long multi-line expression is scanned once, not once per line.
+#[derive(Default)]
+pub struct Balance {
+    depth: i64,
+    in_str: bool,
+    escaped: bool,
+    comment: bool,
+}
+
+impl Balance {
+    pub fn feed(&mut self, text: &str) {
+        for b in text.bytes() {
+            if self.comment {
+                self.comment = b != b'\n';
+            } else if self.in_str {
+                match b {
+                    _ if self.escaped => self.escaped = false,
+                    b'\\' => self.escaped = true,
+                    b'"' => self.in_str = false,
+                    _ => {}
+                }
+            } else {
+                match b {
+                    b'"' => self.in_str = true,
+                    b';' => self.comment = true,
+                    b'(' => self.depth += 1,
+                    b')' => self.depth -= 1,
+                    _ => {}
+                }
             }
         }
     }
-    in_str || depth > 0
+
+    pub fn incomplete(&self) -> bool {
+        self.in_str || self.depth > 0
+    }
+}
+
+/// Does `text` hold an unfinished expression? See [`Balance`].
+pub fn is_incomplete(text: &str) -> bool {
+    let mut b = Balance::default();
+    b.feed(text);
+    b.incomplete()
 }
 
 fn run(cx: &Context<'_>, e: &Expr, out: &mut String) -> Result<(), String> {
@@ -157,6 +183,7 @@ fn run(cx: &Context<'_>, e: &Expr, out: &mut String) -> Result<(), String> {
             atom_or_nil(space, space.get_link(t, &out_set), out);
         }
         "cog-set-value!" if matches!(args, [_, _, v] if is_none(v)) => {
+            check(&args[..2])?;
             let h = add(space, &args[0])?;
             let key = add(space, &args[1])?;
             space.remove_value(h, key).map_err(|e| e.to_string())?;
@@ -171,6 +198,7 @@ fn run(cx: &Context<'_>, e: &Expr, out: &mut String) -> Result<(), String> {
         "cog-update-value!" => {
             let [a, k, delta] = args else { return Err("cog-update-value! takes an atom, a key and a FloatValue".into()) };
             let delta = float_value(delta)?;
+            check(&args[..2])?;
             let h = add(space, a)?;
             let key = add(space, k)?;
             match cx.store_lock() {
@@ -266,19 +294,28 @@ fn run(cx: &Context<'_>, e: &Expr, out: &mut String) -> Result<(), String> {
                 [q, k, m, Expr::Symbol(f, _)] if f == "#t" || f == "#f" => (q, k, Some(m), f == "#t"),
                 _ => return Err("cog-execute-cache! takes a query, a key, and optional metadata key and #t to recompute".into()),
             };
+            check(&args[..2 + usize::from(meta.is_some())])?;
+            let new_query = find(space, q)?.is_none();
             let q = add(space, q)?;
             let key = add(space, k)?;
+            let meta = meta.map(|m| add(space, m)).transpose()?;
             let kept = if fresh { None } else { space.get_value(q, key) };
             let result = match kept {
                 Some(v) => v,
                 None => {
-                    let v = match query::execute(space, q).map_err(|e| e.to_string())? {
-                        Executed::Atom(h) => Value::Atom(h),
-                        Executed::Value(v) => v,
+                    let v = match query::execute(space, q) {
+                        Ok(Executed::Atom(h)) => Value::Atom(h),
+                        Ok(Executed::Value(v)) => v,
+                        Err(e) => {
+                            // A query that fails leaves no trace, itself included.
+                            if new_query {
+                                let _ = space.extract(q, false);
+                            }
+                            return Err(e.to_string());
+                        }
                     };
                     space.set_value(q, key, v.clone()).map_err(|e| e.to_string())?;
                     if let Some(m) = meta {
-                        let m = add(space, m)?;
                         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
                         space.set_value(q, m, Value::float(vec![now])).map_err(|e| e.to_string())?;
                     }
@@ -289,6 +326,9 @@ fn run(cx: &Context<'_>, e: &Expr, out: &mut String) -> Result<(), String> {
             write_value(space, &result, out);
         }
         "cog-atomspace-clear" => {
+            if cx.store.lock().is_some() {
+                return Err("this server keeps its space in a store, which cog-atomspace-clear would not clear: the atoms would come back at the next start; extract them instead".into());
+            }
             space.clear();
             out.push_str("#t");
         }
@@ -346,7 +386,13 @@ fn find(space: &AtomSpace, e: &Expr) -> Result<Option<Handle>, String> {
 }
 
 fn is_attached(e: &Expr) -> bool {
-    matches!(e, Expr::List(items, _) if matches!(items.first(), Some(Expr::Symbol(h, _)) if matches!(h.as_str(), "stv" | "ctv" | "av" | "alist" | "SimpleTruthValue" | "CountTruthValue")))
+    matches!(e, Expr::List(items, _) if matches!(items.first(), Some(Expr::Symbol(h, _)) if matches!(h.as_str(), "stv" | "ctv" | "av" | "alist" | "SimpleTruthValue" | "CountTruthValue" | "cog-new-stv" | "cog-new-ctv")))
+}
+
+/// Checks expressions as [`add`] would take them, adding nothing, so that a
+/// command adds all of its atoms or none.
+fn check(exprs: &[Expr]) -> Result<(), String> {
+    exprs.iter().try_for_each(|e| sexpr::check(e).map_err(|e| e.to_string()))
 }
 
 /// The atom an expression names, added (with any values written in it).
@@ -477,6 +523,38 @@ mod tests {
             assert!(reply.starts_with("(error \""), "{bad} -> {reply}");
         }
         assert_eq!(space.size(), 0, "nothing was added");
+        // Commands that fail after a first argument checked out add nothing either.
+        for bad in [
+            "(cog-update-value! (Concept \"x\") (NoSuch \"k\") (FloatValue 1))",
+            "(cog-set-value! (Concept \"x\") (NoSuch \"k\") #f)",
+            "(cog-execute-cache! (Concept \"x\") (NoSuch \"k\"))",
+        ] {
+            assert!(ask(&cx, bad).starts_with("(error \""), "{bad}");
+            assert_eq!(space.size(), 0, "{bad} added something");
+        }
+        // A query that fails leaves no query link behind.
+        assert!(ask(&cx, "(cog-execute-cache! (BindLink (Concept \"q\")) (Predicate \"r\"))").starts_with("(error"));
+        assert_eq!(space.count_of_type(atomweave::types::BIND_LINK, false), 0);
+    }
+
+    #[test]
+    fn a_value_holding_its_own_atom_prints_once() {
+        let space = AtomSpace::new();
+        let updates = Mutex::new(());
+        let cx = Context { space: &space, store: &Mutex::new(None), updates: &updates };
+        assert_eq!(ask(&cx, "(cog-set-value! (Concept \"a\") (Predicate \"k\") (Concept \"a\"))"), "()");
+        assert_eq!(ask(&cx, "(cog-value (Concept \"a\") (Predicate \"k\"))"), "(ConceptNode \"a\")");
+        assert_eq!(ask(&cx, "(cog-keys->alist (Concept \"a\"))"), "(((PredicateNode \"k\") . (ConceptNode \"a\")))");
+    }
+
+    #[test]
+    fn balance_fed_line_by_line_matches_the_whole() {
+        let text = "(List\n  (Concept \"a ( \\\" \") ; (\n  (Concept \"b\"))\n";
+        let mut b = Balance::default();
+        for (i, line) in text.split_inclusive('\n').enumerate() {
+            b.feed(line);
+            assert_eq!(b.incomplete(), i < 2, "after line {i}");
+        }
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
     let mut wr = BufWriter::with_capacity(16 * 1024, wr);
     let mut stop = shared.stop.subscribe();
     let mut buf = BytesMut::with_capacity(4096);
-    let mut session = Session { shell: Shell::Command, hushed: false, authorized: shared.config.token.is_none(), pending: String::new() };
+    let mut session = Session { shell: Shell::Command, hushed: false, authorized: shared.config.token.is_none(), pending: String::new(), balance: sexpr::Balance::default() };
     if session.authorized && wr.write_all(PROMPT.as_bytes()).await.and(wr.flush().await).is_err() {
         return;
     }
@@ -70,7 +70,6 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
                 Some(i) if i > shared.config.max_line => {
                     buf.clear();
                     let msg = format!("error: line longer than {} bytes; closing the connection\n", shared.config.max_line);
-                    let _ = wr.write_all(out.as_bytes()).await;
                     let _ = wr.write_all(msg.as_bytes()).await;
                     let _ = wr.flush().await;
                     return;
@@ -173,6 +172,22 @@ mod tests {
         assert_eq!(strip(b"a\xff\xffb".to_vec()), b"a\xffb", "an escaped 0xFF stays");
         assert_eq!(strip(b"x\xff".to_vec()), b"x");
     }
+
+    #[test]
+    fn stats_hide_passwords_and_tokens() {
+        assert_eq!(super::redacted("postgres://me:secret@db:5432/kb"), "postgres://me@db:5432/kb");
+        assert_eq!(super::redacted("cog://host:17001?token=t"), "cog://host:17001");
+        assert_eq!(super::redacted("lmdb:///var/lib/kb"), "lmdb:///var/lib/kb");
+        assert_eq!(super::redacted("/plain/dir"), "/plain/dir");
+    }
+
+    #[test]
+    fn http_request_lines_are_recognised() {
+        assert!(super::looks_like_http("POST / HTTP/1.1"));
+        assert!(super::looks_like_http("Host: 127.0.0.1:17001"));
+        assert!(!super::looks_like_http("help"));
+        assert!(!super::looks_like_http("sexpr"));
+    }
 }
 
 #[derive(PartialEq, Eq)]
@@ -188,6 +203,7 @@ struct Session {
     authorized: bool,
     /// Lines of an unfinished multi-line expression.
     pending: String,
+    balance: sexpr::Balance,
 }
 
 impl Session {
@@ -220,6 +236,10 @@ impl Session {
                 if ctrl_d {
                     return Step::Close;
                 }
+                if looks_like_http(text) {
+                    out.push_str("error: this is the telnet port, not HTTP; closing the connection\n");
+                    return Step::Close;
+                }
                 self.command(shared, text.trim(), out)
             }
             Shell::Sexpr | Shell::Json => {
@@ -231,16 +251,20 @@ impl Session {
                     self.prompt(out);
                     return Step::Continue;
                 }
+                if self.pending.len() + text.len() > shared.config.max_line {
+                    let _ = writeln!(out, "error: expression longer than {} bytes; closing the connection", shared.config.max_line);
+                    return Step::Close;
+                }
                 self.pending.push_str(text);
                 self.pending.push('\n');
-                if self.shell == Shell::Sexpr && sexpr::is_incomplete(&self.pending) {
-                    if self.pending.len() > shared.config.max_line {
-                        self.pending.clear();
-                        sexpr::error_reply("expression longer than the line limit", out);
-                        out.push('\n');
+                if self.shell == Shell::Sexpr {
+                    self.balance.feed(text);
+                    self.balance.feed("\n");
+                    if self.balance.incomplete() {
+                        return Step::Continue;
                     }
-                    return Step::Continue;
                 }
+                self.balance = sexpr::Balance::default();
                 let cmd = std::mem::take(&mut self.pending);
                 if cmd.trim().is_empty() {
                     return Step::Continue;
@@ -323,6 +347,33 @@ pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String)
     }
 }
 
+/// A store URL without its password and query (which may hold a token):
+/// `stats` is shown to every client.
+fn redacted(url: &str) -> String {
+    let url = url.split('?').next().unwrap_or(url);
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            let user = authority.rsplit_once('@').and_then(|(u, _)| u.split(':').next()).map_or(String::new(), |u| format!("{u}@"));
+            if path.is_empty() && !rest.contains('/') {
+                format!("{scheme}://{user}{host}")
+            } else {
+                format!("{scheme}://{user}{host}/{path}")
+            }
+        }
+        None => url.to_string(),
+    }
+}
+
+/// An HTTP request line or header: a browser's form posted to this port
+/// would otherwise have its body run as commands.
+fn looks_like_http(line: &str) -> bool {
+    let line = line.trim_end();
+    (line.ends_with(" HTTP/1.1") || line.ends_with(" HTTP/1.0")) && line.split(' ').next().is_some_and(|m| !m.is_empty() && m.bytes().all(|b| b.is_ascii_uppercase()))
+        || line.get(..5).is_some_and(|h| h.eq_ignore_ascii_case("host:"))
+}
+
 /// Commands that may run long enough to hold up other connections.
 fn is_heavy(cmd: &str) -> bool {
     ["cog-get-atoms", "cog-execute-cache!", "cog-atomspace-clear", "cog-extract-recursive!", "getAtoms", "execute", "loadAtoms"]
@@ -361,5 +412,5 @@ pub(crate) fn stats(shared: &Shared, out: &mut String) {
     let _ = writeln!(out, "atoms: {} ({} nodes, {} links)", shared.space.size(), shared.space.num_nodes(), shared.space.num_links());
     let _ = writeln!(out, "uptime: {}h {:02}m {:02}s", up / 3600, up / 60 % 60, up % 60);
     let _ = writeln!(out, "memory: {:.1} MiB resident", crate::resident_bytes() as f64 / (1 << 20) as f64);
-    let _ = writeln!(out, "store: {}", shared.config.store.as_deref().unwrap_or("none"));
+    let _ = writeln!(out, "store: {}", shared.config.store.as_deref().map_or("none".into(), redacted));
 }

@@ -188,6 +188,12 @@ fn oversized_lines_are_refused_and_close_the_connection() {
     let reply = c.line();
     assert!(reply.contains("line longer than 1000 bytes"), "{reply}");
     assert!(c.closed());
+    // A multi-line expression grows past the limit: refused, and closed.
+    let mut c = Client::sexpr(srv.addr);
+    // The server may close before all of it is sent.
+    let _ = c.wr.write_all(format!("(ConceptNode\n{}", "\"xxxxxxxxxxxxxxxxxxxxxxxx\"\n".repeat(200)).as_bytes());
+    assert!(c.line().contains("expression longer than 1000 bytes"));
+    assert!(c.closed());
     // Also without a newline in sight.
     let mut c = Client::sexpr(srv.addr);
     c.send(&"y".repeat(100_000));
@@ -289,12 +295,14 @@ fn shutdown_flushes_the_store() {
     assert_eq!(c.ask("(cog-set-tv! (Inheritance (Concept \"cat\") (Concept \"animal\")) (stv 0.9 0.8))"), "()");
     assert_eq!(c.ask("(cog-update-value! (Concept \"cat\") (Predicate \"seen\") (FloatValue 2))"), "()");
     assert_eq!(c.ask("(cog-update-value! (Concept \"cat\") (Predicate \"seen\") (FloatValue 3))"), "()");
+    assert_eq!(c.ask("(cog-set-tv! (List (Concept \"m\" (stv 0.5 0.5)) (Concept \"n\")) (stv 1 1))"), "()");
+    assert!(c.ask("(cog-atomspace-clear)").starts_with("(error \"this server keeps its space in a store"));
     assert_eq!(c.ask("(Concept \"doomed\")"), "(ConceptNode \"doomed\")");
     assert_eq!(c.ask("(cog-extract! (Concept \"doomed\"))"), "#t");
     c.send(".\nshutdown\n");
     assert!(c.read_until("opencog> Shutting down cogserver\n").ends_with("cogserver\n"));
     let space = srv.finish();
-    assert_eq!(space.size(), 4);
+    assert_eq!(space.size(), 7);
 
     // A new server on the same store starts where the last one stopped.
     let srv = start(Config { store: Some(url), ..Config::default() });
@@ -302,6 +310,8 @@ fn shutdown_flushes_the_store() {
     assert_eq!(c.ask("(cog-value (Concept \"cat\") (Predicate \"seen\"))"), "(FloatValue 5)");
     assert_eq!(c.ask("(cog-keys->alist (Inheritance (Concept \"cat\") (Concept \"animal\")))"), "(((PredicateNode \"*-TruthValueKey-*\") . (SimpleTruthValue 0.9 0.8)))");
     assert_eq!(c.ask("(cog-node 'Concept \"doomed\")"), "()");
+    // A value set on a member inside a command was written through too.
+    assert_eq!(c.ask("(cog-keys->alist (Concept \"m\"))"), "(((PredicateNode \"*-TruthValueKey-*\") . (SimpleTruthValue 0.5 0.5)))");
 }
 
 #[test]
@@ -375,12 +385,19 @@ fn cog_storage_round_trip() {
     assert_eq!(third.count_of_type(MEMBER_LINK, false), 5000);
     assert_eq!(third.size(), mine.size() - 2 + 2, "cat and its link gone; counter and hits added");
 
-    // Queries run on the server, their results cached there.
-    let q = atomweave::sexpr::load_str(&mut &third, "(GetLink (Inheritance (Variable \"$x\") (Concept \"animal\")))").unwrap()[0];
+    // Queries run on the server, their results kept there.
+    let q = atomweave::sexpr::load_str(&mut &third, "(GetLink (Member (Variable \"$x\") (Concept \"animal\")))").unwrap()[0];
     let rk = third.add_node(PREDICATE_NODE, "results").unwrap();
     let mut cog = atomweave_store::cog::CogStore::open(&srv.url()).unwrap();
-    let before = cog.fetch_query(&third, q, rk, false).unwrap();
-    assert_eq!(third.get_value(q, rk), Some(before));
+    let found = cog.fetch_query(&third, q, rk, false).unwrap();
+    let text = atomweave::sexpr::atom_to_string(&third, q, atomweave::sexpr::Form::Wire);
+    assert_eq!(text.matches("(ConceptNode \"n").count(), 5000, "the 5000 members, kept on the query here");
+    assert!(matches!(found, Value::Atom(_) | Value::Link(_)), "{found:?}");
+    let mut probe = Client::sexpr(srv.addr);
+    let mut qs = String::new();
+    atomweave::sexpr::write_structure(&third, q, &mut qs);
+    let kept = probe.ask(&format!("(cog-value {qs} (PredicateNode \"results\"))"));
+    assert!(kept.matches("(ConceptNode \"n").count() == 5000, "and on the server: {}", &kept[..kept.len().min(200)]);
     st.close().unwrap();
     other.close().unwrap();
 }
@@ -408,6 +425,23 @@ fn http_get(web: SocketAddr, path: &str) -> String {
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
     out
+}
+
+#[test]
+fn web_pages_and_http_requests_are_refused_without_a_token() {
+    let srv = start(Config::default());
+    let mut s = TcpStream::connect(srv.web).unwrap();
+    s.write_all(b"GET /sexpr HTTP/1.1\r\nHost: x\r\nOrigin: http://evil.example\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    assert!(reply.starts_with("HTTP/1.1 403"), "{reply}");
+    // A browser's form posted to the telnet port: its body never runs.
+    let mut c = Client::connect(srv.addr);
+    c.read_until("opencog> ");
+    c.send("POST / HTTP/1.1\r\nHost: 127.0.0.1:17001\r\n\r\nsexpr\n(Concept \"posted\")\n");
+    assert!(c.line().contains("not HTTP"));
+    assert!(c.closed());
+    assert_eq!(srv.finish().size(), 0);
 }
 
 #[test]
@@ -443,32 +477,9 @@ fn websocket_shells_and_the_status_page() {
     assert_eq!(ws_ask(&mut sx, "(ping)"), "()\n");
 }
 
-/// The server's `stats` line that starts with `field`.
-fn stat(addr: SocketAddr, field: &str) -> String {
-    let mut c = Client::connect(addr);
-    c.read_until("opencog> ");
-    c.send("stats\n");
-    let s = c.read_until("opencog> ");
-    s.lines().find(|l| l.starts_with(field)).unwrap_or_else(|| panic!("{field} in {s}")).to_string()
-}
-
-fn resident_mib(addr: SocketAddr) -> f64 {
-    stat(addr, "memory:").split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
 #[test]
-fn idle_connections_cost_little_and_a_stalled_client_delays_no_one() {
+fn a_stalled_client_delays_no_one() {
     let srv = start(Config::default());
-    let before = resident_mib(srv.addr);
-    let idle: Vec<TcpStream> = (0..1000).map(|_| TcpStream::connect(srv.addr).unwrap()).collect();
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while !stat(srv.addr, "connections:").starts_with("connections: 1001 open") {
-        assert!(std::time::Instant::now() < deadline);
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let per = (resident_mib(srv.addr) - before) * 1024.0 / 1000.0;
-    assert!(per < 32.0, "{per:.1} KiB per idle connection");
-
     // A client that sends much and reads nothing fills its socket, and its
     // task waits; everyone else goes on.
     let mut c = Client::sexpr(srv.addr);
@@ -488,6 +499,5 @@ fn idle_connections_cost_little_and_a_stalled_client_delays_no_one() {
         assert_eq!(c.ask("(ping)"), "()");
         assert!(t.elapsed() < Duration::from_secs(1), "a ping waited {:?}", t.elapsed());
     }
-    drop(idle);
     drop(writer.join().unwrap());
 }

@@ -7,7 +7,9 @@
 //! a read needs the connection, when many are owed, or at [`barrier`], which
 //! reports the first write the server refused. The server's port is 17001
 //! unless the URL says otherwise; a server started with `--token` wants
-//! `cog://host:port?token=T` (or the token in `ATOMWEAVE_TOKEN`).
+//! `cog://host:port?token=T`. Against upstream's server, which answers a
+//! bad command with nothing at all, a refused command leaves the client
+//! waiting.
 //!
 //! [`barrier`]: StorageNode::barrier
 
@@ -43,11 +45,9 @@ impl CogStore {
         let (addr, query) = rest.split_once('?').unwrap_or((rest, ""));
         let addr = addr.trim_end_matches('/');
         let addr = if addr.contains(':') { addr.to_string() } else { format!("{addr}:17001") };
-        let token = query
-            .split('&')
-            .find_map(|kv| kv.strip_prefix("token="))
-            .map(str::to_string)
-            .or_else(|| std::env::var("ATOMWEAVE_TOKEN").ok());
+        // Only from the URL: a token sent to a server that wants none would
+        // be answered as a command, and throw the reply count off.
+        let token = query.split('&').find_map(|kv| kv.strip_prefix("token=")).map(str::to_string);
         let sock = TcpStream::connect(&addr).map_err(|e| open_err(format!("cannot connect to {addr}: {e}; is `atomweave serve` running there?")))?;
         let _ = sock.set_nodelay(true);
         let rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| open_err(e.to_string()))?);
@@ -64,7 +64,8 @@ impl CogStore {
             // The command shell's prompt (no newline after it); entering
             // `sexpr` itself prints nothing.
             let mut seen = Vec::new();
-            while !seen.ends_with(PROMPT) {
+            // Upstream's coloured prompt ends in a colour reset.
+            while !seen.ends_with(PROMPT) && !seen.ends_with(b"> \x1b[0m") {
                 let mut b = [0u8; 1];
                 if st.rd.read(&mut b)? == 0 {
                     let said = String::from_utf8_lossy(&seen).trim().to_string();
@@ -124,14 +125,15 @@ impl CogStore {
             self.wr.write_all(c.as_bytes()).and_then(|_| self.wr.write_all(b"\n")).map_err(|e| self.net(e))?;
         }
         self.settle()?;
+        // Every reply is read before any is judged, so none is left for the
+        // next command to take as its own.
         let mut replies = Vec::with_capacity(cmds.len());
         for _ in cmds {
             self.read_line()?;
-            let reply = self.line.trim_end().to_string();
-            if let Some(msg) = reply.strip_prefix("(error") {
-                return Err(StoreError::Backend(format!("{}: the server refused a command: {}", self.url, msg.trim_end_matches(')').trim())));
-            }
-            replies.push(reply);
+            replies.push(self.line.trim_end().to_string());
+        }
+        if let Some(msg) = replies.iter().find_map(|r| r.strip_prefix("(error")) {
+            return Err(StoreError::Backend(format!("{}: the server refused a command: {}", self.url, msg.trim_end_matches(')').trim())));
         }
         Ok(replies)
     }
@@ -306,11 +308,13 @@ impl StorageNode for CogStore {
 
     fn fetch_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<bool> {
         let look = lookup_command(space, h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        let replies = self.ask_all(&[look, format!("(cog-keys->alist {})", structure(space, h))])?;
-        if replies[0] == "()" {
+        // One after the other: upstream's server adds the atom it is asked
+        // the values of.
+        if self.ask(look)? == "()" {
             return Ok(false);
         }
-        self.apply_alist(space, h, &replies[1])?;
+        let alist = self.ask(format!("(cog-keys->alist {})", structure(space, h)))?;
+        self.apply_alist(space, h, &alist)?;
         Ok(true)
     }
 

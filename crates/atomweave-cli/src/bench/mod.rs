@@ -372,6 +372,9 @@ fn measure_server(args: &BenchArgs, method: Method, addr: &str) -> Result<Measur
     let inputs = draw_inputs(method, method.ops(args.n).min(server::MAX_OPS), &rs.atoms, &target.mirror, key, 0, &mut rng);
     let rss_start = rss_bytes();
     let samples = one_thread(args, method, &inputs, &mut target, &mut rs)?;
+    if target.errors.get() > 0 {
+        return Err(format!("{} refused", target.errors.get()));
+    }
     let mut m = Measured::new(args, 1, inputs.len(), samples, target.size(), 0, rss_start, rss_built);
     // The atoms live in the server: this process's memory says nothing of them.
     m.counted_per_atom = f64::NAN;

@@ -10,7 +10,7 @@
 //! size command), getHandlesByType is `cog-get-atoms`. Round trips cost
 //! tens of microseconds, so this layer runs at most [`MAX_OPS`] operations.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::net::TcpStream;
 
@@ -25,6 +25,8 @@ pub const MAX_OPS: usize = 20_000;
 
 pub struct ServerTarget {
     conn: RefCell<Conn>,
+    /// Operations the server refused: a run with any is not a measurement.
+    pub errors: Cell<usize>,
     /// The server's atoms, here, for their names and shapes.
     pub mirror: AtomTable,
 }
@@ -56,9 +58,6 @@ impl ServerTarget {
             line: String::new(),
             cmd: String::new(),
         };
-        if let Ok(token) = std::env::var("ATOMWEAVE_TOKEN") {
-            c.wr.write_all(format!("{token}\n").as_bytes()).map_err(|e| e.to_string())?;
-        }
         c.wr.write_all(b"sexpr\n").map_err(|e| e.to_string())?;
         c.wr.flush().map_err(|e| e.to_string())?;
         // The command shell's prompt ends without a newline.
@@ -73,11 +72,23 @@ impl ServerTarget {
         }
         c.cmd.push_str("(cog-atomspace-clear)");
         c.call().map_err(|e| e.to_string())?;
-        Ok(ServerTarget { conn: RefCell::new(c), mirror: AtomTable::new() })
+        Ok(ServerTarget { conn: RefCell::new(c), errors: Cell::new(0), mirror: AtomTable::new() })
+    }
+
+    /// Counts a refused operation.
+    fn note<T>(&self, r: Result<T>) -> Result<T> {
+        if r.is_err() {
+            self.errors.set(self.errors.get() + 1);
+        }
+        r
     }
 
     /// Sends `head` + the atom + `tail` + `more(cmd)` and returns the reply's length.
     fn ask(&self, head: &str, h: Handle, tail: &str, more: impl FnOnce(&mut String)) -> Result<usize> {
+        self.note(self.ask_inner(head, h, tail, more))
+    }
+
+    fn ask_inner(&self, head: &str, h: Handle, tail: &str, more: impl FnOnce(&mut String)) -> Result<usize> {
         let mut c = self.conn.borrow_mut();
         c.cmd.clear();
         c.cmd.push_str(head);
@@ -101,6 +112,10 @@ impl ServerTarget {
 
     /// `(cog-node ...)` or `(cog-link ...)` for `h`: the reply is the atom, or `()`.
     fn lookup(&self, h: Handle) -> Result<bool> {
+        self.note(self.lookup_inner(h))
+    }
+
+    fn lookup_inner(&self, h: Handle) -> Result<bool> {
         let t = AtomRead::get_type(&self.mirror, h).ok_or(atomweave::Error::InvalidHandle(h))?;
         let mut c = self.conn.borrow_mut();
         c.cmd.clear();
@@ -131,11 +146,13 @@ impl ServerTarget {
 }
 
 impl Conn {
-    /// Sends `cmd` and reads its reply into `line`.
+    /// Sends `cmd` and reads its reply into `line`; replies owed are read
+    /// first, so each reply is matched to its own command.
     fn call(&mut self) -> Result<()> {
+        self.settle()?;
         self.cmd.push('\n');
         self.wr.write_all(self.cmd.as_bytes()).map_err(io)?;
-        self.settle()?;
+        self.wr.flush().map_err(io)?;
         self.line.clear();
         if self.rd.read_line(&mut self.line).map_err(io)? == 0 {
             return Err(io(std::io::Error::other("the server closed the connection")));
@@ -217,7 +234,7 @@ impl Target for ServerTarget {
     }
     fn get_tv(&self, h: Handle) -> Option<TruthValue> {
         // The value is the mirror's, given only once the server has answered.
-        self.ask("(cog-value ", h, TV_KEY, |_| {}).ok().filter(|&n| n > 0).and_then(|_| AtomRead::get_tv(&self.mirror, h))
+        self.ask("(cog-value ", h, TV_KEY, |_| {}).ok().and_then(|_| AtomRead::get_tv(&self.mirror, h))
     }
     fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
         self.mirror.set_tv(h, tv)?;
@@ -235,7 +252,6 @@ impl Target for ServerTarget {
             c.push(')');
         })
         .ok()
-        .filter(|&n| n > 0)
         .and_then(|_| AtomRead::get_value(m, h, k))
     }
     fn set_value(&mut self, h: Handle, k: Handle, v: Value) -> Result<()> {
@@ -258,16 +274,19 @@ impl Target for ServerTarget {
         usize::from(self.lookup(h).unwrap_or(false))
     }
     fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
-        let h = AtomSink::add_node(self, t, name)?;
-        self.settle()?;
-        Ok(h)
+        let r = AtomSink::add_node(self, t, name).and_then(|h| self.settle().map(|_| h));
+        self.note(r)
     }
     fn add_link(&mut self, t: Type, out: &[Handle]) -> Result<Handle> {
-        let h = AtomSink::add_link(self, t, out)?;
-        self.settle()?;
-        Ok(h)
+        let r = AtomSink::add_link(self, t, out).and_then(|h| self.settle().map(|_| h));
+        self.note(r)
     }
     fn extract(&mut self, h: Handle) -> Result<()> {
+        // Gone already, with a member extracted recursively before it: as
+        // in process, a failed call that costs nothing.
+        if !AtomRead::contains(&self.mirror, h) {
+            return Err(atomweave::Error::InvalidHandle(h));
+        }
         self.ask("(cog-extract-recursive! ", h, ")", |_| {})?;
         self.mirror.extract(h, true)
     }
@@ -277,7 +296,9 @@ impl Target for ServerTarget {
         c.cmd.push_str("(cog-get-atoms '");
         c.cmd.push_str(t.name());
         c.cmd.push(')');
-        c.call().map_or(0, |_| c.line.len())
+        let r = c.call().map(|_| c.line.len());
+        drop(c);
+        self.note(r).unwrap_or(0)
     }
     fn get_node(&self, t: Type, name: &str) -> Option<Handle> {
         let h = AtomRead::get_node(&self.mirror, t, name)?;

@@ -82,6 +82,12 @@ pub fn eval<S: AtomSink>(sink: &mut S, expr: &Expr) -> Result<Handle, ParseError
     Builder { sink, depth: 0, value_depth: 0 }.top(expr)
 }
 
+/// Checks one top-level expression as [`eval`] would, adding nothing: for
+/// callers that must check several before they add any.
+pub fn check(expr: &Expr) -> Result<(), ParseError> {
+    Builder { sink: &mut DryRun, depth: 0, value_depth: 0 }.top(expr).map(drop)
+}
+
 /// A sink that adds nothing: the first, checking pass of [`eval`].
 struct DryRun;
 

@@ -272,7 +272,9 @@ pub fn write_value(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String) 
         Value::Truth(TruthValue::Count { mean, confidence, count }) => {
             let _ = write!(out, "(CountTruthValue {} {} {})", fmt_f64(*mean), fmt_f64(*confidence), fmt_f64(*count));
         }
-        Value::Atom(h) => write_wire(r, *h, out),
+        // Structure only, as upstream: an atom's own values are its own
+        // business, and a value may hold the atom that holds it.
+        Value::Atom(h) => write_structure(r, *h, out),
     }
 }
 
