@@ -160,3 +160,26 @@ fn idle_connections_cost_little() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn deeply_nested_atoms_do_not_crash_the_server() {
+    let (_child, port, _err) = serve(&[]);
+    let depth = 4000;
+    let atom = format!("{}(ConceptNode \"deep\"){}", "(ListLink ".repeat(depth), ")".repeat(depth));
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    s.write_all(format!("sexpr\n{atom}\n(cog-incoming-set (ConceptNode \"deep\"))\n(ping)\n").as_bytes()).unwrap();
+    let mut rd = BufReader::new(s);
+    let mut prompt = [0u8; 9];
+    rd.read_exact(&mut prompt).unwrap();
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        let mut l = String::new();
+        rd.read_line(&mut l).unwrap();
+        lines.push(l);
+    }
+    assert!(lines[0].starts_with("(ListLink (ListLink"), "{}", &lines[0][..80.min(lines[0].len())]);
+    assert_eq!(lines[1].matches("ListLink").count(), 1);
+    assert_eq!(lines[0].matches("(ListLink").count(), depth);
+    assert_eq!(lines[2], "()\n");
+}

@@ -46,7 +46,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream) {
         let given = header("authorization")
             .and_then(|a| a.strip_prefix("Bearer ").map(str::to_string))
             .or_else(|| query.split('&').find_map(|kv| kv.strip_prefix("token=")).map(str::to_string));
-        if given.as_deref() != Some(token.as_str()) {
+        if !given.is_some_and(|g| crate::same_secret(g.as_bytes(), token.as_bytes())) {
             let _ = respond(&mut sock, "401 Unauthorized", "text/plain", "this server wants its token: Authorization: Bearer T, or ?token=T\n").await;
             return;
         }

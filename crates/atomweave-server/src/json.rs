@@ -302,7 +302,7 @@ mod tests {
     fn verbs_answer_json() {
         let space = AtomSpace::new();
         let (store, updates) = (Mutex::new(None), Mutex::new(()));
-        let cx = Context { space: &space, store: &store, updates: &updates };
+        let cx = Context { space: &space, store: &store, has_store: false, updates: &updates };
         let ask = |line: &str| {
             let mut out = String::new();
             eval(&cx, line, &mut out);

@@ -94,7 +94,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     pub fn context(&self) -> sexpr::Context<'_> {
-        sexpr::Context { space: &self.space, store: &self.store, updates: &self.updates }
+        sexpr::Context { space: &self.space, store: &self.store, has_store: self.config.store.is_some(), updates: &self.updates }
     }
 }
 
@@ -242,15 +242,31 @@ async fn stop_on_signals(stop: watch::Sender<bool>) {
     stop.send_replace(true);
 }
 
+/// Stack of each worker thread: atoms nest up to the reader's limit (4096
+/// levels), and printing or looking one up recurses once per level.
+/// Embedders running [`Server`] on their own runtime should give its
+/// workers as much.
+pub const WORKER_STACK: usize = 64 << 20;
+
 /// Runs a server on a runtime of its own until it stops; for `atomweave serve`.
 /// `ready` hears the bound address once clients can connect.
 pub fn serve_blocking(config: Config, ready: impl FnOnce(SocketAddr, Option<SocketAddr>)) -> Result<AtomSpace, ServerError> {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(WORKER_STACK)
+        .build()
+        .expect("a tokio runtime");
     rt.block_on(async {
         let server = Server::bind(config).await?;
         ready(server.local_addr(), server.http_addr());
         server.run().await
     })
+}
+
+/// Compares a token in time that depends on its length only, not on where
+/// the first wrong byte is.
+pub(crate) fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Lifts the soft limit on open files to the hard one: every client is a
@@ -272,5 +288,6 @@ pub(crate) fn resident_bytes() -> u64 {
     std::fs::read_to_string("/proc/self/statm")
         .ok()
         .and_then(|s| s.split_whitespace().nth(1).and_then(|p| p.parse::<u64>().ok()))
-        .map_or(0, |pages| pages * 4096)
+        // SAFETY: sysconf has no preconditions.
+        .map_or(0, |pages| pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64)
 }

@@ -43,6 +43,9 @@ pub struct Context<'a> {
     /// The store behind the space, if any: changes are written through to
     /// it (queued; it writes in batches), deletions delete there too.
     pub store: &'a StoreSlot,
+    /// The server was started with a store: once shutdown has closed it,
+    /// writes are refused, not silently kept in memory only.
+    pub has_store: bool,
     /// Held across the read and write of `cog-update-value!` when there is
     /// no store (the store's lock does it otherwise), so concurrent
     /// increments from many clients all count.
@@ -58,7 +61,9 @@ impl Context<'_> {
     /// Queues `h` and every atom under it, with their values, for the
     /// store: a command may set values on members too.
     fn stored(&self, h: Handle) -> Result<(), String> {
-        let Some(mut st) = self.store_lock() else { return Ok(()) };
+        let Some(mut st) = self.store_lock() else {
+            return if self.has_store { Err("the server is shutting down; its store is closed".into()) } else { Ok(()) };
+        };
         let mut todo = vec![h];
         let mut seen = std::collections::HashSet::new();
         while let Some(x) = todo.pop() {
@@ -451,7 +456,7 @@ mod tests {
     fn commands_answer_one_expression() {
         let space = AtomSpace::new();
         let updates = Mutex::new(());
-        let cx = Context { space: &space, store: &Mutex::new(None), updates: &updates };
+        let cx = Context { space: &space, store: &Mutex::new(None), has_store: false, updates: &updates };
         assert_eq!(ask(&cx, "ping"), "()");
         assert_eq!(ask(&cx, "(ping)"), "()");
         assert_eq!(ask(&cx, "(cog-node 'ConceptNode \"a\")"), "()");
@@ -492,7 +497,7 @@ mod tests {
     fn execute_cache_keeps_results_until_asked_to_recompute() {
         let space = AtomSpace::new();
         let updates = Mutex::new(());
-        let cx = Context { space: &space, store: &Mutex::new(None), updates: &updates };
+        let cx = Context { space: &space, store: &Mutex::new(None), has_store: false, updates: &updates };
         ask(&cx, "(Inheritance (Concept \"cat\") (Concept \"animal\"))");
         let q = "(GetLink (Inheritance (Variable \"$x\") (Concept \"animal\")))";
         let first = ask(&cx, &format!("(cog-execute-cache! {q} (Predicate \"results\"))"));
@@ -508,7 +513,7 @@ mod tests {
     fn bad_commands_are_errors_that_change_nothing() {
         let space = AtomSpace::new();
         let updates = Mutex::new(());
-        let cx = Context { space: &space, store: &Mutex::new(None), updates: &updates };
+        let cx = Context { space: &space, store: &Mutex::new(None), has_store: false, updates: &updates };
         for bad in [
             "(cog-frobnicate)",
             "(cog-node 'NoSuchNode \"a\")",
@@ -541,7 +546,7 @@ mod tests {
     fn a_value_holding_its_own_atom_prints_once() {
         let space = AtomSpace::new();
         let updates = Mutex::new(());
-        let cx = Context { space: &space, store: &Mutex::new(None), updates: &updates };
+        let cx = Context { space: &space, store: &Mutex::new(None), has_store: false, updates: &updates };
         assert_eq!(ask(&cx, "(cog-set-value! (Concept \"a\") (Predicate \"k\") (Concept \"a\"))"), "()");
         assert_eq!(ask(&cx, "(cog-value (Concept \"a\") (Predicate \"k\"))"), "(ConceptNode \"a\")");
         assert_eq!(ask(&cx, "(cog-keys->alist (Concept \"a\"))"), "(((PredicateNode \"k\") . (ConceptNode \"a\")))");

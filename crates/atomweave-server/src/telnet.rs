@@ -19,6 +19,8 @@ use crate::{json, sexpr, Shared};
 /// The command shell's prompt, as upstream prints it without colour.
 pub(crate) const PROMPT: &str = "opencog> ";
 const CTRL_D: u8 = 0x04;
+/// Longest line accepted before a client has sent its token.
+const PRE_AUTH_LINE: usize = 4096;
 
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Shell {
@@ -96,8 +98,10 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
                 return;
             }
         }
-        if buf.len() > shared.config.max_line {
-            let msg = format!("error: line longer than {} bytes; closing the connection\n", shared.config.max_line);
+        // Before the token, a line is a token: no need for megabytes.
+        let limit = if session.authorized { shared.config.max_line } else { PRE_AUTH_LINE };
+        if buf.len() > limit {
+            let msg = format!("error: line longer than {limit} bytes; closing the connection\n");
             let _ = wr.write_all(msg.as_bytes()).await;
             let _ = wr.flush().await;
             return;
@@ -209,7 +213,7 @@ struct Session {
 impl Session {
     fn line(&mut self, shared: &Shared, raw: &[u8], out: &mut String) -> Step {
         if !self.authorized {
-            if shared.config.token.as_deref().is_some_and(|t| t.as_bytes() == raw) {
+            if shared.config.token.as_deref().is_some_and(|t| crate::same_secret(t.as_bytes(), raw)) {
                 self.authorized = true;
                 out.push_str(PROMPT);
                 return Step::Continue;
@@ -335,9 +339,10 @@ pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String)
             sexpr::eval(&shared.context(), cmd, out)
         }
     };
-    // A command that may take long moves the other connections off this
-    // worker thread first.
-    if is_heavy(cmd) {
+    // A command that may take long, or write to a store (a batch commit,
+    // a network round trip), moves the other connections off this worker
+    // thread first.
+    if is_heavy(cmd) || shared.config.store.is_some() {
         tokio::task::block_in_place(|| run(out));
     } else {
         run(out);
