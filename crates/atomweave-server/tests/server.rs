@@ -99,7 +99,7 @@ impl Client {
 
     fn closed(&mut self) -> bool {
         let mut rest = Vec::new();
-        matches!(self.rd.read_to_end(&mut rest), Ok(_))
+        self.rd.read_to_end(&mut rest).is_ok()
     }
 }
 
