@@ -204,24 +204,32 @@ impl AtomSink for ServerTarget {
     }
     fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
         self.mirror.set_tv(h, tv)?;
-        let m = &self.mirror;
-        self.send("(cog-set-tv! ", h, " ", |c| {
-            write_value(m, &Value::Truth(tv), c);
-            c.push(')');
-        })
+        self.send("(cog-set-tv! ", h, " ", tv_tail(&self.mirror, tv))
     }
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
-        let m = &self.mirror;
-        self.send("(cog-set-value! ", h, " ", |c| {
-            write_structure(m, key, c);
-            c.push(' ');
-            write_value(m, &v, c);
-            c.push(')');
-        })?;
+        self.send("(cog-set-value! ", h, " ", key_value_tail(&self.mirror, key, &v))?;
         self.mirror.set_value(h, key, v)
     }
     fn contains(&self, h: Handle) -> bool {
         AtomRead::contains(&self.mirror, h)
+    }
+}
+
+/// The end of `(cog-set-tv! A TV)`.
+fn tv_tail(m: &AtomTable, tv: TruthValue) -> impl FnOnce(&mut String) + '_ {
+    move |c| {
+        write_value(m, &Value::Truth(tv), c);
+        c.push(')');
+    }
+}
+
+/// The end of `(cog-set-value! A K V)`.
+fn key_value_tail<'a>(m: &'a AtomTable, key: Handle, v: &'a Value) -> impl FnOnce(&mut String) + 'a {
+    move |c| {
+        write_structure(m, key, c);
+        c.push(' ');
+        write_value(m, v, c);
+        c.push(')');
     }
 }
 
@@ -238,12 +246,7 @@ impl Target for ServerTarget {
     }
     fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
         self.mirror.set_tv(h, tv)?;
-        let m = &self.mirror;
-        self.ask("(cog-set-tv! ", h, " ", |c| {
-            write_value(m, &Value::Truth(tv), c);
-            c.push(')');
-        })
-        .map(drop)
+        self.ask("(cog-set-tv! ", h, " ", tv_tail(&self.mirror, tv)).map(drop)
     }
     fn get_value(&self, h: Handle, k: Handle) -> Option<Value> {
         let m = &self.mirror;
@@ -255,13 +258,7 @@ impl Target for ServerTarget {
         .and_then(|_| AtomRead::get_value(m, h, k))
     }
     fn set_value(&mut self, h: Handle, k: Handle, v: Value) -> Result<()> {
-        let m = &self.mirror;
-        self.ask("(cog-set-value! ", h, " ", |c| {
-            write_structure(m, k, c);
-            c.push(' ');
-            write_value(m, &v, c);
-            c.push(')');
-        })?;
+        self.ask("(cog-set-value! ", h, " ", key_value_tail(&self.mirror, k, &v))?;
         self.mirror.set_value(h, k, v)
     }
     fn incoming_probe(&self, h: Handle) -> usize {
