@@ -38,8 +38,10 @@ $(VENV)/bin/maturin:
 py-build: deps $(VENV)/bin/maturin
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release -q
 
+# The CogStorageNode tests start `atomweave serve`: build it first.
 test-python: py-build
-	$(PYTHON) -m pytest -q crates/atomweave-py/tests
+	$(CARGO) build -q -p atomweave-cli
+	ATOMWEAVE_BIN=$(abspath target/debug/atomweave) $(PYTHON) -m pytest -q crates/atomweave-py/tests
 
 # The main job: atomspace_bm on both layers, on two threads, as the space
 # grows (CSVs and PNGs), the seeds' atom_bench at 1M, the pattern matcher's
