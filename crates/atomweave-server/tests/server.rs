@@ -501,3 +501,29 @@ fn a_stalled_client_delays_no_one() {
     }
     drop(writer.join().unwrap());
 }
+
+#[test]
+fn fetching_many_large_atoms_and_values_does_not_stall() {
+    // Requests (long links) and replies (long values) both larger than the
+    // socket buffers: the client must not write them all before reading.
+    let srv = start(Config::default());
+    let mine = AtomSpace::new();
+    let hub = mine.add_node(CONCEPT_NODE, "hub").unwrap();
+    let key = mine.add_node(PREDICATE_NODE, "blob").unwrap();
+    let blob = Value::string(["x".repeat(8 * 1024)]);
+    for i in 0..2048 {
+        let mut out = vec![hub];
+        out.extend((0..100).map(|j| mine.add_node(CONCEPT_NODE, &format!("member {i} {j} with a long name")).unwrap()));
+        let l = mine.add_link(LIST_LINK, &out).unwrap();
+        mine.set_value(l, key, blob.clone()).unwrap();
+    }
+    let mut st = atomweave_store::open(&srv.url()).unwrap();
+    st.store_atomspace(&mine, &mut |_| {}).unwrap();
+    let theirs = AtomSpace::new();
+    let h = theirs.add_node(CONCEPT_NODE, "hub").unwrap();
+    let mut other = atomweave_store::open(&srv.url()).unwrap();
+    assert_eq!(other.fetch_incoming_set(&theirs, h, false).unwrap(), 2048);
+    let k = theirs.get_node(PREDICATE_NODE, "blob").unwrap();
+    let links = theirs.incoming(h).unwrap();
+    assert!(links.iter().all(|&l| theirs.get_value(l, k).as_ref() == Some(&blob)));
+}

@@ -25,6 +25,8 @@ use crate::{live_values, Result, StorageNode, StoreError};
 /// Replies owed before the client stops to read them: few enough that
 /// they fit the socket buffers, so neither side ever waits on the other.
 const MAX_OWED: usize = 2048;
+/// Bytes of requests sent before their (possibly long) replies are read.
+const REQUEST_BYTES: usize = 32 * 1024;
 const PROMPT: &[u8] = b"opencog> ";
 
 pub struct CogStore {
@@ -169,12 +171,24 @@ impl CogStore {
 
     /// Fetches the values of each atom, pipelined.
     fn fetch_values(&mut self, space: &AtomSpace, atoms: &[Handle]) -> Result<()> {
-        for chunk in atoms.chunks(MAX_OWED) {
-            let cmds: Vec<String> = chunk.iter().map(|&h| format!("(cog-keys->alist {})", structure(space, h))).collect();
+        let mut rest = atoms;
+        while !rest.is_empty() {
+            // Requests sent before their replies are read stay under
+            // REQUEST_BYTES, so they fit the socket buffers: the server,
+            // blocked writing a long reply, has already taken them all in,
+            // and neither side waits on the other.
+            let (mut cmds, mut bytes) = (Vec::new(), 0);
+            while cmds.len() < rest.len() && cmds.len() < MAX_OWED && bytes < REQUEST_BYTES {
+                let cmd = format!("(cog-keys->alist {})", structure(space, rest[cmds.len()]));
+                bytes += cmd.len() + 1;
+                cmds.push(cmd);
+            }
+            let (chunk, later) = rest.split_at(cmds.len());
             let replies = self.ask_all(&cmds)?;
             for (&h, r) in chunk.iter().zip(&replies) {
                 self.apply_alist(space, h, r)?;
             }
+            rest = later;
         }
         Ok(())
     }
