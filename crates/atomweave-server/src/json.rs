@@ -26,10 +26,10 @@ use atomweave::types::Type;
 use atomweave::{AtomSpace, Handle, TruthValue, Value};
 use serde_json::{json, Value as Json};
 
-use crate::sexpr::Context;
+use crate::sexpr::State;
 
 /// Runs one call and appends its reply line (with the newline).
-pub fn eval(cx: &Context<'_>, line: &str, out: &mut String) {
+pub fn eval(cx: &State, line: &str, out: &mut String) {
     match call(cx, line) {
         Ok(v) => {
             out.push_str(&v.to_string());
@@ -45,8 +45,8 @@ pub fn error_reply(msg: &str, out: &mut String) {
     out.push('\n');
 }
 
-fn call(cx: &Context<'_>, line: &str) -> Result<Json, String> {
-    let space = cx.space;
+fn call(cx: &State, line: &str) -> Result<Json, String> {
+    let space = &cx.space;
     let rest = line.strip_prefix("AtomSpace.").ok_or("expected a call such as AtomSpace.getAtoms(\"Node\", true)")?;
     let open = rest.find('(').ok_or("expected ( after the verb")?;
     let verb = &rest[..open];
@@ -91,7 +91,7 @@ fn call(cx: &Context<'_>, line: &str) -> Result<Json, String> {
         }
         "haveAtom" => json!(find(space, arg(0)?)?.is_some()),
         "makeAtom" => {
-            make(cx, arg(0)?)?;
+            cx.stored(make(cx, arg(0)?)?)?;
             json!(true)
         }
         "loadAtoms" => {
@@ -101,7 +101,7 @@ fn call(cx: &Context<'_>, line: &str) -> Result<Json, String> {
                 check(a)?;
             }
             for a in atoms {
-                make(cx, a)?;
+                cx.stored(make(cx, a)?)?;
             }
             json!(true)
         }
@@ -143,7 +143,7 @@ fn call(cx: &Context<'_>, line: &str) -> Result<Json, String> {
             };
             let h = make(cx, atom)?;
             space.set_tv(h, tv).map_err(|e| e.to_string())?;
-            stored(cx, h)?;
+            cx.stored(h)?;
             json!(true)
         }
         "setValue" => {
@@ -162,21 +162,17 @@ fn call(cx: &Context<'_>, line: &str) -> Result<Json, String> {
             let h = make(cx, atom)?;
             let k = make(cx, key)?;
             space.set_value(h, k, v).map_err(|e| e.to_string())?;
-            stored(cx, h)?;
+            cx.stored(h)?;
             json!(true)
         }
         "extract" => {
             let Some(h) = find(space, arg(0)?)? else { return Ok(json!(false)) };
-            let recursive = flag(1);
-            let mut store = cx.store.lock();
-            json!(match store.as_mut() {
-                Some(st) => st.delete(space, h, recursive).map_err(|e| e.to_string())?,
-                None => space.extract(h, recursive).is_ok(),
-            })
+            json!(cx.delete(h, flag(1))?)
         }
         "execute" => {
             check(arg(0)?)?;
             let q = make(cx, arg(0)?)?;
+            cx.stored(q)?;
             match query::execute(space, q).map_err(|e| e.to_string())? {
                 Executed::Atom(h) => atom_json(space, h),
                 Executed::Value(v) => value_json(space, &v),
@@ -184,13 +180,6 @@ fn call(cx: &Context<'_>, line: &str) -> Result<Json, String> {
         }
         other => return Err(format!("unknown verb `{other}`")),
     })
-}
-
-fn stored(cx: &Context<'_>, h: Handle) -> Result<(), String> {
-    match cx.store.lock().as_mut() {
-        Some(st) => st.store_atom(cx.space, h).map_err(|e| e.to_string()),
-        None => Ok(()),
-    }
 }
 
 fn type_named(j: &Json) -> Result<Type, String> {
@@ -253,21 +242,20 @@ fn find(space: &AtomSpace, j: &Json) -> Result<Option<Handle>, String> {
     Ok(space.get_link(t, &members))
 }
 
-fn make(cx: &Context<'_>, j: &Json) -> Result<Handle, String> {
+/// Adds the atom a JSON names; the caller writes it through to the store.
+fn make(cx: &State, j: &Json) -> Result<Handle, String> {
     let (t, name, out) = check(j)?;
-    let h = match name {
+    match name {
         Some(name) => cx.space.add_node(t, name),
         None => {
             let members = out.into_iter().map(|m| make(cx, m)).collect::<Result<Vec<_>, _>>()?;
             cx.space.add_link(t, &members)
         }
     }
-    .map_err(|e| e.to_string())?;
-    stored(cx, h)?;
-    Ok(h)
+    .map_err(|e| e.to_string())
 }
 
-fn value_of(cx: &Context<'_>, j: &Json) -> Result<Value, String> {
+fn value_of(cx: &State, j: &Json) -> Result<Value, String> {
     let obj = j.as_object().ok_or("expected a value such as {\"type\": \"FloatValue\", \"value\": [1, 2]}")?;
     let tname = obj.get("type").and_then(Json::as_str).ok_or("a value needs a \"type\"")?;
     let items = || obj.get("value").and_then(Json::as_array).ok_or_else(|| format!("{tname} needs a \"value\" array"));
@@ -296,13 +284,11 @@ fn value_of(cx: &Context<'_>, j: &Json) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parking_lot::Mutex;
 
     #[test]
     fn verbs_answer_json() {
-        let space = AtomSpace::new();
-        let (store, updates) = (Mutex::new(None), Mutex::new(()));
-        let cx = Context { space: &space, store: &store, has_store: false, updates: &updates };
+        let cx = State::new(AtomSpace::new(), None);
+        let space = &cx.space;
         let ask = |line: &str| {
             let mut out = String::new();
             eval(&cx, line, &mut out);

@@ -17,7 +17,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use atomweave::AtomSpace;
-use parking_lot::Mutex;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -26,7 +25,7 @@ pub mod json;
 pub mod sexpr;
 mod telnet;
 
-pub use sexpr::StoreSlot;
+pub use sexpr::State;
 
 /// Upstream's telnet port.
 pub const DEFAULT_PORT: u16 = 17001;
@@ -82,20 +81,12 @@ pub(crate) struct Stats {
 
 /// What every connection shares.
 pub(crate) struct Shared {
-    pub space: AtomSpace,
-    pub store: StoreSlot,
-    pub updates: Mutex<()>,
+    pub state: State,
     pub config: Config,
     pub stats: Stats,
     pub started: Instant,
     /// Set to true once, to stop the server.
     pub stop: watch::Sender<bool>,
-}
-
-impl Shared {
-    pub fn context(&self) -> sexpr::Context<'_> {
-        sexpr::Context { space: &self.space, store: &self.store, has_store: self.config.store.is_some(), updates: &self.updates }
-    }
 }
 
 /// A bound server, ready to [`run`](Server::run).
@@ -143,9 +134,7 @@ impl Server {
         };
         let (stop, _) = watch::channel(false);
         let shared = Arc::new(Shared {
-            space,
-            store: Mutex::new(store),
-            updates: Mutex::new(()),
+            state: State::new(space, store),
             config,
             stats: Stats::default(),
             started: Instant::now(),
@@ -166,7 +155,7 @@ impl Server {
 
     /// The space the server serves.
     pub fn space(&self) -> &AtomSpace {
-        &self.shared.space
+        &self.shared.state.space
     }
 
     pub fn stop_handle(&self) -> StopHandle {
@@ -205,7 +194,7 @@ impl Server {
         while shared.stats.open.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        let store = shared.store.lock().take();
+        let store = shared.state.take_store();
         if let Some(mut st) = store {
             tokio::task::block_in_place(|| -> Result<(), ServerError> {
                 st.barrier()?;
@@ -213,7 +202,7 @@ impl Server {
                 Ok(())
             })?;
         }
-        Ok(shared.space.clone())
+        Ok(shared.state.space.clone())
     }
 }
 

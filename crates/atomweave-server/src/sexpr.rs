@@ -34,50 +34,80 @@ use atomweave::types::Type;
 use atomweave::{AtomSpace, Handle, Value};
 use atomweave_store::StorageNode;
 
-/// The server's store: `None` without one, and after shutdown closed it.
-pub type StoreSlot = Mutex<Option<Box<dyn StorageNode>>>;
-
-/// The shared state commands run against.
-pub struct Context<'a> {
-    pub space: &'a AtomSpace,
-    /// The store behind the space, if any: changes are written through to
-    /// it (queued; it writes in batches), deletions delete there too.
-    pub store: &'a StoreSlot,
-    /// The server was started with a store: once shutdown has closed it,
-    /// writes are refused, not silently kept in memory only.
-    pub has_store: bool,
-    /// Held across the read and write of `cog-update-value!` when there is
-    /// no store (the store's lock does it otherwise), so concurrent
-    /// increments from many clients all count.
-    pub updates: &'a Mutex<()>,
+/// What the shells' commands run against: the space, and the store behind
+/// it if there is one. Changes are written through to the store (queued; it
+/// writes in batches), deletions delete there too.
+pub struct State {
+    pub space: AtomSpace,
+    /// `None` without a store, and after shutdown closed it.
+    store: Mutex<Option<Box<dyn StorageNode>>>,
+    /// Started with a store: once it is closed, writes are refused, not
+    /// silently kept in memory only.
+    has_store: bool,
+    /// Held across the read and write of an update when there is no store
+    /// (the store's lock does it otherwise), so concurrent increments from
+    /// many clients all count.
+    updates: Mutex<()>,
 }
 
-impl Context<'_> {
-    /// The store, locked, if there is one.
-    fn store_lock(&self) -> Option<MappedMutexGuard<'_, Box<dyn StorageNode>>> {
-        MutexGuard::try_map(self.store.lock(), |s| s.as_mut()).ok()
+impl State {
+    pub fn new(space: AtomSpace, store: Option<Box<dyn StorageNode>>) -> State {
+        State { space, has_store: store.is_some(), store: Mutex::new(store), updates: Mutex::new(()) }
+    }
+
+    /// The store, locked; `Ok(None)` without one, an error once it is closed.
+    fn store(&self) -> Result<Option<MappedMutexGuard<'_, Box<dyn StorageNode>>>, String> {
+        match MutexGuard::try_map(self.store.lock(), |s| s.as_mut()) {
+            Ok(st) => Ok(Some(st)),
+            Err(_) if self.has_store => Err("the server is shutting down; its store is closed".into()),
+            Err(_) => Ok(None),
+        }
     }
 
     /// Queues `h` and every atom under it, with their values, for the
     /// store: a command may set values on members too.
-    fn stored(&self, h: Handle) -> Result<(), String> {
-        let Some(mut st) = self.store_lock() else {
-            return if self.has_store { Err("the server is shutting down; its store is closed".into()) } else { Ok(()) };
-        };
+    pub(crate) fn stored(&self, h: Handle) -> Result<(), String> {
+        let Some(mut st) = self.store()? else { return Ok(()) };
         let mut todo = vec![h];
         let mut seen = std::collections::HashSet::new();
         while let Some(x) = todo.pop() {
             if seen.insert(x) {
-                st.store_atom(self.space, x).map_err(|e| e.to_string())?;
+                st.store_atom(&self.space, x).map_err(|e| e.to_string())?;
                 todo.extend_from_slice(self.space.outgoing(x).unwrap_or(&[]));
             }
         }
         Ok(())
     }
+
+    /// Extracts `h` from the space and the store; false if links hold it
+    /// and `recursive` is not set.
+    pub(crate) fn delete(&self, h: Handle, recursive: bool) -> Result<bool, String> {
+        match self.store()? {
+            Some(mut st) => st.delete(&self.space, h, recursive).map_err(|e| e.to_string()),
+            None => Ok(self.space.extract(h, recursive).is_ok()),
+        }
+    }
+
+    /// Adds `delta` to the value under `key`, atomically among updates.
+    pub(crate) fn update(&self, h: Handle, key: Handle, delta: &[f64]) -> Result<(), String> {
+        match self.store()? {
+            Some(mut st) => st.update_value(&self.space, h, key, delta).map(drop),
+            None => {
+                let _held = self.updates.lock();
+                atomweave_store::update_in_space(&self.space, h, key, delta).map(drop)
+            }
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    /// Takes the store out, for shutdown to flush and close it.
+    pub(crate) fn take_store(&self) -> Option<Box<dyn StorageNode>> {
+        self.store.lock().take()
+    }
 }
 
 /// Runs one complete command and appends its reply (without the newline).
-pub fn eval(cx: &Context<'_>, command: &str, out: &mut String) {
+pub fn eval(cx: &State, command: &str, out: &mut String) {
     let result = parse_str(command).map_err(|e| e.to_string()).and_then(|exprs| match exprs.as_slice() {
         [] => Ok(()),
         [e] => run(cx, e, out),
@@ -136,15 +166,8 @@ impl Balance {
     }
 }
 
-/// Does `text` hold an unfinished expression? See [`Balance`].
-pub fn is_incomplete(text: &str) -> bool {
-    let mut b = Balance::default();
-    b.feed(text);
-    b.incomplete()
-}
-
-fn run(cx: &Context<'_>, e: &Expr, out: &mut String) -> Result<(), String> {
-    let space = cx.space;
+fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
+    let space = &cx.space;
     let (head, args) = match e {
         Expr::Symbol(s, _) if s == "ping" => {
             out.push_str("()");
@@ -206,24 +229,21 @@ fn run(cx: &Context<'_>, e: &Expr, out: &mut String) -> Result<(), String> {
             check(&args[..2])?;
             let h = add(space, a)?;
             let key = add(space, k)?;
-            match cx.store_lock() {
-                Some(mut st) => st.update_value(space, h, key, &delta),
-                None => {
-                    let _held = cx.updates.lock();
-                    atomweave_store::update_in_space(space, h, key, &delta)
-                }
-            }
-            .map_err(|e| e.to_string())?;
+            cx.update(h, key, &delta)?;
             out.push_str("()");
         }
         "cog-value" => {
             let [a, k] = args else { return Err("cog-value takes an atom and a key".into()) };
-            match (find(space, a)?, find(space, k)?) {
-                (Some(h), Some(key)) => match space.get_value(h, key) {
-                    Some(v) => write_value(space, &v, out),
-                    None => out.push_str(" #f"),
-                },
-                _ => out.push_str(" #f"),
+            let h = find(space, a)?;
+            // The truth-value key need not be an atom of the space.
+            let value = if sexpr::is_tv_key(k) {
+                h.and_then(|h| space.get_tv(h)).map(Value::Truth)
+            } else {
+                h.zip(find(space, k)?).and_then(|(h, key)| space.get_value(h, key))
+            };
+            match value {
+                Some(v) => write_value(space, &v, out),
+                None => out.push_str(" #f"),
             }
         }
         "cog-keys->alist" => {
@@ -284,10 +304,7 @@ fn run(cx: &Context<'_>, e: &Expr, out: &mut String) -> Result<(), String> {
             let [a] = args else { return Err(format!("{head} takes an atom")) };
             let recursive = head == "cog-extract-recursive!";
             let done = match find(space, a)? {
-                Some(h) => match cx.store_lock() {
-                    Some(mut st) => st.delete(space, h, recursive).map_err(|e| e.to_string())?,
-                    None => space.extract(h, recursive).is_ok(),
-                },
+                Some(h) => cx.delete(h, recursive)?,
                 None => true,
             };
             out.push_str(if done { "#t" } else { "#f" });
@@ -331,7 +348,7 @@ fn run(cx: &Context<'_>, e: &Expr, out: &mut String) -> Result<(), String> {
             write_value(space, &result, out);
         }
         "cog-atomspace-clear" => {
-            if cx.store.lock().is_some() {
+            if cx.has_store {
                 return Err("this server keeps its space in a store, which cog-atomspace-clear would not clear: the atoms would come back at the next start; extract them instead".into());
             }
             space.clear();
@@ -364,34 +381,7 @@ fn type_arg(e: &Expr) -> Result<Type, String> {
 
 /// The atom an expression names, if the space holds it; adds nothing.
 fn find(space: &AtomSpace, e: &Expr) -> Result<Option<Handle>, String> {
-    let Expr::List(items, _) = e else { return Err("expected an atom such as (ConceptNode \"a\")".into()) };
-    let Some((Expr::Symbol(head, _), rest)) = items.split_first() else {
-        return Err("expected an atom such as (ConceptNode \"a\")".into());
-    };
-    let t = Type::from_name(head).filter(|t| t.is_atom()).ok_or_else(|| format!("unknown atom type `{head}`"))?;
-    // Values written inside the atom's expression do not name it.
-    let parts = rest.iter().filter(|a| !is_attached(a));
-    if t.is_node() {
-        let mut names = parts.filter_map(|a| match a {
-            Expr::Str(s, _) => Some(s.clone()),
-            Expr::Number(n, _) => Some(sexpr::fmt_f64(*n)),
-            _ => None,
-        });
-        let name = names.next().ok_or_else(|| format!("{head} needs a name string"))?;
-        return Ok(space.get_node(t, &name));
-    }
-    let mut out = Vec::with_capacity(rest.len());
-    for m in parts {
-        match find(space, m)? {
-            Some(h) => out.push(h),
-            None => return Ok(None),
-        }
-    }
-    Ok(space.get_link(t, &out))
-}
-
-fn is_attached(e: &Expr) -> bool {
-    matches!(e, Expr::List(items, _) if matches!(items.first(), Some(Expr::Symbol(h, _)) if matches!(h.as_str(), "stv" | "ctv" | "av" | "alist" | "SimpleTruthValue" | "CountTruthValue" | "cog-new-stv" | "cog-new-ctv")))
+    sexpr::lookup(space, e).map_err(|e| e.to_string())
 }
 
 /// Checks expressions as [`add`] would take them, adding nothing, so that a
@@ -446,7 +436,7 @@ fn atom_list(space: &AtomSpace, atoms: &[Handle], out: &mut String) {
 mod tests {
     use super::*;
 
-    fn ask(cx: &Context<'_>, cmd: &str) -> String {
+    fn ask(cx: &State, cmd: &str) -> String {
         let mut out = String::new();
         eval(cx, cmd, &mut out);
         out
@@ -454,9 +444,8 @@ mod tests {
 
     #[test]
     fn commands_answer_one_expression() {
-        let space = AtomSpace::new();
-        let updates = Mutex::new(());
-        let cx = Context { space: &space, store: &Mutex::new(None), has_store: false, updates: &updates };
+        let cx = State::new(AtomSpace::new(), None);
+        let space = &cx.space;
         assert_eq!(ask(&cx, "ping"), "()");
         assert_eq!(ask(&cx, "(ping)"), "()");
         assert_eq!(ask(&cx, "(cog-node 'ConceptNode \"a\")"), "()");
@@ -495,9 +484,7 @@ mod tests {
 
     #[test]
     fn execute_cache_keeps_results_until_asked_to_recompute() {
-        let space = AtomSpace::new();
-        let updates = Mutex::new(());
-        let cx = Context { space: &space, store: &Mutex::new(None), has_store: false, updates: &updates };
+        let cx = State::new(AtomSpace::new(), None);
         ask(&cx, "(Inheritance (Concept \"cat\") (Concept \"animal\"))");
         let q = "(GetLink (Inheritance (Variable \"$x\") (Concept \"animal\")))";
         let first = ask(&cx, &format!("(cog-execute-cache! {q} (Predicate \"results\"))"));
@@ -511,9 +498,8 @@ mod tests {
 
     #[test]
     fn bad_commands_are_errors_that_change_nothing() {
-        let space = AtomSpace::new();
-        let updates = Mutex::new(());
-        let cx = Context { space: &space, store: &Mutex::new(None), has_store: false, updates: &updates };
+        let cx = State::new(AtomSpace::new(), None);
+        let space = &cx.space;
         for bad in [
             "(cog-frobnicate)",
             "(cog-node 'NoSuchNode \"a\")",
@@ -544,12 +530,21 @@ mod tests {
 
     #[test]
     fn a_value_holding_its_own_atom_prints_once() {
-        let space = AtomSpace::new();
-        let updates = Mutex::new(());
-        let cx = Context { space: &space, store: &Mutex::new(None), has_store: false, updates: &updates };
+        let cx = State::new(AtomSpace::new(), None);
         assert_eq!(ask(&cx, "(cog-set-value! (Concept \"a\") (Predicate \"k\") (Concept \"a\"))"), "()");
         assert_eq!(ask(&cx, "(cog-value (Concept \"a\") (Predicate \"k\"))"), "(ConceptNode \"a\")");
         assert_eq!(ask(&cx, "(cog-keys->alist (Concept \"a\"))"), "(((PredicateNode \"k\") . (ConceptNode \"a\")))");
+    }
+
+    #[test]
+    fn the_truth_value_key_need_not_be_an_atom() {
+        let cx = State::new(AtomSpace::new(), None);
+        assert_eq!(ask(&cx, "(cog-set-tv! (Concept \"t\") (stv 0.5 0.25))"), "()");
+        let tv_key = "(PredicateNode \"*-TruthValueKey-*\")";
+        assert_eq!(cx.space.get_node(atomweave::types::PREDICATE_NODE, sexpr::TV_KEY), None);
+        assert_eq!(ask(&cx, &format!("(cog-value (Concept \"t\") {tv_key})")), "(SimpleTruthValue 0.5 0.25)");
+        // A value written inside an atom that is only asked about is not set.
+        assert_eq!(ask(&cx, "(cog-keys->alist (Concept \"t\" (stv 0.9 0.9)))"), format!("(({tv_key} . (SimpleTruthValue 0.5 0.25)))"));
     }
 
     #[test]
@@ -564,10 +559,15 @@ mod tests {
 
     #[test]
     fn incomplete_expressions_wait_for_more() {
-        assert!(is_incomplete("(Concept \"a\""));
-        assert!(is_incomplete("(Concept \"a)"));
-        assert!(!is_incomplete("(Concept \"a (\")"));
-        assert!(!is_incomplete("(Concept \"a\") ; ("));
-        assert!(!is_incomplete("ping"));
+        let incomplete = |text: &str| {
+            let mut b = Balance::default();
+            b.feed(text);
+            b.incomplete()
+        };
+        assert!(incomplete("(Concept \"a\""));
+        assert!(incomplete("(Concept \"a)"));
+        assert!(!incomplete("(Concept \"a (\")"));
+        assert!(!incomplete("(Concept \"a\") ; ("));
+        assert!(!incomplete("ping"));
     }
 }

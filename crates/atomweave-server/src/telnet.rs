@@ -6,12 +6,14 @@
 //! Ctrl-D. Commands read from one network read are all answered before the
 //! replies are flushed, so a pipelining client gets them in few writes.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use bytes::BytesMut;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
+use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 
 use crate::{json, sexpr, Shared};
@@ -67,27 +69,25 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
         let at_eof = !matches!(read, Ok(n) if n > 0);
         // Every complete line in the buffer; at the end of input, the rest too.
         loop {
+            // Before the token, a line is a token: no need for megabytes.
+            let limit = if session.authorized { shared.config.max_line } else { PRE_AUTH_LINE };
             // Ctrl-D ends a line of its own, as upstream's reader has it.
-            let line = match memchr::memchr2(b'\n', CTRL_D, &buf) {
-                Some(i) if i > shared.config.max_line => {
-                    buf.clear();
-                    let msg = format!("error: line longer than {} bytes; closing the connection\n", shared.config.max_line);
-                    let _ = wr.write_all(msg.as_bytes()).await;
-                    let _ = wr.flush().await;
-                    return;
-                }
+            let (raw, end) = match memchr::memchr2(b'\n', CTRL_D, &buf) {
+                Some(i) if i > limit => return refuse_long_line(&mut wr, limit).await,
                 Some(i) => {
-                    let line = buf.split_to(i + 1);
-                    let keep = if line[i] == CTRL_D { i + 1 } else { i };
-                    line[..keep].to_vec()
+                    let keep = if buf[i] == CTRL_D { i + 1 } else { i };
+                    (buf.split_to(i + 1), keep)
                 }
-                None if at_eof && !buf.is_empty() => buf.split().to_vec(),
+                None if buf.len() > limit => return refuse_long_line(&mut wr, limit).await,
+                None if at_eof && !buf.is_empty() => {
+                    let rest = buf.split();
+                    let n = rest.len();
+                    (rest, n)
+                }
                 None => break,
             };
-            let mut line = strip_telnet_commands(line);
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
+            let line = raw[..end].strip_suffix(b"\r").unwrap_or(&raw[..end]);
+            let line = strip_telnet_commands(line);
             out.clear();
             let step = session.line(&shared, &line, &mut out);
             if wr.write_all(out.as_bytes()).await.is_err() {
@@ -97,14 +97,6 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
                 let _ = wr.flush().await;
                 return;
             }
-        }
-        // Before the token, a line is a token: no need for megabytes.
-        let limit = if session.authorized { shared.config.max_line } else { PRE_AUTH_LINE };
-        if buf.len() > limit {
-            let msg = format!("error: line longer than {limit} bytes; closing the connection\n");
-            let _ = wr.write_all(msg.as_bytes()).await;
-            let _ = wr.flush().await;
-            return;
         }
         if wr.flush().await.is_err() || at_eof {
             return;
@@ -120,9 +112,9 @@ const IAC: u8 = 0xFF;
 
 /// Drops telnet commands (IAC sequences, which a telnet client sends on
 /// Ctrl-C and the like) from a line; the command itself is not acted on.
-fn strip_telnet_commands(line: Vec<u8>) -> Vec<u8> {
+fn strip_telnet_commands(line: &[u8]) -> Cow<'_, [u8]> {
     if !line.contains(&IAC) {
-        return line;
+        return Cow::Borrowed(line);
     }
     let mut out = Vec::with_capacity(line.len());
     let mut i = 0;
@@ -141,7 +133,14 @@ fn strip_telnet_commands(line: Vec<u8>) -> Vec<u8> {
             }
         }
     }
-    out
+    Cow::Owned(out)
+}
+
+/// Says why, and ends the connection: nothing of the line is evaluated.
+async fn refuse_long_line(wr: &mut BufWriter<OwnedWriteHalf>, limit: usize) {
+    let msg = format!("error: line longer than {limit} bytes; closing the connection\n");
+    let _ = wr.write_all(msg.as_bytes()).await;
+    let _ = wr.flush().await;
 }
 
 /// How long a connection polls for the next command before it sleeps.
@@ -170,11 +169,11 @@ mod tests {
     #[test]
     fn telnet_commands_are_dropped_from_lines() {
         let strip = super::strip_telnet_commands;
-        assert_eq!(strip(b"help".to_vec()), b"help");
-        assert_eq!(strip(b"\xff\xf4help".to_vec()), b"help", "IAC IP");
-        assert_eq!(strip(b"he\xff\xfd\x01lp".to_vec()), b"help", "IAC DO ECHO");
-        assert_eq!(strip(b"a\xff\xffb".to_vec()), b"a\xffb", "an escaped 0xFF stays");
-        assert_eq!(strip(b"x\xff".to_vec()), b"x");
+        assert_eq!(&*strip(b"help"), b"help");
+        assert_eq!(&*strip(b"\xff\xf4help"), b"help", "IAC IP");
+        assert_eq!(&*strip(b"he\xff\xfd\x01lp"), b"help", "IAC DO ECHO");
+        assert_eq!(&*strip(b"a\xff\xffb"), b"a\xffb", "an escaped 0xFF stays");
+        assert_eq!(&*strip(b"x\xff"), b"x");
     }
 
     #[test]
@@ -334,9 +333,9 @@ pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String)
     let start = out.len();
     let run = |out: &mut String| {
         if json {
-            json::eval(&shared.context(), cmd, out)
+            json::eval(&shared.state, cmd, out)
         } else {
-            sexpr::eval(&shared.context(), cmd, out)
+            sexpr::eval(&shared.state, cmd, out)
         }
     };
     // A command that may take long, or write to a store (a batch commit,
@@ -414,7 +413,7 @@ pub(crate) fn stats(shared: &Shared, out: &mut String) {
     let s = &shared.stats;
     let _ = writeln!(out, "connections: {} open, {} since start", s.open.load(Ordering::Relaxed), s.accepted.load(Ordering::Relaxed));
     let _ = writeln!(out, "commands: {}", s.commands.load(Ordering::Relaxed));
-    let _ = writeln!(out, "atoms: {} ({} nodes, {} links)", shared.space.size(), shared.space.num_nodes(), shared.space.num_links());
+    let _ = writeln!(out, "atoms: {} ({} nodes, {} links)", shared.state.space.size(), shared.state.space.num_nodes(), shared.state.space.num_links());
     let _ = writeln!(out, "uptime: {}h {:02}m {:02}s", up / 3600, up / 60 % 60, up % 60);
     let _ = writeln!(out, "memory: {:.1} MiB resident", crate::resident_bytes() as f64 / (1 << 20) as f64);
     let _ = writeln!(out, "store: {}", shared.config.store.as_deref().map_or("none".into(), redacted));

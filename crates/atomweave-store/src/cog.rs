@@ -222,11 +222,7 @@ impl CogStore {
             format!("(cog-execute-cache! {q} {k})")
         };
         let reply = self.ask(cmd)?;
-        let v = self.parse(&reply)?.pop().ok_or_else(|| self.garbled(&reply))?;
-        let me = self.parse(&q)?.pop().ok_or_else(|| self.garbled(&reply))?;
-        let pos = Pos { line: 1, col: 1 };
-        let kx = self.parse(&k)?.pop().ok_or_else(|| self.garbled(&reply))?;
-        let set = Expr::List(vec![Expr::Symbol("cog-set-value!".into(), pos), me, kx, v], pos);
+        let set = self.parse(&format!("(cog-set-value! {q} {k} {reply})"))?.pop().ok_or_else(|| self.garbled(&reply))?;
         sexpr::eval(&mut &*space, &set).map_err(|e| self.garbled(&e.to_string()))?;
         space.get_value(query, key).ok_or_else(|| self.garbled(&reply))
     }
@@ -382,16 +378,12 @@ impl StorageNode for CogStore {
 
     fn store_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
         let mut n = 0u64;
-        // Members before the links holding them, as any reader of the server would expect.
-        for t in [types::NODE, types::LINK] {
-            let mut atoms: Vec<Handle> = space.handles_by_type(t, true).collect();
-            atoms.sort_by_key(|&h| height(space, h));
-            for h in atoms {
-                self.store_atom(space, h)?;
-                n += 1;
-                if n % 65536 == 0 {
-                    progress(n);
-                }
+        // In any order: each command carries its atom's whole structure.
+        for h in space.handles_by_type(types::ATOM, true) {
+            self.store_atom(space, h)?;
+            n += 1;
+            if n % 65536 == 0 {
+                progress(n);
             }
         }
         self.barrier()?;
@@ -426,12 +418,5 @@ impl StorageNode for CogStore {
         // Leave the shell, then the connection, as upstream's client does.
         let _ = self.wr.write_all(b".\nquit\n").and_then(|_| self.wr.flush());
         Ok(())
-    }
-}
-
-fn height(space: &AtomSpace, h: Handle) -> usize {
-    match space.outgoing(h) {
-        Some(out) if !out.is_empty() => 1 + out.iter().map(|&c| height(space, c)).max().unwrap_or(0),
-        _ => 0,
     }
 }

@@ -285,11 +285,12 @@ impl TvMap {
         Some(TruthValue::Count { mean, confidence, count })
     }
 
-    /// Sets the truth value of `local`; `had` says whether it had one.
+    /// Sets the truth value of `local`.
     #[inline]
-    fn insert(&mut self, local: u32, had: bool, tv: TruthValue) {
+    fn insert(&mut self, local: u32, tv: TruthValue) {
         let entry = self.entry_mut(local);
-        let was_count = had && entry[0].to_bits() == COUNT_MARK;
+        // Removal zeroes entries, so a mark here is a count truth value now.
+        let was_count = entry[0].to_bits() == COUNT_MARK;
         match tv {
             TruthValue::Simple { strength, confidence } => {
                 let strength = if strength.is_nan() { f64::NAN } else { strength };
@@ -305,12 +306,15 @@ impl TvMap {
         }
     }
 
-    /// Drops the truth value of `local`, which had one.
+    /// Drops the truth value of `local`, if it has one.
     #[inline]
     fn remove(&mut self, local: u32) {
-        if self.entry(local).is_some_and(|[a, _]| a.to_bits() == COUNT_MARK) {
+        let Some(page) = self.pages.get_mut((local / BLOCK) as usize).and_then(|p| p.as_deref_mut()) else { return };
+        let entry = &mut page[(local % BLOCK) as usize];
+        if entry[0].to_bits() == COUNT_MARK {
             self.counts.remove(&local);
         }
+        *entry = [0.0; 2];
     }
 
     fn allocated_bytes(&self) -> usize {
@@ -872,8 +876,7 @@ impl Records {
             }
         } else {
             // A child keeps even the default truth value: it hides the base's.
-            let had = word.load(Ordering::Acquire) & HAS_TV != 0;
-            sh.tvs.insert(h.local(), had, tv);
+            sh.tvs.insert(h.local(), tv);
             set_flags(word, HAS_TV, 0);
         }
         Ok(())

@@ -10,7 +10,7 @@
 //! size command), getHandlesByType is `cog-get-atoms`. Round trips cost
 //! tens of microseconds, so this layer runs at most [`MAX_OPS`] operations.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, RefCell, RefMut};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::net::TcpStream;
 
@@ -83,31 +83,28 @@ impl ServerTarget {
         r
     }
 
-    /// Sends `head` + the atom + `tail` + `more(cmd)` and returns the reply's length.
+    /// The connection, its command set to `head` + the atom + `tail` + `more(cmd)`.
+    fn command(&self, head: &str, h: Handle, tail: &str, more: impl FnOnce(&mut String)) -> RefMut<'_, Conn> {
+        let mut c = self.conn.borrow_mut();
+        c.cmd.clear();
+        c.cmd.push_str(head);
+        write_structure(&self.mirror, h, &mut c.cmd);
+        c.cmd.push_str(tail);
+        more(&mut c.cmd);
+        c
+    }
+
+    /// Sends a [`command`](Self::command) and returns its reply's length.
     fn ask(&self, head: &str, h: Handle, tail: &str, more: impl FnOnce(&mut String)) -> Result<usize> {
-        self.note(self.ask_inner(head, h, tail, more))
+        let mut c = self.command(head, h, tail, more);
+        let r = c.call().map(|_| c.line.len());
+        drop(c);
+        self.note(r)
     }
 
-    fn ask_inner(&self, head: &str, h: Handle, tail: &str, more: impl FnOnce(&mut String)) -> Result<usize> {
-        let mut c = self.conn.borrow_mut();
-        c.cmd.clear();
-        c.cmd.push_str(head);
-        write_structure(&self.mirror, h, &mut c.cmd);
-        c.cmd.push_str(tail);
-        more(&mut c.cmd);
-        c.call()?;
-        Ok(c.line.len())
-    }
-
-    /// Queues a write of `head` + the atom + `tail` + `more(cmd)` (untimed building).
+    /// Queues a [`command`](Self::command) (untimed building).
     fn send(&self, head: &str, h: Handle, tail: &str, more: impl FnOnce(&mut String)) -> Result<()> {
-        let mut c = self.conn.borrow_mut();
-        c.cmd.clear();
-        c.cmd.push_str(head);
-        write_structure(&self.mirror, h, &mut c.cmd);
-        c.cmd.push_str(tail);
-        more(&mut c.cmd);
-        c.queue()
+        self.command(head, h, tail, more).queue()
     }
 
     /// `(cog-node ...)` or `(cog-link ...)` for `h`: the reply is the atom, or `()`.

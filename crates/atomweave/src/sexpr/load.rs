@@ -12,7 +12,7 @@ use super::parse::{Expr, ParseError, Parser, Pos, MAX_NESTING};
 const MAX_VALUE_NESTING: usize = 256;
 use crate::sink::AtomSink;
 use crate::types::{self, Type};
-use crate::{Handle, TruthValue, Value};
+use crate::{AtomSpace, Handle, TruthValue, Value};
 
 /// Name of the key under which upstream keeps truth values.
 pub const TV_KEY: &str = "*-TruthValueKey-*";
@@ -78,14 +78,50 @@ pub fn load_str<S: AtomSink>(sink: &mut S, text: &str) -> Result<Vec<Handle>, Lo
 /// Adds the atoms of one top-level expression (an atom, or `cog-set-tv!`,
 /// `cog-set-value!`, `cog-set-values!` applied to one) and returns its atom.
 pub fn eval<S: AtomSink>(sink: &mut S, expr: &Expr) -> Result<Handle, ParseError> {
-    Builder { sink: &mut DryRun, depth: 0, value_depth: 0 }.top(expr)?;
-    Builder { sink, depth: 0, value_depth: 0 }.top(expr)
+    Builder { sink: &mut DryRun, depth: 0, value_depth: 0, lookup: false }.top(expr)?;
+    Builder { sink, depth: 0, value_depth: 0, lookup: false }.top(expr)
 }
 
 /// Checks one top-level expression as [`eval`] would, adding nothing: for
 /// callers that must check several before they add any.
 pub fn check(expr: &Expr) -> Result<(), ParseError> {
-    Builder { sink: &mut DryRun, depth: 0, value_depth: 0 }.top(expr).map(drop)
+    Builder { sink: &mut DryRun, depth: 0, value_depth: 0, lookup: false }.top(expr).map(drop)
+}
+
+/// The atom one expression names, if `space` holds it, adding nothing:
+/// asking about an atom does not create it. A malformed expression is an
+/// error; values written inside it are checked, and ignored.
+pub fn lookup(space: &AtomSpace, expr: &Expr) -> Result<Option<Handle>, ParseError> {
+    Builder { sink: &mut DryRun, depth: 0, value_depth: 0, lookup: false }.atom(expr)?;
+    Ok(Builder { sink: &mut Lookup(space), depth: 0, value_depth: 0, lookup: true }.atom(expr).ok())
+}
+
+/// Is this expression upstream's truth-value key, `(PredicateNode
+/// "*-TruthValueKey-*")`? It stands for the atom's truth value, whether or
+/// not the key is an atom of any space.
+pub fn is_tv_key(e: &Expr) -> bool {
+    matches!(head(e), Some((kt, [Expr::Str(kn, _), ..], _)) if kn == TV_KEY && Type::from_name(kt) == Some(types::PREDICATE_NODE))
+}
+
+/// A sink that finds instead of adding: a missing atom fails the build.
+struct Lookup<'a>(&'a AtomSpace);
+
+impl AtomSink for Lookup<'_> {
+    fn add_node(&mut self, t: Type, name: &str) -> crate::Result<Handle> {
+        self.0.get_node(t, name).ok_or_else(|| crate::Error::InvalidValue("absent".into()))
+    }
+    fn add_link(&mut self, t: Type, out: &[Handle]) -> crate::Result<Handle> {
+        self.0.get_link(t, out).ok_or_else(|| crate::Error::InvalidValue("absent".into()))
+    }
+    fn set_tv(&mut self, _: Handle, _: TruthValue) -> crate::Result<()> {
+        Ok(())
+    }
+    fn set_value(&mut self, _: Handle, _: Handle, _: Value) -> crate::Result<()> {
+        Ok(())
+    }
+    fn contains(&self, h: Handle) -> bool {
+        self.0.contains(h)
+    }
 }
 
 /// A sink that adds nothing: the first, checking pass of [`eval`].
@@ -168,6 +204,8 @@ struct Builder<'s, S> {
     sink: &'s mut S,
     depth: usize,
     value_depth: usize,
+    /// Looking atoms up: values written inside them are checked, not set.
+    lookup: bool,
 }
 
 impl<S: AtomSink> Builder<'_, S> {
@@ -248,8 +286,11 @@ impl<S: AtomSink> Builder<'_, S> {
             }
             self.sink.add_link(t, &out).map_err(|e| self.sink_err(pos, e))?
         };
-        for v in values {
-            self.attached(h, v)?;
+        // A lookup names atoms; the values written in them are not its business.
+        if !self.lookup {
+            for v in values {
+                self.attached(h, v)?;
+            }
         }
         self.depth -= 1;
         Ok(h)
@@ -287,11 +328,9 @@ impl<S: AtomSink> Builder<'_, S> {
         let pos = key.pos();
         // The truth-value key maps onto the atom's truth value, whatever else
         // its expression carries.
-        if let Some((kt, [Expr::Str(kn, _), ..], _)) = head(key) {
-            if kn == TV_KEY && Type::from_name(kt) == Some(types::PREDICATE_NODE) {
-                let tv = self.truth(value)?;
-                return self.sink.set_tv(h, tv).map_err(|e| self.sink_err(pos, e));
-            }
+        if is_tv_key(key) {
+            let tv = self.truth(value)?;
+            return self.sink.set_tv(h, tv).map_err(|e| self.sink_err(pos, e));
         }
         let k = self.atom(key)?;
         let v = self.value(value)?;
