@@ -12,7 +12,7 @@ BIN := target/release/atomweave
 VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 
-.PHONY: all deps build build-release test test-rust test-python py-build bench clean
+.PHONY: all deps build build-release build-guile test test-rust test-python test-scheme py-build guile-env install-guile bench clean
 
 all: build
 
@@ -25,7 +25,7 @@ build: deps
 build-release: deps
 	$(CARGO) build --release -p atomweave-cli
 
-test: deps test-rust test-python
+test: deps test-rust test-python test-scheme
 
 test-rust:
 	$(CARGO) test --workspace
@@ -42,6 +42,34 @@ py-build: deps $(VENV)/bin/maturin
 test-python: py-build
 	$(CARGO) build -q -p atomweave-cli
 	ATOMWEAVE_BIN=$(abspath target/debug/atomweave) $(PYTHON) -m pytest -q crates/atomweave-py/tests
+
+# Guile finds (opencog) and the extension through these two variables;
+# `make guile-env` prints them for a shell (eval "$$(make -s guile-env)").
+GUILE_ENV = GUILE_LOAD_PATH=$(abspath crates/atomweave-guile/scheme) GUILE_EXTENSIONS_PATH=$(abspath target/release)
+
+guile-env: build-guile
+	@echo export $(GUILE_ENV)
+
+build-guile: deps
+	$(CARGO) build -q --release -p atomweave-guile
+
+# The Scheme suite (srfi-64) and the example script, in a scratch directory
+# (srfi-64 writes its log to the working directory).
+test-scheme: build-guile
+	@dir=$$(mktemp -d) && cd $$dir && \
+	$(GUILE_ENV) guile --no-auto-compile $(abspath crates/atomweave-guile/tests/opencog.scm) && \
+	$(GUILE_ENV) guile --no-auto-compile $(abspath examples/scheme/classic.scm) $$dir/store > example.out && \
+	grep -q 'with truth value (stv 0.9 0.8) and weight (4.2 4.4)' example.out && \
+	echo "examples/scheme/classic.scm: ok" && rm -rf $$dir
+
+# Installs (opencog) into Guile's own directories, so that plain `guile`
+# finds it (needs write access there: run as root).
+install-guile: build-guile
+	install -d $(DESTDIR)$$(guile -c '(display (%site-dir))')/opencog $(DESTDIR)$$(guile -c '(display (%site-dir))')/atomweave
+	install -m 644 crates/atomweave-guile/scheme/opencog.scm $(DESTDIR)$$(guile -c '(display (%site-dir))')/
+	install -m 644 crates/atomweave-guile/scheme/opencog/*.scm $(DESTDIR)$$(guile -c '(display (%site-dir))')/opencog/
+	install -m 644 crates/atomweave-guile/scheme/atomweave/*.scm $(DESTDIR)$$(guile -c '(display (%site-dir))')/atomweave/
+	install -D -m 755 target/release/libatomweave_guile.so $(DESTDIR)$$(guile -c "(display (assq-ref %guile-build-info 'extensiondir))")/libatomweave_guile.so
 
 # The main job: atomspace_bm on both layers, on two threads, as the space
 # grows (CSVs and PNGs), the seeds' atom_bench at 1M, the pattern matcher's

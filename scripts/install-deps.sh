@@ -12,6 +12,8 @@ have python3 || need_apt+=(python3)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 # The PostgreSQL tests start their own throwaway server from these binaries.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need_apt+=(postgresql)
+# The Guile extension builds against libguile; its tests run `guile`.
+[ -f /usr/include/guile/3.0/libguile.h ] && have guile || need_apt+=(guile-3.0-dev guile-3.0)
 # bench-plot draws its labels with DejaVu Sans.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 

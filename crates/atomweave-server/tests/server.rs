@@ -388,7 +388,7 @@ fn cog_storage_round_trip() {
     // Queries run on the server, their results kept there.
     let q = atomweave::sexpr::load_str(&mut &third, "(GetLink (Member (Variable \"$x\") (Concept \"animal\")))").unwrap()[0];
     let rk = third.add_node(PREDICATE_NODE, "results").unwrap();
-    let mut cog = atomweave_store::cog::CogStore::open(&srv.url()).unwrap();
+    let mut cog = atomweave_store::open(&srv.url()).unwrap();
     let found = cog.fetch_query(&third, q, rk, false).unwrap();
     let text = atomweave::sexpr::atom_to_string(&third, q, atomweave::sexpr::Form::Wire);
     assert_eq!(text.matches("(ConceptNode \"n").count(), 5000, "the 5000 members, kept on the query here");

@@ -211,21 +211,6 @@ impl CogStore {
         self.fetch_values(space, &atoms)?;
         Ok(atoms)
     }
-
-    /// Runs `query` on the server, keeps the result there on the query
-    /// under `key` (reusing a kept one unless `fresh`), and sets it here.
-    pub fn fetch_query(&mut self, space: &AtomSpace, query: Handle, key: Handle, fresh: bool) -> Result<Value> {
-        let (q, k) = (structure(space, query), structure(space, key));
-        let cmd = if fresh {
-            format!("(cog-execute-cache! {q} {k} (PredicateNode \"*-query-time-*\") #t)")
-        } else {
-            format!("(cog-execute-cache! {q} {k})")
-        };
-        let reply = self.ask(cmd)?;
-        let set = self.parse(&format!("(cog-set-value! {q} {k} {reply})"))?.pop().ok_or_else(|| self.garbled(&reply))?;
-        sexpr::eval(&mut &*space, &set).map_err(|e| self.garbled(&e.to_string()))?;
-        space.get_value(query, key).ok_or_else(|| self.garbled(&reply))
-    }
 }
 
 /// The atom's structure, one line, no values.
@@ -287,6 +272,21 @@ fn lookup_command(space: &AtomSpace, h: Handle) -> Option<String> {
 impl StorageNode for CogStore {
     fn url(&self) -> &str {
         &self.url
+    }
+
+    /// Runs `query` on the server, keeps the result there on the query
+    /// under `key` (reusing a kept one unless `fresh`), and sets it here.
+    fn fetch_query(&mut self, space: &AtomSpace, query: Handle, key: Handle, fresh: bool) -> Result<Value> {
+        let (q, k) = (structure(space, query), structure(space, key));
+        let cmd = if fresh {
+            format!("(cog-execute-cache! {q} {k} (PredicateNode \"*-query-time-*\") #t)")
+        } else {
+            format!("(cog-execute-cache! {q} {k})")
+        };
+        let reply = self.ask(cmd)?;
+        let set = self.parse(&format!("(cog-set-value! {q} {k} {reply})"))?.pop().ok_or_else(|| self.garbled(&reply))?;
+        sexpr::eval(&mut &*space, &set).map_err(|e| self.garbled(&e.to_string()))?;
+        space.get_value(query, key).ok_or_else(|| self.garbled(&reply))
     }
 
     fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {

@@ -91,6 +91,17 @@ pub trait StorageNode: Send {
     /// Makes everything stored so far durable.
     fn barrier(&mut self) -> Result<()>;
 
+    /// Runs `query` where the atoms are and sets its result on the query
+    /// here, under `key` (upstream's fetch-query). Only a store that runs
+    /// queries itself (`cog://`, a server) can; the others refuse.
+    fn fetch_query(&mut self, space: &AtomSpace, query: Handle, key: Handle, fresh: bool) -> Result<atomweave::Value> {
+        let _ = (space, query, key, fresh);
+        Err(StoreError::Unsupported(format!(
+            "{} cannot run queries: fetch-query needs a cog:// store; load the atoms (load-atomspace, fetch-incoming-set) and use cog-execute!",
+            self.url()
+        )))
+    }
+
     /// Flushes and closes the store.
     fn close(self: Box<Self>) -> Result<()>;
 }

@@ -107,26 +107,26 @@ impl Method {
 /// Inputs of one run, drawn before the clock starts.
 #[derive(Default)]
 pub struct Inputs {
-    handles: Vec<Handle>,
-    types: Vec<Type>,
-    tvs: Vec<TruthValue>,
+    pub handles: Vec<Handle>,
+    pub types: Vec<Type>,
+    pub tvs: Vec<TruthValue>,
     /// Node names back to back; `name_ends[i]` ends the i-th.
-    names: String,
-    name_ends: Vec<usize>,
+    pub names: String,
+    pub name_ends: Vec<usize>,
     /// Link members back to back; `member_ends[i]` ends the i-th link's.
-    members: Vec<Handle>,
-    member_ends: Vec<usize>,
+    pub members: Vec<Handle>,
+    pub member_ends: Vec<usize>,
     key: Option<Handle>,
     value: Option<Value>,
 }
 
 impl Inputs {
-    fn name(&self, i: usize) -> &str {
+    pub fn name(&self, i: usize) -> &str {
         let start = if i == 0 { 0 } else { self.name_ends[i - 1] };
         &self.names[start..self.name_ends[i]]
     }
 
-    fn members(&self, i: usize) -> &[Handle] {
+    pub fn members(&self, i: usize) -> &[Handle] {
         let start = if i == 0 { 0 } else { self.member_ends[i - 1] };
         &self.members[start..self.member_ends[i]]
     }

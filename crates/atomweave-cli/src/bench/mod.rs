@@ -7,6 +7,7 @@ pub mod atom_bench;
 mod methods;
 pub mod plot;
 mod python;
+mod scheme;
 mod server;
 
 use std::fs::File;
@@ -33,7 +34,10 @@ method runs in `$ATOMWEAVE_PYTHON -m atomweave.atomspace_bm` (default
 python3) through the atomweave package, on the same random space. --server
 HOST:PORT adds a column through a running server's sexpr shell
 (`atomweave serve`): one round trip per operation, at most 20000 per method,
-on a space built there; -g (Scheme) says \"not built\" until its layer is. -x and -b are accepted for
+on a space built there. -g adds Scheme: each method runs in a worker
+process that embeds Guile and loads (opencog); every entry into Guile runs
+-r N operations (default 1), interpreted from text, or with -M a memoized
+and with -C a compiled procedure made before the clock starts. -x and -b are accepted for
 old diary commands and change nothing (upstream's AtomSpaceImpl layer is gone,
 and the space is always built).
 
@@ -105,9 +109,12 @@ pub struct BenchArgs {
     /// Scheme: compile.
     #[arg(short = 'C', requires = "scheme")]
     compile: bool,
-    /// Scheme: operations per entry into the interpreter.
+    /// Scheme: operations per entry into the interpreter (default 1).
     #[arg(short = 'r', value_name = "N", requires = "scheme")]
     per_entry: Option<usize>,
+    /// Run one method through Scheme in this process and print JSON (what -g spawns).
+    #[arg(long, hide = true, requires = "scheme")]
+    scheme_worker: bool,
     /// Also measure through Python.
     #[arg(short = 'c')]
     python: bool,
@@ -246,6 +253,10 @@ pub fn run_bench(mut args: BenchArgs) -> Result<(), String> {
         return Err("-S grows the space between batches of one thread; it cannot be combined with -T".into());
     }
     args.batch = args.batch.min(args.n);
+    if args.scheme_worker {
+        let [method] = methods[..] else { return Err("the Scheme worker runs one method".into()) };
+        return scheme::worker(&args, method);
+    }
     let mut layers = Vec::new();
     if args.table {
         layers.push(Layer::Table);
@@ -274,6 +285,9 @@ pub fn run_bench(mut args: BenchArgs) -> Result<(), String> {
             if args.threads == 1 { "" } else { "s" },
             if args.grow > 0 { format!(", {} atoms added per batch", args.grow) } else { String::new() }
         );
+        if args.scheme {
+            println!("Scheme column: {}", scheme::title(&args));
+        }
     }
     let mut outcomes = Vec::new();
     for &method in &methods {
@@ -313,7 +327,7 @@ fn measure(args: &BenchArgs, method: Method, layer: &Layer) -> Result<Measured, 
         Layer::Python => python::measure(args, method),
         Layer::Server(_) if args.threads > 1 => Err("single-threaded layer".into()),
         Layer::Server(addr) => measure_server(args, method, addr),
-        Layer::Scheme => Err("not built".into()),
+        Layer::Scheme => scheme::measure(args, method),
     }
 }
 

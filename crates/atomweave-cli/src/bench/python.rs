@@ -39,8 +39,13 @@ pub(super) fn measure(args: &BenchArgs, method: Method) -> Result<Measured, Stri
         eprintln!("atomweave bench -c ({}): {}", method.name(), stderr.trim());
         return Err("failed".into());
     }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("bad JSON: {e}"))?;
-    let num = |k: &str| v[k].as_f64().ok_or_else(|| format!("no {k} in the Python layer's JSON"));
+    from_json(args, &out.stdout)
+}
+
+/// A worker's JSON (the Python and Scheme layers print the same fields).
+pub(super) fn from_json(args: &BenchArgs, stdout: &[u8]) -> Result<Measured, String> {
+    let v: serde_json::Value = serde_json::from_slice(stdout).map_err(|e| format!("bad JSON: {e}"))?;
+    let num = |k: &str| v[k].as_f64().ok_or_else(|| format!("no {k} in the worker's JSON"));
     let atoms_after = num("atoms_after")? as usize;
     Ok(Measured {
         threads: 1,

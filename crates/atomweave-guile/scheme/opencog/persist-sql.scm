@@ -1,0 +1,5 @@
+;;; (opencog persist-sql): PostgresStorageNode: PostgreSQL.
+;;; The StorageNode type is in (opencog); this module exists so that
+;;; scripts that load it run unchanged.
+(define-module (opencog persist-sql)
+  #:use-module (opencog persist))

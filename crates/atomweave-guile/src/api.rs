@@ -1,0 +1,632 @@
+//! The `(opencog)` primitives: upstream's cog-* functions over the core, and
+//! a constructor for every type (`ConceptNode`, `Concept`, `FloatValue`).
+
+use std::ffi::CString;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use atomweave::query::{self, Executed};
+use atomweave::sexpr::{self, Form};
+use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
+use hashbrown::HashMap;
+use parking_lot::RwLock;
+
+use crate::error::{guard, Error, R};
+use crate::ffi::{self, Scm, Subr, EOL, UNSPECIFIED};
+use crate::smob::{self, Atom};
+
+/// The fluid holding the current atomspace object (per thread and dynamic
+/// state, as upstream; new threads inherit it).
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+/// `(stv 1 0)`, shared: `cog-tv` of an atom without a truth value allocates nothing.
+static DEFAULT_TV: AtomicUsize = AtomicUsize::new(0);
+
+/// Type-name symbols seen so far (each protected from the collector, so its
+/// address stays its identity).
+static TYPE_SYMBOLS: RwLock<Option<HashMap<usize, Type, foldhash::fast::FixedState>>> = RwLock::new(None);
+
+pub(crate) fn init(default_space: u32) {
+    // SAFETY: in Guile mode; the objects are protected for the process's life.
+    unsafe {
+        let fluid = ffi::scm_gc_protect_object(ffi::scm_make_fluid_with_default(smob::space_obj(default_space)));
+        CURRENT.store(fluid.0, Ordering::Relaxed);
+        DEFAULT_TV.store(ffi::scm_gc_protect_object(smob::tv_obj(TruthValue::DEFAULT)).0, Ordering::Relaxed);
+    }
+    *TYPE_SYMBOLS.write() = Some(HashMap::default());
+}
+
+// ----- arguments -----
+
+/// The current atomspace's index.
+pub fn current() -> u32 {
+    // SAFETY: the fluid made at init; fluid-ref does not throw.
+    let x = unsafe { ffi::scm_fluid_ref(Scm(CURRENT.load(Ordering::Relaxed))) };
+    smob::space_of(x).unwrap_or(0)
+}
+
+pub(crate) fn set_current(i: u32) {
+    // SAFETY: the fluid made at init.
+    unsafe { ffi::scm_fluid_set_x(Scm(CURRENT.load(Ordering::Relaxed)), smob::space_obj(i)) };
+}
+
+/// An optional atomspace argument (the current one when absent).
+fn space_arg(x: Scm) -> R<u32> {
+    if x.is_undefined() {
+        return Ok(current());
+    }
+    smob::space_of(x).ok_or_else(|| Error::wrong_type("an atomspace", x))
+}
+
+/// A type, named by a symbol or string.
+pub fn type_arg(x: Scm) -> R<Type> {
+    if let Some(t) = TYPE_SYMBOLS.read().as_ref().and_then(|m| m.get(&x.0)) {
+        return Ok(*t);
+    }
+    let (name, symbol) = match (ffi::symbol_name(x), ffi::to_string(x)) {
+        (Some(n), _) => (n, true),
+        (_, Some(n)) => (n, false),
+        _ => return Err(Error::wrong_type("an atom type (a symbol such as 'ConceptNode)", x)),
+    };
+    let t = Type::from_name(&name).ok_or_else(|| Error::msg(format!("unknown atom type {name:?}")))?;
+    if symbol {
+        // SAFETY: protecting keeps the symbol interned, so its address keeps naming it.
+        unsafe { ffi::scm_gc_protect_object(x) };
+        TYPE_SYMBOLS.write().get_or_insert_with(HashMap::default).insert(x.0, t);
+    }
+    Ok(t)
+}
+
+/// Each type's name as a symbol, made once (and protected) on first use.
+static TYPE_NAMES: [AtomicUsize; types::MAX_TYPES] = [const { AtomicUsize::new(0) }; types::MAX_TYPES];
+
+fn type_symbol(t: Type) -> Scm {
+    let slot = &TYPE_NAMES[t.id() as usize];
+    match slot.load(Ordering::Acquire) {
+        0 => {
+            // SAFETY: protected for good, so the word stays valid; two threads
+            // racing here store the same (interned) symbol.
+            let sym = unsafe { ffi::scm_gc_protect_object(ffi::symbol(t.name())) };
+            slot.store(sym.0, Ordering::Release);
+            sym
+        }
+        bits => Scm(bits),
+    }
+}
+
+fn atom_arg(x: Scm) -> R<Atom> {
+    Atom::from_scm(x).ok_or_else(|| Error::wrong_type("an atom", x))
+}
+
+/// A live atom.
+fn live_atom(x: Scm) -> R<Atom> {
+    let a = atom_arg(x)?;
+    a.get_type()?;
+    Ok(a)
+}
+
+/// The handle of `a` in space `into`: its own within one hierarchy, else a
+/// copy made there by content (upstream's semantics).
+pub fn handle_in(into: u32, a: Atom) -> R<Handle> {
+    let to = smob::space_at(into);
+    if a.space == into || a.space().same_hierarchy(to) {
+        return Ok(a.h);
+    }
+    Ok(copy_atom(a.space(), a.h, to)?)
+}
+
+fn copy_atom(from: &AtomSpace, h: Handle, into: &AtomSpace) -> atomweave::Result<Handle> {
+    let t = from.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+    match from.name(h) {
+        Some(name) => into.add_node(t, name),
+        None => {
+            let out = from.outgoing(h).unwrap_or(&[]).iter().map(|&m| copy_atom(from, m, into)).collect::<atomweave::Result<Vec<_>>>()?;
+            into.add_link(t, &out)
+        }
+    }
+}
+
+fn f64_arg(x: Scm) -> R<f64> {
+    ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))
+}
+
+fn tv_arg(x: Scm) -> R<TruthValue> {
+    smob::tv_of(x).ok_or_else(|| Error::wrong_type("a truth value such as (stv 0.9 0.8)", x))
+}
+
+fn atoms_list(space: u32, hs: impl DoubleEndedIterator<Item = Handle>) -> Scm {
+    ffi::list(hs.map(|h| Atom { space, h }.to_scm()))
+}
+
+fn tv_scm(tv: TruthValue) -> Scm {
+    if tv == TruthValue::DEFAULT {
+        Scm(DEFAULT_TV.load(Ordering::Relaxed))
+    } else {
+        smob::tv_obj(tv)
+    }
+}
+
+/// The trailing arguments every constructor takes: a truth value and an
+/// atomspace, in any order, after the atom's own arguments.
+#[derive(Default)]
+struct Extras {
+    tv: Option<TruthValue>,
+    space: Option<u32>,
+}
+
+impl Extras {
+    fn take(&mut self, x: Scm) -> bool {
+        if let Some(tv) = smob::tv_of(x) {
+            self.tv = Some(tv);
+        } else if let Some(s) = smob::space_of(x) {
+            self.space = Some(s);
+        } else {
+            return false;
+        }
+        true
+    }
+
+    fn finish(self, space: u32, h: Handle) -> R<Scm> {
+        if let Some(tv) = self.tv {
+            smob::space_at(space).set_tv(h, tv)?;
+        }
+        Ok(Atom { space, h }.to_scm())
+    }
+}
+
+/// Adds a node: `args` are the name, then an optional truth value and atomspace.
+fn new_node(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
+    let mut args = args.peekable();
+    let Some(name) = args.next() else { return Err(Error::msg(format!("{} needs a name", t.name()))) };
+    let mut extra = Extras::default();
+    for x in args {
+        if !extra.take(x) {
+            return Err(Error::wrong_type("a truth value or an atomspace after the node's name", x));
+        }
+    }
+    let space = extra.space.unwrap_or_else(current);
+    let add = |name: &str| smob::space_at(space).add_node(t, name);
+    let h = match ffi::with_str(name, add) {
+        Some(h) => h?,
+        None => add(&ffi::symbol_name(name).ok_or_else(|| Error::wrong_type("a node name (a string)", name))?)?,
+    };
+    extra.finish(space, h)
+}
+
+/// Adds a link: `args` are atoms or lists of atoms, and optionally a truth
+/// value and an atomspace.
+fn new_link(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
+    let mut members = Vec::new();
+    let mut extra = Extras::default();
+    for x in args {
+        if let Some(a) = Atom::from_scm(x) {
+            members.push(a);
+        } else if x.is_pair() || x.is_null() {
+            for y in x.list_iter() {
+                members.push(Atom::from_scm(y).ok_or_else(|| Error::wrong_type(&format!("an atom in the outgoing set of {}", t.name()), y))?);
+            }
+        } else if !extra.take(x) {
+            return Err(Error::wrong_type(&format!("an atom, a list of atoms, a truth value or an atomspace in {}", t.name()), x));
+        }
+    }
+    let space = extra.space.unwrap_or_else(current);
+    let out = members.into_iter().map(|a| handle_in(space, a)).collect::<R<Vec<_>>>()?;
+    let h = smob::space_at(space).add_link(t, &out)?;
+    extra.finish(space, h)
+}
+
+/// `(TYPE args...)`: an atom or value of type `t`.
+fn construct(t: Type, args: Scm) -> R<Scm> {
+    if t.is_node() {
+        new_node(t, args.list_iter())
+    } else if t.is_link() {
+        new_link(t, args.list_iter())
+    } else {
+        let space = current();
+        let v = smob::build_value(t, args.list_iter(), &mut |a| handle_in(space, a))?;
+        Ok(smob::to_scm(&v, space))
+    }
+}
+
+/// A constructor per type number, as a plain C function Guile can call.
+unsafe extern "C" fn ctor<const T: u16>(args: Scm) -> Scm {
+    guard("atom constructor", || construct(Type::from_id(T).ok_or_else(|| Error::msg(format!("no type has number {T}")))?, args))
+}
+
+/// The constructors of type numbers below 512 (every built-in type); the
+/// rest get a Scheme closure over `cog-new-atom`.
+fn ctor_table() -> Vec<Subr> {
+    seq_macro::seq!(N in 0..512 {
+        vec![#(ctor::<N> as Subr,)*]
+    })
+}
+
+// ----- the primitives -----
+
+subrs! {
+    cog_new_node "cog-new-node" (t, rest) { new_node(type_of_kind(t, true)?, rest.list_iter()) }
+    cog_new_link "cog-new-link" (t, rest) { new_link(type_of_kind(t, false)?, rest.list_iter()) }
+    cog_construct "cog-new-atom" (t, rest) { construct(type_arg(t)?, rest) }
+    cog_node "cog-node" (t, name, s) {
+        let t = type_of_kind(t, true)?;
+        let space = space_arg(s)?;
+        let found = ffi::with_str(name, |name| smob::space_at(space).get_node(t, name)).ok_or_else(|| Error::wrong_type("a node name (a string)", name))?;
+        Ok(found.map_or(EOL, |h| Atom { space, h }.to_scm()))
+    }
+    cog_link "cog-link" (t, rest) {
+        let t = type_of_kind(t, false)?;
+        let mut space = current();
+        let mut members = Vec::new();
+        for x in rest.list_iter() {
+            if let Some(s) = smob::space_of(x) {
+                space = s;
+            } else if x.is_pair() || x.is_null() {
+                members.extend(x.list_iter().map(atom_arg).collect::<R<Vec<_>>>()?);
+            } else {
+                members.push(atom_arg(x)?);
+            }
+        }
+        let to = smob::space_at(space);
+        let mut out = Vec::with_capacity(members.len());
+        for a in members {
+            if !(a.space == space || a.space().same_hierarchy(to)) {
+                return Ok(EOL);
+            }
+            out.push(a.h);
+        }
+        Ok(to.get_link(t, &out).map_or(EOL, |h| Atom { space, h }.to_scm()))
+    }
+    cog_extract "cog-extract!" (a, s) { extract(a, s, false) }
+    cog_extract_recursive "cog-extract-recursive!" (a, s) { extract(a, s, true) }
+    cog_name "cog-name" (a) {
+        let a = live_atom(a)?;
+        Ok(ffi::string(a.space().name(a.h).unwrap_or("")))
+    }
+    cog_type "cog-type" (a) {
+        if let Some((t, _)) = smob::value_parts(a) {
+            return Ok(type_symbol(t));
+        }
+        if let Some(tv) = smob::tv_of(a) {
+            return Ok(type_symbol(tv.value_type()));
+        }
+        Ok(type_symbol(live_atom(a)?.get_type()?))
+    }
+    cog_arity "cog-arity" (a) {
+        let a = live_atom(a)?;
+        Ok(ffi::from_i64(a.space().arity(a.h).unwrap_or(0) as i64))
+    }
+    cog_outgoing_set "cog-outgoing-set" (a) {
+        let a = live_atom(a)?;
+        Ok(atoms_list(a.space, a.space().outgoing(a.h).unwrap_or(&[]).iter().copied()))
+    }
+    cog_outgoing_atom "cog-outgoing-atom" (a, n) {
+        let a = live_atom(a)?;
+        let i = ffi::to_i64(n).filter(|&i| i >= 0).ok_or_else(|| Error::wrong_type("an index", n))? as usize;
+        let out = a.space().outgoing(a.h).unwrap_or(&[]);
+        out.get(i).map(|&h| Atom { space: a.space, h }.to_scm()).ok_or_else(|| Error::msg(format!("index {i} is past the end of an outgoing set of {}", out.len())))
+    }
+    cog_incoming_set "cog-incoming-set" (a, s) {
+        let a = live_atom(a)?;
+        let space = if s.is_undefined() { a.space } else { space_arg(s)? };
+        let inc = smob::space_at(space).incoming(a.h).unwrap_or_default();
+        Ok(atoms_list(space, inc.iter().copied()))
+    }
+    cog_incoming_size "cog-incoming-size" (a, s) {
+        let a = live_atom(a)?;
+        let space = if s.is_undefined() { a.space } else { space_arg(s)? };
+        Ok(ffi::from_i64(smob::space_at(space).incoming_size(a.h).unwrap_or(0) as i64))
+    }
+    cog_incoming_by_type "cog-incoming-by-type" (a, t, s) {
+        let a = live_atom(a)?;
+        let t = type_arg(t)?;
+        let space = if s.is_undefined() { a.space } else { space_arg(s)? };
+        Ok(atoms_list(space, smob::space_at(space).incoming_by_type(a.h, t).into_iter()))
+    }
+    cog_tv "cog-tv" (a) {
+        let a = atom_arg(a)?;
+        Ok(tv_scm(a.space().get_tv(a.h).ok_or_else(|| Error::msg("the atom was extracted from its atomspace"))?))
+    }
+    cog_set_tv "cog-set-tv!" (a, tv) {
+        let at = atom_arg(a)?;
+        at.space().set_tv(at.h, tv_arg(tv)?)?;
+        Ok(a)
+    }
+    cog_new_stv "cog-new-stv" (s, c) { Ok(tv_scm(TruthValue::simple(f64_arg(s)?, f64_arg(c)?))) }
+    cog_new_ctv "cog-new-ctv" (m, c, n) { Ok(tv_scm(TruthValue::count(f64_arg(m)?, f64_arg(c)?, f64_arg(n)?))) }
+    cog_mean "cog-mean" (x) { Ok(ffi::from_f64(tv_or_atom(x)?.mean())) }
+    cog_confidence "cog-confidence" (x) { Ok(ffi::from_f64(tv_or_atom(x)?.confidence())) }
+    cog_count "cog-count" (x) { Ok(ffi::from_f64(tv_or_atom(x)?.count_of())) }
+    cog_inc_count "cog-inc-count!" (a, n) {
+        let at = atom_arg(a)?;
+        at.space().increment_count(at.h, f64_arg(n)?)?;
+        Ok(a)
+    }
+    cog_keys "cog-keys" (a) {
+        let a = live_atom(a)?;
+        Ok(ffi::list(keys(a)?.into_iter().map(|(k, _)| k)))
+    }
+    cog_keys_alist "cog-keys->alist" (a) {
+        let a = live_atom(a)?;
+        let kvs = keys(a)?;
+        // SAFETY: cons does not throw.
+        Ok(ffi::list(kvs.into_iter().map(|(k, v)| unsafe { ffi::scm_cons(k, v) })))
+    }
+    cog_value "cog-value" (a, k) {
+        let a = live_atom(a)?;
+        let k = handle_in(a.space, atom_arg(k)?)?;
+        Ok(a.space().get_value(a.h, k).map_or(ffi::BOOL_F, |v| value_scm(&v, a.space)))
+    }
+    cog_value_ref "cog-value-ref" (v, n) {
+        let i = ffi::to_i64(n).filter(|&i| i >= 0).ok_or_else(|| Error::wrong_type("an index", n))? as usize;
+        let xs = value_list(v)?;
+        xs.list_iter().nth(i).ok_or_else(|| Error::msg(format!("index {i} is past the end of the value")))
+    }
+    cog_set_value "cog-set-value!" (a, k, v) {
+        let at = live_atom(a)?;
+        let key = handle_in(at.space, atom_arg(k)?)?;
+        if v.is_false() || v.is_null() {
+            at.space().remove_value(at.h, key)?;
+        } else {
+            let value = smob::from_scm(v, &mut |m| handle_in(at.space, m))?;
+            at.space().set_value(at.h, key, value)?;
+        }
+        Ok(a)
+    }
+    cog_set_values "cog-set-values!" (a, alist) {
+        let at = live_atom(a)?;
+        // Every pair is checked before the first value is set.
+        let mut kvs = Vec::new();
+        for pair in alist.list_iter() {
+            if !pair.is_pair() {
+                return Err(Error::wrong_type("an association list of (key . value)", pair));
+            }
+            // SAFETY: a pair.
+            let (k, v) = unsafe { (pair.car(), pair.cdr()) };
+            let key = handle_in(at.space, atom_arg(k)?)?;
+            let value = if v.is_false() { None } else { Some(smob::from_scm(v, &mut |m| handle_in(at.space, m))?) };
+            kvs.push((key, value));
+        }
+        for (k, v) in kvs {
+            match v {
+                Some(v) => at.space().set_value(at.h, k, v)?,
+                None => at.space().remove_value(at.h, k)?,
+            }
+        }
+        Ok(a)
+    }
+    cog_value_to_list "cog-value->list" (v) { value_list(v) }
+    cog_atom_p "cog-atom?" (x) { Ok(Scm::bool(smob::is_atom(x))) }
+    cog_node_p "cog-node?" (x) { Ok(Scm::bool(Atom::from_scm(x).and_then(|a| a.get_type().ok()).is_some_and(|t| t.is_node()))) }
+    cog_link_p "cog-link?" (x) { Ok(Scm::bool(Atom::from_scm(x).and_then(|a| a.get_type().ok()).is_some_and(|t| t.is_link()))) }
+    cog_value_p "cog-value?" (x) { Ok(Scm::bool(smob::is_value(x))) }
+    cog_tv_p "cog-tv?" (x) { Ok(Scm::bool(smob::is_tv(x))) }
+    cog_atomspace_p "cog-atomspace?" (x) { Ok(Scm::bool(smob::space_of(x).is_some())) }
+    cog_subtype_p "cog-subtype?" (sup, t) { Ok(Scm::bool(type_arg(t)?.is_a(type_arg(sup)?))) }
+    cog_get_types "cog-get-types" () { Ok(ffi::list(Type::all().into_iter().map(type_symbol))) }
+    cog_get_subtypes "cog-get-subtypes" (t) { Ok(ffi::list(type_arg(t)?.subtypes().into_iter().map(type_symbol))) }
+    cog_atomspace "cog-atomspace" (a) {
+        if a.is_undefined() {
+            return Ok(smob::space_obj(current()));
+        }
+        Ok(smob::space_obj(atom_arg(a)?.space))
+    }
+    cog_set_atomspace "cog-set-atomspace!" (s) {
+        let new = smob::space_of(s).ok_or_else(|| Error::wrong_type("an atomspace", s))?;
+        let old = current();
+        set_current(new);
+        Ok(smob::space_obj(old))
+    }
+    cog_new_atomspace "cog-new-atomspace" (rest) {
+        let bases = rest.list_iter().map(|x| space_arg(x).map(smob::space_at)).collect::<R<Vec<_>>>()?;
+        let space = if bases.is_empty() { AtomSpace::new() } else { AtomSpace::new_child(&bases)? };
+        Ok(smob::space_obj(smob::register(space)))
+    }
+    cog_atomspace_clear "cog-atomspace-clear" (s) {
+        smob::space_at(space_arg(s)?).clear();
+        Ok(UNSPECIFIED)
+    }
+    cog_count_atoms "cog-count-atoms" (t, subtypes, s) {
+        let t = type_arg(t)?;
+        Ok(ffi::from_i64(smob::space_at(space_arg(s)?).count_of_type(t, flag(subtypes)) as i64))
+    }
+    cog_get_atoms "cog-get-atoms" (t, subtypes, s) {
+        let t = type_arg(t)?;
+        let space = space_arg(s)?;
+        let hs: Vec<Handle> = smob::space_at(space).handles_by_type(t, flag(subtypes)).collect();
+        Ok(atoms_list(space, hs.into_iter()))
+    }
+    cog_get_all_roots "cog-get-all-roots" (s) {
+        let space = space_arg(s)?;
+        let hs: Vec<Handle> = smob::space_at(space).root_set_by_type(types::ATOM, true).collect();
+        Ok(atoms_list(space, hs.into_iter()))
+    }
+    cog_prt_atomspace "cog-prt-atomspace" (s) {
+        let space = smob::space_at(space_arg(s)?);
+        let hs: Vec<Handle> = space.root_set_by_type(types::ATOM, true).collect();
+        // SAFETY: the current output port; writing does not throw but on a port error.
+        let port = unsafe { ffi::scm_current_output_port() };
+        for h in hs {
+            let mut text = sexpr::atom_to_string(space, h, Form::Repl);
+            text.push('\n');
+            ffi::write_port(port, &text);
+        }
+        Ok(UNSPECIFIED)
+    }
+    cog_report_counts "cog-report-counts" (s) {
+        let space = smob::space_at(space_arg(s)?);
+        let counts: Vec<(Type, usize)> = Type::all().into_iter().map(|t| (t, space.count_of_type(t, false))).filter(|&(_, n)| n > 0).collect();
+        // SAFETY: cons does not throw.
+        Ok(ffi::list(counts.into_iter().map(|(t, n)| unsafe { ffi::scm_cons(type_symbol(t), ffi::from_i64(n as i64)) })))
+    }
+    cog_execute "cog-execute!" (a) {
+        let a = live_atom(a)?;
+        Ok(match query::execute(a.space(), a.h)? {
+            Executed::Atom(h) => Atom { space: a.space, h }.to_scm(),
+            Executed::Value(v) => value_scm(&v, a.space),
+        })
+    }
+    cog_evaluate "cog-evaluate!" (a) {
+        let a = live_atom(a)?;
+        match query::execute(a.space(), a.h)? {
+            Executed::Value(Value::Truth(tv)) => Ok(tv_scm(tv)),
+            _ => Err(Error::msg(format!("{} is not evaluatable: it gives no truth value", a.get_type()?.name()))),
+        }
+    }
+}
+
+fn flag(x: Scm) -> bool {
+    !x.is_undefined() && !x.is_false()
+}
+
+/// A type that must be a node type (or a link type).
+fn type_of_kind(x: Scm, node: bool) -> R<Type> {
+    let t = type_arg(x)?;
+    match (node, t.is_node(), t.is_link()) {
+        (true, true, _) | (false, _, true) => Ok(t),
+        _ => Err(Error::msg(format!("{} is not a {} type", t.name(), if node { "node" } else { "link" }))),
+    }
+}
+
+fn extract(a: Scm, s: Scm, recursive: bool) -> R<Scm> {
+    let a = atom_arg(a)?;
+    let space = if s.is_undefined() { a.space() } else { smob::space_at(space_arg(s)?) };
+    match space.extract(a.h, recursive) {
+        Ok(()) => Ok(ffi::BOOL_T),
+        Err(atomweave::Error::HasIncoming { .. }) | Err(atomweave::Error::InvalidHandle(_)) => Ok(ffi::BOOL_F),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn tv_or_atom(x: Scm) -> R<TruthValue> {
+    if let Some(tv) = smob::tv_of(x) {
+        return Ok(tv);
+    }
+    let a = Atom::from_scm(x).ok_or_else(|| Error::wrong_type("a truth value or an atom", x))?;
+    a.space().get_tv(a.h).ok_or_else(|| Error::msg("the atom was extracted from its atomspace"))
+}
+
+fn value_scm(v: &Value, space: u32) -> Scm {
+    match v {
+        Value::Truth(tv) => tv_scm(*tv),
+        v => smob::to_scm(v, space),
+    }
+}
+
+/// The atom's keys and values, the truth value first when it is not the default.
+fn keys(a: Atom) -> R<Vec<(Scm, Scm)>> {
+    let space = a.space();
+    let mut out = Vec::new();
+    if let Some(tv) = space.get_tv(a.h).filter(|tv| !tv.is_default()) {
+        let key = space.add_node(types::PREDICATE_NODE, sexpr::TV_KEY)?;
+        out.push((Atom { space: a.space, h: key }.to_scm(), tv_scm(tv)));
+    }
+    for (k, v) in space.key_values(a.h) {
+        out.push((Atom { space: a.space, h: k }.to_scm(), value_scm(&v, a.space)));
+    }
+    Ok(out)
+}
+
+/// A value's elements as a fresh list; for a node its name, for a link its
+/// outgoing set (as upstream).
+fn value_list(v: Scm) -> R<Scm> {
+    if let Some((_, xs)) = smob::value_parts(v) {
+        return Ok(ffi::list(xs.list_iter().collect::<Vec<_>>().into_iter()));
+    }
+    if let Some(tv) = smob::tv_of(v) {
+        return Ok(ffi::list(tv.to_vec().into_iter().map(ffi::from_f64)));
+    }
+    let a = live_atom(v).map_err(|_| Error::wrong_type("a value", v))?;
+    let space = a.space();
+    Ok(match space.name(a.h) {
+        Some(name) => ffi::list([ffi::string(name)].into_iter()),
+        None => atoms_list(a.space, space.outgoing(a.h).unwrap_or(&[]).iter().copied()),
+    })
+}
+
+/// Defines and exports the primitives and constructors in the current module.
+pub(crate) fn define_all() {
+    let prims: &[(&str, i32, i32, i32, Subr)] = &[
+        ("cog-new-node", 1, 0, 1, cog_new_node as Subr),
+        ("cog-new-link", 1, 0, 1, cog_new_link as Subr),
+        ("cog-new-atom", 1, 0, 1, cog_construct as Subr),
+        ("cog-node", 2, 1, 0, cog_node as Subr),
+        ("cog-link", 1, 0, 1, cog_link as Subr),
+        ("cog-extract!", 1, 1, 0, cog_extract as Subr),
+        ("cog-extract-recursive!", 1, 1, 0, cog_extract_recursive as Subr),
+        ("cog-name", 1, 0, 0, cog_name as Subr),
+        ("cog-type", 1, 0, 0, cog_type as Subr),
+        ("cog-arity", 1, 0, 0, cog_arity as Subr),
+        ("cog-outgoing-set", 1, 0, 0, cog_outgoing_set as Subr),
+        ("cog-outgoing-atom", 2, 0, 0, cog_outgoing_atom as Subr),
+        ("cog-incoming-set", 1, 1, 0, cog_incoming_set as Subr),
+        ("cog-incoming-size", 1, 1, 0, cog_incoming_size as Subr),
+        ("cog-incoming-by-type", 2, 1, 0, cog_incoming_by_type as Subr),
+        ("cog-tv", 1, 0, 0, cog_tv as Subr),
+        ("cog-set-tv!", 2, 0, 0, cog_set_tv as Subr),
+        ("cog-new-stv", 2, 0, 0, cog_new_stv as Subr),
+        ("stv", 2, 0, 0, cog_new_stv as Subr),
+        ("cog-new-ctv", 3, 0, 0, cog_new_ctv as Subr),
+        ("ctv", 3, 0, 0, cog_new_ctv as Subr),
+        ("cog-mean", 1, 0, 0, cog_mean as Subr),
+        ("cog-confidence", 1, 0, 0, cog_confidence as Subr),
+        ("cog-count", 1, 0, 0, cog_count as Subr),
+        ("cog-inc-count!", 2, 0, 0, cog_inc_count as Subr),
+        ("cog-keys", 1, 0, 0, cog_keys as Subr),
+        ("cog-keys->alist", 1, 0, 0, cog_keys_alist as Subr),
+        ("cog-value", 2, 0, 0, cog_value as Subr),
+        ("cog-value-ref", 2, 0, 0, cog_value_ref as Subr),
+        ("cog-set-value!", 3, 0, 0, cog_set_value as Subr),
+        ("cog-set-values!", 2, 0, 0, cog_set_values as Subr),
+        ("cog-value->list", 1, 0, 0, cog_value_to_list as Subr),
+        ("cog-atom?", 1, 0, 0, cog_atom_p as Subr),
+        ("cog-node?", 1, 0, 0, cog_node_p as Subr),
+        ("cog-link?", 1, 0, 0, cog_link_p as Subr),
+        ("cog-value?", 1, 0, 0, cog_value_p as Subr),
+        ("cog-tv?", 1, 0, 0, cog_tv_p as Subr),
+        ("cog-atomspace?", 1, 0, 0, cog_atomspace_p as Subr),
+        ("cog-subtype?", 2, 0, 0, cog_subtype_p as Subr),
+        ("cog-get-types", 0, 0, 0, cog_get_types as Subr),
+        ("cog-get-subtypes", 1, 0, 0, cog_get_subtypes as Subr),
+        ("cog-atomspace", 0, 1, 0, cog_atomspace as Subr),
+        ("cog-set-atomspace!", 1, 0, 0, cog_set_atomspace as Subr),
+        ("cog-new-atomspace", 0, 0, 1, cog_new_atomspace as Subr),
+        ("cog-atomspace-clear", 0, 1, 0, cog_atomspace_clear as Subr),
+        ("cog-count-atoms", 1, 2, 0, cog_count_atoms as Subr),
+        ("cog-get-atoms", 1, 2, 0, cog_get_atoms as Subr),
+        ("cog-get-all-roots", 0, 1, 0, cog_get_all_roots as Subr),
+        ("cog-prt-atomspace", 0, 1, 0, cog_prt_atomspace as Subr),
+        ("cog-report-counts", 0, 1, 0, cog_report_counts as Subr),
+        ("cog-execute!", 1, 0, 0, cog_execute as Subr),
+        ("cog-evaluate!", 1, 0, 0, cog_evaluate as Subr),
+    ];
+    for &(name, req, opt, rst, f) in prims.iter().chain(&crate::persist::primitives()) {
+        define(name, req, opt, rst, f);
+    }
+    // A constructor per type, under its long and short names.
+    let ctors = ctor_table();
+    for t in Type::all() {
+        let f = ctors.get(t.id() as usize).copied();
+        for name in [Some(t.name()), t.short_name()].into_iter().flatten() {
+            match f {
+                Some(f) => define(name, 0, 0, 1, f),
+                None => {
+                    let code = CString::new(format!("(define ({name} . args) (apply cog-new-atom '{} args))", t.name())).expect("type names hold no NUL");
+                    // SAFETY: well-formed code over a defined primitive; does not throw.
+                    unsafe { ffi::scm_c_eval_string(code.as_ptr()) };
+                    export(name);
+                }
+            }
+        }
+    }
+}
+
+fn define(name: &str, req: i32, opt: i32, rst: i32, f: Subr) {
+    let c = CString::new(name).expect("names hold no NUL");
+    // SAFETY: in Guile mode; `f` takes `req + opt` (+1 if `rst`) SCM arguments.
+    unsafe { ffi::scm_c_define_gsubr(c.as_ptr(), req, opt, rst, f) };
+    export(name);
+}
+
+fn export(name: &str) {
+    let c = CString::new(name).expect("names hold no NUL");
+    // SAFETY: a defined name in the current module; the list ends with NULL.
+    unsafe { ffi::scm_c_export(c.as_ptr(), std::ptr::null::<std::ffi::c_char>()) };
+}

@@ -1,0 +1,276 @@
+//! The part of libguile's C API the extension uses, and Rust versions of the
+//! header macros it needs (immediates, pairs, SMOB words), checked against
+//! the real library by the Scheme test suite and `tests::immediates`.
+//!
+//! Functions marked "may throw" longjmp on bad input: call them only with
+//! input already checked, or where no Rust frame with pending destructors
+//! lies between the call and the nearest catch.
+
+#![allow(non_camel_case_types)]
+
+use std::ffi::{c_char, c_int, c_long, c_void};
+
+/// A Scheme object: `SCM` (a tagged word).
+#[repr(transparent)]
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Scm(pub usize);
+
+pub type scm_t_bits = usize;
+
+pub const BOOL_F: Scm = Scm(0x004);
+const ELISP_NIL: Scm = Scm(0x104);
+pub const EOL: Scm = Scm(0x304);
+pub const BOOL_T: Scm = Scm(0x404);
+pub const UNSPECIFIED: Scm = Scm(0x804);
+pub const UNDEFINED: Scm = Scm(0x904);
+
+impl Scm {
+    pub fn bool(b: bool) -> Scm {
+        if b {
+            BOOL_T
+        } else {
+            BOOL_F
+        }
+    }
+
+    /// `scm_is_false`: `#f` or Elisp's nil.
+    pub fn is_false(self) -> bool {
+        self.0 & !0x100 == BOOL_F.0
+    }
+
+    /// An optional argument that was not given.
+    pub fn is_undefined(self) -> bool {
+        self == UNDEFINED
+    }
+
+    /// `scm_is_null`: `'()` or Elisp's nil.
+    pub fn is_null(self) -> bool {
+        self.0 & !(EOL.0 ^ ELISP_NIL.0) == ELISP_NIL.0 & EOL.0
+    }
+
+    fn is_heap(self) -> bool {
+        self.0 & 6 == 0
+    }
+
+    /// The first word of a heap object.
+    unsafe fn word(self, n: usize) -> usize {
+        *(self.0 as *const usize).add(n)
+    }
+
+    /// `scm_is_symbol` (a macro in libguile: type code 7 of a heap object).
+    pub fn is_symbol(self) -> bool {
+        self.is_heap() && unsafe { self.word(0) } & 0x7f == 0x05
+    }
+
+    pub fn is_pair(self) -> bool {
+        self.is_heap() && unsafe { self.word(0) } & 1 == 0
+    }
+
+    /// `SCM_CAR`; only for a pair.
+    pub unsafe fn car(self) -> Scm {
+        Scm(self.word(0))
+    }
+
+    /// `SCM_CDR`; only for a pair.
+    pub unsafe fn cdr(self) -> Scm {
+        Scm(self.word(1))
+    }
+
+    /// A fixnum's value, if this is one.
+    pub fn fixnum(self) -> Option<i64> {
+        (self.0 & 2 != 0).then_some((self.0 as i64) >> 2)
+    }
+
+    /// A small integer as a fixnum (|n| < 2^61).
+    pub fn from_fixnum(n: i64) -> Scm {
+        debug_assert!(n.unsigned_abs() < 1 << 61);
+        Scm(((n << 2) | 2) as usize)
+    }
+
+    /// `SCM_SMOB_PREDICATE`.
+    pub fn is_smob(self, tag: scm_t_bits) -> bool {
+        self.is_heap() && unsafe { self.word(0) } & 0xffff == tag
+    }
+
+    /// A SMOB's flag bits (`SCM_SMOB_FLAGS`); only for a SMOB.
+    pub unsafe fn smob_flags(self) -> usize {
+        self.word(0) >> 16
+    }
+
+    /// A SMOB's data word `n` (1..=3); only for a SMOB.
+    pub unsafe fn smob_data(self, n: usize) -> usize {
+        self.word(n)
+    }
+
+    /// Iterates a proper list's elements (stops at the first non-pair).
+    pub fn list_iter(self) -> ListIter {
+        ListIter(self)
+    }
+}
+
+pub struct ListIter(Scm);
+
+impl Iterator for ListIter {
+    type Item = Scm;
+
+    fn next(&mut self) -> Option<Scm> {
+        if !self.0.is_pair() {
+            return None;
+        }
+        // SAFETY: a pair.
+        let (a, d) = unsafe { (self.0.car(), self.0.cdr()) };
+        self.0 = d;
+        Some(a)
+    }
+}
+
+pub type Subr = *const c_void;
+pub type SmobPrint = unsafe extern "C" fn(Scm, Scm, *mut c_void) -> c_int;
+pub type SmobEqualp = unsafe extern "C" fn(Scm, Scm) -> Scm;
+
+#[link(name = "guile-3.0")]
+extern "C" {
+    pub fn scm_init_guile();
+    pub fn scm_with_guile(f: unsafe extern "C" fn(*mut c_void) -> *mut c_void, data: *mut c_void) -> *mut c_void;
+    pub fn scm_c_register_extension(lib: *const c_char, init: *const c_char, f: unsafe extern "C" fn(*mut c_void), data: *mut c_void);
+
+    pub fn scm_c_define_gsubr(name: *const c_char, req: c_int, opt: c_int, rst: c_int, f: Subr) -> Scm;
+    pub fn scm_c_define(name: *const c_char, value: Scm) -> Scm;
+    pub fn scm_c_make_vector(len: usize, fill: Scm) -> Scm;
+    /// May throw: only for a vector and an index in range.
+    pub fn scm_c_vector_set_x(v: Scm, k: usize, obj: Scm);
+    pub fn scm_c_export(name: *const c_char, ...);
+    /// May throw (if the code does).
+    pub fn scm_c_eval_string(code: *const c_char) -> Scm;
+    pub fn scm_c_public_ref(module: *const c_char, name: *const c_char) -> Scm;
+    /// May throw (whatever the procedure does).
+    pub fn scm_call_1(proc_: Scm, a: Scm) -> Scm;
+    /// May throw (whatever the procedure does).
+    pub fn scm_call_2(proc_: Scm, a: Scm, b: Scm) -> Scm;
+
+    pub fn scm_make_smob_type(name: *const c_char, size: usize) -> scm_t_bits;
+    pub fn scm_set_smob_print(tag: scm_t_bits, f: SmobPrint);
+    pub fn scm_set_smob_equalp(tag: scm_t_bits, f: SmobEqualp);
+    pub fn scm_new_smob(tag: scm_t_bits, data: scm_t_bits) -> Scm;
+    pub fn scm_new_double_smob(tag: scm_t_bits, d1: scm_t_bits, d2: scm_t_bits, d3: scm_t_bits) -> Scm;
+    pub fn scm_gc_protect_object(obj: Scm) -> Scm;
+
+    pub fn scm_is_string(x: Scm) -> c_int;
+    pub fn scm_is_real(x: Scm) -> c_int;
+    pub fn scm_from_utf8_stringn(s: *const c_char, len: usize) -> Scm;
+    /// May throw: only for a string. The result is malloc'd.
+    pub fn scm_to_utf8_stringn(s: Scm, len: *mut usize) -> *mut c_char;
+    pub fn scm_from_utf8_symboln(s: *const c_char, len: usize) -> Scm;
+    /// May throw: only for a symbol.
+    pub fn scm_symbol_to_string(s: Scm) -> Scm;
+    pub fn scm_from_double(x: f64) -> Scm;
+    /// May throw: only for a real.
+    pub fn scm_to_double(x: Scm) -> f64;
+    pub fn scm_from_int64(x: i64) -> Scm;
+    pub fn scm_cons(a: Scm, b: Scm) -> Scm;
+    pub fn scm_ilength(list: Scm) -> c_long;
+    pub fn scm_current_output_port() -> Scm;
+    pub fn scm_lfwrite(s: *const c_char, len: usize, port: Scm);
+
+    pub fn scm_make_fluid_with_default(dflt: Scm) -> Scm;
+    pub fn scm_fluid_ref(fluid: Scm) -> Scm;
+    pub fn scm_fluid_set_x(fluid: Scm, value: Scm) -> Scm;
+
+    /// Throws, always.
+    pub fn scm_error_scm(key: Scm, subr: Scm, message: Scm, args: Scm, rest: Scm) -> !;
+}
+
+/// A Scheme string from UTF-8.
+pub fn string(s: &str) -> Scm {
+    // SAFETY: a valid buffer; allocation does not throw but on memory exhaustion.
+    unsafe { scm_from_utf8_stringn(s.as_ptr().cast(), s.len()) }
+}
+
+/// A symbol from UTF-8.
+pub fn symbol(s: &str) -> Scm {
+    // SAFETY: as `string`.
+    unsafe { scm_from_utf8_symboln(s.as_ptr().cast(), s.len()) }
+}
+
+/// A Scheme list of `items`, in order.
+pub fn list(items: impl DoubleEndedIterator<Item = Scm>) -> Scm {
+    // SAFETY: cons does not throw. The items are on the stack or in registers
+    // while the list is built, where the collector sees them, or already in
+    // the list.
+    items.rev().fold(EOL, |tail, x| unsafe { scm_cons(x, tail) })
+}
+
+/// Runs `f` on a Scheme string's text, borrowed (no copy but libguile's
+/// own), if `x` is a string.
+pub fn with_str<T>(x: Scm, f: impl FnOnce(&str) -> T) -> Option<T> {
+    /// libguile's malloc'd copy, freed however `f` ends.
+    struct Buf(*mut c_char);
+    impl Drop for Buf {
+        fn drop(&mut self) {
+            // SAFETY: malloc'd by libguile, freed once.
+            unsafe { libc::free(self.0.cast()) }
+        }
+    }
+    // SAFETY: checked to be a string first, so nothing throws.
+    unsafe {
+        if scm_is_string(x) == 0 {
+            return None;
+        }
+        let mut len = 0usize;
+        let buf = Buf(scm_to_utf8_stringn(x, &mut len));
+        let bytes = std::slice::from_raw_parts(buf.0.cast::<u8>(), len);
+        // Guile's characters are Unicode scalar values: its UTF-8 is valid.
+        Some(match std::str::from_utf8(bytes) {
+            Ok(s) => f(s),
+            Err(_) => f(&String::from_utf8_lossy(bytes)),
+        })
+    }
+}
+
+/// A Scheme string's text, if `x` is a string.
+pub fn to_string(x: Scm) -> Option<String> {
+    with_str(x, str::to_owned)
+}
+
+/// A symbol's name, if `x` is a symbol.
+pub fn symbol_name(x: Scm) -> Option<String> {
+    // SAFETY: checked to be a symbol first.
+    unsafe { x.is_symbol().then(|| to_string(scm_symbol_to_string(x))).flatten() }
+}
+
+/// A real number's value, if `x` is one.
+pub fn to_f64(x: Scm) -> Option<f64> {
+    if let Some(n) = x.fixnum() {
+        return Some(n as f64);
+    }
+    // SAFETY: checked to be a real first.
+    unsafe { (scm_is_real(x) != 0).then(|| scm_to_double(x)) }
+}
+
+/// An exact integer's value, if `x` is one below 2^61 in magnitude (a
+/// fixnum: every count, index and handle the API takes).
+pub fn to_i64(x: Scm) -> Option<i64> {
+    x.fixnum()
+}
+
+/// An integer as a Scheme number.
+pub fn from_i64(n: i64) -> Scm {
+    if n.unsigned_abs() < 1 << 61 {
+        Scm::from_fixnum(n)
+    } else {
+        // SAFETY: does not throw.
+        unsafe { scm_from_int64(n) }
+    }
+}
+
+/// A double as a Scheme number.
+pub fn from_f64(x: f64) -> Scm {
+    // SAFETY: does not throw.
+    unsafe { scm_from_double(x) }
+}
+
+/// Writes text to a port (in SMOB printers).
+pub fn write_port(port: Scm, s: &str) {
+    // SAFETY: a valid buffer; the printer's port.
+    unsafe { scm_lfwrite(s.as_ptr().cast(), s.len(), port) }
+}

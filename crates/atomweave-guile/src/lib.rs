@@ -1,0 +1,226 @@
+//! atomweave's Guile 3 extension: the core behind `(use-modules (opencog))`.
+//!
+//! Two ways in, one copy of the core:
+//! - **Guile loads it.** `scheme/opencog.scm` calls `(load-extension
+//!   "libatomweave_guile" "atomweave_guile_init")`, which defines the
+//!   primitives in the module being loaded.
+//! - **A Rust program embeds Guile** ([`boot`]: `atomweave bench -g`, the
+//!   server's `scm` shell). It registers the same init function under that
+//!   name in-process, then evaluates the modules' sources, compiled into the
+//!   binary, so no second copy of the core is loaded.
+//!
+//! What it is not: a Scheme interpreter (that is Guile) or a second API: every
+//! primitive is a thin conversion over the core's `AtomSpace`. Scheme errors
+//! never unwind through Rust frames and Rust errors become Scheme exceptions
+//! (see `error.rs`); Scheme objects hold handles and space indexes, never
+//! pointers (see `smob.rs`).
+
+use std::ffi::{c_void, CString};
+use std::sync::Once;
+
+use atomweave::AtomSpace;
+
+/// Declares primitives: `rust_name "scheme-name" (args) { body }`, each a
+/// C function that runs its body under [`error::guard`].
+macro_rules! subrs {
+    ($($f:ident $name:literal ($($a:ident),*) $body:block)*) => {
+        $(unsafe extern "C" fn $f($($a: ffi::Scm),*) -> ffi::Scm { crate::error::guard($name, || $body) })*
+    };
+}
+
+mod api;
+mod error;
+pub mod ffi;
+mod persist;
+mod smob;
+
+pub use ffi::Scm;
+
+/// The modules' sources, in load order (each uses the ones before it).
+pub const MODULES: &[(&str, &str)] = &[
+    ("opencog.scm", include_str!("../scheme/opencog.scm")),
+    ("opencog/exec.scm", include_str!("../scheme/opencog/exec.scm")),
+    ("opencog/persist.scm", include_str!("../scheme/opencog/persist.scm")),
+    ("opencog/persist-rocks.scm", include_str!("../scheme/opencog/persist-rocks.scm")),
+    ("opencog/persist-lmdb.scm", include_str!("../scheme/opencog/persist-lmdb.scm")),
+    ("opencog/persist-file.scm", include_str!("../scheme/opencog/persist-file.scm")),
+    ("opencog/persist-sql.scm", include_str!("../scheme/opencog/persist-sql.scm")),
+    ("opencog/persist-cog.scm", include_str!("../scheme/opencog/persist-cog.scm")),
+    ("atomweave/shell.scm", include_str!("../scheme/atomweave/shell.scm")),
+];
+
+static INIT: Once = Once::new();
+
+/// The space Scheme starts in, when the host chose one before loading.
+static HOST_SPACE: parking_lot::Mutex<Option<AtomSpace>> = parking_lot::Mutex::new(None);
+
+/// The extension's entry point: `(load-extension "libatomweave_guile"
+/// "atomweave_guile_init")` from the module `(opencog)`.
+///
+/// # Safety
+/// Called by Guile, in Guile mode, with the module to fill current.
+#[no_mangle]
+pub unsafe extern "C" fn atomweave_guile_init() {
+    INIT.call_once(|| {
+        smob::init();
+        let space = HOST_SPACE.lock().take().unwrap_or_default();
+        api::init(smob::register(space));
+    });
+    api::define_all();
+}
+
+unsafe extern "C" fn registered_init(_: *mut c_void) {
+    atomweave_guile_init();
+}
+
+/// Starts Guile in this process (the calling thread enters Guile mode for
+/// good) and loads `(opencog)`, `(opencog exec)`, `(opencog persist)` and the
+/// shell helpers, with `space` as the current atomspace. Later calls do
+/// nothing. The thread that calls it must be the one that evaluates, or
+/// other threads must enter Guile themselves ([`with_guile`]).
+pub fn boot(space: AtomSpace) {
+    static BOOT: Once = Once::new();
+    BOOT.call_once(|| {
+        *HOST_SPACE.lock() = Some(space);
+        // SAFETY: starting Guile; the strings are NUL-terminated; the module
+        // sources are ours and evaluate without error (tested).
+        unsafe {
+            ffi::scm_init_guile();
+            ffi::scm_c_register_extension(c"libatomweave_guile".as_ptr(), c"atomweave_guile_init".as_ptr(), registered_init, std::ptr::null_mut());
+            for (_, src) in MODULES {
+                let code = CString::new(*src).expect("module sources hold no NUL");
+                ffi::scm_c_eval_string(code.as_ptr());
+            }
+            ffi::scm_c_eval_string(c"(use-modules (opencog) (opencog exec) (opencog persist) (atomweave shell))".as_ptr());
+        }
+    });
+}
+
+/// Runs `f` on this thread in Guile mode (entering it if the thread is not
+/// in it; Guile keeps the thread registered afterwards, so later entries
+/// are cheap). Needs [`boot`] first.
+pub fn with_guile<F: FnOnce() -> T, T>(f: F) -> T {
+    struct Call<F, T>(Option<F>, Option<T>);
+    unsafe extern "C" fn tramp<F: FnOnce() -> T, T>(data: *mut c_void) -> *mut c_void {
+        // SAFETY: `data` is the `Call` below, alive for the call.
+        let call = &mut *(data as *mut Call<F, T>);
+        let f = call.0.take().expect("called once");
+        call.1 = Some(f());
+        std::ptr::null_mut()
+    }
+    let mut call = Call(Some(f), None);
+    // SAFETY: the trampoline gets the pointer to `call` and runs `f`, which
+    // only calls Scheme through `eval` (that catches every exception).
+    unsafe { ffi::scm_with_guile(tramp::<F, T>, (&mut call as *mut Call<F, T>).cast()) };
+    call.1.expect("the trampoline ran")
+}
+
+/// What evaluating Scheme gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evaluated {
+    /// What the expressions printed, then the last one's value (written,
+    /// unless unspecified), as the REPL shows it.
+    pub output: String,
+    /// The error, if evaluating raised one: `In procedure cog-new-link: ...`.
+    pub error: Option<String>,
+}
+
+/// Evaluates Scheme code in `(guile-user)`, catching every exception.
+/// Must run in Guile mode (after [`boot`], on its thread or in [`with_guile`]).
+pub fn eval(code: &str) -> Evaluated {
+    let (ok, text) = call_shell(c"shell-eval", ffi::string(code));
+    let text = ffi::to_string(text).unwrap_or_default();
+    if ok {
+        Evaluated { output: text, error: None }
+    } else {
+        Evaluated { output: String::new(), error: Some(text) }
+    }
+}
+
+/// Evaluates Scheme code in `(guile-user)` with the interpreter, discarding
+/// its values and output capture (the cost upstream's `scm_c_eval_string` had).
+pub fn run(code: &str) -> Result<(), String> {
+    let (ok, text) = call_shell(c"shell-run", ffi::string(code));
+    if ok {
+        Ok(())
+    } else {
+        Err(ffi::to_string(text).unwrap_or_default())
+    }
+}
+
+/// Calls a procedure of `(atomweave shell)` that returns `(ok? . x)`.
+fn call_shell(name: &std::ffi::CStr, arg: Scm) -> (bool, Scm) {
+    // SAFETY: the shell's procedures catch every exception, so nothing
+    // unwinds through this frame; each returns a pair.
+    unsafe {
+        let f = ffi::scm_c_public_ref(c"atomweave shell".as_ptr(), name.as_ptr());
+        let r = ffi::scm_call_1(f, arg);
+        (!r.car().is_false(), r.cdr())
+    }
+}
+
+/// Compiles (or, without `compile`, memoizes: evaluates into a closure)
+/// the expression `lambda`, which must make a procedure, kept from the
+/// collector until the process ends; call it with [`call`].
+pub fn make_procedure(lambda: &str, compile: bool) -> Result<Scm, String> {
+    let (ok, x) = call_shell(if compile { c"shell-compile" } else { c"shell-memoize" }, ffi::string(lambda));
+    if !ok {
+        return Err(ffi::to_string(x).unwrap_or_default());
+    }
+    // SAFETY: a procedure, protected for good.
+    Ok(unsafe { ffi::scm_gc_protect_object(x) })
+}
+
+/// Calls a procedure of one argument (from [`make_procedure`]); its error,
+/// if it raised one.
+pub fn call(procedure: Scm, arg: i64) -> Result<(), String> {
+    // SAFETY: `shell-call` catches every exception; it returns a pair.
+    let (ok, text) = unsafe {
+        let f = ffi::scm_c_public_ref(c"atomweave shell".as_ptr(), c"shell-call".as_ptr());
+        let r = ffi::scm_call_2(f, procedure, ffi::from_i64(arg));
+        (!r.car().is_false(), r.cdr())
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(ffi::to_string(text).unwrap_or_default())
+    }
+}
+
+/// Defines `name` in the current module (`(guile-user)` after [`boot`]) as
+/// a vector of `items`. Must run in Guile mode.
+pub fn define_vector(name: &str, items: impl ExactSizeIterator<Item = Scm>) {
+    let name = CString::new(name).expect("no NUL");
+    // SAFETY: the vector lives on this stack frame while it fills (the
+    // collector scans it), and every index is in range.
+    unsafe {
+        let v = ffi::scm_c_make_vector(items.len(), ffi::BOOL_F);
+        for (i, x) in items.enumerate() {
+            ffi::scm_c_vector_set_x(v, i, x);
+        }
+        ffi::scm_c_define(name.as_ptr(), v);
+    }
+}
+
+/// Defines `name` in the current module as `value`. Must run in Guile mode.
+pub fn define(name: &str, value: Scm) {
+    let name = CString::new(name).expect("no NUL");
+    // SAFETY: defining a variable does not throw.
+    unsafe { ffi::scm_c_define(name.as_ptr(), value) };
+}
+
+/// An atom of the current atomspace, as a Scheme object.
+pub fn atom_object(h: atomweave::Handle) -> Scm {
+    smob::Atom { space: api::current(), h }.to_scm()
+}
+
+/// A truth value as a Scheme object.
+pub fn tv_object(tv: atomweave::TruthValue) -> Scm {
+    smob::tv_obj(tv)
+}
+
+/// Registers `space` with Scheme and makes it the current atomspace of
+/// this thread. Must run in Guile mode.
+pub fn set_current_space(space: AtomSpace) {
+    api::set_current(smob::register(space));
+}

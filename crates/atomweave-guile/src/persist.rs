@@ -1,0 +1,216 @@
+//! The StorageNode calls (`(opencog persist)`): `(cog-open (RocksStorageNode
+//! "rocks:///path"))`, `store-atom`, `fetch-atom`, `load-atomspace`,
+//! `barrier`, `cog-close`. A call given no StorageNode uses the one opened
+//! last and still open, as upstream's do.
+
+use atomweave::{Handle, Value};
+use atomweave_store::StorageNode;
+use parking_lot::Mutex;
+
+use crate::error::{Error, R};
+use crate::ffi::{self, Scm, Subr};
+use crate::smob::{self, Atom};
+
+/// An open store, the space and StorageNode atom that opened it.
+struct Opened {
+    space: u32,
+    node: Handle,
+    store: Box<dyn StorageNode>,
+}
+
+/// Open stores, the current one last.
+static OPEN: Mutex<Vec<Opened>> = Mutex::new(Vec::new());
+
+/// The optional trailing arguments: a StorageNode atom and an atomspace, in any order.
+#[derive(Default)]
+struct Where {
+    node: Option<Atom>,
+    space: Option<u32>,
+}
+
+fn where_of(args: &[Scm]) -> R<Where> {
+    let mut w = Where::default();
+    for &x in args.iter().filter(|x| !x.is_undefined()) {
+        if let Some(s) = smob::space_of(x) {
+            w.space = Some(s);
+        } else if let Some(a) = Atom::from_scm(x).filter(|a| a.get_type().is_ok_and(|t| t.is_a(atomweave::types::STORAGE_NODE))) {
+            w.node = Some(a);
+        } else {
+            return Err(Error::wrong_type("a StorageNode or an atomspace", x));
+        }
+    }
+    Ok(w)
+}
+
+/// Runs `f` on the store `node` names (or the current one).
+fn with_store<T>(node: Option<Atom>, f: impl FnOnce(&mut dyn StorageNode) -> atomweave_store::Result<T>) -> R<T> {
+    let mut open = OPEN.lock();
+    let opened = match node {
+        Some(n) => open.iter_mut().rev().find(|o| o.node == n.h && smob::space_at(o.space).same_hierarchy(n.space())),
+        None => open.last_mut(),
+    };
+    let opened = opened.ok_or_else(|| {
+        Error::msg(match node {
+            Some(_) => "that StorageNode is not open: cog-open it first",
+            None => "no StorageNode is open: cog-open one first",
+        })
+    })?;
+    Ok(f(opened.store.as_mut())?)
+}
+
+fn atom(x: Scm) -> R<Atom> {
+    let a = Atom::from_scm(x).ok_or_else(|| Error::wrong_type("an atom", x))?;
+    a.get_type()?;
+    Ok(a)
+}
+
+fn key_of(a: Atom, k: Scm) -> R<Handle> {
+    crate::api::handle_in(a.space, atom(k)?)
+}
+
+fn count(n: impl TryInto<i64>) -> Scm {
+    ffi::from_i64(n.try_into().unwrap_or(i64::MAX))
+}
+
+subrs! {
+    cog_open "cog-open" (sn) {
+        let a = atom(sn)?;
+        let t = a.get_type()?;
+        let name = a.space().name(a.h).unwrap_or_default().to_string();
+        let url = atomweave_store::url_of_node(t, &name)?;
+        let mut open = OPEN.lock();
+        if open.iter().any(|o| o.node == a.h && smob::space_at(o.space).same_hierarchy(a.space())) {
+            return Err(Error::msg(format!("{url} is already open")));
+        }
+        let store = atomweave_store::open(&url)?;
+        open.push(Opened { space: a.space, node: a.h, store });
+        Ok(ffi::UNSPECIFIED)
+    }
+    cog_close "cog-close" (sn) {
+        let w = where_of(&[sn])?;
+        let mut open = OPEN.lock();
+        let i = match w.node {
+            Some(n) => open.iter().rposition(|o| o.node == n.h && smob::space_at(o.space).same_hierarchy(n.space())),
+            None => open.len().checked_sub(1),
+        };
+        let i = i.ok_or_else(|| Error::msg("no such StorageNode is open"))?;
+        open.remove(i).store.close()?;
+        Ok(ffi::UNSPECIFIED)
+    }
+    cog_connected "cog-connected?" (sn) {
+        let a = atom(sn)?;
+        Ok(Scm::bool(OPEN.lock().iter().any(|o| o.node == a.h && smob::space_at(o.space).same_hierarchy(a.space()))))
+    }
+    store_atom "store-atom" (x, sn) {
+        let a = atom(x)?;
+        with_store(where_of(&[sn])?.node, |s| s.store_atom(a.space(), a.h))?;
+        Ok(x)
+    }
+    store_value "store-value" (x, k, sn) {
+        let a = atom(x)?;
+        let key = key_of(a, k)?;
+        with_store(where_of(&[sn])?.node, |s| s.store_value(a.space(), a.h, key))?;
+        Ok(x)
+    }
+    update_value "update-value" (x, k, delta, sn) {
+        let a = atom(x)?;
+        let key = key_of(a, k)?;
+        let delta: Vec<f64> = match smob::value_parts(delta) {
+            Some((_, xs)) => xs.list_iter().map(|d| ffi::to_f64(d).ok_or_else(|| Error::wrong_type("a number", d))).collect::<R<_>>()?,
+            None => vec![ffi::to_f64(delta).ok_or_else(|| Error::wrong_type("a FloatValue or a number", delta))?],
+        };
+        let v = with_store(where_of(&[sn])?.node, |s| s.update_value(a.space(), a.h, key, &delta))?;
+        Ok(smob::to_scm(&v, a.space))
+    }
+    fetch_atom "fetch-atom" (x, sn) {
+        let a = atom(x)?;
+        with_store(where_of(&[sn])?.node, |s| s.fetch_atom(a.space(), a.h))?;
+        Ok(x)
+    }
+    fetch_value "fetch-value" (x, k, sn) {
+        let a = atom(x)?;
+        let key = key_of(a, k)?;
+        with_store(where_of(&[sn])?.node, |s| s.fetch_value(a.space(), a.h, key))?;
+        Ok(x)
+    }
+    fetch_incoming_set "fetch-incoming-set" (x, sn) {
+        let a = atom(x)?;
+        with_store(where_of(&[sn])?.node, |s| s.fetch_incoming_set(a.space(), a.h, false))?;
+        Ok(x)
+    }
+    fetch_incoming_by_type "fetch-incoming-by-type" (x, t, sn) {
+        let a = atom(x)?;
+        let t = crate::api::type_arg(t)?;
+        with_store(where_of(&[sn])?.node, |s| s.fetch_incoming_by_type(a.space(), a.h, t))?;
+        Ok(x)
+    }
+    fetch_query "fetch-query" (q, k, rest) {
+        let a = atom(q)?;
+        let key = key_of(a, k)?;
+        // Upstream's optional metadata key is accepted and unused; `#t` asks for a fresh run.
+        let mut fresh = false;
+        let mut node = None;
+        for x in rest.list_iter() {
+            if x == ffi::BOOL_T {
+                fresh = true;
+            } else if let Some(w) = where_of(&[x]).ok().and_then(|w| w.node) {
+                node = Some(w);
+            }
+        }
+        let v = with_store(node, |s| s.fetch_query(a.space(), a.h, key, fresh))?;
+        Ok(match v {
+            Value::Atom(h) => Atom { space: a.space, h }.to_scm(),
+            v => smob::to_scm(&v, a.space),
+        })
+    }
+    load_atoms_of_type "load-atoms-of-type" (t, a1, a2) {
+        let t = crate::api::type_arg(t)?;
+        let w = where_of(&[a1, a2])?;
+        let space = w.space.unwrap_or_else(crate::api::current);
+        Ok(count(with_store(w.node, |s| s.load_atoms_of_type(smob::space_at(space), t))?))
+    }
+    load_atomspace "load-atomspace" (a1, a2) {
+        let w = where_of(&[a1, a2])?;
+        let space = w.space.unwrap_or_else(crate::api::current);
+        Ok(count(with_store(w.node, |s| s.load_atomspace(smob::space_at(space), &mut |_| {}))?))
+    }
+    store_atomspace "store-atomspace" (a1, a2) {
+        let w = where_of(&[a1, a2])?;
+        let space = w.space.unwrap_or_else(crate::api::current);
+        Ok(count(with_store(w.node, |s| s.store_atomspace(smob::space_at(space), &mut |_| {}))?))
+    }
+    barrier "barrier" (sn) {
+        with_store(where_of(&[sn])?.node, |s| s.barrier())?;
+        Ok(ffi::UNSPECIFIED)
+    }
+    cog_delete "cog-delete!" (x, sn) {
+        let a = atom(x)?;
+        Ok(Scm::bool(with_store(where_of(&[sn])?.node, |s| s.delete(a.space(), a.h, false))?))
+    }
+    cog_delete_recursive "cog-delete-recursive!" (x, sn) {
+        let a = atom(x)?;
+        Ok(Scm::bool(with_store(where_of(&[sn])?.node, |s| s.delete(a.space(), a.h, true))?))
+    }
+}
+
+pub(crate) fn primitives() -> Vec<(&'static str, i32, i32, i32, Subr)> {
+    vec![
+    ("cog-open", 1, 0, 0, cog_open as Subr),
+    ("cog-close", 0, 1, 0, cog_close as Subr),
+    ("cog-connected?", 1, 0, 0, cog_connected as Subr),
+    ("store-atom", 1, 1, 0, store_atom as Subr),
+    ("store-value", 2, 1, 0, store_value as Subr),
+    ("update-value", 3, 1, 0, update_value as Subr),
+    ("fetch-atom", 1, 1, 0, fetch_atom as Subr),
+    ("fetch-value", 2, 1, 0, fetch_value as Subr),
+    ("fetch-incoming-set", 1, 1, 0, fetch_incoming_set as Subr),
+    ("fetch-incoming-by-type", 2, 1, 0, fetch_incoming_by_type as Subr),
+    ("fetch-query", 2, 0, 1, fetch_query as Subr),
+    ("load-atoms-of-type", 1, 2, 0, load_atoms_of_type as Subr),
+    ("load-atomspace", 0, 2, 0, load_atomspace as Subr),
+    ("store-atomspace", 0, 2, 0, store_atomspace as Subr),
+    ("barrier", 0, 1, 0, barrier as Subr),
+    ("cog-delete!", 1, 1, 0, cog_delete as Subr),
+    ("cog-delete-recursive!", 1, 1, 0, cog_delete_recursive as Subr),
+    ]
+}

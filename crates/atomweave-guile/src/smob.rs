@@ -1,0 +1,316 @@
+//! The Scheme objects: atoms, atomspaces, truth values and other values, as
+//! SMOBs (Guile's foreign objects with a printer and `equal?`).
+//!
+//! - An atom is one word: its space's index in [`SPACES`] and its handle.
+//!   Handles are never reused (core invariant 2), so an atom object whose
+//!   atom was extracted names nothing; it never names a newer atom.
+//! - An atomspace is its index in [`SPACES`]. Spaces made from Scheme live as
+//!   long as the process (a few kilobytes each when empty).
+//! - A truth value is three words of numbers, allocated without a finalizer.
+//! - Any other value holds its elements as a Scheme list (numbers, strings,
+//!   booleans, atoms, values): the collector sees everything a value holds,
+//!   and nothing Scheme-visible lives on the Rust heap.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use atomweave::sexpr::{self, Form};
+use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
+
+use crate::error::{Error, R};
+use crate::ffi::{self, scm_t_bits, Scm};
+
+/// Every space Scheme has seen; an atom or atomspace object holds an index.
+pub static SPACES: boxcar::Vec<AtomSpace> = boxcar::Vec::new();
+
+static ATOM: AtomicUsize = AtomicUsize::new(0);
+static SPACE: AtomicUsize = AtomicUsize::new(0);
+static TV: AtomicUsize = AtomicUsize::new(0);
+static VALUE: AtomicUsize = AtomicUsize::new(0);
+
+/// TV SMOB flag: a count truth value (else simple).
+const TV_COUNT: usize = 1;
+
+fn tag(t: &AtomicUsize) -> scm_t_bits {
+    t.load(Ordering::Relaxed)
+}
+
+/// Registers the SMOB types (once per process).
+pub(crate) fn init() {
+    // SAFETY: called in Guile mode, from the extension's init.
+    unsafe {
+        let atom = ffi::scm_make_smob_type(c"cog-atom".as_ptr(), 0);
+        ffi::scm_set_smob_print(atom, print_atom);
+        ffi::scm_set_smob_equalp(atom, equal_atoms);
+        ATOM.store(atom, Ordering::Relaxed);
+        let space = ffi::scm_make_smob_type(c"cog-atomspace".as_ptr(), 0);
+        ffi::scm_set_smob_print(space, print_space);
+        ffi::scm_set_smob_equalp(space, equal_spaces);
+        SPACE.store(space, Ordering::Relaxed);
+        let tv = ffi::scm_make_smob_type(c"cog-truth-value".as_ptr(), 0);
+        ffi::scm_set_smob_print(tv, print_tv);
+        ffi::scm_set_smob_equalp(tv, equal_tvs);
+        TV.store(tv, Ordering::Relaxed);
+        let value = ffi::scm_make_smob_type(c"cog-value".as_ptr(), 0);
+        ffi::scm_set_smob_print(value, print_value);
+        ffi::scm_set_smob_equalp(value, equal_values);
+        VALUE.store(value, Ordering::Relaxed);
+    }
+}
+
+// ----- atomspaces -----
+
+/// Registers a space; its index.
+pub fn register(space: AtomSpace) -> u32 {
+    let i = SPACES.push(space);
+    u32::try_from(i).expect("fewer than 2^32 atomspaces")
+}
+
+pub fn space_at(i: u32) -> &'static AtomSpace {
+    &SPACES[i as usize]
+}
+
+pub fn space_obj(i: u32) -> Scm {
+    // SAFETY: allocation only.
+    unsafe { ffi::scm_new_smob(tag(&SPACE), i as usize) }
+}
+
+/// The space index an atomspace object holds.
+pub fn space_of(x: Scm) -> Option<u32> {
+    // SAFETY: a SMOB of our type has a data word.
+    x.is_smob(tag(&SPACE)).then(|| unsafe { x.smob_data(1) } as u32)
+}
+
+// ----- atoms -----
+
+/// An atom: its space (an index in [`SPACES`]) and handle.
+#[derive(Copy, Clone, Debug)]
+pub struct Atom {
+    pub space: u32,
+    pub h: Handle,
+}
+
+impl Atom {
+    pub fn space(self) -> &'static AtomSpace {
+        space_at(self.space)
+    }
+
+    pub fn to_scm(self) -> Scm {
+        // SAFETY: allocation only.
+        unsafe { ffi::scm_new_smob(tag(&ATOM), ((self.space as usize) << 32) | self.h.to_u32() as usize) }
+    }
+
+    pub fn from_scm(x: Scm) -> Option<Atom> {
+        if !x.is_smob(tag(&ATOM)) {
+            return None;
+        }
+        // SAFETY: one of our atoms.
+        let w = unsafe { x.smob_data(1) };
+        Some(Atom { space: (w >> 32) as u32, h: Handle::from_u32(w as u32) })
+    }
+
+    /// The atom's type, or an error if it was extracted.
+    pub fn get_type(self) -> R<Type> {
+        self.space().get_type(self.h).ok_or_else(|| Error::msg("the atom was extracted from its atomspace"))
+    }
+}
+
+pub fn is_atom(x: Scm) -> bool {
+    x.is_smob(tag(&ATOM))
+}
+
+unsafe extern "C" fn print_atom(x: Scm, port: Scm, _: *mut std::ffi::c_void) -> i32 {
+    let text = Atom::from_scm(x).map_or_else(String::new, |a| {
+        if a.space().contains(a.h) {
+            // Upstream prints an atom with a newline after it.
+            let mut s = sexpr::atom_to_string(a.space(), a.h, Form::Repl);
+            s.push('\n');
+            s
+        } else {
+            "#<Invalid handle>".into()
+        }
+    });
+    ffi::write_port(port, &text);
+    1
+}
+
+unsafe extern "C" fn equal_atoms(a: Scm, b: Scm) -> Scm {
+    match (Atom::from_scm(a), Atom::from_scm(b)) {
+        (Some(a), Some(b)) => Scm::bool(a.h == b.h && (a.space == b.space || a.space().same_hierarchy(b.space()))),
+        _ => ffi::BOOL_F,
+    }
+}
+
+unsafe extern "C" fn print_space(x: Scm, port: Scm, _: *mut std::ffi::c_void) -> i32 {
+    let i = space_of(x).unwrap_or(0);
+    ffi::write_port(port, &format!("#<AtomSpace {i} atoms={}>", space_at(i).size()));
+    1
+}
+
+unsafe extern "C" fn equal_spaces(a: Scm, b: Scm) -> Scm {
+    match (space_of(a), space_of(b)) {
+        (Some(a), Some(b)) => Scm::bool(a == b || space_at(a) == space_at(b)),
+        _ => ffi::BOOL_F,
+    }
+}
+
+// ----- truth values -----
+
+pub fn tv_obj(tv: TruthValue) -> Scm {
+    // SAFETY: allocation only; the words are numbers.
+    unsafe {
+        let x = match tv {
+            TruthValue::Simple { strength, confidence } => ffi::scm_new_double_smob(tag(&TV), strength.to_bits() as usize, confidence.to_bits() as usize, 0),
+            TruthValue::Count { mean, confidence, count } => {
+                ffi::scm_new_double_smob(tag(&TV) | (TV_COUNT << 16), mean.to_bits() as usize, confidence.to_bits() as usize, count.to_bits() as usize)
+            }
+        };
+        x
+    }
+}
+
+pub fn tv_of(x: Scm) -> Option<TruthValue> {
+    if !x.is_smob(tag(&TV)) {
+        return None;
+    }
+    // SAFETY: one of our truth values.
+    unsafe {
+        let f = |n| f64::from_bits(x.smob_data(n) as u64);
+        Some(if x.smob_flags() & TV_COUNT != 0 { TruthValue::count(f(1), f(2), f(3)) } else { TruthValue::simple(f(1), f(2)) })
+    }
+}
+
+unsafe extern "C" fn print_tv(x: Scm, port: Scm, _: *mut std::ffi::c_void) -> i32 {
+    let mut s = String::new();
+    sexpr::write_tv(tv_of(x).unwrap_or_default(), &mut s);
+    ffi::write_port(port, &s);
+    1
+}
+
+unsafe extern "C" fn equal_tvs(a: Scm, b: Scm) -> Scm {
+    Scm::bool(tv_of(a).is_some() && tv_of(a) == tv_of(b))
+}
+
+// ----- other values -----
+
+/// A value object: its type and its elements, a Scheme list.
+pub fn value_obj(t: Type, elements: Scm) -> Scm {
+    // SAFETY: allocation only; the collector scans SMOB words, so the list lives.
+    unsafe { ffi::scm_new_double_smob(tag(&VALUE), t.id() as usize, elements.0, 0) }
+}
+
+/// A value object's type and elements.
+pub fn value_parts(x: Scm) -> Option<(Type, Scm)> {
+    if !x.is_smob(tag(&VALUE)) {
+        return None;
+    }
+    // SAFETY: one of our values.
+    unsafe { Some((Type::from_id(x.smob_data(1) as u16)?, Scm(x.smob_data(2)))) }
+}
+
+/// Whether `x` is a value (truth values and atoms included, as upstream).
+pub fn is_value(x: Scm) -> bool {
+    x.is_smob(tag(&VALUE)) || x.is_smob(tag(&TV)) || is_atom(x)
+}
+
+pub fn is_tv(x: Scm) -> bool {
+    x.is_smob(tag(&TV))
+}
+
+/// A core value as a Scheme object; atoms in it belong to space `space`.
+pub fn to_scm(v: &Value, space: u32) -> Scm {
+    match v {
+        Value::Float(xs) => value_obj(types::FLOAT_VALUE, ffi::list(xs.iter().map(|&x| ffi::from_f64(x)))),
+        Value::String(xs) => value_obj(types::STRING_VALUE, ffi::list(xs.iter().map(|s| ffi::string(s)))),
+        Value::Bool(xs) => value_obj(types::BOOL_VALUE, ffi::list(xs.iter().map(|&b| Scm::bool(b)))),
+        Value::Link(xs) => value_obj(types::LINK_VALUE, ffi::list(xs.iter().map(|x| to_scm(x, space)))),
+        Value::Void => value_obj(types::VOID_VALUE, ffi::EOL),
+        Value::Truth(tv) => tv_obj(*tv),
+        Value::Atom(h) => Atom { space, h: *h }.to_scm(),
+    }
+}
+
+/// A Scheme value object (or truth value, or atom) as a core value, its atoms
+/// given as handles of `into` (`atom` maps them).
+pub fn from_scm(x: Scm, atom: &mut impl FnMut(Atom) -> R<Handle>) -> R<Value> {
+    if let Some(tv) = tv_of(x) {
+        return Ok(Value::Truth(tv));
+    }
+    if let Some(a) = Atom::from_scm(x) {
+        return Ok(Value::Atom(atom(a)?));
+    }
+    let (t, xs) = value_parts(x).ok_or_else(|| Error::wrong_type("a value (FloatValue, StringValue, LinkValue, a truth value or an atom)", x))?;
+    build_value(t, xs.list_iter(), atom)
+}
+
+/// A value of type `t` from Scheme elements.
+pub fn build_value(t: Type, xs: impl Iterator<Item = Scm>, atom: &mut impl FnMut(Atom) -> R<Handle>) -> R<Value> {
+    Ok(match t {
+        types::FLOAT_VALUE => Value::float(xs.map(|x| ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))).collect::<R<Vec<_>>>()?),
+        types::STRING_VALUE => Value::String(xs.map(|x| ffi::to_string(x).ok_or_else(|| Error::wrong_type("a string", x))).collect::<R<Vec<_>>>()?.into()),
+        types::BOOL_VALUE => Value::bool(xs.map(|x| Ok(!x.is_false())).collect::<R<Vec<_>>>()?),
+        types::LINK_VALUE => Value::link(xs.map(|x| from_scm(x, atom)).collect::<R<Vec<_>>>()?),
+        types::VOID_VALUE => Value::Void,
+        types::SIMPLE_TRUTH_VALUE | types::COUNT_TRUTH_VALUE => {
+            let n = xs.map(|x| ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))).collect::<R<Vec<_>>>()?;
+            Value::Truth(match (t, n.as_slice()) {
+                (types::SIMPLE_TRUTH_VALUE, &[s, c]) => TruthValue::simple(s, c),
+                (types::COUNT_TRUTH_VALUE, &[m, c, n]) => TruthValue::count(m, c, n),
+                _ => return Err(Error::msg(format!("{} takes {} numbers", t.name(), if t == types::SIMPLE_TRUTH_VALUE { 2 } else { 3 }))),
+            })
+        }
+        _ => return Err(Error::msg(format!("values of type {} are not supported", t.name()))),
+    })
+}
+
+unsafe extern "C" fn print_value(x: Scm, port: Scm, _: *mut std::ffi::c_void) -> i32 {
+    ffi::write_port(port, &element_text(x));
+    1
+}
+
+/// The printed form of a value, or of an atom inside a LinkValue: one line.
+fn element_text(e: Scm) -> String {
+    if let Some(a) = Atom::from_scm(e) {
+        let mut s = String::new();
+        if a.space().contains(a.h) {
+            sexpr::write_structure(a.space(), a.h, &mut s);
+        }
+        return s;
+    }
+    if let Some(tv) = tv_of(e) {
+        let mut s = String::new();
+        sexpr::write_tv(tv, &mut s);
+        return s;
+    }
+    match value_parts(e) {
+        Some((t, xs)) => {
+            let inner: Vec<String> = xs
+                .list_iter()
+                .map(|x| {
+                    if let Some(s) = ffi::to_string(x) {
+                        let mut lit = String::new();
+                        sexpr::write_str_literal(&mut lit, &s);
+                        lit
+                    } else if let Some(f) = ffi::to_f64(x) {
+                        sexpr::fmt_f64(f)
+                    } else if t == types::BOOL_VALUE {
+                        if x.is_false() { "#f" } else { "#t" }.into()
+                    } else {
+                        element_text(x)
+                    }
+                })
+                .collect();
+            if inner.is_empty() {
+                format!("({})", t.name())
+            } else {
+                format!("({} {})", t.name(), inner.join(" "))
+            }
+        }
+        None => String::new(),
+    }
+}
+
+unsafe extern "C" fn equal_values(a: Scm, b: Scm) -> Scm {
+    // Compare by content, through the core's values.
+    let conv = |x| from_scm(x, &mut |a: Atom| Ok(a.h)).ok();
+    Scm::bool(matches!((conv(a), conv(b)), (Some(x), Some(y)) if x == y))
+}
