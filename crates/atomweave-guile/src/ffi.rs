@@ -76,6 +76,12 @@ impl Scm {
         Scm(self.word(1))
     }
 
+    /// `SCM_SETCDR`; only for a pair no one else holds yet (Guile's
+    /// collector needs no write barrier).
+    pub unsafe fn set_cdr(self, x: Scm) {
+        *(self.0 as *mut usize).add(1) = x.0;
+    }
+
     /// A fixnum's value, if this is one.
     pub fn fixnum(self) -> Option<i64> {
         (self.0 & 2 != 0).then_some((self.0 as i64) >> 2)

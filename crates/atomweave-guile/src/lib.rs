@@ -32,6 +32,7 @@ mod api;
 mod error;
 pub mod ffi;
 mod persist;
+mod read;
 mod smob;
 
 pub use ffi::Scm;
@@ -87,9 +88,12 @@ pub fn boot(space: AtomSpace) {
         unsafe {
             ffi::scm_init_guile();
             ffi::scm_c_register_extension(c"libatomweave_guile".as_ptr(), c"atomweave_guile_init".as_ptr(), registered_init, std::ptr::null_mut());
+            // Compiled, not interpreted: the shell's procedures run at every
+            // entry from Rust.
+            ffi::scm_c_eval_string(c"(use-modules (ice-9 eval-string))".as_ptr());
             for (_, src) in MODULES {
-                let code = CString::new(*src).expect("module sources hold no NUL");
-                ffi::scm_c_eval_string(code.as_ptr());
+                define("%atomweave-module-source", ffi::string(src));
+                ffi::scm_c_eval_string(c"(eval-string %atomweave-module-source #:compile? #t)".as_ptr());
             }
             ffi::scm_c_eval_string(c"(use-modules (opencog) (opencog exec) (opencog persist) (atomweave shell))".as_ptr());
         }
@@ -128,7 +132,7 @@ pub struct Evaluated {
 /// Evaluates Scheme code in `(guile-user)`, catching every exception.
 /// Must run in Guile mode (after [`boot`], on its thread or in [`with_guile`]).
 pub fn eval(code: &str) -> Evaluated {
-    let (ok, text) = call_shell(c"shell-eval", ffi::string(code));
+    let (ok, text) = call_shell(Shell::Eval, ffi::string(code));
     let text = ffi::to_string(text).unwrap_or_default();
     if ok {
         Evaluated { output: text, error: None }
@@ -140,7 +144,7 @@ pub fn eval(code: &str) -> Evaluated {
 /// Evaluates Scheme code in `(guile-user)` with the interpreter, discarding
 /// its values and output capture (the cost upstream's `scm_c_eval_string` had).
 pub fn run(code: &str) -> Result<(), String> {
-    let (ok, text) = call_shell(c"shell-run", ffi::string(code));
+    let (ok, text) = call_shell(Shell::Run, ffi::string(code));
     if ok {
         Ok(())
     } else {
@@ -148,13 +152,45 @@ pub fn run(code: &str) -> Result<(), String> {
     }
 }
 
+/// The procedures of `(atomweave shell)`, looked up once.
+#[derive(Copy, Clone)]
+enum Shell {
+    Eval,
+    Run,
+    Memoize,
+    Compile,
+    Call,
+}
+
+static SHELL: [std::sync::atomic::AtomicUsize; 5] = [const { std::sync::atomic::AtomicUsize::new(0) }; 5];
+
+fn shell(p: Shell) -> Scm {
+    let slot = &SHELL[p as usize];
+    match slot.load(std::sync::atomic::Ordering::Acquire) {
+        0 => {
+            let name = match p {
+                Shell::Eval => c"shell-eval",
+                Shell::Run => c"shell-run",
+                Shell::Memoize => c"shell-memoize",
+                Shell::Compile => c"shell-compile",
+                Shell::Call => c"shell-call",
+            };
+            // SAFETY: the module is loaded by `boot` and exports the name; a
+            // module's top-level procedure stays reachable, so its word stays valid.
+            let f = unsafe { ffi::scm_c_public_ref(c"atomweave shell".as_ptr(), name.as_ptr()) };
+            slot.store(f.0, std::sync::atomic::Ordering::Release);
+            f
+        }
+        bits => Scm(bits),
+    }
+}
+
 /// Calls a procedure of `(atomweave shell)` that returns `(ok? . x)`.
-fn call_shell(name: &std::ffi::CStr, arg: Scm) -> (bool, Scm) {
+fn call_shell(p: Shell, arg: Scm) -> (bool, Scm) {
     // SAFETY: the shell's procedures catch every exception, so nothing
     // unwinds through this frame; each returns a pair.
     unsafe {
-        let f = ffi::scm_c_public_ref(c"atomweave shell".as_ptr(), name.as_ptr());
-        let r = ffi::scm_call_1(f, arg);
+        let r = ffi::scm_call_1(shell(p), arg);
         (!r.car().is_false(), r.cdr())
     }
 }
@@ -163,7 +199,7 @@ fn call_shell(name: &std::ffi::CStr, arg: Scm) -> (bool, Scm) {
 /// the expression `lambda`, which must make a procedure, kept from the
 /// collector until the process ends; call it with [`call`].
 pub fn make_procedure(lambda: &str, compile: bool) -> Result<Scm, String> {
-    let (ok, x) = call_shell(if compile { c"shell-compile" } else { c"shell-memoize" }, ffi::string(lambda));
+    let (ok, x) = call_shell(if compile { Shell::Compile } else { Shell::Memoize }, ffi::string(lambda));
     if !ok {
         return Err(ffi::to_string(x).unwrap_or_default());
     }
@@ -176,8 +212,7 @@ pub fn make_procedure(lambda: &str, compile: bool) -> Result<Scm, String> {
 pub fn call(procedure: Scm, arg: i64) -> Result<(), String> {
     // SAFETY: `shell-call` catches every exception; it returns a pair.
     let (ok, text) = unsafe {
-        let f = ffi::scm_c_public_ref(c"atomweave shell".as_ptr(), c"shell-call".as_ptr());
-        let r = ffi::scm_call_2(f, procedure, ffi::from_i64(arg));
+        let r = ffi::scm_call_2(shell(Shell::Call), procedure, ffi::from_i64(arg));
         (!r.car().is_false(), r.cdr())
     };
     if ok {

@@ -17,7 +17,9 @@ use std::fmt::Write as _;
 use std::process::Command;
 use std::time::Instant;
 
-use atomweave::{types, AtomSpace};
+use std::collections::HashMap;
+
+use atomweave::{types, AtomSpace, Handle};
 use atomweave_bench::RandomSpace;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -71,57 +73,109 @@ pub(super) fn measure(args: &BenchArgs, method: Method) -> Result<Measured, Stri
     super::python::from_json(args, &out.stdout)
 }
 
-/// The index expression of operation `k` of an entry: a literal for the
-/// interpreter (each entry has its own text), `(+ base k)` in a procedure.
-fn index(literal: Option<usize>, k: usize) -> String {
-    match literal {
-        Some(start) => (start + k).to_string(),
-        None if k == 0 => "base".into(),
-        None => format!("(+ base {k})"),
-    }
+/// What one operation reads. The interpreter's text holds its data as
+/// literals, as upstream's did; a procedure reads the data of operation
+/// `(+ base k)` from vectors defined before the clock starts.
+#[derive(Clone, Copy)]
+enum Data {
+    Literal(usize),
+    Vectors(usize),
 }
 
-/// The Scheme text of one operation.
-fn op(method: Method, i: &str) -> String {
-    let atom = format!("(vector-ref bench-atoms {i})");
-    match method {
-        Method::Noop => atom,
-        Method::GetType => format!("(cog-type {atom})"),
-        Method::GetTv => format!("(cog-tv {atom})"),
-        Method::SetTv => format!("(cog-set-tv! {atom} (vector-ref bench-tvs {i}))"),
-        Method::GetValue => format!("(cog-value {atom} bench-key)"),
-        Method::SetValue => format!("(cog-set-value! {atom} bench-key bench-value)"),
-        Method::GetIncomingSet => format!("(cog-incoming-set {atom})"),
-        Method::GetIncomingSetSize => format!("(cog-incoming-size {atom})"),
-        Method::GetOutgoingSet => format!("(cog-outgoing-set {atom})"),
-        Method::AddNode => format!("(cog-new-node 'ConceptNode (vector-ref bench-names {i}))"),
-        Method::AddLink => format!("(cog-new-link 'InheritanceLink (vector-ref bench-links {i}))"),
-        Method::RemoveAtom => format!("(cog-extract-recursive! {atom})"),
-        Method::GetHandlesByType => format!("(cog-get-atoms (vector-ref bench-types {i}))"),
-        Method::GetNodeHandles => format!("(cog-node (vector-ref bench-types {i}) (vector-ref bench-names {i}))"),
-    }
+/// Where the operations' data lives.
+struct Ops<'a> {
+    inp: &'a Inputs,
+    /// Each atom's index in `bench-space` (every atom of the random space).
+    index: HashMap<Handle, usize>,
 }
 
-/// The text of one entry's `r` operations.
-fn entry_text(method: Method, literal: Option<usize>, r: usize) -> String {
-    let mut s = String::new();
-    for k in 0..r {
-        s.push_str(&op(method, &index(literal, k)));
-        s.push('\n');
+impl Ops<'_> {
+    /// The Scheme text of one operation.
+    fn op(&self, method: Method, at: Data) -> String {
+        let (i, ix) = match at {
+            Data::Literal(i) => (i, i.to_string()),
+            Data::Vectors(k) if k == 0 => (0, "base".to_string()),
+            Data::Vectors(k) => (0, format!("(+ base {k})")),
+        };
+        let literal = matches!(at, Data::Literal(_));
+        let atom = if literal {
+            self.inp.handles.get(i).map(|&h| format!("(vector-ref bench-space {})", self.index_of(h))).unwrap_or_default()
+        } else {
+            format!("(vector-ref bench-space (vector-ref bench-picks {ix}))")
+        };
+        let quoted = |t: atomweave::Type| format!("'{}", t.name());
+        let name = |i: usize| {
+            let mut s = String::new();
+            atomweave::sexpr::write_str_literal(&mut s, self.inp.name(i));
+            s
+        };
+        match method {
+            Method::Noop => atom,
+            Method::GetType => format!("(cog-type {atom})"),
+            Method::GetTv => format!("(cog-tv {atom})"),
+            Method::SetTv if literal => {
+                let tv = self.inp.tvs[i];
+                format!("(cog-set-tv! {atom} (stv {} {}))", tv.mean(), tv.confidence())
+            }
+            Method::SetTv => format!("(cog-set-tv! {atom} (vector-ref bench-tvs {ix}))"),
+            Method::GetValue => format!("(cog-value {atom} bench-key)"),
+            Method::SetValue => format!("(cog-set-value! {atom} bench-key bench-value)"),
+            Method::GetIncomingSet => format!("(cog-incoming-set {atom})"),
+            Method::GetIncomingSetSize => format!("(cog-incoming-size {atom})"),
+            Method::GetOutgoingSet => format!("(cog-outgoing-set {atom})"),
+            Method::AddNode if literal => format!("(cog-new-node 'ConceptNode {})", name(i)),
+            Method::AddNode => format!("(cog-new-node 'ConceptNode (vector-ref bench-names {ix}))"),
+            Method::AddLink if literal => {
+                let members: Vec<String> = self.inp.members(i).iter().map(|h| format!("(vector-ref bench-space {})", self.index_of(*h))).collect();
+                format!("(cog-new-link 'InheritanceLink {})", members.join(" "))
+            }
+            Method::AddLink => format!("(cog-new-link 'InheritanceLink (vector-ref bench-links {ix}))"),
+            Method::RemoveAtom => format!("(cog-extract-recursive! {atom})"),
+            Method::GetHandlesByType if literal => format!("(cog-get-atoms {})", quoted(self.inp.types[i])),
+            Method::GetHandlesByType => format!("(cog-get-atoms (vector-ref bench-types {ix}))"),
+            Method::GetNodeHandles if literal => format!("(cog-node {} {})", quoted(self.inp.types[i]), name(i)),
+            Method::GetNodeHandles => format!("(cog-node (vector-ref bench-types {ix}) (vector-ref bench-names {ix}))"),
+        }
     }
-    s
-}
 
-/// Defines the vectors the operations read.
-fn define_inputs(inp: &Inputs, key: atomweave::Handle) -> Result<(), String> {
-    use atomweave_guile::{atom_object, define, define_vector, ffi, tv_object};
-    define_vector("bench-atoms", inp.handles.iter().map(|&h| atom_object(h)));
-    define_vector("bench-tvs", inp.tvs.iter().map(|&tv| tv_object(tv)));
-    define_vector("bench-names", (0..inp.name_ends.len()).map(|i| ffi::string(inp.name(i))));
-    define_vector("bench-types", inp.types.iter().map(|t| ffi::symbol(t.name())));
-    define_vector("bench-links", (0..inp.member_ends.len()).map(|i| ffi::list(inp.members(i).iter().map(|&h| atom_object(h)))));
-    define("bench-key", atom_object(key));
-    atomweave_guile::run("(define bench-value (FloatValue 1 2 3))")
+    fn index_of(&self, h: Handle) -> usize {
+        self.index[&h]
+    }
+
+    /// Defines the vectors the operations read.
+    fn define(&self, atoms: &[Handle], key: Handle, vectors: bool) -> Result<(), String> {
+        use atomweave_guile::{atom_object, define, define_vector, ffi, tv_object};
+        let inp = self.inp;
+        define_vector("bench-space", atoms.iter().map(|&h| atom_object(h)));
+        define("bench-key", atom_object(key));
+        if vectors {
+            define_vector("bench-picks", inp.handles.iter().map(|&h| ffi::from_i64(self.index_of(h) as i64)));
+            define_vector("bench-tvs", inp.tvs.iter().map(|&tv| tv_object(tv)));
+            define_vector("bench-names", (0..inp.name_ends.len()).map(|i| ffi::string(inp.name(i))));
+            define_vector("bench-types", inp.types.iter().map(|t| ffi::symbol(t.name())));
+            // Each link's members as a list of bench-space's own atom objects,
+            // made before the clock starts.
+            atomweave_guile::run("(define (bench-members . ix) (map (lambda (i) (vector-ref bench-space i)) ix))")?;
+            let links: Vec<String> = (0..inp.member_ends.len())
+                .map(|i| format!("(bench-members {})", inp.members(i).iter().map(|&h| self.index_of(h).to_string()).collect::<Vec<_>>().join(" ")))
+                .collect();
+            if !links.is_empty() {
+                atomweave_guile::run(&format!("(define bench-links (vector {}))", links.join(" ")))?;
+            }
+        }
+        atomweave_guile::run("(define bench-value (FloatValue 1 2 3))")
+    }
+
+    /// The text of one entry's `r` operations: literal ones from operation
+    /// `start`, or a procedure body's.
+    fn entry(&self, method: Method, start: Option<usize>, r: usize) -> String {
+        let mut s = String::new();
+        for k in 0..r {
+            s.push_str(&self.op(method, start.map_or(Data::Vectors(k), |st| Data::Literal(st + k))));
+            s.push('\n');
+        }
+        s
+    }
 }
 
 /// The worker: measures one method through Scheme and prints JSON.
@@ -140,14 +194,16 @@ pub(super) fn worker(args: &BenchArgs, method: Method) -> Result<(), String> {
         let view = space.read().expect("a root space");
         draw_inputs(method, method.ops(args.n), &rs.atoms, &view, key, 0, &mut rng)
     };
-    define_inputs(&inputs, key)?;
+    let ops = Ops { inp: &inputs, index: rs.atoms.iter().enumerate().map(|(i, &h)| (h, i)).collect() };
+    let procedures = args.compile || args.memoize;
+    ops.define(&rs.atoms, key, procedures)?;
     // Whole entries only: every entry runs exactly r operations.
     let entries = inputs.len() / r;
     if entries == 0 {
         return Err(format!("-n {} is smaller than -r {r}", inputs.len()));
     }
-    let procedure = if args.compile || args.memoize {
-        Some(atomweave_guile::make_procedure(&format!("(lambda (base)\n{})", entry_text(method, None, r)), args.compile)?)
+    let procedure = if procedures {
+        Some(atomweave_guile::make_procedure(&format!("(lambda (base)\n{})", ops.entry(method, None, r)), args.compile)?)
     } else {
         None
     };
@@ -163,7 +219,7 @@ pub(super) fn worker(args: &BenchArgs, method: Method) -> Result<(), String> {
                 t.elapsed().as_secs_f64()
             }
             None => {
-                let text = entry_text(method, Some(start), r);
+                let text = ops.entry(method, Some(start), r);
                 let t = Instant::now();
                 atomweave_guile::run(&text)?;
                 t.elapsed().as_secs_f64()

@@ -21,15 +21,70 @@
     (lambda () body ...)
     (lambda (key . args) (cons #f (error-text key args)))))
 
+(define (procedure-named sym)
+  "The procedure SYM names in the user module, or #f (unbound, a macro, not
+a procedure)."
+  (let ((v (module-variable user sym)))
+    (and v (variable-bound? v)
+         (let ((x (variable-ref v)))
+           (and (procedure? x) x)))))
+
+(define (plain? form)
+  "Whether FORM is a constant, a bound variable, a quoted datum, or a call of
+a bound procedure on plain arguments: what evaluates the same without macro
+expansion. (Most shell commands are; expansion is the costly part of eval.)"
+  (cond ((symbol? form)
+         (let ((v (module-variable user form)))
+           (and v (variable-bound? v) (not (macro? (variable-ref v))))))
+        ((pair? form)
+         (let ((head (car form)))
+           (cond ((eq? head 'quote)
+                  (and (pair? (cdr form)) (null? (cddr form))
+                       (macro? (module-ref user 'quote))))
+                 ((and (symbol? head) (procedure-named head))
+                  (let loop ((args (cdr form)))
+                    (cond ((null? args) #t)
+                          ((pair? args) (and (plain? (car args)) (loop (cdr args))))
+                          (else #f))))
+                 (else #f))))
+        (else (or (number? form) (string? form) (boolean? form)))))
+
+(define (plain-eval form)
+  (cond ((symbol? form) (module-ref user form))
+        ((pair? form)
+         (if (eq? (car form) 'quote)
+             (cadr form)
+             (let ((f (procedure-named (car form)))
+                   (args (cdr form)))
+               ;; Short calls without building an argument list.
+               (cond ((null? args) (f))
+                     ((null? (cdr args)) (f (plain-eval (car args))))
+                     ((null? (cddr args)) (f (plain-eval (car args)) (plain-eval (cadr args))))
+                     (else (apply f (map plain-eval args)))))))
+        (else form)))
+
+(define (eval-text text)
+  "Evaluates every expression of TEXT; the last one's values, as a list."
+  (let ((forms (%atomweave-read text)))
+    (if forms
+        (let loop ((forms forms) (vals '()))
+          (if (null? forms)
+              vals
+              (loop (cdr forms)
+                    (let ((form (car forms)))
+                      (if (plain? form)
+                          (list (plain-eval form))
+                          (call-with-values (lambda () (eval form user)) list))))))
+        (call-with-values (lambda () (eval-string text #:module user)) list))))
+
 ;; What a REPL shows: the output, then each value (atoms print with their
 ;; own newline).
 (define (shell-eval text)
   (guarded
-    (let* ((values-of (lambda () (call-with-values (lambda () (eval-string text #:module user)) list)))
-           (vals '())
+    (let* ((vals '())
            (out (with-output-to-string
                   (lambda () (with-error-to-port (current-output-port)
-                               (lambda () (set! vals (values-of))))))))
+                               (lambda () (set! vals (eval-text text))))))))
       (cons #t
             (string-append
               out
@@ -40,7 +95,7 @@
                           (filter (lambda (v) (not (unspecified? v))) vals))))))))
 
 (define (shell-run text)
-  (guarded (eval-string text #:module user) '(#t . "")))
+  (guarded (eval-text text) '(#t . "")))
 
 (define (read-one text)
   (call-with-input-string text read))
