@@ -93,6 +93,18 @@ impl Conn {
     }
 }
 
+impl Conn {
+    /// A `scm hush` command whose reply is one line; `ERROR:` is an error.
+    fn scm(&mut self, cmd: &str) -> std::io::Result<()> {
+        self.wr.write_all(cmd.as_bytes())?;
+        let reply = self.line()?;
+        if reply.starts_with("ERROR:") {
+            return Err(std::io::Error::other(reply.trim_end().to_string()));
+        }
+        Ok(())
+    }
+}
+
 /// Milliseconds per call: the mean (the seed's figure) and the median.
 #[derive(Copy, Clone)]
 struct Timing {
@@ -163,8 +175,24 @@ pub fn run(a: ShellBenchArgs) -> Result<(), String> {
         persistent: Some(time_calls(n, |_| c.shell("help\n"))?),
         note: "",
     });
-    rows.push(Row { name: "trivial scheme", per_connection: None, persistent: None, note: "the scm shell is not built in yet" });
-    rows.push(Row { name: "non-trivial scheme", per_connection: None, persistent: None, note: "the scm shell is not built in yet" });
+    let scm_conn = || -> std::io::Result<Conn> {
+        let mut c = open()?;
+        c.wr.write_all(b"scm hush\n")?;
+        Ok(c)
+    };
+    let mut g = scm_conn().map_err(|e| e.to_string())?;
+    rows.push(Row {
+        name: "trivial scheme",
+        per_connection: Some(time_calls(n_conn, |_| scm_conn()?.scm("(+ 2 2)\n"))?),
+        persistent: Some(time_calls(n, |_| g.scm("(+ 2 2)\n"))?),
+        note: "scm shell: (+ 2 2)",
+    });
+    rows.push(Row {
+        name: "non-trivial scheme",
+        per_connection: Some(time_calls(n_conn, |i| scm_conn()?.scm(&format!("(cog-set-tv! (Concept \"g{i}\") (stv 0.5 0.5))\n")))?),
+        persistent: Some(time_calls(n, |i| g.scm(&format!("(cog-set-tv! (Concept \"gp{i}\") (stv 0.5 0.5))\n")))?),
+        note: "scm shell: make an atom, set its truth value",
+    });
     let mut s = sexpr_conn().map_err(|e| e.to_string())?;
     rows.push(Row {
         name: "create same atom",

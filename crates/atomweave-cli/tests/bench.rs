@@ -35,9 +35,34 @@ fn all_methods_on_both_layers_print_the_diary_table() {
         let kops: f64 = fields[1].parse().unwrap_or_else(|_| panic!("{line}"));
         let ns: f64 = fields[2].parse().unwrap_or_else(|_| panic!("{line}"));
         assert!(kops > 0.0 && ns > 0.0, "{line}");
-        assert!(line.contains("not built"), "the Scheme column says it is not built: {line}");
+        let scheme_ns: f64 = fields[6].parse().unwrap_or_else(|_| panic!("the Scheme column is measured: {line}"));
+        assert!(scheme_ns > 0.0, "{line}");
     }
     assert!(out.contains("B/atom") && out.contains("+RSS MiB"), "{out}");
+}
+
+#[test]
+fn the_scheme_layer_does_the_work_in_each_mode() {
+    for flags in [&["-r", "1"][..], &["-M", "-r", "10"], &["-C", "-r", "100"]] {
+        let mut args = vec!["bench", "-g", "-m", "addNode", "-m", "addLink", "-m", "setTV", "-m", "removeAtom", "-m", "getNodeHandles"];
+        args.extend_from_slice(flags);
+        args.extend_from_slice(&["-n", "400", "-s", "3000", "--repeat", "1", "--json"]);
+        let (ok, out, err) = atomweave(&args);
+        assert!(ok, "{err}");
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let results = doc["results"].as_array().unwrap();
+        for m in ["addNode", "addLink", "setTV", "removeAtom", "getNodeHandles"] {
+            let layer = |l: &str| results.iter().find(|r| r["method"] == m && r["layer"] == l).unwrap_or_else(|| panic!("{m} {l}: {out}"));
+            let (space, scheme) = (layer("AtomSpace"), layer("Scheme"));
+            assert!(scheme.get("error").is_none(), "{flags:?}: {scheme}");
+            assert_eq!(scheme["ops"], 400, "{flags:?}: {scheme}");
+            // Same seed, same operations: the same atoms added or removed.
+            assert_eq!(scheme["atoms_after"], space["atoms_after"], "{flags:?} {m}");
+        }
+    }
+    // Whole entries only: -n must allow one.
+    let (ok, out, err) = atomweave(&["bench", "-g", "-C", "-r", "100", "-m", "getTV", "-n", "50", "-s", "1000", "--repeat", "1", "-q"]);
+    assert!(ok && err.contains("smaller than -r"), "{out} {err}");
 }
 
 #[test]

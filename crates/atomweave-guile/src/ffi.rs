@@ -136,7 +136,6 @@ pub type SmobEqualp = unsafe extern "C" fn(Scm, Scm) -> Scm;
 
 #[link(name = "guile-3.0")]
 extern "C" {
-    pub fn scm_init_guile();
     pub fn scm_with_guile(f: unsafe extern "C" fn(*mut c_void) -> *mut c_void, data: *mut c_void) -> *mut c_void;
     pub fn scm_c_register_extension(lib: *const c_char, init: *const c_char, f: unsafe extern "C" fn(*mut c_void), data: *mut c_void);
 

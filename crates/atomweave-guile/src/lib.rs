@@ -74,29 +74,29 @@ unsafe extern "C" fn registered_init(_: *mut c_void) {
     atomweave_guile_init();
 }
 
-/// Starts Guile in this process (the calling thread enters Guile mode for
-/// good) and loads `(opencog)`, `(opencog exec)`, `(opencog persist)` and the
-/// shell helpers, with `space` as the current atomspace. Later calls do
-/// nothing. The thread that calls it must be the one that evaluates, or
-/// other threads must enter Guile themselves ([`with_guile`]).
+/// Starts Guile in this process (once; later calls do nothing) and loads
+/// `(opencog)`, `(opencog exec)`, `(opencog persist)` and the shell helpers
+/// into `(guile-user)`, with `space` as the first current atomspace. Any
+/// thread may then evaluate, inside [`with_guile`].
 pub fn boot(space: AtomSpace) {
     static BOOT: Once = Once::new();
     BOOT.call_once(|| {
         *HOST_SPACE.lock() = Some(space);
-        // SAFETY: starting Guile; the strings are NUL-terminated; the module
-        // sources are ours and evaluate without error (tested).
-        unsafe {
-            ffi::scm_init_guile();
-            ffi::scm_c_register_extension(c"libatomweave_guile".as_ptr(), c"atomweave_guile_init".as_ptr(), registered_init, std::ptr::null_mut());
-            // Compiled, not interpreted: the shell's procedures run at every
-            // entry from Rust.
-            ffi::scm_c_eval_string(c"(use-modules (ice-9 eval-string))".as_ptr());
-            for (_, src) in MODULES {
-                define("%atomweave-module-source", ffi::string(src));
-                ffi::scm_c_eval_string(c"(eval-string %atomweave-module-source #:compile? #t)".as_ptr());
+        with_guile(|| {
+            // SAFETY: in Guile mode; the strings are NUL-terminated; the module
+            // sources are ours and evaluate without error (tested).
+            unsafe {
+                ffi::scm_c_register_extension(c"libatomweave_guile".as_ptr(), c"atomweave_guile_init".as_ptr(), registered_init, std::ptr::null_mut());
+                // Compiled, not interpreted: the shell's procedures run at
+                // every entry from Rust.
+                ffi::scm_c_eval_string(c"(use-modules (ice-9 eval-string))".as_ptr());
+                for (_, src) in MODULES {
+                    define("%atomweave-module-source", ffi::string(src));
+                    ffi::scm_c_eval_string(c"(eval-string %atomweave-module-source #:compile? #t)".as_ptr());
+                }
+                ffi::scm_c_eval_string(c"(use-modules (opencog) (opencog exec) (opencog persist) (atomweave shell))".as_ptr());
             }
-            ffi::scm_c_eval_string(c"(use-modules (opencog) (opencog exec) (opencog persist) (atomweave shell))".as_ptr());
-        }
+        });
     });
 }
 
@@ -254,8 +254,13 @@ pub fn tv_object(tv: atomweave::TruthValue) -> Scm {
     smob::tv_obj(tv)
 }
 
-/// Registers `space` with Scheme and makes it the current atomspace of
-/// this thread. Must run in Guile mode.
-pub fn set_current_space(space: AtomSpace) {
-    api::set_current(smob::register(space));
+/// Makes `space` known to Scheme; the index names it to [`select_space`].
+pub fn register_space(space: AtomSpace) -> u32 {
+    smob::register(space)
+}
+
+/// Makes the registered space `index` the current atomspace of this
+/// thread (as `cog-set-atomspace!`). Must run in Guile mode.
+pub fn select_space(index: u32) {
+    api::set_current(index);
 }

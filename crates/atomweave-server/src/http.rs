@@ -1,4 +1,4 @@
-//! The web port (18080): WebSocket shells at `/json` and `/sexpr`, and a
+//! The web port (18080): WebSocket shells at `/json`, `/sexpr` and `/scm`, and a
 //! plain-text status page for any other GET.
 //!
 //! On a WebSocket each text message is one command and gets one text
@@ -62,19 +62,26 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream) {
     if !upgrade {
         let mut page = String::from("atomweave CogServer\n\n");
         stats(&shared, &mut page);
-        page.push_str("\nWebSocket shells: /json, /sexpr\n");
+        page.push_str("\nWebSocket shells: /json, /sexpr, /scm\n");
         let _ = respond(&mut sock, "200 OK", "text/plain; charset=utf-8", &page).await;
         return;
     }
-    let json = match path {
-        "/json" => true,
-        "/sexpr" => false,
-        "/scm" | "/py" => {
+    #[derive(Copy, Clone, PartialEq)]
+    enum Kind {
+        Json,
+        Sexpr,
+        Scm,
+    }
+    let kind = match path {
+        "/json" => Kind::Json,
+        "/sexpr" => Kind::Sexpr,
+        "/scm" => Kind::Scm,
+        "/py" => {
             let _ = respond(&mut sock, "404 Not Found", "text/plain", &format!("{path}: this server was built without that shell\n")).await;
             return;
         }
         _ => {
-            let _ = respond(&mut sock, "404 Not Found", "text/plain", &format!("404 Not Found\nno shell at {path}; try /json or /sexpr\n")).await;
+            let _ = respond(&mut sock, "404 Not Found", "text/plain", &format!("404 Not Found\nno shell at {path}; try /json, /sexpr or /scm\n")).await;
             return;
         }
     };
@@ -110,7 +117,10 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream) {
         shared.stats.commands.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         out.clear();
         if !cmd.trim().is_empty() {
-            evaluate(&shared, json, cmd.trim(), &mut out);
+            match kind {
+                Kind::Scm => crate::telnet::evaluate_scm(&shared, cmd.trim(), &mut out),
+                k => evaluate(&shared, k == Kind::Json, cmd.trim(), &mut out),
+            }
         }
         if !out.is_empty() && ws.send(Message::text(out.as_str())).await.is_err() {
             break;

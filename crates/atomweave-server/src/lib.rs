@@ -87,6 +87,8 @@ pub(crate) struct Shared {
     pub started: Instant,
     /// Set to true once, to stop the server.
     pub stop: watch::Sender<bool>,
+    /// The space's index in Scheme, once the scm shell has been used.
+    pub scheme_space: std::sync::OnceLock<u32>,
 }
 
 /// A bound server, ready to [`run`](Server::run).
@@ -139,6 +141,7 @@ impl Server {
             stats: Stats::default(),
             started: Instant::now(),
             stop,
+            scheme_space: std::sync::OnceLock::new(),
         });
         Ok(Server { shared, listener, web })
     }

@@ -29,6 +29,7 @@ enum Shell {
     Command,
     Sexpr,
     Json,
+    Scm,
 }
 
 /// Keeps the open-connection count right however the task ends.
@@ -229,6 +230,7 @@ impl Session {
                     out.push('\n');
                 }
                 Shell::Json => json::error_reply("the line is not valid UTF-8", out),
+                Shell::Scm => out.push_str("ERROR: the line is not valid UTF-8\n"),
             }
             self.prompt(out);
             return Step::Continue;
@@ -245,9 +247,9 @@ impl Session {
                 }
                 self.command(shared, text.trim(), out)
             }
-            Shell::Sexpr | Shell::Json => {
+            Shell::Sexpr | Shell::Json | Shell::Scm => {
                 if self.pending.is_empty() && (ctrl_d || text.trim() == ".") {
-                    if self.shell == Shell::Json && !self.hushed {
+                    if matches!(self.shell, Shell::Json | Shell::Scm) && !self.hushed {
                         out.push_str("Exiting the shell\n");
                     }
                     self.shell = Shell::Command;
@@ -260,7 +262,7 @@ impl Session {
                 }
                 self.pending.push_str(text);
                 self.pending.push('\n');
-                if self.shell == Shell::Sexpr {
+                if matches!(self.shell, Shell::Sexpr | Shell::Scm) {
                     self.balance.feed(text);
                     self.balance.feed("\n");
                     if self.balance.incomplete() {
@@ -272,7 +274,11 @@ impl Session {
                 if cmd.trim().is_empty() {
                     return Step::Continue;
                 }
-                evaluate(shared, self.shell == Shell::Json, cmd.trim(), out);
+                if self.shell == Shell::Scm {
+                    evaluate_scm(shared, cmd.trim(), out);
+                } else {
+                    evaluate(shared, self.shell == Shell::Json, cmd.trim(), out);
+                }
                 self.prompt(out);
                 Step::Continue
             }
@@ -283,6 +289,7 @@ impl Session {
         match self.shell {
             Shell::Command => out.push_str(PROMPT),
             Shell::Json if !self.hushed => out.push_str(JSON_PROMPT),
+            Shell::Scm if !self.hushed => out.push_str(SCM_PROMPT),
             _ => {}
         }
     }
@@ -314,10 +321,18 @@ impl Session {
                 self.prompt(out);
                 return Step::Continue;
             }
-            _ if cmd == "scm" || cmd == "py" || cmd.starts_with('(') || cmd.starts_with(';') => {
-                let shell = if cmd == "py" { "py" } else { "scm" };
-                let _ = writeln!(out, "error: the {shell} shell is not available: this server was built without it");
+            "scm" => {
+                self.shell = Shell::Scm;
+                self.hushed = matches!(words.next(), Some("hush" | "quiet"));
+                if !self.hushed {
+                    out.push_str("Entering scheme shell; use ^D or a single . on a line by itself to exit.\n");
+                }
+                self.prompt(out);
+                return Step::Continue;
             }
+            "py" => out.push_str("error: the py shell is not available: this server was built without it\n"),
+            // An expression at the command prompt runs once in the scm shell.
+            _ if cmd.starts_with('(') => evaluate_scm(shared, line, out),
             other => {
                 let _ = writeln!(out, "command \"{other}\" not found");
                 out.push_str(HELP);
@@ -348,6 +363,25 @@ pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String)
     }
     if out.len() > start && !out.ends_with('\n') {
         out.push('\n');
+    }
+}
+
+/// Runs one `scm` shell command: what it printed and its value, or its error.
+pub(crate) fn evaluate_scm(shared: &Shared, code: &str, out: &mut String) {
+    // Scheme may run as long as the user asks: off the async workers.
+    let done = tokio::task::block_in_place(|| {
+        let space = *shared.scheme_space.get_or_init(|| {
+            atomweave_guile::boot(shared.state.space.clone());
+            atomweave_guile::register_space(shared.state.space.clone())
+        });
+        atomweave_guile::with_guile(|| {
+            atomweave_guile::select_space(space);
+            atomweave_guile::eval(code)
+        })
+    });
+    out.push_str(&done.output);
+    if let Some(e) = done.error {
+        let _ = writeln!(out, "ERROR: {e}");
     }
 }
 
@@ -386,6 +420,7 @@ fn is_heavy(cmd: &str) -> bool {
 }
 
 const JSON_PROMPT: &str = "json> ";
+const SCM_PROMPT: &str = "guile> ";
 
 /// Upstream's layout without its colours: names padded to the longest.
 const HELP: &str = "Available commands:
@@ -394,7 +429,7 @@ const HELP: &str = "Available commands:
   list:      List the available shells
   py:        Enter the python shell (not built into this server)
   quit:      Close the shell connection
-  scm:       Enter the scheme shell (not built into this server)
+  scm:       Enter the scheme shell
   sexpr:     Enter the s-expression shell
   shutdown:  Shut down the cogserver, flushing its store
   stats:     Print some diagnostic statistics about the server.
@@ -405,7 +440,7 @@ const LIST: &str = "   Shell    Status
    json     built in
    sexpr    built in
    py       not built in
-   scm      not built in
+   scm      built in
 ";
 
 pub(crate) fn stats(shared: &Shared, out: &mut String) {

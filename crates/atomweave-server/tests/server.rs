@@ -118,7 +118,7 @@ fn command_shell_help_stats_and_errors() {
     c.send("frobnicate\n");
     let err = c.read_until("opencog> ");
     assert!(err.starts_with("command \"frobnicate\" not found\nAvailable commands:"), "{err}");
-    c.send("scm\n");
+    c.send("py\n");
     assert!(c.read_until("opencog> ").contains("not available"));
     c.send("stats\n");
     let stats = c.read_until("opencog> ");
@@ -126,7 +126,8 @@ fn command_shell_help_stats_and_errors() {
         assert!(stats.contains(field), "{field} in {stats}");
     }
     c.send("list\n");
-    assert!(c.read_until("opencog> ").contains("sexpr"));
+    let list = c.read_until("opencog> ");
+    assert!(list.contains("sexpr") && list.contains("scm      built in"), "{list}");
     c.send("quit\n");
     assert!(c.closed());
     // Ctrl-D closes too.
@@ -445,6 +446,52 @@ fn web_pages_and_http_requests_are_refused_without_a_token() {
 }
 
 #[test]
+fn scm_shell_evaluates_in_each_servers_own_space() {
+    let one = start(Config::default());
+    let two = start(Config::default());
+    let mut c = Client::connect(one.addr);
+    c.read_until("opencog> ");
+    c.send("scm\n");
+    assert!(c.read_until("guile> ").starts_with("Entering scheme shell"));
+    c.send("(+ 2 2)\n");
+    assert_eq!(c.read_until("guile> "), "4\nguile> ");
+    c.send("(define a (Concept \"a\" (stv 0.5 0.5)))\n");
+    assert_eq!(c.read_until("guile> "), "guile> ");
+    c.send("(cog-tv a)\n");
+    assert_eq!(c.read_until("guile> "), "(stv 0.5 0.5)\nguile> ");
+    // Output, then the value; multi-line expressions wait for their end.
+    c.send("(begin (display \"hi\")\n  (List a\n (Concept \"b\")))\n");
+    assert_eq!(c.read_until("guile> "), "hi(List\n  (Concept \"a\" (stv 0.5 0.5))\n  (Concept \"b\"))\nguile> ");
+    // Errors are reported and the connection stays usable.
+    c.send("(cog-new-link 'ListLink 42)\n");
+    let err = c.read_until("guile> ");
+    assert!(err.starts_with("ERROR: In procedure cog-new-link: expected an atom"), "{err}");
+    c.send("(car '())\n");
+    assert!(c.read_until("guile> ").starts_with("ERROR: "));
+    c.send("(+ 1\n");
+    c.send(")\n");
+    assert_eq!(c.read_until("guile> "), "1\nguile> ");
+    c.send(".\n");
+    assert_eq!(c.read_until("opencog> "), "Exiting the shell\nopencog> ");
+
+    // The other server's shell sees its own space, not the first one's.
+    let mut d = Client::connect(two.addr);
+    d.read_until("opencog> ");
+    d.send("scm hush\n(cog-count-atoms 'Atom #t)\n");
+    assert_eq!(d.read_until("\n"), "0\n");
+    d.send("(Concept \"only here\")\n");
+    assert_eq!(d.read_until("\n"), "(Concept \"only here\")\n");
+    // An expression at the command prompt runs once.
+    let mut e = Client::connect(one.addr);
+    e.read_until("opencog> ");
+    e.send("(cog-count-atoms 'ConceptNode)\n");
+    assert_eq!(e.read_until("opencog> "), "2\nopencog> ");
+    let space = one.finish();
+    assert_eq!(space.size(), 3, "a, b and their ListLink");
+    assert_eq!(two.finish().size(), 1);
+}
+
+#[test]
 fn websocket_shells_and_the_status_page() {
     let srv = start(Config { max_line: 4096, ..Config::default() });
     let mut sx = ws(srv.web, "/sexpr").unwrap();
@@ -457,7 +504,9 @@ fn websocket_shells_and_the_status_page() {
     sx.send(tungstenite::Message::text(format!("(ConceptNode \"{}\")", "z".repeat(10_000)))).unwrap();
     assert!(!matches!(sx.read(), Ok(tungstenite::Message::Text(_))));
     assert_eq!(ws(srv.web, "/nowhere").err().unwrap(), "404 Not Found");
-    assert_eq!(ws(srv.web, "/scm").err().unwrap(), "404 Not Found");
+    let mut sc = ws(srv.web, "/scm").unwrap();
+    assert_eq!(ws_ask(&mut sc, "(cog-name (cog-node 'ConceptNode \"w\"))"), "\"w\"\n");
+    assert_eq!(ws(srv.web, "/py").err().unwrap(), "404 Not Found");
     let page = http_get(srv.web, "/");
     assert!(page.starts_with("HTTP/1.1 200 OK") && page.contains("atoms: 1"), "{page}");
     let post = {

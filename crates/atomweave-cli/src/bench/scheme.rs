@@ -9,9 +9,10 @@
 //!   clock starts and called at every entry;
 //! - `-C`: the same procedure, compiled.
 //!
-//! The operations name their atoms by index into vectors defined before the
-//! clock starts (`bench-atoms`, `bench-names`, ...), so the text is the same
-//! size for every operation and the procedure is the same for every entry.
+//! The interpreter's text names atoms by index into `bench-space`, a vector
+//! of every atom of the space, and holds names and truth values as
+//! literals; a procedure reads operation `(+ base k)`'s atom, name or truth
+//! value from vectors made, in operation order, before the clock starts.
 
 use std::fmt::Write as _;
 use std::process::Command;
@@ -101,7 +102,7 @@ impl Ops<'_> {
         let atom = if literal {
             self.inp.handles.get(i).map(|&h| format!("(vector-ref bench-space {})", self.index_of(h))).unwrap_or_default()
         } else {
-            format!("(vector-ref bench-space (vector-ref bench-picks {ix}))")
+            format!("(vector-ref bench-atoms {ix})")
         };
         let quoted = |t: atomweave::Type| format!("'{}", t.name());
         let name = |i: usize| {
@@ -146,22 +147,17 @@ impl Ops<'_> {
     fn define(&self, atoms: &[Handle], key: Handle, vectors: bool) -> Result<(), String> {
         use atomweave_guile::{atom_object, define, define_vector, ffi, tv_object};
         let inp = self.inp;
-        define_vector("bench-space", atoms.iter().map(|&h| atom_object(h)));
         define("bench-key", atom_object(key));
-        if vectors {
-            define_vector("bench-picks", inp.handles.iter().map(|&h| ffi::from_i64(self.index_of(h) as i64)));
+        if !vectors {
+            define_vector("bench-space", atoms.iter().map(|&h| atom_object(h)));
+        } else {
+            // One object per operation, made in operation order: a procedure
+            // reads them in sequence, as code walking its own data does.
+            define_vector("bench-atoms", inp.handles.iter().map(|&h| atom_object(h)));
             define_vector("bench-tvs", inp.tvs.iter().map(|&tv| tv_object(tv)));
             define_vector("bench-names", (0..inp.name_ends.len()).map(|i| ffi::string(inp.name(i))));
             define_vector("bench-types", inp.types.iter().map(|t| ffi::symbol(t.name())));
-            // Each link's members as a list of bench-space's own atom objects,
-            // made before the clock starts.
-            atomweave_guile::run("(define (bench-members . ix) (map (lambda (i) (vector-ref bench-space i)) ix))")?;
-            let links: Vec<String> = (0..inp.member_ends.len())
-                .map(|i| format!("(bench-members {})", inp.members(i).iter().map(|&h| self.index_of(h).to_string()).collect::<Vec<_>>().join(" ")))
-                .collect();
-            if !links.is_empty() {
-                atomweave_guile::run(&format!("(define bench-links (vector {}))", links.join(" ")))?;
-            }
+            define_vector("bench-links", (0..inp.member_ends.len()).map(|i| ffi::list(inp.members(i).iter().map(|&h| atom_object(h)))));
         }
         atomweave_guile::run("(define bench-value (FloatValue 1 2 3))")
     }
@@ -183,8 +179,13 @@ pub(super) fn worker(args: &BenchArgs, method: Method) -> Result<(), String> {
     let rss0 = rss_bytes();
     let space = AtomSpace::new();
     atomweave_guile::boot(space.clone());
+    atomweave_guile::with_guile(|| measure_in_guile(args, method, &space, rss0))
+}
+
+/// The worker's measurement, in Guile mode.
+fn measure_in_guile(args: &BenchArgs, method: Method, space: &AtomSpace, rss0: usize) -> Result<(), String> {
     let mut rs = RandomSpace::new(args.seed, args.link_fraction);
-    rs.grow(&mut &space, args.size, building(args.size, true)).map_err(|e| e.to_string())?;
+    rs.grow(&mut &*space, args.size, building(args.size, true)).map_err(|e| e.to_string())?;
     let rss_built = rss_bytes().saturating_sub(rss0);
     let key = space.add_node(types::PREDICATE_NODE, "bench key").map_err(|e| e.to_string())?;
     prepare(method, &rs.atoms, key, |h, k, v| space.set_value(h, k, v).expect("live atom"));
