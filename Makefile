@@ -54,10 +54,12 @@ build-guile: deps
 	$(CARGO) build -q --release -p atomweave-guile
 
 # The Scheme suite (srfi-64) and the example script, in a scratch directory
-# (srfi-64 writes its log to the working directory).
+# (srfi-64 writes its log to the working directory). The suite starts an
+# `atomweave serve` of its own for the network-store calls.
 test-scheme: build-guile
+	$(CARGO) build -q -p atomweave-cli
 	@dir=$$(mktemp -d) && cd $$dir && \
-	$(GUILE_ENV) guile --no-auto-compile $(abspath crates/atomweave-guile/tests/opencog.scm) && \
+	ATOMWEAVE_BIN=$(abspath target/debug/atomweave) $(GUILE_ENV) guile --no-auto-compile $(abspath crates/atomweave-guile/tests/opencog.scm) && \
 	$(GUILE_ENV) guile --no-auto-compile $(abspath examples/scheme/classic.scm) $$dir/store > example.out && \
 	grep -q 'with truth value (stv 0.9 0.8) and weight (4.2 4.4)' example.out && \
 	echo "examples/scheme/classic.scm: ok" && rm -rf $$dir
@@ -73,7 +75,8 @@ install-guile: build-guile
 
 # The main job: atomspace_bm on both layers, on two threads, as the space
 # grows (CSVs and PNGs), the seeds' atom_bench at 1M, the pattern matcher's
-# benchmarks, the Python layer, Atomese loading, and the server's shell table.
+# benchmarks, the Scheme and Python layers, Atomese loading, and the
+# server's shell table.
 bench: build-release py-build
 	@mkdir -p $(RESULTS)
 	$(BIN) bench -X -A -q | tee $(RESULTS)/bench.txt
@@ -82,6 +85,8 @@ bench: build-release py-build
 	$(BIN) bench-plot $(RESULTS) > /dev/null
 	$(BIN) atom-bench -n 1000000 | tee $(RESULTS)/atom-bench.txt
 	$(BIN) query-bench | tee $(RESULTS)/query-bench.txt
+	$(BIN) bench -A -g -C -r 100 -q -n 1000000 | tee $(RESULTS)/bench-scheme.txt
+	$(BIN) bench -A -g -r 1 -q -n 100000 --repeat 1 | tee $(RESULTS)/bench-scheme-r1.txt
 	ATOMWEAVE_PYTHON=$(PYTHON) $(BIN) bench -A -c -q -n 200000 | tee $(RESULTS)/bench-python.txt
 	$(PYTHON) -m atomweave.benchmark -a -i 3 | tee $(RESULTS)/python-benchmark.txt
 	$(BIN) generate -n 1000000 -R 1 -o $(RESULTS)/random-1m.scm

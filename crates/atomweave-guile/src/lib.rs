@@ -141,6 +141,17 @@ pub fn eval(code: &str) -> Evaluated {
     }
 }
 
+/// Evaluates Scheme code in `(guile-user)`; the atom its (last) value is,
+/// as the registered space it belongs to and its handle; `None` if the
+/// value is not an atom. Must run in Guile mode.
+pub fn eval_atom(code: &str) -> Result<Option<(u32, atomweave::Handle)>, String> {
+    let (ok, x) = call_shell(Shell::Value, ffi::string(code));
+    if !ok {
+        return Err(ffi::to_string(x).unwrap_or_default());
+    }
+    Ok(smob::Atom::from_scm(x).map(|a| (a.space, a.h)))
+}
+
 /// Evaluates Scheme code in `(guile-user)` with the interpreter, discarding
 /// its values and output capture (the cost upstream's `scm_c_eval_string` had).
 pub fn run(code: &str) -> Result<(), String> {
@@ -157,12 +168,13 @@ pub fn run(code: &str) -> Result<(), String> {
 enum Shell {
     Eval,
     Run,
+    Value,
     Memoize,
     Compile,
     Call,
 }
 
-static SHELL: [std::sync::atomic::AtomicUsize; 5] = [const { std::sync::atomic::AtomicUsize::new(0) }; 5];
+static SHELL: [std::sync::atomic::AtomicUsize; 6] = [const { std::sync::atomic::AtomicUsize::new(0) }; 6];
 
 fn shell(p: Shell) -> Scm {
     let slot = &SHELL[p as usize];
@@ -171,6 +183,7 @@ fn shell(p: Shell) -> Scm {
             let name = match p {
                 Shell::Eval => c"shell-eval",
                 Shell::Run => c"shell-run",
+                Shell::Value => c"shell-value",
                 Shell::Memoize => c"shell-memoize",
                 Shell::Compile => c"shell-compile",
                 Shell::Call => c"shell-call",
@@ -257,6 +270,11 @@ pub fn tv_object(tv: atomweave::TruthValue) -> Scm {
 /// Makes `space` known to Scheme; the index names it to [`select_space`].
 pub fn register_space(space: AtomSpace) -> u32 {
     smob::register(space)
+}
+
+/// The registered space `index`, if there is one.
+pub fn space_of_index(index: u32) -> Option<&'static AtomSpace> {
+    smob::SPACES.get(index as usize)
 }
 
 /// Makes the registered space `index` the current atomspace of this

@@ -4,7 +4,9 @@
 ;;;     crates/atomweave-guile/tests/opencog.scm
 
 (use-modules (opencog) (opencog exec) (opencog persist) (opencog persist-rocks)
-             (srfi srfi-1) (srfi srfi-64) (ice-9 threads))
+             (opencog persist-cog)
+             (srfi srfi-1) (srfi srfi-64) (ice-9 threads) (ice-9 popen) (ice-9 rdelim)
+             (ice-9 regex))
 
 (define (raises-with? text thunk)
   "Whether THUNK raises an exception whose message mentions TEXT."
@@ -270,6 +272,48 @@
   (test-assert "nothing left open" (raises-with? "no StorageNode is open" (lambda () (barrier))))
   (system* "rm" "-rf" dir)
   (cog-set-atomspace! prev))
+
+;; ----- a server as the store: fetch-query -----
+(define (start-server)
+  "Starts `atomweave serve` on a free port ($ATOMWEAVE_BIN); its port."
+  (let* ((bin (or (getenv "ATOMWEAVE_BIN") (error "set ATOMWEAVE_BIN to the atomweave binary")))
+         (pipe (open-pipe* OPEN_READ "sh" "-c" (string-append "exec " bin " serve --port 0 --no-http 2>&1")))
+         (line (read-line pipe))
+         (m (string-match "listening on 127.0.0.1:([0-9]+)" line)))
+    (unless m (error "the server did not start:" line))
+    (cons (string->number (match:substring m 1)) pipe)))
+
+(define (stop-server server)
+  (let ((s (socket PF_INET SOCK_STREAM 0)))
+    (connect s AF_INET INADDR_LOOPBACK (car server))
+    (display "shutdown\n" s)
+    (force-output s)
+    (close-port s)
+    (close-pipe (cdr server))))
+
+(test-group "network store"
+  (define server (start-server))
+  (dynamic-wind
+    (const #t)
+    (lambda ()
+      (define url (string-append "cog://127.0.0.1:" (number->string (car server))))
+      (define s (cog-new-atomspace))
+      (define prev (cog-set-atomspace! s))
+      (define sn (CogStorageNode url))
+      (cog-open sn)
+      (store-atom (Inheritance (Concept "Ben") (Concept "human")))
+      (store-atom (Inheritance (Concept "Linas") (Concept "human")))
+      (barrier)
+      (define t (cog-new-atomspace))
+      (cog-set-atomspace! t)
+      (define q (Get (Inheritance (Variable "$H") (Concept "human"))))
+      (define got (fetch-query q (Predicate "results")))
+      (test-equal "fetch-query runs on the server" (Set (Concept "Ben") (Concept "Linas")) got)
+      (test-equal "and sets its result here" got (cog-value q (Predicate "results")))
+      (test-assert "fetch-query fresh" (cog-atom? (fetch-query q (Predicate "results") #t)))
+      (cog-close sn)
+      (cog-set-atomspace! prev))
+    (lambda () (stop-server server))))
 
 (define failures (test-runner-fail-count (test-runner-current)))
 (test-end "opencog")

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 
 mod atom;
 mod ctor;
+mod scheme;
 mod space;
 mod storage;
 mod values;
@@ -59,6 +60,8 @@ fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(space::push_default_atomspace, m)?)?;
     m.add_function(wrap_pyfunction!(space::pop_default_atomspace, m)?)?;
     m.add_function(wrap_pyfunction!(space::execute_atom, m)?)?;
+    m.add_function(wrap_pyfunction!(scheme::scheme_eval, m)?)?;
+    m.add_function(wrap_pyfunction!(scheme::scheme_eval_h, m)?)?;
     m.add_function(wrap_pyfunction!(space::evaluate_atom, m)?)?;
     m.add_function(wrap_pyfunction!(space::load_file, m)?)?;
     m.add_function(wrap_pyfunction!(space::load_str, m)?)?;

@@ -31,6 +31,8 @@ CORE_NAMES = {
     "pop_default_atomspace",
     "push_default_atomspace",
     "register_type",
+    "scheme_eval",
+    "scheme_eval_h",
     "set_default_atomspace",
     "tmp_atomspace",
     "types",

@@ -7,7 +7,7 @@
   #:use-module (opencog)
   #:use-module (ice-9 eval-string)
   #:use-module (system base compile)
-  #:export (shell-eval shell-run shell-memoize shell-compile shell-call))
+  #:export (shell-eval shell-run shell-value shell-memoize shell-compile shell-call))
 
 (define user (resolve-module '(guile-user)))
 
@@ -96,6 +96,10 @@ expansion. (Most shell commands are; expansion is the costly part of eval.)"
 
 (define (shell-run text)
   (guarded (eval-text text) '(#t . "")))
+
+(define (shell-value text)
+  (guarded (let ((vals (eval-text text)))
+             (cons #t (if (pair? vals) (car vals) *unspecified*)))))
 
 (define (read-one text)
   (call-with-input-string text read))

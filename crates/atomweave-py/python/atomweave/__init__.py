@@ -35,6 +35,8 @@ from ._atomweave import (
     pop_default_atomspace,
     push_default_atomspace,
     register_type,
+    scheme_eval,
+    scheme_eval_h,
     set_default_atomspace,
     # StorageNode calls, by upstream's names.
     barrier,
@@ -112,6 +114,8 @@ __all__ = [
     "pop_default_atomspace",
     "push_default_atomspace",
     "register_type",
+    "scheme_eval",
+    "scheme_eval_h",
     "set_default_atomspace",
     "tmp_atomspace",
     "types",

@@ -1,0 +1,62 @@
+//! `scheme_eval` and `scheme_eval_h`: Scheme (Guile, with `(opencog)`
+//! loaded) evaluated over a Python AtomSpace, as upstream's
+//! `opencog.scheme` module offers. Guile starts on first use.
+
+use std::collections::HashMap;
+
+use atomweave::AtomSpace;
+use parking_lot::Mutex;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+
+use crate::atom::PyAtom;
+use crate::space::PySpace;
+
+/// Each space's index in Scheme (registered once, and then kept for the
+/// process's life, as every space Scheme has seen is).
+static INDEXES: Mutex<Option<HashMap<AtomSpace, u32>>> = Mutex::new(None);
+
+fn index_of(space: &AtomSpace) -> u32 {
+    atomweave_guile::boot(AtomSpace::new());
+    *INDEXES.lock().get_or_insert_with(HashMap::new).entry(space.clone()).or_insert_with(|| atomweave_guile::register_space(space.clone()))
+}
+
+/// Evaluates Scheme `text` with `atomspace` as the current atomspace;
+/// returns what it printed and its value, as the REPL shows them. A Scheme
+/// error raises RuntimeError with Guile's message.
+#[pyfunction]
+pub fn scheme_eval(py: Python<'_>, atomspace: &Bound<'_, PySpace>, text: &str) -> PyResult<String> {
+    let space = atomspace.get().space.clone();
+    let done = py.allow_threads(|| {
+        let i = index_of(&space);
+        atomweave_guile::with_guile(|| {
+            atomweave_guile::select_space(i);
+            atomweave_guile::eval(text)
+        })
+    });
+    match done.error {
+        Some(e) => Err(PyRuntimeError::new_err(e)),
+        None => Ok(done.output),
+    }
+}
+
+/// Evaluates Scheme `text` with `atomspace` as the current atomspace; returns
+/// the atom it gives, or None if its value is not an atom of that space's
+/// hierarchy.
+#[pyfunction]
+pub fn scheme_eval_h(py: Python<'_>, atomspace: &Bound<'_, PySpace>, text: &str) -> PyResult<Option<PyAtom>> {
+    let space = atomspace.get().space.clone();
+    let (i, found) = py.allow_threads(|| {
+        let i = index_of(&space);
+        let found = atomweave_guile::with_guile(|| {
+            atomweave_guile::select_space(i);
+            atomweave_guile::eval_atom(text)
+        });
+        (i, found)
+    });
+    let found = found.map_err(PyRuntimeError::new_err)?;
+    Ok(found.and_then(|(owner, h)| {
+        let same = owner == i || atomweave_guile::space_of_index(owner).is_some_and(|s| s.same_hierarchy(&space));
+        same.then(|| PyAtom { space: atomspace.clone().unbind(), handle: h })
+    }))
+}

@@ -1,0 +1,42 @@
+"""scheme_eval and scheme_eval_h: Scheme over a Python AtomSpace."""
+
+import pytest
+
+from atomweave import AtomSpace, ConceptNode, TruthValue, scheme_eval, scheme_eval_h, types
+from atomweave.scheme import scheme_eval as upstream_name
+
+
+def test_eval_prints_the_value():
+    space = AtomSpace()
+    assert scheme_eval(space, "(+ 2 2)") == "4\n"
+    assert scheme_eval(space, '(display "hi")') == "hi"
+    assert upstream_name is scheme_eval
+
+
+def test_eval_works_on_the_given_space():
+    a, b = AtomSpace(), AtomSpace()
+    node = a.add_node(types.ConceptNode, "cat")
+    node.tv = TruthValue(0.5, 0.25)
+    assert scheme_eval(a, '(cog-tv (Concept "cat"))') == "(stv 0.5 0.25)\n"
+    assert scheme_eval(b, "(cog-count-atoms 'Atom #t)") == "0\n"
+    scheme_eval(b, '(Inheritance (Concept "x") (Concept "y"))')
+    assert len(b) == 3 and len(a) == 1
+
+
+def test_eval_h_returns_atoms_of_the_space():
+    space = AtomSpace()
+    atom = scheme_eval_h(space, '(ConceptNode "dog" (stv 0.9 0.8))')
+    assert atom == space.get_node(types.ConceptNode, "dog")
+    assert atom.tv == TruthValue(0.9, 0.8)
+    link = scheme_eval_h(space, '(List (Concept "dog") (Concept "cat"))')
+    assert [a.name for a in link.out] == ["dog", "cat"]
+    assert scheme_eval_h(space, "(+ 1 2)") is None
+
+
+def test_scheme_errors_raise():
+    space = AtomSpace()
+    with pytest.raises(RuntimeError, match="cog-new-link"):
+        scheme_eval(space, "(cog-new-link 'ListLink 42)")
+    with pytest.raises(RuntimeError):
+        scheme_eval_h(space, "(car '())")
+    assert scheme_eval(space, "(+ 1 1)") == "2\n", "usable after an error"
