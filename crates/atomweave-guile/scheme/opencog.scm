@@ -7,4 +7,13 @@
 
 (define-module (opencog))
 
-(load-extension "libatomweave_guile" "atomweave_guile_init")
+(catch #t
+  (lambda () (load-extension "libatomweave_guile" "atomweave_guile_init"))
+  (lambda (key . args)
+    (error (string-append
+            "(opencog) cannot load atomweave's extension libatomweave_guile.so: build it"
+            " and point Guile at it (eval \"$(make -s guile-env)\"), or install it"
+            " (make install-guile). "
+            (string-trim-right
+             (call-with-output-string (lambda (port) (print-exception port #f key args)))
+             #\newline)))))

@@ -114,7 +114,7 @@ unsafe fn reverse(mut items: Scm) -> Scm {
 }
 
 fn token_end(bytes: &[u8], mut i: usize) -> usize {
-    while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'(' | b')' | b'"' | b';' | b'\'') {
+    while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'(' | b')' | b'"' | b';') {
         i += 1;
     }
     i
@@ -146,28 +146,34 @@ fn string(bytes: &[u8], mut i: usize) -> Option<(String, usize)> {
     None
 }
 
-/// A number or a symbol.
+/// A number or a symbol; `None` for anything Guile might read otherwise.
 fn atom(tok: &str) -> Option<Scm> {
-    if matches!(tok, "." | "+inf.0" | "-inf.0" | "+nan.0" | "-nan.0") {
+    let b = tok.as_bytes();
+    if tok == "." || tok.bytes().any(|c| matches!(c, b'|' | b'#' | b'\\' | b'[' | b']' | b'{' | b'}')) {
         return None;
     }
-    let b = tok.as_bytes();
-    let numeric = b[0].is_ascii_digit() || (b.len() > 1 && matches!(b[0], b'+' | b'-' | b'.') && (b[1].is_ascii_digit() || b[1] == b'.'));
-    if numeric {
-        if let Ok(n) = tok.parse::<i64>() {
-            return Some(ffi::from_i64(n));
-        }
-        // Rationals, exactness prefixes and the like are Guile's to read.
-        if tok.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.' | b'e' | b'E')) {
-            if let Ok(x) = tok.parse::<f64>() {
-                return Some(ffi::from_f64(x));
-            }
-        }
-        if tok.contains('/') || tok.contains('#') {
-            return None;
-        }
+    // +i, -i, +inf.0, -nan.0: numbers to Guile.
+    if b.len() > 1 && matches!(b[0], b'+' | b'-') && matches!(b[1], b'i' | b'n' | b'I' | b'N') {
+        return None;
     }
-    Some(ffi::symbol(tok))
+    let numeric = b[0].is_ascii_digit() || (b.len() > 1 && matches!(b[0], b'+' | b'-' | b'.') && (b[1].is_ascii_digit() || b[1] == b'.'));
+    if !numeric {
+        return Some(ffi::symbol(tok));
+    }
+    let digits = tok.strip_prefix(['+', '-']).unwrap_or(tok);
+    if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
+        // An exact integer; past 64 bits Guile's bignums take over.
+        return tok.parse::<i64>().ok().map(ffi::from_i64);
+    }
+    // Decimals with an `e` exponent; other exponent markers, rationals and
+    // out-of-range values are Guile's to read (or refuse).
+    if !tok.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.' | b'e' | b'E')) {
+        return None;
+    }
+    let x = tok.parse::<f64>().ok()?;
+    let mantissa = tok.split(['e', 'E']).next().unwrap_or("");
+    let underflow = x == 0.0 && mantissa.bytes().any(|c| matches!(c, b'1'..=b'9'));
+    (x.is_finite() && !underflow).then(|| ffi::from_f64(x))
 }
 
 subrs! {

@@ -273,6 +273,49 @@
   (system* "rm" "-rf" dir)
   (cog-set-atomspace! prev))
 
+;; ----- the shell's reader -----
+(define (guile-read-all text)
+  (call-with-input-string text
+    (lambda (port)
+      (let loop ((forms '()))
+        (let ((x (read port)))
+          (if (eof-object? x) (reverse forms) (loop (cons x forms))))))))
+
+(define (same-as-guile? text)
+  "Whether the shell's reader reads TEXT as Guile does, or leaves it to Guile (#f)."
+  (let ((ours (%atomweave-read text)))
+    (or (not ours) (equal? ours (guile-read-all text)))))
+
+(test-group "the shell's reader"
+  ;; Each text whole, and each of its words alone (a word the shell leaves
+  ;; to Guile would otherwise hide the others).
+  (for-each
+    (lambda (text)
+      (test-assert text (same-as-guile? text))
+      (for-each (lambda (word) (test-assert word (same-as-guile? word)))
+                (string-split text #\space)))
+    '("(cog-new-node 'ConceptNode \"a b\")" "1 -1 +5 .5 -.5 1. 1e5 1E-3 -2.5e+3 12345678901234567890"
+      "- + ... 1+ -> <=? a.b foo-bar! *x* $x" "\"esc \\\" \\\\ \\n \\t\"" "#t #f #true #false"
+      "'x ''x '(a 'b) (a . b) #(1 2) #\\a #:key #;(skip) x #| block |# y" "; comment\n(a ; more\n b)"
+      "1/2" "+inf.0" "-nan.0" "+i" "-i" "-x" "->" "0.1 -0 1d3 1f3 x'y 1e3'x 12.-7 -.e1 1e +e1" "`(a ,b)" "(a (b (c (d))))" "[a b]" "|sym bol|" "\"\u00e9t\u00e9\" été λ"))
+  (test-equal "unbalanced text is left to Guile" #f (%atomweave-read "(a (b)"))
+  (test-equal "so are numbers out of range" #f (%atomweave-read "1e400"))
+  (test-equal "and other exponent markers" #f (%atomweave-read "1d3"))
+  (test-equal "plain numbers are read here" '(1 -0.5 1000.0 x'y) (%atomweave-read "1 -.5 1e3 x'y"))
+  (test-equal "the forms, in order" '((a 1) "s" b) (%atomweave-read "(a 1) \"s\" b"))
+  ;; Random plain text: symbols, numbers, strings, quotes, lists, comments.
+  (let ((pieces #("a" "ab-c" "x?" "+" "-" "1" "-7" "3.25" "-0.5" "1e3" "\"s\"" "\"q\\\"q\"" "#t" "#f"
+                  "'" "(" ")" " " "\n" "; c\n" "cog-tv" "Concept" "12." ".7" "d" "E" "99999999999999999999")))
+    (set! *random-state* (seed->random-state 42))
+    (test-assert "2000 random texts read as Guile reads them"
+      (every (lambda (_)
+               (let ((text (string-concatenate
+                            (map (lambda (_) (vector-ref pieces (random (vector-length pieces))))
+                                 (iota (+ 1 (random 30)))))))
+                 (or (same-as-guile? text)
+                     (begin (format #t "differs: ~s\n" text) #f))))
+             (iota 2000)))))
+
 ;; ----- a server as the store: fetch-query -----
 (define (start-server)
   "Starts `atomweave serve` on a free port ($ATOMWEAVE_BIN); its port."
