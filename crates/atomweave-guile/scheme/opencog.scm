@@ -17,3 +17,9 @@
             (string-trim-right
              (call-with-output-string (lambda (port) (print-exception port #f key args)))
              #\newline)))))
+
+(define* (cog-prt-atomspace #:optional (atomspace (cog-atomspace)))
+  "Prints every atom of ATOMSPACE that no link holds, in the REPL form."
+  (for-each display (cog-get-all-roots atomspace)))
+
+(export cog-prt-atomspace)

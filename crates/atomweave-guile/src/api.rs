@@ -5,7 +5,7 @@ use std::ffi::CString;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use atomweave::query::{self, Executed};
-use atomweave::sexpr::{self, Form};
+use atomweave::sexpr;
 use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 use hashbrown::HashMap;
 use parking_lot::RwLock;
@@ -124,6 +124,34 @@ fn copy_atom(from: &AtomSpace, h: Handle, into: &AtomSpace) -> atomweave::Result
     }
 }
 
+/// The atom `a` as seen from space `index`: itself within its hierarchy,
+/// else the atom of the same content there, if there is one (never added).
+fn find_in(index: u32, a: Atom) -> Option<Handle> {
+    let to = smob::space_at(index);
+    if a.space == index || a.space().same_hierarchy(to) {
+        return Some(a.h);
+    }
+    find_copy(a.space(), a.h, to)
+}
+
+fn find_copy(from: &AtomSpace, h: Handle, to: &AtomSpace) -> Option<Handle> {
+    let t = from.get_type(h)?;
+    match from.name(h) {
+        Some(name) => to.get_node(t, name),
+        None => {
+            let out = from.outgoing(h)?.iter().map(|&m| find_copy(from, m, to)).collect::<Option<Vec<_>>>()?;
+            to.get_link(t, &out)
+        }
+    }
+}
+
+/// The atom and the space an incoming-set call reads: its own, or the one given.
+fn atom_and_space(a: Scm, s: Scm) -> R<(Atom, u32, Option<Handle>)> {
+    let a = live_atom(a)?;
+    let space = if s.is_undefined() { a.space } else { space_arg(s)? };
+    Ok((a, space, find_in(space, a)))
+}
+
 fn f64_arg(x: Scm) -> R<f64> {
     ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))
 }
@@ -200,7 +228,7 @@ fn new_link(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
         if let Some(a) = Atom::from_scm(x) {
             members.push(a);
         } else if x.is_pair() || x.is_null() {
-            for y in x.list_iter() {
+            for y in proper_list(x)?.list_iter() {
                 members.push(Atom::from_scm(y).ok_or_else(|| Error::wrong_type(&format!("an atom in the outgoing set of {}", t.name()), y))?);
             }
         } else if !extra.take(x) {
@@ -259,7 +287,7 @@ subrs! {
             if let Some(s) = smob::space_of(x) {
                 space = s;
             } else if x.is_pair() || x.is_null() {
-                members.extend(x.list_iter().map(atom_arg).collect::<R<Vec<_>>>()?);
+                members.extend(proper_list(x)?.list_iter().map(atom_arg).collect::<R<Vec<_>>>()?);
             } else {
                 members.push(atom_arg(x)?);
             }
@@ -304,21 +332,18 @@ subrs! {
         out.get(i).map(|&h| Atom { space: a.space, h }.to_scm()).ok_or_else(|| Error::msg(format!("index {i} is past the end of an outgoing set of {}", out.len())))
     }
     cog_incoming_set "cog-incoming-set" (a, s) {
-        let a = live_atom(a)?;
-        let space = if s.is_undefined() { a.space } else { space_arg(s)? };
-        let inc = smob::space_at(space).incoming(a.h).unwrap_or_default();
+        let (_, space, h) = atom_and_space(a, s)?;
+        let inc = h.and_then(|h| smob::space_at(space).incoming(h)).unwrap_or_default();
         Ok(atoms_list(space, inc.iter().copied()))
     }
     cog_incoming_size "cog-incoming-size" (a, s) {
-        let a = live_atom(a)?;
-        let space = if s.is_undefined() { a.space } else { space_arg(s)? };
-        Ok(ffi::from_i64(smob::space_at(space).incoming_size(a.h).unwrap_or(0) as i64))
+        let (_, space, h) = atom_and_space(a, s)?;
+        Ok(ffi::from_i64(h.and_then(|h| smob::space_at(space).incoming_size(h)).unwrap_or(0) as i64))
     }
     cog_incoming_by_type "cog-incoming-by-type" (a, t, s) {
-        let a = live_atom(a)?;
         let t = type_arg(t)?;
-        let space = if s.is_undefined() { a.space } else { space_arg(s)? };
-        Ok(atoms_list(space, smob::space_at(space).incoming_by_type(a.h, t).into_iter()))
+        let (_, space, h) = atom_and_space(a, s)?;
+        Ok(atoms_list(space, h.map(|h| smob::space_at(space).incoming_by_type(h, t)).unwrap_or_default().into_iter()))
     }
     cog_tv "cog-tv" (a) {
         let a = atom_arg(a)?;
@@ -341,13 +366,14 @@ subrs! {
     }
     cog_keys "cog-keys" (a) {
         let a = live_atom(a)?;
-        Ok(ffi::list(keys(a)?.into_iter().map(|(k, _)| k)))
+        Ok(atoms_list(a.space, keys(a)?.into_iter().map(|(k, _)| k)))
     }
     cog_keys_alist "cog-keys->alist" (a) {
         let a = live_atom(a)?;
         let kvs = keys(a)?;
-        // SAFETY: cons does not throw.
-        Ok(ffi::list(kvs.into_iter().map(|(k, v)| unsafe { ffi::scm_cons(k, v) })))
+        // SAFETY: cons does not throw; the key object is on the stack while
+        // the value's is made.
+        Ok(ffi::list(kvs.iter().map(|(k, v)| unsafe { ffi::scm_cons(Atom { space: a.space, h: *k }.to_scm(), value_scm(v, a.space)) })))
     }
     cog_value "cog-value" (a, k) {
         let a = live_atom(a)?;
@@ -374,7 +400,7 @@ subrs! {
         let at = live_atom(a)?;
         // Every pair is checked before the first value is set.
         let mut kvs = Vec::new();
-        for pair in alist.list_iter() {
+        for pair in proper_list(alist)?.list_iter() {
             if !pair.is_pair() {
                 return Err(Error::wrong_type("an association list of (key . value)", pair));
             }
@@ -423,9 +449,9 @@ subrs! {
         smob::space_at(space_arg(s)?).clear();
         Ok(UNSPECIFIED)
     }
-    cog_count_atoms "cog-count-atoms" (t, subtypes, s) {
+    cog_count_atoms "cog-count-atoms" (t, s) {
         let t = type_arg(t)?;
-        Ok(ffi::from_i64(smob::space_at(space_arg(s)?).count_of_type(t, flag(subtypes)) as i64))
+        Ok(ffi::from_i64(smob::space_at(space_arg(s)?).count_of_type(t, false) as i64))
     }
     cog_get_atoms "cog-get-atoms" (t, subtypes, s) {
         let t = type_arg(t)?;
@@ -437,18 +463,6 @@ subrs! {
         let space = space_arg(s)?;
         let hs: Vec<Handle> = smob::space_at(space).root_set_by_type(types::ATOM, true).collect();
         Ok(atoms_list(space, hs.into_iter()))
-    }
-    cog_prt_atomspace "cog-prt-atomspace" (s) {
-        let space = smob::space_at(space_arg(s)?);
-        let hs: Vec<Handle> = space.root_set_by_type(types::ATOM, true).collect();
-        // SAFETY: the current output port; writing does not throw but on a port error.
-        let port = unsafe { ffi::scm_current_output_port() };
-        for h in hs {
-            let mut text = sexpr::atom_to_string(space, h, Form::Repl);
-            text.push('\n');
-            ffi::write_port(port, &text);
-        }
-        Ok(UNSPECIFIED)
     }
     cog_report_counts "cog-report-counts" (s) {
         let space = smob::space_at(space_arg(s)?);
@@ -472,6 +486,15 @@ subrs! {
     }
 }
 
+/// `x`, if it is a proper list (not improper, not circular).
+fn proper_list(x: Scm) -> R<Scm> {
+    // SAFETY: scm_ilength takes any object and does not throw.
+    if unsafe { ffi::scm_ilength(x) } < 0 {
+        return Err(Error::wrong_type("a proper list", x));
+    }
+    Ok(x)
+}
+
 fn flag(x: Scm) -> bool {
     !x.is_undefined() && !x.is_false()
 }
@@ -487,8 +510,9 @@ fn type_of_kind(x: Scm, node: bool) -> R<Type> {
 
 fn extract(a: Scm, s: Scm, recursive: bool) -> R<Scm> {
     let a = atom_arg(a)?;
-    let space = if s.is_undefined() { a.space() } else { smob::space_at(space_arg(s)?) };
-    match space.extract(a.h, recursive) {
+    let index = if s.is_undefined() { a.space } else { space_arg(s)? };
+    let Some(h) = find_in(index, a) else { return Ok(ffi::BOOL_F) };
+    match smob::space_at(index).extract(h, recursive) {
         Ok(()) => Ok(ffi::BOOL_T),
         Err(atomweave::Error::HasIncoming { .. }) | Err(atomweave::Error::InvalidHandle(_)) => Ok(ffi::BOOL_F),
         Err(e) => Err(e.into()),
@@ -510,17 +534,16 @@ fn value_scm(v: &Value, space: u32) -> Scm {
     }
 }
 
-/// The atom's keys and values, the truth value first when it is not the default.
-fn keys(a: Atom) -> R<Vec<(Scm, Scm)>> {
+/// The atom's keys and values, the truth value first when it is not the
+/// default. Core data: each becomes a Scheme object only as it goes into a
+/// list (the collector does not see Rust's heap).
+fn keys(a: Atom) -> R<Vec<(Handle, Value)>> {
     let space = a.space();
     let mut out = Vec::new();
     if let Some(tv) = space.get_tv(a.h).filter(|tv| !tv.is_default()) {
-        let key = space.add_node(types::PREDICATE_NODE, sexpr::TV_KEY)?;
-        out.push((Atom { space: a.space, h: key }.to_scm(), tv_scm(tv)));
+        out.push((space.add_node(types::PREDICATE_NODE, sexpr::TV_KEY)?, Value::Truth(tv)));
     }
-    for (k, v) in space.key_values(a.h) {
-        out.push((Atom { space: a.space, h: k }.to_scm(), value_scm(&v, a.space)));
-    }
+    out.extend(space.key_values(a.h));
     Ok(out)
 }
 
@@ -589,10 +612,9 @@ pub(crate) fn define_all() {
         ("cog-set-atomspace!", 1, 0, 0, cog_set_atomspace as Subr),
         ("cog-new-atomspace", 0, 0, 1, cog_new_atomspace as Subr),
         ("cog-atomspace-clear", 0, 1, 0, cog_atomspace_clear as Subr),
-        ("cog-count-atoms", 1, 2, 0, cog_count_atoms as Subr),
+        ("cog-count-atoms", 1, 1, 0, cog_count_atoms as Subr),
         ("cog-get-atoms", 1, 2, 0, cog_get_atoms as Subr),
         ("cog-get-all-roots", 0, 1, 0, cog_get_all_roots as Subr),
-        ("cog-prt-atomspace", 0, 1, 0, cog_prt_atomspace as Subr),
         ("cog-report-counts", 0, 1, 0, cog_report_counts as Subr),
         ("cog-execute!", 1, 0, 0, cog_execute as Subr),
         ("cog-evaluate!", 1, 0, 0, cog_evaluate as Subr),

@@ -174,8 +174,8 @@ extern "C" {
     pub fn scm_from_int64(x: i64) -> Scm;
     pub fn scm_cons(a: Scm, b: Scm) -> Scm;
     pub fn scm_ilength(list: Scm) -> c_long;
-    pub fn scm_current_output_port() -> Scm;
-    pub fn scm_lfwrite(s: *const c_char, len: usize, port: Scm);
+    /// May throw (a port error).
+    pub fn scm_display(obj: Scm, port: Scm) -> Scm;
 
     pub fn scm_make_fluid_with_default(dflt: Scm) -> Scm;
     pub fn scm_fluid_ref(fluid: Scm) -> Scm;
@@ -274,8 +274,9 @@ pub fn from_f64(x: f64) -> Scm {
     unsafe { scm_from_double(x) }
 }
 
-/// Writes text to a port (in SMOB printers).
-pub fn write_port(port: Scm, s: &str) {
-    // SAFETY: a valid buffer; the printer's port.
-    unsafe { scm_lfwrite(s.as_ptr().cast(), s.len(), port) }
+/// Writes a Scheme string to a port (in SMOB printers). Called last, with
+/// every Rust value already dropped: a port error throws.
+pub fn display(text: Scm, port: Scm) {
+    // SAFETY: a string and the printer's port.
+    unsafe { scm_display(text, port) };
 }

@@ -104,19 +104,27 @@ pub fn boot(space: AtomSpace) {
 /// in it; Guile keeps the thread registered afterwards, so later entries
 /// are cheap). Needs [`boot`] first.
 pub fn with_guile<F: FnOnce() -> T, T>(f: F) -> T {
-    struct Call<F, T>(Option<F>, Option<T>);
+    type Outcome<T> = Option<std::thread::Result<T>>;
+    struct Call<F, T>(Option<F>, Outcome<T>);
     unsafe extern "C" fn tramp<F: FnOnce() -> T, T>(data: *mut c_void) -> *mut c_void {
         // SAFETY: `data` is the `Call` below, alive for the call.
         let call = &mut *(data as *mut Call<F, T>);
-        let f = call.0.take().expect("called once");
-        call.1 = Some(f());
+        if let Some(f) = call.0.take() {
+            // A panic must not unwind into Guile's C frames: it is carried out.
+            call.1 = Some(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+        }
         std::ptr::null_mut()
     }
-    let mut call = Call(Some(f), None);
+    let mut call: Call<F, T> = Call(Some(f), None);
     // SAFETY: the trampoline gets the pointer to `call` and runs `f`, which
-    // only calls Scheme through `eval` (that catches every exception).
+    // calls Scheme only through `(atomweave shell)` (that catches every
+    // exception), so nothing unwinds through this frame.
     unsafe { ffi::scm_with_guile(tramp::<F, T>, (&mut call as *mut Call<F, T>).cast()) };
-    call.1.expect("the trampoline ran")
+    match call.1 {
+        Some(Ok(v)) => v,
+        Some(Err(panic)) => std::panic::resume_unwind(panic),
+        None => panic!("Guile did not run the call (an exception reached scm_with_guile)"),
+    }
 }
 
 /// What evaluating Scheme gave.

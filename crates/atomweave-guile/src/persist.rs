@@ -3,6 +3,8 @@
 //! `barrier`, `cog-close`. A call given no StorageNode uses the one opened
 //! last and still open, as upstream's do.
 
+use std::sync::Arc;
+
 use atomweave::{Handle, Value};
 use atomweave_store::StorageNode;
 use parking_lot::Mutex;
@@ -11,14 +13,24 @@ use crate::error::{Error, R};
 use crate::ffi::{self, Scm, Subr};
 use crate::smob::{self, Atom};
 
+/// A store in use by one call at a time; `None` once closed.
+type Shared = Arc<Mutex<Option<Box<dyn StorageNode>>>>;
+
 /// An open store, the space and StorageNode atom that opened it.
 struct Opened {
     space: u32,
     node: Handle,
-    store: Box<dyn StorageNode>,
+    store: Shared,
 }
 
-/// Open stores, the current one last.
+impl Opened {
+    fn is(&self, n: Atom) -> bool {
+        self.node == n.h && smob::space_at(self.space).same_hierarchy(n.space())
+    }
+}
+
+/// Open stores, the current one last. Held only to find a store: a call
+/// then locks that store alone, so a slow fetch holds up no other store.
 static OPEN: Mutex<Vec<Opened>> = Mutex::new(Vec::new());
 
 /// The optional trailing arguments: a StorageNode atom and an atomspace, in any order.
@@ -44,18 +56,22 @@ fn where_of(args: &[Scm]) -> R<Where> {
 
 /// Runs `f` on the store `node` names (or the current one).
 fn with_store<T>(node: Option<Atom>, f: impl FnOnce(&mut dyn StorageNode) -> atomweave_store::Result<T>) -> R<T> {
-    let mut open = OPEN.lock();
-    let opened = match node {
-        Some(n) => open.iter_mut().rev().find(|o| o.node == n.h && smob::space_at(o.space).same_hierarchy(n.space())),
-        None => open.last_mut(),
+    let store = {
+        let open = OPEN.lock();
+        let found = match node {
+            Some(n) => open.iter().rev().find(|o| o.is(n)),
+            None => open.last(),
+        };
+        found.map(|o| o.store.clone()).ok_or_else(|| {
+            Error::msg(match node {
+                Some(_) => "that StorageNode is not open: cog-open it first",
+                None => "no StorageNode is open: cog-open one first",
+            })
+        })?
     };
-    let opened = opened.ok_or_else(|| {
-        Error::msg(match node {
-            Some(_) => "that StorageNode is not open: cog-open it first",
-            None => "no StorageNode is open: cog-open one first",
-        })
-    })?;
-    Ok(f(opened.store.as_mut())?)
+    let mut store = store.lock();
+    let store = store.as_mut().ok_or_else(|| Error::msg("the StorageNode was closed"))?;
+    Ok(f(store.as_mut())?)
 }
 
 fn atom(x: Scm) -> R<Atom> {
@@ -78,28 +94,41 @@ subrs! {
         let t = a.get_type()?;
         let name = a.space().name(a.h).unwrap_or_default().to_string();
         let url = atomweave_store::url_of_node(t, &name)?;
-        let mut open = OPEN.lock();
-        if open.iter().any(|o| o.node == a.h && smob::space_at(o.space).same_hierarchy(a.space())) {
-            return Err(Error::msg(format!("{url} is already open")));
+        let already = || Error::msg(format!("{url} is already open"));
+        if OPEN.lock().iter().any(|o| o.is(a)) {
+            return Err(already());
         }
+        // Opening may take long (a network, a big file): not under the list's lock.
         let store = atomweave_store::open(&url)?;
-        open.push(Opened { space: a.space, node: a.h, store });
+        let mut open = OPEN.lock();
+        if open.iter().any(|o| o.is(a)) {
+            drop(open);
+            store.close()?;
+            return Err(already());
+        }
+        open.push(Opened { space: a.space, node: a.h, store: Arc::new(Mutex::new(Some(store))) });
         Ok(ffi::UNSPECIFIED)
     }
     cog_close "cog-close" (sn) {
         let w = where_of(&[sn])?;
-        let mut open = OPEN.lock();
-        let i = match w.node {
-            Some(n) => open.iter().rposition(|o| o.node == n.h && smob::space_at(o.space).same_hierarchy(n.space())),
-            None => open.len().checked_sub(1),
+        let opened = {
+            let mut open = OPEN.lock();
+            let i = match w.node {
+                Some(n) => open.iter().rposition(|o| o.is(n)),
+                None => open.len().checked_sub(1),
+            };
+            open.remove(i.ok_or_else(|| Error::msg("no such StorageNode is open"))?)
         };
-        let i = i.ok_or_else(|| Error::msg("no such StorageNode is open"))?;
-        open.remove(i).store.close()?;
+        // Waits for a call still using it.
+        let store = opened.store.lock().take();
+        if let Some(store) = store {
+            store.close()?;
+        }
         Ok(ffi::UNSPECIFIED)
     }
     cog_connected "cog-connected?" (sn) {
         let a = atom(sn)?;
-        Ok(Scm::bool(OPEN.lock().iter().any(|o| o.node == a.h && smob::space_at(o.space).same_hierarchy(a.space()))))
+        Ok(Scm::bool(OPEN.lock().iter().any(|o| o.is(a))))
     }
     store_atom "store-atom" (x, sn) {
         let a = atom(x)?;

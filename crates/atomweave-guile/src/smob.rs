@@ -118,18 +118,24 @@ pub fn is_atom(x: Scm) -> bool {
     x.is_smob(tag(&ATOM))
 }
 
-unsafe extern "C" fn print_atom(x: Scm, port: Scm, _: *mut std::ffi::c_void) -> i32 {
-    let text = Atom::from_scm(x).map_or_else(String::new, |a| {
+/// An atom's REPL form, with the newline upstream prints after it.
+fn atom_text(x: Scm) -> String {
+    Atom::from_scm(x).map_or_else(String::new, |a| {
         if a.space().contains(a.h) {
-            // Upstream prints an atom with a newline after it.
             let mut s = sexpr::atom_to_string(a.space(), a.h, Form::Repl);
             s.push('\n');
             s
         } else {
             "#<Invalid handle>".into()
         }
-    });
-    ffi::write_port(port, &text);
+    })
+}
+
+// The printers make a Scheme string (the Rust one is dropped at the end of
+// that statement) and write it last: a port error throws over nothing.
+unsafe extern "C" fn print_atom(x: Scm, port: Scm, _: *mut std::ffi::c_void) -> i32 {
+    let text = ffi::string(&atom_text(x));
+    ffi::display(text, port);
     1
 }
 
@@ -142,7 +148,8 @@ unsafe extern "C" fn equal_atoms(a: Scm, b: Scm) -> Scm {
 
 unsafe extern "C" fn print_space(x: Scm, port: Scm, _: *mut std::ffi::c_void) -> i32 {
     let i = space_of(x).unwrap_or(0);
-    ffi::write_port(port, &format!("#<AtomSpace {i} atoms={}>", space_at(i).size()));
+    let text = ffi::string(&format!("#<AtomSpace {i} atoms={}>", space_at(i).size()));
+    ffi::display(text, port);
     1
 }
 
@@ -180,9 +187,12 @@ pub fn tv_of(x: Scm) -> Option<TruthValue> {
 }
 
 unsafe extern "C" fn print_tv(x: Scm, port: Scm, _: *mut std::ffi::c_void) -> i32 {
-    let mut s = String::new();
-    sexpr::write_tv(tv_of(x).unwrap_or_default(), &mut s);
-    ffi::write_port(port, &s);
+    let text = ffi::string(&{
+        let mut s = String::new();
+        sexpr::write_tv(tv_of(x).unwrap_or_default(), &mut s);
+        s
+    });
+    ffi::display(text, port);
     1
 }
 
@@ -263,7 +273,8 @@ pub fn build_value(t: Type, xs: impl Iterator<Item = Scm>, atom: &mut impl FnMut
 }
 
 unsafe extern "C" fn print_value(x: Scm, port: Scm, _: *mut std::ffi::c_void) -> i32 {
-    ffi::write_port(port, &element_text(x));
+    let text = ffi::string(&element_text(x));
+    ffi::display(text, port);
     1
 }
 

@@ -121,7 +121,21 @@
               (stv 0.2 0.3) (cog-value a (Predicate "*-TruthValueKey-*")))
   (test-equal "cog-value->list of a node" '("val-a") (cog-value->list a))
   (test-equal "value types" 'FloatValue (cog-type (FloatValue 1)))
-  (test-assert "BoolValue" (equal? '(#t #f) (cog-value->list (BoolValue #t #f)))))
+  (test-assert "BoolValue" (equal? '(#t #f) (cog-value->list (BoolValue #t #f))))
+  ;; Many keys: the objects made for them survive collections while the
+  ;; list is built.
+  (let ((many (Concept "many keys")))
+    (for-each (lambda (i) (cog-set-value! many (Predicate (number->string i)) (FloatValue i)))
+              (iota 3000))
+    (test-assert "cog-keys->alist under collections"
+      (every (lambda (round)
+               (gc)
+               (let ((alist (cog-keys->alist many)))
+                 (and (= 3000 (length alist))
+                      (every (lambda (kv)
+                               (equal? (cdr kv) (FloatValue (string->number (cog-name (car kv))))))
+                             alist))))
+             (iota 5)))))
 
 ;; ----- printing -----
 (test-group "printing"
@@ -132,6 +146,8 @@
     "(Evaluation (stv 0.9 0.8)\n  (Predicate \"breathe\")\n  (List\n    (Concept \"birds\" (stv 0.5 0.1))\n    (Concept \"air\")))\n"
     (format #f "~a" e))
   (test-equal "a node" "(Concept \"air\")\n" (with-output-to-string (lambda () (display (Concept "air")))))
+  (test-equal "names beyond ASCII" "(Concept \"été λ\")\n" (format #f "~a" (Concept "été λ")))
+  (test-equal "values beyond ASCII" "(StringValue \"été\")" (format #f "~a" (StringValue "été")))
   (test-assert "cog-prt-atomspace shows the roots"
     (string-contains (with-output-to-string (lambda () (cog-prt-atomspace))) "(Predicate \"breathe\")")))
 
@@ -156,8 +172,20 @@
   (Concept "child-only")
   (cog-set-atomspace! main)
   (test-equal "the base does not see the child" '() (cog-node 'ConceptNode "child-only"))
+  ;; A space of another hierarchy: the atom of the same content there, or none.
+  (define elsewhere (cog-new-atomspace))
+  (define here (Concept "a"))
+  (test-equal "no incoming set where the atom is not" '() (cog-incoming-set here elsewhere))
+  (test-assert "nothing extracted where the atom is not" (not (cog-extract! here elsewhere)))
+  (cog-set-atomspace! elsewhere)
+  (define there (Concept "a"))
+  (define there-link (List there))
+  (cog-set-atomspace! main)
+  (test-equal "the same content's incoming set there" (list there-link) (cog-incoming-set here elsewhere))
+  (test-assert "extracts the same content there" (cog-extract-recursive! here elsewhere))
+  (test-equal "and leaves this one" "a" (cog-name here))
   (cog-atomspace-clear other)
-  (test-equal "cog-atomspace-clear" 0 (cog-count-atoms 'Atom #t other))
+  (test-equal "cog-atomspace-clear" 0 (length (cog-get-atoms 'Atom #t other)))
   (test-assert "threads inherit the current space"
     (let ((seen #f))
       (cog-set-atomspace! other)
@@ -172,7 +200,9 @@
   (Member (Concept "tom") (Concept "cat"))
   (test-equal "cog-get-atoms" 3 (length (cog-get-atoms 'ConceptNode)))
   (test-equal "cog-get-atoms with subtypes" 5 (length (cog-get-atoms 'Atom #t)))
-  (test-equal "cog-count-atoms" 2 (cog-count-atoms 'Link #t))
+  (test-equal "cog-count-atoms" 1 (cog-count-atoms 'InheritanceLink))
+  (test-equal "cog-count-atoms of an exact type" 0 (cog-count-atoms 'Link))
+  (test-equal "cog-count-atoms in a space" 0 (cog-count-atoms 'InheritanceLink (cog-new-atomspace)))
   (test-equal "cog-get-all-roots" 2 (length (cog-get-all-roots)))
   (test-equal "cog-report-counts" 3 (assq-ref (cog-report-counts) 'ConceptNode))
   (cog-set-atomspace! prev))
@@ -209,11 +239,14 @@
   (test-assert "stv needs numbers" (raises-with? "number" (lambda () (stv "a" 1))))
   (test-assert "index past the end" (raises-with? "past the end" (lambda () (cog-outgoing-atom (List (Concept "a")) 5))))
   (test-assert "bad alist" (raises-with? "association list" (lambda () (cog-set-values! (Concept "a") '(1 2)))))
+  (test-assert "an improper list" (raises-with? "proper list" (lambda () (List (cons (Concept "a") (Concept "b"))))))
+  (test-assert "a circular list" (raises-with? "proper list"
+    (lambda () (let ((l (list (Concept "a")))) (set-cdr! l l) (List l)))))
   (test-assert "a failed link adds nothing"
     (let* ((member (Concept "fresh-one"))
-           (n (cog-count-atoms 'Atom #t)))
+           (n (length (cog-get-atoms 'Atom #t))))
       (and (raises-with? "expected" (lambda () (List member 42)))
-           (= n (cog-count-atoms 'Atom #t)))))
+           (= n (length (cog-get-atoms 'Atom #t))))))
   (test-assert "no store open" (raises-with? "no StorageNode is open" (lambda () (barrier))))
   (test-assert "errors leave the extension usable" (cog-atom? (Concept "still fine"))))
 
@@ -258,7 +291,7 @@
   (test-assert "loaded the link" (cog-link? (cog-link 'InheritanceLink (Concept "cat") (Concept "animal"))))
   (define v (cog-new-atomspace))
   (load-atoms-of-type 'ConceptNode v)
-  (test-equal "load-atoms-of-type" 3 (cog-count-atoms 'ConceptNode #f v))
+  (test-equal "load-atoms-of-type" 3 (cog-count-atoms 'ConceptNode v))
   (cog-set-atomspace! t)
   (fetch-incoming-by-type (Concept "animal") 'InheritanceLink)
   (test-assert "cog-delete! refused while held" (not (cog-delete! (Concept "animal"))))
@@ -268,7 +301,7 @@
   (Concept "new-one")
   (test-assert "store-atomspace" (> (store-atomspace) 0))
   (cog-close sn2)
-  (test-assert "opening garbage raises" (raises-with? "postgres" (lambda () (cog-open (PostgresStorageNode "postgres://nosuchuser@127.0.0.1:1/nodb")))))
+  (test-assert "a store that cannot be reached raises" (raises-with? "cannot be reached" (lambda () (cog-open (PostgresStorageNode "postgres://nosuchuser@127.0.0.1:1/nodb")))))
   (test-assert "nothing left open" (raises-with? "no StorageNode is open" (lambda () (barrier))))
   (system* "rm" "-rf" dir)
   (cog-set-atomspace! prev))

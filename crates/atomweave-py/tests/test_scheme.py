@@ -18,7 +18,7 @@ def test_eval_works_on_the_given_space():
     node = a.add_node(types.ConceptNode, "cat")
     node.tv = TruthValue(0.5, 0.25)
     assert scheme_eval(a, '(cog-tv (Concept "cat"))') == "(stv 0.5 0.25)\n"
-    assert scheme_eval(b, "(cog-count-atoms 'Atom #t)") == "0\n"
+    assert scheme_eval(b, "(cog-count-atoms 'ConceptNode)") == "0\n"
     scheme_eval(b, '(Inheritance (Concept "x") (Concept "y"))')
     assert len(b) == 3 and len(a) == 1
 

@@ -127,14 +127,23 @@ pub fn error_reply(msg: &str, out: &mut String) {
 }
 
 /// Whether the text fed so far holds an unfinished expression (an open
-/// list or string): the shells then wait for more lines. Fed line by line,
-/// so a long multi-line expression is scanned once, not once per line.
+/// list, string or block comment): the shells then wait for more lines. Fed
+/// line by line, so a long multi-line expression is scanned once, not once
+/// per line. Scheme's character literals (`#\(`) and block comments
+/// (`#| ... |#`, nested) count as the scm shell's text needs.
 #[derive(Default)]
 pub struct Balance {
     depth: i64,
     in_str: bool,
     escaped: bool,
     comment: bool,
+    /// The last byte was `#` (outside strings and comments).
+    hash: bool,
+    /// The next byte is a character literal's.
+    char_lit: bool,
+    /// Block comment nesting, and its last byte when that was `|` or `#`.
+    block: u32,
+    block_last: u8,
 }
 
 impl Balance {
@@ -149,12 +158,30 @@ impl Balance {
                     b'"' => self.in_str = false,
                     _ => {}
                 }
+            } else if self.char_lit {
+                self.char_lit = false;
+            } else if self.block > 0 {
+                match (self.block_last, b) {
+                    (b'|', b'#') => self.block -= 1,
+                    (b'#', b'|') => self.block += 1,
+                    _ => {}
+                }
+                // A closing or opening pair's bytes start no other pair.
+                self.block_last = if matches!((self.block_last, b), (b'|', b'#') | (b'#', b'|')) { 0 } else { b };
+            } else if std::mem::take(&mut self.hash) && matches!(b, b'\\' | b'|') {
+                if b == b'\\' {
+                    self.char_lit = true;
+                } else {
+                    self.block = 1;
+                    self.block_last = 0;
+                }
             } else {
                 match b {
                     b'"' => self.in_str = true,
                     b';' => self.comment = true,
                     b'(' => self.depth += 1,
                     b')' => self.depth -= 1,
+                    b'#' => self.hash = true,
                     _ => {}
                 }
             }
@@ -162,7 +189,7 @@ impl Balance {
     }
 
     pub fn incomplete(&self) -> bool {
-        self.in_str || self.depth > 0
+        self.in_str || self.depth > 0 || self.block > 0
     }
 }
 
@@ -569,5 +596,14 @@ mod tests {
         assert!(!incomplete("(Concept \"a (\")"));
         assert!(!incomplete("(Concept \"a\") ; ("));
         assert!(!incomplete("ping"));
+        // Scheme: character literals and block comments.
+        assert!(!incomplete("(display #\\()"));
+        assert!(!incomplete("(string #\\; #\\\" #\\))"));
+        assert!(incomplete("(display #\\a"));
+        assert!(incomplete("#| ( |# (a"));
+        assert!(!incomplete("#| ( |# (a)"));
+        assert!(incomplete("#| #| |# (still comment) "));
+        assert!(!incomplete("#| #| |# ) |# (b)"));
+        assert!(!incomplete("(vector-ref #(1 2) 0)"));
     }
 }

@@ -471,13 +471,21 @@ fn scm_shell_evaluates_in_each_servers_own_space() {
     c.send("(+ 1\n");
     c.send(")\n");
     assert_eq!(c.read_until("guile> "), "1\nguile> ");
+    // Character literals and block comments do not confuse the line counting.
+    c.send("(string #\\( #| ) |# #\\;)\n");
+    assert_eq!(c.read_until("guile> "), "\"(;\"\nguile> ");
+    // Every value is shown, and none is fine.
+    c.send("(values 1 2)\n");
+    assert_eq!(c.read_until("guile> "), "1\n2\nguile> ");
+    c.send("(values)\n");
+    assert_eq!(c.read_until("guile> "), "guile> ");
     c.send(".\n");
     assert_eq!(c.read_until("opencog> "), "Exiting the shell\nopencog> ");
 
     // The other server's shell sees its own space, not the first one's.
     let mut d = Client::connect(two.addr);
     d.read_until("opencog> ");
-    d.send("scm hush\n(cog-count-atoms 'Atom #t)\n");
+    d.send("scm hush\n(length (cog-get-atoms 'Atom #t))\n");
     assert_eq!(d.read_until("\n"), "0\n");
     d.send("(Concept \"only here\")\n");
     assert_eq!(d.read_until("\n"), "(Concept \"only here\")\n");

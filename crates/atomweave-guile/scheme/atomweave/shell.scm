@@ -64,17 +64,23 @@ expansion. (Most shell commands are; expansion is the costly part of eval.)"
         (else form)))
 
 (define (eval-text text)
-  "Evaluates every expression of TEXT; the last one's values, as a list."
+  "Evaluates every expression of TEXT in the user module (current while
+they run, as eval makes it); the last one's values, as a list."
   (let ((forms (%atomweave-read text)))
     (if forms
-        (let loop ((forms forms) (vals '()))
-          (if (null? forms)
-              vals
-              (loop (cdr forms)
-                    (let ((form (car forms)))
-                      (if (plain? form)
-                          (list (plain-eval form))
-                          (call-with-values (lambda () (eval form user)) list))))))
+        (save-module-excursion
+          (lambda ()
+            (set-current-module user)
+            (let loop ((forms forms) (vals '()))
+              (if (null? forms)
+                  vals
+                  (loop (cdr forms)
+                        (let ((form (car forms)))
+                          (call-with-values
+                            (if (plain? form)
+                                (lambda () (plain-eval form))
+                                (lambda () (eval form user)))
+                            list)))))))
         (call-with-values (lambda () (eval-string text #:module user)) list))))
 
 ;; What a REPL shows: the output, then each value (atoms print with their

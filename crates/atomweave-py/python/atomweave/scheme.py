@@ -1,5 +1,5 @@
 """Scheme over an AtomSpace, by upstream's names (``opencog.scheme``):
-``scheme_eval(atomspace, "(cog-count-atoms 'Atom #t)")`` returns what the
+``scheme_eval(atomspace, "(cog-count-atoms 'ConceptNode)")`` returns what the
 expression printed and its value; ``scheme_eval_h`` returns the atom it gives.
 Guile, with ``(opencog)`` loaded, starts on first use."""
 
