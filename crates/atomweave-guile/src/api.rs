@@ -419,6 +419,13 @@ subrs! {
         Ok(a)
     }
     cog_value_to_list "cog-value->list" (v) { value_list(v) }
+    cog_atom "cog-atom" (n, s) {
+        let space = space_arg(s)?;
+        let h = ffi::to_i64(n).and_then(|n| u32::try_from(n).ok()).ok_or_else(|| Error::wrong_type("a handle (cog-handle's number)", n))?;
+        let h = Handle::from_u32(h);
+        Ok(if smob::space_at(space).contains(h) { Atom { space, h }.to_scm() } else { EOL })
+    }
+    cog_handle "cog-handle" (a) { Ok(ffi::from_i64(atom_arg(a)?.h.to_u32() as i64)) }
     cog_atom_p "cog-atom?" (x) { Ok(Scm::bool(smob::is_atom(x))) }
     cog_node_p "cog-node?" (x) { Ok(Scm::bool(Atom::from_scm(x).and_then(|a| a.get_type().ok()).is_some_and(|t| t.is_node()))) }
     cog_link_p "cog-link?" (x) { Ok(Scm::bool(Atom::from_scm(x).and_then(|a| a.get_type().ok()).is_some_and(|t| t.is_link()))) }
@@ -599,6 +606,8 @@ pub(crate) fn define_all() {
         ("cog-set-value!", 3, 0, 0, cog_set_value as Subr),
         ("cog-set-values!", 2, 0, 0, cog_set_values as Subr),
         ("cog-value->list", 1, 0, 0, cog_value_to_list as Subr),
+        ("cog-atom", 1, 1, 0, cog_atom as Subr),
+        ("cog-handle", 1, 0, 0, cog_handle as Subr),
         ("cog-atom?", 1, 0, 0, cog_atom_p as Subr),
         ("cog-node?", 1, 0, 0, cog_node_p as Subr),
         ("cog-link?", 1, 0, 0, cog_link_p as Subr),

@@ -185,6 +185,13 @@ extern "C" {
     pub fn scm_error_scm(key: Scm, subr: Scm, message: Scm, args: Scm, rest: Scm) -> !;
 }
 
+#[link(name = "gc")]
+extern "C" {
+    /// Boehm GC: pause collections (nesting), and resume them.
+    pub fn GC_disable();
+    pub fn GC_enable();
+}
+
 /// A Scheme string from UTF-8.
 pub fn string(s: &str) -> Scm {
     // SAFETY: a valid buffer; allocation does not throw but on memory exhaustion.

@@ -140,7 +140,7 @@ pub struct Evaluated {
 /// Evaluates Scheme code in `(guile-user)`, catching every exception.
 /// Must run in Guile mode (after [`boot`], on its thread or in [`with_guile`]).
 pub fn eval(code: &str) -> Evaluated {
-    let (ok, text) = call_shell(Shell::Eval, ffi::string(code));
+    let (ok, text) = call_shell(Shell::Eval, input(code));
     let text = ffi::to_string(text).unwrap_or_default();
     if ok {
         Evaluated { output: text, error: None }
@@ -153,7 +153,7 @@ pub fn eval(code: &str) -> Evaluated {
 /// as the registered space it belongs to and its handle; `None` if the
 /// value is not an atom. Must run in Guile mode.
 pub fn eval_atom(code: &str) -> Result<Option<(u32, atomweave::Handle)>, String> {
-    let (ok, x) = call_shell(Shell::Value, ffi::string(code));
+    let (ok, x) = call_shell(Shell::Value, input(code));
     if !ok {
         return Err(ffi::to_string(x).unwrap_or_default());
     }
@@ -163,7 +163,7 @@ pub fn eval_atom(code: &str) -> Result<Option<(u32, atomweave::Handle)>, String>
 /// Evaluates Scheme code in `(guile-user)` with the interpreter, discarding
 /// its values and output capture (the cost upstream's `scm_c_eval_string` had).
 pub fn run(code: &str) -> Result<(), String> {
-    let (ok, text) = call_shell(Shell::Run, ffi::string(code));
+    let (ok, text) = call_shell(Shell::Run, input(code));
     if ok {
         Ok(())
     } else {
@@ -204,6 +204,12 @@ fn shell(p: Shell) -> Scm {
         }
         bits => Scm(bits),
     }
+}
+
+/// What the shell evaluates: the text already read (straight from Rust's
+/// string, when it is plain), or the text for Guile to read.
+fn input(code: &str) -> Scm {
+    read::read_all(code).unwrap_or_else(|| ffi::string(code))
 }
 
 /// Calls a procedure of `(atomweave shell)` that returns `(ok? . x)`.

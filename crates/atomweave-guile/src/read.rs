@@ -5,112 +5,110 @@
 //! anything else (vectors, characters, `#` syntax, dotted pairs, rationals,
 //! quasiquote) gives `#f`, and the caller uses Guile's reader.
 //!
-//! The work stack is itself a Scheme list held in a local variable, so the
-//! collector (which scans the stack, not Rust's heap) sees every object made
-//! so far.
+//! The collector is paused while a text is read, so the objects made can
+//! wait on Rust's heap (which it does not scan) and each list is built once,
+//! in order: a cons per element, no more.
 
 use crate::ffi::{self, Scm, EOL};
 
-const LIST: i64 = 0;
-const QUOTE: i64 = 1;
+/// Pauses Boehm GC's collections (allocation goes on) until dropped.
+struct NoCollection;
+
+impl NoCollection {
+    fn new() -> NoCollection {
+        // SAFETY: nests; undone by drop, however the read ends.
+        unsafe { ffi::GC_disable() };
+        NoCollection
+    }
+}
+
+impl Drop for NoCollection {
+    fn drop(&mut self) {
+        // SAFETY: pairs with the GC_disable above.
+        unsafe { ffi::GC_enable() };
+    }
+}
+
+/// A list of `items`, in order.
+fn list_of(items: &[Scm]) -> Scm {
+    // SAFETY: cons does not throw.
+    items.iter().rev().fold(EOL, |tail, &x| unsafe { ffi::scm_cons(x, tail) })
+}
 
 /// Reads every expression of `text`: a Scheme list of them, or `None` when
 /// the text needs Guile's reader (or is unbalanced, for Guile to report).
 pub fn read_all(text: &str) -> Option<Scm> {
-    // SAFETY: every object made here is reachable from `stack` or `top`,
-    // locals the collector scans; cons and the constructors do not throw.
-    unsafe {
-        // Frames, innermost first: (kind . reversed items).
-        let mut stack = EOL;
-        // Finished top-level expressions, reversed.
-        let mut top = EOL;
-        let bytes = text.as_bytes();
-        let mut i = 0;
-        // Adds a finished item to the innermost frame (closing quote frames).
-        let add = |stack: &mut Scm, top: &mut Scm, mut item: Scm| {
-            loop {
-                if !stack.is_pair() {
-                    *top = ffi::scm_cons(item, *top);
-                    return;
-                }
-                let frame = stack.car();
-                let (kind, items) = (frame.car().fixnum().unwrap_or(LIST), frame.cdr());
-                if kind == QUOTE {
-                    item = ffi::list([ffi::symbol("quote"), item].into_iter());
-                    *stack = stack.cdr();
-                    continue;
-                }
-                // The frame is ours alone: extend it in place.
-                frame.set_cdr(ffi::scm_cons(item, items));
-                return;
-            }
-        };
-        while i < bytes.len() {
-            let c = bytes[i];
-            match c {
-                b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => i += 1,
-                b';' => {
-                    while i < bytes.len() && bytes[i] != b'\n' {
-                        i += 1;
-                    }
-                }
-                b'(' => {
-                    stack = ffi::scm_cons(ffi::scm_cons(Scm::from_fixnum(LIST), EOL), stack);
+    let _paused = NoCollection::new();
+    // Items of the open lists, innermost last; each open list's start in
+    // `items`, or `None` for a quote waiting for its datum.
+    let mut items: Vec<Scm> = Vec::new();
+    let mut open: Vec<Option<usize>> = Vec::new();
+    let mut top: Vec<Scm> = Vec::new();
+    // Adds a finished datum to the innermost open list (closing quotes).
+    let add = |items: &mut Vec<Scm>, open: &mut Vec<Option<usize>>, top: &mut Vec<Scm>, mut datum: Scm| {
+        while let Some(None) = open.last() {
+            open.pop();
+            datum = list_of(&[ffi::symbol("quote"), datum]);
+        }
+        if open.is_empty() {
+            top.push(datum);
+        } else {
+            items.push(datum);
+        }
+    };
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => i += 1,
+            b';' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
                     i += 1;
-                }
-                b')' => {
-                    if !stack.is_pair() || stack.car().car().fixnum() != Some(LIST) {
-                        return None;
-                    }
-                    let items = stack.car().cdr();
-                    stack = stack.cdr();
-                    let list = reverse(items);
-                    add(&mut stack, &mut top, list);
-                    i += 1;
-                }
-                b'\'' => {
-                    stack = ffi::scm_cons(ffi::scm_cons(Scm::from_fixnum(QUOTE), EOL), stack);
-                    i += 1;
-                }
-                b'"' => {
-                    let (s, next) = string(bytes, i + 1)?;
-                    add(&mut stack, &mut top, ffi::string(&s));
-                    i = next;
-                }
-                b'#' => {
-                    let end = token_end(bytes, i);
-                    let b = match &text[i..end] {
-                        "#t" | "#true" => ffi::BOOL_T,
-                        "#f" | "#false" => ffi::BOOL_F,
-                        _ => return None,
-                    };
-                    add(&mut stack, &mut top, b);
-                    i = end;
-                }
-                b'`' | b',' | b'|' | b'[' | b']' | b'{' | b'}' => return None,
-                _ => {
-                    let end = token_end(bytes, i);
-                    let atom = atom(&text[i..end])?;
-                    add(&mut stack, &mut top, atom);
-                    i = end;
                 }
             }
+            b'(' => {
+                open.push(Some(items.len()));
+                i += 1;
+            }
+            b')' => {
+                let Some(Some(start)) = open.pop() else { return None };
+                let list = list_of(&items[start..]);
+                items.truncate(start);
+                add(&mut items, &mut open, &mut top, list);
+                i += 1;
+            }
+            b'\'' => {
+                open.push(None);
+                i += 1;
+            }
+            b'"' => {
+                let (s, next) = string(bytes, i + 1)?;
+                add(&mut items, &mut open, &mut top, ffi::string(&s));
+                i = next;
+            }
+            b'#' => {
+                let end = token_end(bytes, i);
+                let b = match &text[i..end] {
+                    "#t" | "#true" => ffi::BOOL_T,
+                    "#f" | "#false" => ffi::BOOL_F,
+                    _ => return None,
+                };
+                add(&mut items, &mut open, &mut top, b);
+                i = end;
+            }
+            b'`' | b',' | b'|' | b'[' | b']' | b'{' | b'}' => return None,
+            _ => {
+                let end = token_end(bytes, i);
+                let atom = atom(&text[i..end])?;
+                add(&mut items, &mut open, &mut top, atom);
+                i = end;
+            }
         }
-        if stack.is_pair() {
-            return None;
-        }
-        Some(reverse(top))
     }
-}
-
-/// A fresh list of `items` reversed.
-unsafe fn reverse(mut items: Scm) -> Scm {
-    let mut out = EOL;
-    while items.is_pair() {
-        out = ffi::scm_cons(items.car(), out);
-        items = items.cdr();
+    if !open.is_empty() {
+        return None;
     }
-    out
+    Some(list_of(&top))
 }
 
 fn token_end(bytes: &[u8], mut i: usize) -> usize {

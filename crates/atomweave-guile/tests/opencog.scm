@@ -58,7 +58,11 @@
   (test-assert "not a subtype" (not (cog-subtype? 'Link 'ConceptNode)))
   (test-assert "cog-get-types" (memq 'ConceptNode (cog-get-types)))
   (test-assert "cog-get-subtypes" (memq 'ConceptNode (cog-get-subtypes 'Node)))
-  (test-equal "unordered links equal in any order" (SetLink a b) (SetLink b a)))
+  (test-equal "unordered links equal in any order" (SetLink a b) (SetLink b a))
+  (test-equal "cog-handle and cog-atom" l (cog-atom (cog-handle l)))
+  (test-assert "cog-handle is a number" (integer? (cog-handle a)))
+  (test-equal "cog-atom of no atom" '() (cog-atom 4000000000))
+  (test-assert "cog-atom wants a number" (raises-with? "handle" (lambda () (cog-atom "x")))))
 
 (test-group "extract"
   (define x (Concept "x"))
@@ -205,6 +209,32 @@
   (test-equal "cog-count-atoms in a space" 0 (cog-count-atoms 'InheritanceLink (cog-new-atomspace)))
   (test-equal "cog-get-all-roots" 2 (length (cog-get-all-roots)))
   (test-equal "cog-report-counts" 3 (assq-ref (cog-report-counts) 'ConceptNode))
+  (cog-set-atomspace! prev))
+
+(test-group "utilities"
+  (define s (cog-new-atomspace))
+  (define prev (cog-set-atomspace! s))
+  (define tom (Concept "Tom"))
+  (define cat (Concept "cat"))
+  (define l1 (Inheritance tom cat))
+  (define l2 (Inheritance (Concept "Felix") cat))
+  (define ev (Evaluation (Predicate "likes") (List tom (Concept "fish"))))
+  (test-equal "cog-new-value" (FloatValue 1 2) (cog-new-value 'FloatValue 1 2))
+  (test-assert "cog-node-type?" (and (cog-node-type? 'ConceptNode) (not (cog-node-type? 'ListLink))))
+  (test-assert "cog-link-type?" (cog-link-type? 'ListLink))
+  (test-assert "cog-value-type?" (cog-value-type? 'FloatValue))
+  (test-equal "count-all" 9 (count-all))
+  (test-equal "cog-map-type stops at a value" "cat"
+              (cog-map-type (lambda (a) (and (equal? a cat) (cog-name a))) 'ConceptNode))
+  (test-equal "cog-filter" (list l1) (cog-filter 'InheritanceLink (list tom l1 cat)))
+  (test-equal "cog-get-partner" cat (cog-get-partner l1 tom))
+  (test-equal "cog-get-link" (list l1) (cog-get-link 'InheritanceLink 'ConceptNode tom))
+  (test-assert "cog-chase-link" (lset= equal? (list tom (Concept "Felix")) (cog-chase-link 'InheritanceLink 'ConceptNode cat)))
+  (test-assert "cog-get-root" (lset= equal? (list l1 ev) (cog-get-root tom)))
+  (test-assert "cog-get-all-nodes" (lset= equal? (list (Predicate "likes") tom (Concept "fish")) (cog-get-all-nodes ev)))
+  (extract-hypergraph ev)
+  (test-equal "extract-hypergraph keeps what others hold" "Tom" (cog-name tom))
+  (test-equal "and removes the rest" '() (cog-node 'ConceptNode "fish"))
   (cog-set-atomspace! prev))
 
 ;; ----- queries -----

@@ -9,16 +9,14 @@
 //!   clock starts and called at every entry;
 //! - `-C`: the same procedure, compiled.
 //!
-//! The interpreter's text names atoms by index into `bench-space`, a vector
-//! of every atom of the space, and holds names and truth values as
-//! literals; a procedure reads operation `(+ base k)`'s atom, name or truth
+//! The interpreter's text names atoms by handle, `(cog-atom 1234)`, as
+//! upstream's did, and holds names and truth values as literals (so it keeps
+//! no Scheme data alive for the collector to walk); a procedure reads operation `(+ base k)`'s atom, name or truth
 //! value from vectors made, in operation order, before the clock starts.
 
 use std::fmt::Write as _;
 use std::process::Command;
 use std::time::Instant;
-
-use std::collections::HashMap;
 
 use atomweave::{types, AtomSpace, Handle};
 use atomweave_bench::RandomSpace;
@@ -83,11 +81,10 @@ enum Data {
     Vectors(usize),
 }
 
-/// Where the operations' data lives.
+/// The operations' data, and the space they run on.
 struct Ops<'a> {
     inp: &'a Inputs,
-    /// Each atom's index in `bench-space` (every atom of the random space).
-    index: HashMap<Handle, usize>,
+    space: &'a AtomSpace,
 }
 
 impl Ops<'_> {
@@ -100,7 +97,7 @@ impl Ops<'_> {
         };
         let literal = matches!(at, Data::Literal(_));
         let atom = if literal {
-            self.inp.handles.get(i).map(|&h| format!("(vector-ref bench-space {})", self.index_of(h))).unwrap_or_default()
+            self.inp.handles.get(i).map(|&h| format!("(cog-atom {})", h.to_u32())).unwrap_or_default()
         } else {
             format!("(vector-ref bench-atoms {ix})")
         };
@@ -127,10 +124,13 @@ impl Ops<'_> {
             Method::AddNode if literal => format!("(cog-new-node 'ConceptNode {})", name(i)),
             Method::AddNode => format!("(cog-new-node 'ConceptNode (vector-ref bench-names {ix}))"),
             Method::AddLink if literal => {
-                let members: Vec<String> = self.inp.members(i).iter().map(|h| format!("(vector-ref bench-space {})", self.index_of(*h))).collect();
+                let members: Vec<String> = self.inp.members(i).iter().map(|h| format!("(cog-atom {})", h.to_u32())).collect();
                 format!("(cog-new-link 'InheritanceLink {})", members.join(" "))
             }
             Method::AddLink => format!("(cog-new-link 'InheritanceLink (vector-ref bench-links {ix}))"),
+            // An atom an earlier removal took with it is only looked up, as
+            // the Rust layers' extract of a dead handle fails at once.
+            Method::RemoveAtom if literal && !self.space.contains(self.inp.handles[i]) => atom,
             Method::RemoveAtom => format!("(cog-extract-recursive! {atom})"),
             Method::GetHandlesByType if literal => format!("(cog-get-atoms {})", quoted(self.inp.types[i])),
             Method::GetHandlesByType => format!("(cog-get-atoms (vector-ref bench-types {ix}))"),
@@ -139,18 +139,12 @@ impl Ops<'_> {
         }
     }
 
-    fn index_of(&self, h: Handle) -> usize {
-        self.index[&h]
-    }
-
     /// Defines the vectors the operations read.
-    fn define(&self, atoms: &[Handle], key: Handle, vectors: bool) -> Result<(), String> {
+    fn define(&self, key: Handle, vectors: bool) -> Result<(), String> {
         use atomweave_guile::{atom_object, define, define_vector, ffi, tv_object};
         let inp = self.inp;
         define("bench-key", atom_object(key));
-        if !vectors {
-            define_vector("bench-space", atoms.iter().map(|&h| atom_object(h)));
-        } else {
+        if vectors {
             // One object per operation, made in operation order: a procedure
             // reads them in sequence, as code walking its own data does.
             define_vector("bench-atoms", inp.handles.iter().map(|&h| atom_object(h)));
@@ -195,9 +189,9 @@ fn measure_in_guile(args: &BenchArgs, method: Method, space: &AtomSpace, rss0: u
         let view = space.read().expect("a root space");
         draw_inputs(method, method.ops(args.n), &rs.atoms, &view, key, 0, &mut rng)
     };
-    let ops = Ops { inp: &inputs, index: rs.atoms.iter().enumerate().map(|(i, &h)| (h, i)).collect() };
+    let ops = Ops { inp: &inputs, space };
     let procedures = args.compile || args.memoize;
-    ops.define(&rs.atoms, key, procedures)?;
+    ops.define(key, procedures)?;
     // Whole entries only: every entry runs exactly r operations.
     let entries = inputs.len() / r;
     if entries == 0 {

@@ -16,10 +16,12 @@
                 (lambda (port) (print-exception port #f key args)))))
     (string-trim-right text #\newline)))
 
+(define (on-error e)
+  (cons #f (error-text (exception-kind e) (exception-args e))))
+
+;; with-exception-handler, unwinding: what catch does, for less.
 (define-syntax-rule (guarded body ...)
-  (catch #t
-    (lambda () body ...)
-    (lambda (key . args) (cons #f (error-text key args)))))
+  (with-exception-handler on-error (lambda () body ...) #:unwind? #t))
 
 (define (procedure-named sym)
   "The procedure SYM names in the user module, or #f (unbound, a macro, not
@@ -60,27 +62,32 @@ expansion. (Most shell commands are; expansion is the costly part of eval.)"
                (cond ((null? args) (f))
                      ((null? (cdr args)) (f (plain-eval (car args))))
                      ((null? (cddr args)) (f (plain-eval (car args)) (plain-eval (cadr args))))
+                     ((null? (cdddr args))
+                      (f (plain-eval (car args)) (plain-eval (cadr args)) (plain-eval (caddr args))))
                      (else (apply f (map plain-eval args)))))))
         (else form)))
 
 (define (eval-text text)
   "Evaluates every expression of TEXT in the user module (current while
-they run, as eval makes it); the last one's values, as a list."
-  (let ((forms (%atomweave-read text)))
+they run, as eval makes it); the last one's values, as a list. TEXT may
+come already read: a list of expressions."
+  (let ((forms (if (string? text) (%atomweave-read text) text)))
     (if forms
-        (save-module-excursion
-          (lambda ()
-            (set-current-module user)
-            (let loop ((forms forms) (vals '()))
-              (if (null? forms)
-                  vals
-                  (loop (cdr forms)
-                        (let ((form (car forms)))
-                          (call-with-values
-                            (if (plain? form)
-                                (lambda () (plain-eval form))
-                                (lambda () (eval form user)))
-                            list)))))))
+        (let ((run (lambda ()
+                     (let loop ((forms forms) (vals '()))
+                       (if (null? forms)
+                           vals
+                           (loop (cdr forms)
+                                 (let ((form (car forms)))
+                                   (call-with-values
+                                     (if (plain? form)
+                                         (lambda () (plain-eval form))
+                                         (lambda () (eval form user)))
+                                     list))))))))
+          ;; The excursion costs as much as a small command: only when needed.
+          (if (eq? (current-module) user)
+              (run)
+              (save-module-excursion (lambda () (set-current-module user) (run)))))
         (call-with-values (lambda () (eval-string text #:module user)) list))))
 
 ;; What a REPL shows: the output, then each value (atoms print with their
