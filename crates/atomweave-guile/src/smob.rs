@@ -36,24 +36,20 @@ fn tag(t: &AtomicUsize) -> scm_t_bits {
 
 /// Registers the SMOB types (once per process).
 pub(crate) fn init() {
-    // SAFETY: called in Guile mode, from the extension's init.
-    unsafe {
-        let atom = ffi::scm_make_smob_type(c"cog-atom".as_ptr(), 0);
-        ffi::scm_set_smob_print(atom, print_atom);
-        ffi::scm_set_smob_equalp(atom, equal_atoms);
-        ATOM.store(atom, Ordering::Relaxed);
-        let space = ffi::scm_make_smob_type(c"cog-atomspace".as_ptr(), 0);
-        ffi::scm_set_smob_print(space, print_space);
-        ffi::scm_set_smob_equalp(space, equal_spaces);
-        SPACE.store(space, Ordering::Relaxed);
-        let tv = ffi::scm_make_smob_type(c"cog-truth-value".as_ptr(), 0);
-        ffi::scm_set_smob_print(tv, print_tv);
-        ffi::scm_set_smob_equalp(tv, equal_tvs);
-        TV.store(tv, Ordering::Relaxed);
-        let value = ffi::scm_make_smob_type(c"cog-value".as_ptr(), 0);
-        ffi::scm_set_smob_print(value, print_value);
-        ffi::scm_set_smob_equalp(value, equal_values);
-        VALUE.store(value, Ordering::Relaxed);
+    let types: [(&std::ffi::CStr, &AtomicUsize, ffi::SmobPrint, ffi::SmobEqualp); 4] = [
+        (c"cog-atom", &ATOM, print_atom, equal_atoms),
+        (c"cog-atomspace", &SPACE, print_space, equal_spaces),
+        (c"cog-truth-value", &TV, print_tv, equal_tvs),
+        (c"cog-value", &VALUE, print_value, equal_values),
+    ];
+    for (name, slot, print, equal) in types {
+        // SAFETY: called in Guile mode, from the extension's init.
+        unsafe {
+            let tag = ffi::scm_make_smob_type(name.as_ptr(), 0);
+            ffi::scm_set_smob_print(tag, print);
+            ffi::scm_set_smob_equalp(tag, equal);
+            slot.store(tag, Ordering::Relaxed);
+        }
     }
 }
 

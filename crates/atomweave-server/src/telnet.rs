@@ -312,20 +312,12 @@ impl Session {
                 self.shell = Shell::Sexpr;
                 return Step::Continue;
             }
-            "json" => {
-                self.shell = Shell::Json;
+            "json" | "scm" => {
+                let (shell, name) = if cmd == "json" { (Shell::Json, "JSON") } else { (Shell::Scm, "scheme") };
+                self.shell = shell;
                 self.hushed = matches!(words.next(), Some("hush" | "quiet"));
                 if !self.hushed {
-                    out.push_str("Entering JSON shell; use ^D or a single . on a line by itself to exit.\n");
-                }
-                self.prompt(out);
-                return Step::Continue;
-            }
-            "scm" => {
-                self.shell = Shell::Scm;
-                self.hushed = matches!(words.next(), Some("hush" | "quiet"));
-                if !self.hushed {
-                    out.push_str("Entering scheme shell; use ^D or a single . on a line by itself to exit.\n");
+                    let _ = writeln!(out, "Entering {name} shell; use ^D or a single . on a line by itself to exit.");
                 }
                 self.prompt(out);
                 return Step::Continue;
