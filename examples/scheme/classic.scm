@@ -64,3 +64,7 @@
 (format #t "with truth value ~a and weight ~a\n"
         (cog-tv (cog-node 'ConceptNode "Tom"))
         (cog-value->list (cog-value (cog-node 'ConceptNode "Tom") (PredicateNode "weight"))))
+
+;; A store of our own making goes away; one named on the command line stays.
+(when (= (length (command-line)) 1)
+  (system* "rm" "-rf" dir))
