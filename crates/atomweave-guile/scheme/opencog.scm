@@ -15,6 +15,9 @@
   (catch #t
     (lambda () (load-extension "libatomweave_guile" "atomweave_guile_init"))
     (lambda (key . args)
+      ;; Forget the half-made module, so that a later use-modules tries
+      ;; again (and says this again) instead of finding it empty.
+      (hashq-remove! (module-submodules (resolve-module '() #f)) 'opencog)
       (error (string-append
               "(opencog) cannot load atomweave's extension libatomweave_guile.so: build it"
               " and point Guile at it (eval \"$(make -s guile-env)\"), or install it"
