@@ -82,26 +82,23 @@ impl Conn {
         self.until_prompt()
     }
 
-    /// A `sexpr` command and its one-line reply; an `(error ...)` is an error.
-    fn sexpr(&mut self, cmd: &str) -> std::io::Result<()> {
+    /// A command of a shell that answers with one line; a reply starting
+    /// with `error` (`(error ...` from sexpr, `ERROR:` from scm) is an error.
+    fn ask(&mut self, cmd: &str, error: &str) -> std::io::Result<()> {
         self.wr.write_all(cmd.as_bytes())?;
         let reply = self.line()?;
-        if reply.starts_with("(error") {
+        if reply.starts_with(error) {
             return Err(std::io::Error::other(reply.trim_end().to_string()));
         }
         Ok(())
     }
-}
 
-impl Conn {
-    /// A `scm hush` command whose reply is one line; `ERROR:` is an error.
+    fn sexpr(&mut self, cmd: &str) -> std::io::Result<()> {
+        self.ask(cmd, "(error")
+    }
+
     fn scm(&mut self, cmd: &str) -> std::io::Result<()> {
-        self.wr.write_all(cmd.as_bytes())?;
-        let reply = self.line()?;
-        if reply.starts_with("ERROR:") {
-            return Err(std::io::Error::other(reply.trim_end().to_string()));
-        }
-        Ok(())
+        self.ask(cmd, "ERROR:")
     }
 }
 
@@ -154,9 +151,10 @@ pub fn run(a: ShellBenchArgs) -> Result<(), String> {
     let n = a.reps.max(1);
     let n_conn = (n / 10).max(50);
     let open = || Conn::open(addr, token);
-    let sexpr_conn = || -> std::io::Result<Conn> {
+    // A fresh connection inside a shell (`sexpr`, `scm hush`).
+    let open_in = |shell: &str| -> std::io::Result<Conn> {
         let mut c = open()?;
-        c.wr.write_all(b"sexpr\n")?;
+        c.wr.write_all(format!("{shell}\n").as_bytes())?;
         Ok(c)
     };
     println!("atomweave shell-bench: server {addr}; {n} calls per persistent row, {n_conn} per connection-per-command row");
@@ -175,37 +173,32 @@ pub fn run(a: ShellBenchArgs) -> Result<(), String> {
         persistent: Some(time_calls(n, |_| c.shell("help\n"))?),
         note: "",
     });
-    let scm_conn = || -> std::io::Result<Conn> {
-        let mut c = open()?;
-        c.wr.write_all(b"scm hush\n")?;
-        Ok(c)
-    };
-    let mut g = scm_conn().map_err(|e| e.to_string())?;
+    let mut g = open_in("scm hush").map_err(|e| e.to_string())?;
     rows.push(Row {
         name: "trivial scheme",
-        per_connection: Some(time_calls(n_conn, |_| scm_conn()?.scm("(+ 2 2)\n"))?),
+        per_connection: Some(time_calls(n_conn, |_| open_in("scm hush")?.scm("(+ 2 2)\n"))?),
         persistent: Some(time_calls(n, |_| g.scm("(+ 2 2)\n"))?),
         note: "scm shell: (+ 2 2)",
     });
     rows.push(Row {
         name: "non-trivial scheme",
-        per_connection: Some(time_calls(n_conn, |i| scm_conn()?.scm(&format!("(cog-set-tv! (Concept \"g{i}\") (stv 0.5 0.5))\n")))?),
+        per_connection: Some(time_calls(n_conn, |i| open_in("scm hush")?.scm(&format!("(cog-set-tv! (Concept \"g{i}\") (stv 0.5 0.5))\n")))?),
         persistent: Some(time_calls(n, |i| g.scm(&format!("(cog-set-tv! (Concept \"gp{i}\") (stv 0.5 0.5))\n")))?),
         note: "scm shell: make an atom, set its truth value",
     });
     // At most two connections stay open while persistent rows run (the
     // server polls for the next command only then).
     drop(g);
-    let mut s = sexpr_conn().map_err(|e| e.to_string())?;
+    let mut s = open_in("sexpr").map_err(|e| e.to_string())?;
     rows.push(Row {
         name: "create same atom",
-        per_connection: Some(time_calls(n_conn, |_| sexpr_conn()?.sexpr("(ConceptNode \"foo\")\n"))?),
+        per_connection: Some(time_calls(n_conn, |_| open_in("sexpr")?.sexpr("(ConceptNode \"foo\")\n"))?),
         persistent: Some(time_calls(n, |_| s.sexpr("(ConceptNode \"foo\")\n"))?),
         note: "sexpr shell",
     });
     rows.push(Row {
         name: "create various atoms",
-        per_connection: Some(time_calls(n_conn, |i| sexpr_conn()?.sexpr(&format!("(ConceptNode \"c{i}\")\n")))?),
+        per_connection: Some(time_calls(n_conn, |i| open_in("sexpr")?.sexpr(&format!("(ConceptNode \"c{i}\")\n")))?),
         persistent: Some(time_calls(n, |i| s.sexpr(&format!("(ConceptNode \"p{i}\")\n")))?),
         note: "sexpr shell",
     });
@@ -232,7 +225,7 @@ pub fn run(a: ShellBenchArgs) -> Result<(), String> {
     rows.push(Row { name: "no-wait socket atoms", per_connection: Some(no_wait_conn), persistent: Some(no_wait_persistent), note: "replies not awaited per call" });
     rows.push(Row {
         name: "socket-wait response",
-        per_connection: Some(time_calls(n_conn, |i| sexpr_conn()?.sexpr(&format!("(cog-set-tv! (ConceptNode \"sw{i}\") (stv 0.5 0.5))\n")))?),
+        per_connection: Some(time_calls(n_conn, |i| open_in("sexpr")?.sexpr(&format!("(cog-set-tv! (ConceptNode \"sw{i}\") (stv 0.5 0.5))\n")))?),
         persistent: Some(time_calls(n, |i| s.sexpr(&format!("(cog-set-tv! (ConceptNode \"swp{i}\") (stv 0.5 0.5))\n")))?),
         note: "set a truth value, wait for the reply",
     });
@@ -248,7 +241,7 @@ pub fn run(a: ShellBenchArgs) -> Result<(), String> {
     }
 
     // Pipelined creation of distinct atoms on one connection.
-    let mut p = sexpr_conn().map_err(|e| e.to_string())?;
+    let mut p = open_in("sexpr").map_err(|e| e.to_string())?;
     let total = a.pipelined;
     let mut reader = BufReader::with_capacity(1 << 16, p.wr.try_clone().map_err(|e| e.to_string())?);
     let reading = std::thread::spawn(move || -> std::io::Result<usize> {

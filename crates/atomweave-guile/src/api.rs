@@ -17,8 +17,6 @@ use crate::smob::{self, Atom};
 /// The fluid holding the current atomspace object (per thread and dynamic
 /// state, as upstream; new threads inherit it).
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
-/// `(stv 1 0)`, shared: `cog-tv` of an atom without a truth value allocates nothing.
-static DEFAULT_TV: AtomicUsize = AtomicUsize::new(0);
 
 /// Type-name symbols seen so far (each protected from the collector, so its
 /// address stays its identity).
@@ -29,9 +27,7 @@ pub(crate) fn init(default_space: u32) {
     unsafe {
         let fluid = ffi::scm_gc_protect_object(ffi::scm_make_fluid_with_default(smob::space_obj(default_space)));
         CURRENT.store(fluid.0, Ordering::Relaxed);
-        DEFAULT_TV.store(ffi::scm_gc_protect_object(smob::tv_obj(TruthValue::DEFAULT)).0, Ordering::Relaxed);
     }
-    *TYPE_SYMBOLS.write() = Some(HashMap::default());
 }
 
 // ----- arguments -----
@@ -61,11 +57,9 @@ pub fn type_arg(x: Scm) -> R<Type> {
     if let Some(t) = TYPE_SYMBOLS.read().as_ref().and_then(|m| m.get(&x.0)) {
         return Ok(*t);
     }
-    let (name, symbol) = match (ffi::symbol_name(x), ffi::to_string(x)) {
-        (Some(n), _) => (n, true),
-        (_, Some(n)) => (n, false),
-        _ => return Err(Error::wrong_type("an atom type (a symbol such as 'ConceptNode)", x)),
-    };
+    let symbol = x.is_symbol();
+    let name = if symbol { ffi::symbol_name(x) } else { ffi::to_string(x) };
+    let name = name.ok_or_else(|| Error::wrong_type("an atom type (a symbol such as 'ConceptNode)", x))?;
     let t = Type::from_name(&name).ok_or_else(|| Error::msg(format!("unknown atom type {name:?}")))?;
     if symbol {
         // SAFETY: protecting keeps the symbol interned, so its address keeps naming it.
@@ -103,46 +97,15 @@ fn live_atom(x: Scm) -> R<Atom> {
     Ok(a)
 }
 
-/// The handle of `a` in space `into`: its own within one hierarchy, else a
-/// copy made there by content (upstream's semantics).
+/// The handle of `a` in space `into` (copied there by content from another
+/// hierarchy, as upstream does).
 pub fn handle_in(into: u32, a: Atom) -> R<Handle> {
-    let to = smob::space_at(into);
-    if a.space == into || a.space().same_hierarchy(to) {
-        return Ok(a.h);
-    }
-    Ok(copy_atom(a.space(), a.h, to)?)
+    Ok(smob::space_at(into).import(a.space(), a.h)?)
 }
 
-fn copy_atom(from: &AtomSpace, h: Handle, into: &AtomSpace) -> atomweave::Result<Handle> {
-    let t = from.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-    match from.name(h) {
-        Some(name) => into.add_node(t, name),
-        None => {
-            let out = from.outgoing(h).unwrap_or(&[]).iter().map(|&m| copy_atom(from, m, into)).collect::<atomweave::Result<Vec<_>>>()?;
-            into.add_link(t, &out)
-        }
-    }
-}
-
-/// The atom `a` as seen from space `index`: itself within its hierarchy,
-/// else the atom of the same content there, if there is one (never added).
+/// The atom `a` as seen from space `index`, if it is there (never added).
 fn find_in(index: u32, a: Atom) -> Option<Handle> {
-    let to = smob::space_at(index);
-    if a.space == index || a.space().same_hierarchy(to) {
-        return Some(a.h);
-    }
-    find_copy(a.space(), a.h, to)
-}
-
-fn find_copy(from: &AtomSpace, h: Handle, to: &AtomSpace) -> Option<Handle> {
-    let t = from.get_type(h)?;
-    match from.name(h) {
-        Some(name) => to.get_node(t, name),
-        None => {
-            let out = from.outgoing(h)?.iter().map(|&m| find_copy(from, m, to)).collect::<Option<Vec<_>>>()?;
-            to.get_link(t, &out)
-        }
-    }
+    smob::space_at(index).find(a.space(), a.h)
 }
 
 /// The atom and the space an incoming-set call reads: its own, or the one given.
@@ -162,14 +125,6 @@ fn tv_arg(x: Scm) -> R<TruthValue> {
 
 fn atoms_list(space: u32, hs: impl DoubleEndedIterator<Item = Handle>) -> Scm {
     ffi::list(hs.map(|h| Atom { space, h }.to_scm()))
-}
-
-fn tv_scm(tv: TruthValue) -> Scm {
-    if tv == TruthValue::DEFAULT {
-        Scm(DEFAULT_TV.load(Ordering::Relaxed))
-    } else {
-        smob::tv_obj(tv)
-    }
 }
 
 /// The trailing arguments every constructor takes: a truth value and an
@@ -347,15 +302,15 @@ subrs! {
     }
     cog_tv "cog-tv" (a) {
         let a = atom_arg(a)?;
-        Ok(tv_scm(a.space().get_tv(a.h).ok_or_else(|| Error::msg("the atom was extracted from its atomspace"))?))
+        Ok(smob::tv_obj(a.space().get_tv(a.h).ok_or_else(|| Error::msg("the atom was extracted from its atomspace"))?))
     }
     cog_set_tv "cog-set-tv!" (a, tv) {
         let at = atom_arg(a)?;
         at.space().set_tv(at.h, tv_arg(tv)?)?;
         Ok(a)
     }
-    cog_new_stv "cog-new-stv" (s, c) { Ok(tv_scm(TruthValue::simple(f64_arg(s)?, f64_arg(c)?))) }
-    cog_new_ctv "cog-new-ctv" (m, c, n) { Ok(tv_scm(TruthValue::count(f64_arg(m)?, f64_arg(c)?, f64_arg(n)?))) }
+    cog_new_stv "cog-new-stv" (s, c) { Ok(smob::tv_obj(TruthValue::simple(f64_arg(s)?, f64_arg(c)?))) }
+    cog_new_ctv "cog-new-ctv" (m, c, n) { Ok(smob::tv_obj(TruthValue::count(f64_arg(m)?, f64_arg(c)?, f64_arg(n)?))) }
     cog_mean "cog-mean" (x) { Ok(ffi::from_f64(tv_or_atom(x)?.mean())) }
     cog_confidence "cog-confidence" (x) { Ok(ffi::from_f64(tv_or_atom(x)?.confidence())) }
     cog_count "cog-count" (x) { Ok(ffi::from_f64(tv_or_atom(x)?.count_of())) }
@@ -373,12 +328,12 @@ subrs! {
         let kvs = keys(a)?;
         // SAFETY: cons does not throw; the key object is on the stack while
         // the value's is made.
-        Ok(ffi::list(kvs.iter().map(|(k, v)| unsafe { ffi::scm_cons(Atom { space: a.space, h: *k }.to_scm(), value_scm(v, a.space)) })))
+        Ok(ffi::list(kvs.iter().map(|(k, v)| unsafe { ffi::scm_cons(Atom { space: a.space, h: *k }.to_scm(), smob::to_scm(v, a.space)) })))
     }
     cog_value "cog-value" (a, k) {
         let a = live_atom(a)?;
         let k = handle_in(a.space, atom_arg(k)?)?;
-        Ok(a.space().get_value(a.h, k).map_or(ffi::BOOL_F, |v| value_scm(&v, a.space)))
+        Ok(a.space().get_value(a.h, k).map_or(ffi::BOOL_F, |v| smob::to_scm(&v, a.space)))
     }
     cog_value_ref "cog-value-ref" (v, n) {
         let i = ffi::to_i64(n).filter(|&i| i >= 0).ok_or_else(|| Error::wrong_type("an index", n))? as usize;
@@ -481,13 +436,13 @@ subrs! {
         let a = live_atom(a)?;
         Ok(match query::execute(a.space(), a.h)? {
             Executed::Atom(h) => Atom { space: a.space, h }.to_scm(),
-            Executed::Value(v) => value_scm(&v, a.space),
+            Executed::Value(v) => smob::to_scm(&v, a.space),
         })
     }
     cog_evaluate "cog-evaluate!" (a) {
         let a = live_atom(a)?;
         match query::execute(a.space(), a.h)? {
-            Executed::Value(Value::Truth(tv)) => Ok(tv_scm(tv)),
+            Executed::Value(Value::Truth(tv)) => Ok(smob::tv_obj(tv)),
             _ => Err(Error::msg(format!("{} is not evaluatable: it gives no truth value", a.get_type()?.name()))),
         }
     }
@@ -532,13 +487,6 @@ fn tv_or_atom(x: Scm) -> R<TruthValue> {
     }
     let a = Atom::from_scm(x).ok_or_else(|| Error::wrong_type("a truth value or an atom", x))?;
     a.space().get_tv(a.h).ok_or_else(|| Error::msg("the atom was extracted from its atomspace"))
-}
-
-fn value_scm(v: &Value, space: u32) -> Scm {
-    match v {
-        Value::Truth(tv) => tv_scm(*tv),
-        v => smob::to_scm(v, space),
-    }
 }
 
 /// The atom's keys and values, the truth value first when it is not the

@@ -65,7 +65,7 @@ pub unsafe extern "C" fn atomweave_guile_init() {
     INIT.call_once(|| {
         smob::init();
         let space = HOST_SPACE.lock().take().unwrap_or_default();
-        api::init(smob::register(space));
+        api::init(register_space(space));
     });
     api::define_all();
 }
@@ -100,9 +100,10 @@ pub fn boot(space: AtomSpace) {
     });
 }
 
-/// Runs `f` on this thread in Guile mode (entering it if the thread is not
-/// in it; Guile keeps the thread registered afterwards, so later entries
-/// are cheap). Needs [`boot`] first.
+/// Runs `f` on this thread in Guile mode, entering it if the thread is not
+/// in it (tens of microseconds: Guile's continuation barrier and GC
+/// bookkeeping), so call it around a batch of work, not per call. Needs
+/// [`boot`] first.
 pub fn with_guile<F: FnOnce() -> T, T>(f: F) -> T {
     type Outcome<T> = Option<std::thread::Result<T>>;
     struct Call<F, T>(Option<F>, Outcome<T>);
@@ -127,48 +128,41 @@ pub fn with_guile<F: FnOnce() -> T, T>(f: F) -> T {
     }
 }
 
-/// What evaluating Scheme gave.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Evaluated {
-    /// What the expressions printed, then the last one's value (written,
-    /// unless unspecified), as the REPL shows it.
-    pub output: String,
-    /// The error, if evaluating raised one: `In procedure cog-new-link: ...`.
-    pub error: Option<String>,
-}
-
-/// Evaluates Scheme code in `(guile-user)`, catching every exception.
+/// Evaluates Scheme code in `(guile-user)`, catching every exception: what
+/// the expressions printed, then the last one's values (unless unspecified)
+/// as the REPL shows them; or the error (`In procedure cog-new-link: ...`).
 /// Must run in Guile mode (after [`boot`], on its thread or in [`with_guile`]).
-pub fn eval(code: &str) -> Evaluated {
-    let (ok, text) = call_shell(Shell::Eval, input(code));
-    let text = ffi::to_string(text).unwrap_or_default();
-    if ok {
-        Evaluated { output: text, error: None }
-    } else {
-        Evaluated { output: String::new(), error: Some(text) }
-    }
+pub fn eval(code: &str) -> Result<String, String> {
+    call_shell(Shell::Eval, &[input(code)]).map(|text| ffi::to_string(text).unwrap_or_default())
 }
 
 /// Evaluates Scheme code in `(guile-user)`; the atom its (last) value is,
 /// as the registered space it belongs to and its handle; `None` if the
 /// value is not an atom. Must run in Guile mode.
 pub fn eval_atom(code: &str) -> Result<Option<(u32, atomweave::Handle)>, String> {
-    let (ok, x) = call_shell(Shell::Value, input(code));
-    if !ok {
-        return Err(ffi::to_string(x).unwrap_or_default());
-    }
+    let x = call_shell(Shell::Value, &[input(code)])?;
     Ok(smob::Atom::from_scm(x).map(|a| (a.space, a.h)))
 }
 
 /// Evaluates Scheme code in `(guile-user)` with the interpreter, discarding
 /// its values and output capture (the cost upstream's `scm_c_eval_string` had).
 pub fn run(code: &str) -> Result<(), String> {
-    let (ok, text) = call_shell(Shell::Run, input(code));
-    if ok {
-        Ok(())
-    } else {
-        Err(ffi::to_string(text).unwrap_or_default())
-    }
+    call_shell(Shell::Run, &[input(code)]).map(drop)
+}
+
+/// Compiles (or, without `compile`, memoizes: evaluates into a closure)
+/// the expression `lambda`, which must make a procedure, kept from the
+/// collector until the process ends; call it with [`call`].
+pub fn make_procedure(lambda: &str, compile: bool) -> Result<Scm, String> {
+    let x = call_shell(if compile { Shell::Compile } else { Shell::Memoize }, &[ffi::string(lambda)])?;
+    // SAFETY: a procedure, protected for good.
+    Ok(unsafe { ffi::scm_gc_protect_object(x) })
+}
+
+/// Calls a procedure of one argument (from [`make_procedure`]); its error,
+/// if it raised one.
+pub fn call(procedure: Scm, arg: i64) -> Result<(), String> {
+    call_shell(Shell::Call, &[procedure, ffi::from_i64(arg)]).map(drop)
 }
 
 /// The procedures of `(atomweave shell)`, looked up once.
@@ -212,56 +206,40 @@ fn input(code: &str) -> Scm {
     read::read_all(code).unwrap_or_else(|| ffi::string(code))
 }
 
-/// Calls a procedure of `(atomweave shell)` that returns `(ok? . x)`.
-fn call_shell(p: Shell, arg: Scm) -> (bool, Scm) {
+/// Calls a procedure of `(atomweave shell)` (each returns `(ok? . x)`):
+/// `x`, or the error's text.
+fn call_shell(p: Shell, args: &[Scm]) -> Result<Scm, String> {
     // SAFETY: the shell's procedures catch every exception, so nothing
-    // unwinds through this frame; each returns a pair.
-    unsafe {
-        let r = ffi::scm_call_1(shell(p), arg);
-        (!r.car().is_false(), r.cdr())
-    }
-}
-
-/// Compiles (or, without `compile`, memoizes: evaluates into a closure)
-/// the expression `lambda`, which must make a procedure, kept from the
-/// collector until the process ends; call it with [`call`].
-pub fn make_procedure(lambda: &str, compile: bool) -> Result<Scm, String> {
-    let (ok, x) = call_shell(if compile { Shell::Compile } else { Shell::Memoize }, ffi::string(lambda));
-    if !ok {
-        return Err(ffi::to_string(x).unwrap_or_default());
-    }
-    // SAFETY: a procedure, protected for good.
-    Ok(unsafe { ffi::scm_gc_protect_object(x) })
-}
-
-/// Calls a procedure of one argument (from [`make_procedure`]); its error,
-/// if it raised one.
-pub fn call(procedure: Scm, arg: i64) -> Result<(), String> {
-    // SAFETY: `shell-call` catches every exception; it returns a pair.
-    let (ok, text) = unsafe {
-        let r = ffi::scm_call_2(shell(Shell::Call), procedure, ffi::from_i64(arg));
-        (!r.car().is_false(), r.cdr())
+    // unwinds through this frame; each takes these arguments and returns a pair.
+    let r = unsafe {
+        match *args {
+            [a] => ffi::scm_call_1(shell(p), a),
+            [a, b] => ffi::scm_call_2(shell(p), a, b),
+            _ => unreachable!("the shell's procedures take one or two arguments"),
+        }
     };
+    // SAFETY: a pair.
+    let (ok, x) = unsafe { (!r.car().is_false(), r.cdr()) };
     if ok {
-        Ok(())
+        Ok(x)
     } else {
-        Err(ffi::to_string(text).unwrap_or_default())
+        Err(ffi::to_string(x).unwrap_or_default())
     }
 }
 
 /// Defines `name` in the current module (`(guile-user)` after [`boot`]) as
 /// a vector of `items`. Must run in Guile mode.
 pub fn define_vector(name: &str, items: impl ExactSizeIterator<Item = Scm>) {
-    let name = CString::new(name).expect("no NUL");
     // SAFETY: the vector lives on this stack frame while it fills (the
     // collector scans it), and every index is in range.
-    unsafe {
+    let v = unsafe {
         let v = ffi::scm_c_make_vector(items.len(), ffi::BOOL_F);
         for (i, x) in items.enumerate() {
             ffi::scm_c_vector_set_x(v, i, x);
         }
-        ffi::scm_c_define(name.as_ptr(), v);
-    }
+        v
+    };
+    define(name, v);
 }
 
 /// Defines `name` in the current module as `value`. Must run in Guile mode.
@@ -281,9 +259,11 @@ pub fn tv_object(tv: atomweave::TruthValue) -> Scm {
     smob::tv_obj(tv)
 }
 
-/// Makes `space` known to Scheme; the index names it to [`select_space`].
+/// Makes `space` known to Scheme (once: a space registered before keeps its
+/// index); the index names it to [`select_space`].
 pub fn register_space(space: AtomSpace) -> u32 {
-    smob::register(space)
+    static KNOWN: parking_lot::Mutex<Option<std::collections::HashMap<AtomSpace, u32>>> = parking_lot::Mutex::new(None);
+    *KNOWN.lock().get_or_insert_with(Default::default).entry(space.clone()).or_insert_with(|| smob::register(space))
 }
 
 /// The registered space `index`, if there is one.

@@ -51,6 +51,8 @@ pub(crate) fn init() {
             slot.store(tag, Ordering::Relaxed);
         }
     }
+    // SAFETY: protected for the process's life.
+    DEFAULT_TV.store(unsafe { ffi::scm_gc_protect_object(tv_obj(TruthValue::DEFAULT)) }.0, Ordering::Relaxed);
 }
 
 // ----- atomspaces -----
@@ -158,16 +160,25 @@ unsafe extern "C" fn equal_spaces(a: Scm, b: Scm) -> Scm {
 
 // ----- truth values -----
 
+/// `(stv 1 0)`, made once: an atom without a truth value costs `cog-tv` no
+/// allocation.
+static DEFAULT_TV: AtomicUsize = AtomicUsize::new(0);
+
 pub fn tv_obj(tv: TruthValue) -> Scm {
+    if tv == TruthValue::DEFAULT {
+        let shared = DEFAULT_TV.load(Ordering::Relaxed);
+        if shared != 0 {
+            return Scm(shared);
+        }
+    }
     // SAFETY: allocation only; the words are numbers.
     unsafe {
-        let x = match tv {
+        match tv {
             TruthValue::Simple { strength, confidence } => ffi::scm_new_double_smob(tag(&TV), strength.to_bits() as usize, confidence.to_bits() as usize, 0),
             TruthValue::Count { mean, confidence, count } => {
                 ffi::scm_new_double_smob(tag(&TV) | (TV_COUNT << 16), mean.to_bits() as usize, confidence.to_bits() as usize, count.to_bits() as usize)
             }
-        };
-        x
+        }
     }
 }
 
@@ -269,51 +280,25 @@ pub fn build_value(t: Type, xs: impl Iterator<Item = Scm>, atom: &mut impl FnMut
 }
 
 unsafe extern "C" fn print_value(x: Scm, port: Scm, _: *mut std::ffi::c_void) -> i32 {
-    let text = ffi::string(&element_text(x));
+    let text = ffi::string(&value_text(x));
     ffi::display(text, port);
     1
 }
 
-/// The printed form of a value, or of an atom inside a LinkValue: one line.
-fn element_text(e: Scm) -> String {
-    if let Some(a) = Atom::from_scm(e) {
-        let mut s = String::new();
-        if a.space().contains(a.h) {
-            sexpr::write_structure(a.space(), a.h, &mut s);
-        }
-        return s;
+/// A value's printed form, by the core's writer (a LinkValue's atoms are
+/// printed from the space of the first of them).
+fn value_text(x: Scm) -> String {
+    let mut space = None;
+    let mut text = String::new();
+    let mut handle = |a: Atom| {
+        space.get_or_insert(a);
+        Ok(a.h)
+    };
+    if let Ok(v) = from_scm(x, &mut handle) {
+        let a = space.map_or(0, |a: Atom| a.space);
+        sexpr::write_value(space_at(a), &v, &mut text);
     }
-    if let Some(tv) = tv_of(e) {
-        let mut s = String::new();
-        sexpr::write_tv(tv, &mut s);
-        return s;
-    }
-    match value_parts(e) {
-        Some((t, xs)) => {
-            let inner: Vec<String> = xs
-                .list_iter()
-                .map(|x| {
-                    if let Some(s) = ffi::to_string(x) {
-                        let mut lit = String::new();
-                        sexpr::write_str_literal(&mut lit, &s);
-                        lit
-                    } else if let Some(f) = ffi::to_f64(x) {
-                        sexpr::fmt_f64(f)
-                    } else if t == types::BOOL_VALUE {
-                        if x.is_false() { "#f" } else { "#t" }.into()
-                    } else {
-                        element_text(x)
-                    }
-                })
-                .collect();
-            if inner.is_empty() {
-                format!("({})", t.name())
-            } else {
-                format!("({} {})", t.name(), inner.join(" "))
-            }
-        }
-        None => String::new(),
-    }
+    text
 }
 
 unsafe extern "C" fn equal_values(a: Scm, b: Scm) -> Scm {

@@ -119,7 +119,7 @@ impl PyAtom {
     /// The value under `key` (an Atom), or None.
     fn get_value(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Option<PyObject>> {
         let space = self.space.bind(py);
-        let k = space.get().handle_of(py, key)?;
+        let k = space.get().handle_of(key)?;
         if !self.core().contains(self.handle) {
             return Err(self.gone());
         }
@@ -129,7 +129,7 @@ impl PyAtom {
     /// Sets the value under `key` (an Atom); None removes it.
     fn set_value(&self, py: Python<'_>, key: &Bound<'_, PyAny>, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let space = self.space.get();
-        let k = space.handle_of(py, key)?;
+        let k = space.handle_of(key)?;
         match value {
             None => self.core().remove_value(self.handle, k).or_py(),
             Some(v) => self.core().set_value(self.handle, k, values::from_py(space, py, v)?).or_py(),

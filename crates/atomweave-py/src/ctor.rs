@@ -54,9 +54,9 @@ impl TypeConstructor {
             // Members as arguments, or one list of them.
             let single_list = args.len() == 1 && !args[0].is_instance_of::<PyAtom>();
             let out: Vec<Handle> = if single_list {
-                args[0].try_iter()?.map(|x| me.handle_of(py, &x?)).collect::<PyResult<_>>()?
+                args[0].try_iter()?.map(|x| me.handle_of(&x?)).collect::<PyResult<_>>()?
             } else {
-                args.iter().map(|x| me.handle_of(py, x)).collect::<PyResult<_>>()?
+                args.iter().map(|x| me.handle_of(x)).collect::<PyResult<_>>()?
             };
             me.space.add_link(self.t, &out).or_py()?
         };

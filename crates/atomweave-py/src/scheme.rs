@@ -2,23 +2,18 @@
 //! loaded) evaluated over a Python AtomSpace, as upstream's
 //! `opencog.scheme` module offers. Guile starts on first use.
 
-use std::collections::HashMap;
-
 use atomweave::AtomSpace;
-use parking_lot::Mutex;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 use crate::atom::PyAtom;
 use crate::space::PySpace;
 
-/// Each space's index in Scheme (registered once, and then kept for the
-/// process's life, as every space Scheme has seen is).
-static INDEXES: Mutex<Option<HashMap<AtomSpace, u32>>> = Mutex::new(None);
-
+/// The space's index in Scheme (Guile starts on first use, with this space
+/// as its first current one).
 fn index_of(space: &AtomSpace) -> u32 {
-    atomweave_guile::boot(AtomSpace::new());
-    *INDEXES.lock().get_or_insert_with(HashMap::new).entry(space.clone()).or_insert_with(|| atomweave_guile::register_space(space.clone()))
+    atomweave_guile::boot(space.clone());
+    atomweave_guile::register_space(space.clone())
 }
 
 /// Evaluates Scheme `text` with `atomspace` as the current atomspace;
@@ -34,10 +29,7 @@ pub fn scheme_eval(py: Python<'_>, atomspace: &Bound<'_, PySpace>, text: &str) -
             atomweave_guile::eval(text)
         })
     });
-    match done.error {
-        Some(e) => Err(PyRuntimeError::new_err(e)),
-        None => Ok(done.output),
-    }
+    done.map_err(PyRuntimeError::new_err)
 }
 
 /// Evaluates Scheme `text` with `atomspace` as the current atomspace; returns

@@ -38,17 +38,10 @@ impl PySpace {
     /// The handle of `atom` in this space: its own handle within one
     /// hierarchy, else a copy made here by content (as upstream adds an
     /// atom of one space to another).
-    pub(crate) fn handle_of(&self, py: Python<'_>, atom: &Bound<'_, PyAny>) -> PyResult<Handle> {
+    pub(crate) fn handle_of(&self, atom: &Bound<'_, PyAny>) -> PyResult<Handle> {
         let atom = atom.downcast::<PyAtom>().map_err(|_| PyTypeError::new_err(format!("expected an Atom, not {}", atom.get_type().name().map(|n| n.to_string()).unwrap_or_default())))?;
         let a = atom.get();
-        let theirs = &a.space.get().space;
-        if theirs.same_hierarchy(&self.space) {
-            return Ok(a.handle);
-        }
-        copy_atom(theirs, a.handle, &self.space).or_py().map(|h| {
-            let _ = py;
-            h
-        })
+        self.space.import(&a.space.get().space, a.handle).or_py()
     }
 
     pub(crate) fn atom(slf: &Bound<'_, Self>, h: Handle) -> PyAtom {
@@ -65,27 +58,10 @@ impl PySpace {
     fn handles(&self, py: Python<'_>, outgoing: &Bound<'_, PyAny>) -> PyResult<Vec<Handle>> {
         let mut out = Vec::new();
         for x in outgoing.try_iter().map_err(|_| PyTypeError::new_err("a link's outgoing set is a list of Atoms"))? {
-            out.push(self.handle_of(py, &x?)?);
+            out.push(self.handle_of(&x?)?);
         }
         Ok(out)
     }
-}
-
-/// Copies atom `h` of `from` into `into`, by content, members first.
-fn copy_atom(from: &AtomSpace, h: Handle, into: &AtomSpace) -> atomweave::Result<Handle> {
-    let t = from.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-    let copy = match from.name(h) {
-        Some(name) => into.add_node(t, name)?,
-        None => {
-            let out = from.outgoing(h).unwrap_or(&[]).iter().map(|&m| copy_atom(from, m, into)).collect::<atomweave::Result<Vec<_>>>()?;
-            into.add_link(t, &out)?
-        }
-    };
-    let tv = from.get_tv(h).unwrap_or_default();
-    if !tv.is_default() {
-        into.set_tv(copy, tv)?;
-    }
-    Ok(copy)
 }
 
 #[pymethods]
@@ -146,7 +122,7 @@ impl PySpace {
         if !self.__contains__(atom) {
             return Ok(false);
         }
-        let h = self.handle_of(py, atom)?;
+        let h = self.handle_of(atom)?;
         Ok(py.allow_threads(|| self.space.extract(h, recursive)).is_ok())
     }
 
@@ -201,14 +177,14 @@ impl PySpace {
 
     /// Sets the value of `atom` under `key` (an Atom).
     fn set_value(&self, py: Python<'_>, atom: &Bound<'_, PyAny>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let (h, k) = (self.handle_of(py, atom)?, self.handle_of(py, key)?);
+        let (h, k) = (self.handle_of(atom)?, self.handle_of(key)?);
         let v = values::from_py(self, py, value)?;
         self.space.set_value(h, k, v).or_py()
     }
 
     /// Sets the truth value of `atom`.
     fn set_truthvalue(&self, py: Python<'_>, atom: &Bound<'_, PyAny>, tv: &Bound<'_, PyTruthValue>) -> PyResult<()> {
-        let h = self.handle_of(py, atom)?;
+        let h = self.handle_of(atom)?;
         self.space.set_tv(h, tv.get().0).or_py()
     }
 
@@ -317,7 +293,7 @@ fn space_or_default(py: Python<'_>, atomspace: Option<Py<PySpace>>) -> PyResult<
 pub fn execute_atom(py: Python<'_>, atomspace: Py<PySpace>, atom: &Bound<'_, PyAny>) -> PyResult<PyObject> {
     let bound = atomspace.bind(py);
     let me = bound.get();
-    let h = me.handle_of(py, atom)?;
+    let h = me.handle_of(atom)?;
     let result = py.allow_threads(|| query::execute(&me.space, h)).or_py()?;
     match result {
         Executed::Atom(a) => Ok(PySpace::atom(bound, a).into_pyobject(py)?.into_any().unbind()),
@@ -330,7 +306,7 @@ pub fn execute_atom(py: Python<'_>, atomspace: Py<PySpace>, atom: &Bound<'_, PyA
 pub fn evaluate_atom(py: Python<'_>, atomspace: Py<PySpace>, atom: &Bound<'_, PyAny>) -> PyResult<PyTruthValue> {
     let bound = atomspace.bind(py);
     let me = bound.get();
-    let h = me.handle_of(py, atom)?;
+    let h = me.handle_of(atom)?;
     match py.allow_threads(|| query::execute(&me.space, h)).or_py()? {
         Executed::Value(atomweave::Value::Truth(tv)) => Ok(PyTruthValue(tv)),
         Executed::Atom(a) => Ok(PyTruthValue(me.space.get_tv(a).unwrap_or(TruthValue::DEFAULT))),

@@ -220,7 +220,7 @@ pub(crate) fn from_py(space: &PySpace, py: Python<'_>, v: &Bound<'_, PyAny>) -> 
         return Ok(Value::String(s.get().0.clone()));
     }
     if v.is_instance_of::<PyAtom>() {
-        return Ok(Value::Atom(space.handle_of(py, v)?));
+        return Ok(Value::Atom(space.handle_of(v)?));
     }
     if let Ok(l) = v.downcast::<PyLinkValue>() {
         let items = l.get().0.iter().map(|x| from_py(space, py, x.bind(py))).collect::<PyResult<Vec<_>>>()?;

@@ -371,9 +371,11 @@ pub(crate) fn evaluate_scm(shared: &Shared, code: &str, out: &mut String) {
             atomweave_guile::eval(code)
         })
     });
-    out.push_str(&done.output);
-    if let Some(e) = done.error {
-        let _ = writeln!(out, "ERROR: {e}");
+    match done {
+        Ok(text) => out.push_str(&text),
+        Err(e) => {
+            let _ = writeln!(out, "ERROR: {e}");
+        }
     }
 }
 

@@ -453,46 +453,39 @@ fn scm_shell_evaluates_in_each_servers_own_space() {
     c.read_until("opencog> ");
     c.send("scm\n");
     assert!(c.read_until("guile> ").starts_with("Entering scheme shell"));
-    c.send("(+ 2 2)\n");
-    assert_eq!(c.read_until("guile> "), "4\nguile> ");
-    c.send("(define a (Concept \"a\" (stv 0.5 0.5)))\n");
-    assert_eq!(c.read_until("guile> "), "guile> ");
-    c.send("(cog-tv a)\n");
-    assert_eq!(c.read_until("guile> "), "(stv 0.5 0.5)\nguile> ");
+    let mut scm = |cmd: &str| {
+        c.send(cmd);
+        c.read_until("guile> ")
+    };
+    assert_eq!(scm("(+ 2 2)\n"), "4\nguile> ");
+    assert_eq!(scm("(define a (Concept \"a\" (stv 0.5 0.5)))\n"), "guile> ");
+    assert_eq!(scm("(cog-tv a)\n"), "(stv 0.5 0.5)\nguile> ");
     // Output, then the value; multi-line expressions wait for their end.
-    c.send("(begin (display \"hi\")\n  (List a\n (Concept \"b\")))\n");
-    assert_eq!(c.read_until("guile> "), "hi(List\n  (Concept \"a\" (stv 0.5 0.5))\n  (Concept \"b\"))\nguile> ");
+    assert_eq!(scm("(begin (display \"hi\")\n  (List a\n (Concept \"b\")))\n"), "hi(List\n  (Concept \"a\" (stv 0.5 0.5))\n  (Concept \"b\"))\nguile> ");
     // Errors are reported and the connection stays usable.
-    c.send("(cog-new-link 'ListLink 42)\n");
-    let err = c.read_until("guile> ");
+    let err = scm("(cog-new-link 'ListLink 42)\n");
     assert!(err.starts_with("ERROR: In procedure cog-new-link: expected an atom"), "{err}");
-    c.send("(car '())\n");
-    assert!(c.read_until("guile> ").starts_with("ERROR: "));
-    c.send("(+ 1\n");
-    c.send(")\n");
-    assert_eq!(c.read_until("guile> "), "1\nguile> ");
+    assert!(scm("(car '())\n").starts_with("ERROR: "));
+    assert_eq!(scm("(+ 1\n)\n"), "1\nguile> ");
     // Character literals and block comments do not confuse the line counting.
-    c.send("(string #\\( #| ) |# #\\;)\n");
-    assert_eq!(c.read_until("guile> "), "\"(;\"\nguile> ");
+    assert_eq!(scm("(string #\\( #| ) |# #\\;)\n"), "\"(;\"\nguile> ");
     // Every value is shown, and none is fine.
-    c.send("(values 1 2)\n");
-    assert_eq!(c.read_until("guile> "), "1\n2\nguile> ");
-    c.send("(values)\n");
-    assert_eq!(c.read_until("guile> "), "guile> ");
+    assert_eq!(scm("(values 1 2)\n"), "1\n2\nguile> ");
+    assert_eq!(scm("(values)\n"), "guile> ");
     c.send(".\n");
     assert_eq!(c.read_until("opencog> "), "Exiting the shell\nopencog> ");
 
     // The other server's shell sees its own space, not the first one's.
     let mut d = Client::connect(two.addr);
-    d.read_until("opencog> ");
     d.send("scm hush\n(length (cog-get-atoms 'Atom #t))\n");
+    assert_eq!(d.read_until("opencog> "), "opencog> ");
     assert_eq!(d.read_until("\n"), "0\n");
     d.send("(Concept \"only here\")\n");
     assert_eq!(d.read_until("\n"), "(Concept \"only here\")\n");
     // An expression at the command prompt runs once.
     let mut e = Client::connect(one.addr);
-    e.read_until("opencog> ");
     e.send("(cog-count-atoms 'ConceptNode)\n");
+    assert_eq!(e.read_until("opencog> "), "opencog> ");
     assert_eq!(e.read_until("opencog> "), "2\nopencog> ");
     let space = one.finish();
     assert_eq!(space.size(), 3, "a, b and their ListLink");

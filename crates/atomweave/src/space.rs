@@ -236,6 +236,45 @@ impl AtomSpace {
         self.store().same_hierarchy(other.store())
     }
 
+    /// Atom `h` of space `from`, here: the same handle within one
+    /// hierarchy; across hierarchies the atom of the same content, added
+    /// (members first, with its truth value) if it is not here, as upstream
+    /// adds an atom of one space to another.
+    pub fn import(&self, from: &AtomSpace, h: Handle) -> Result<Handle> {
+        if self.same_hierarchy(from) {
+            return Ok(h);
+        }
+        let t = from.get_type(h).ok_or(Error::InvalidHandle(h))?;
+        let copy = match from.name(h) {
+            Some(name) => self.add_node(t, name)?,
+            None => {
+                let out = from.outgoing(h).unwrap_or(&[]).iter().map(|&m| self.import(from, m)).collect::<Result<Vec<_>>>()?;
+                self.add_link(t, &out)?
+            }
+        };
+        let tv = from.get_tv(h).unwrap_or_default();
+        if !tv.is_default() {
+            self.set_tv(copy, tv)?;
+        }
+        Ok(copy)
+    }
+
+    /// Atom `h` of space `from`, here, if it is: the same handle within one
+    /// hierarchy, else the atom of the same content (never added).
+    pub fn find(&self, from: &AtomSpace, h: Handle) -> Option<Handle> {
+        if self.same_hierarchy(from) {
+            return Some(h);
+        }
+        let t = from.get_type(h)?;
+        match from.name(h) {
+            Some(name) => self.get_node(t, name),
+            None => {
+                let out = from.outgoing(h)?.iter().map(|&m| self.find(from, m)).collect::<Option<Vec<_>>>()?;
+                self.get_link(t, &out)
+            }
+        }
+    }
+
     /// The base spaces (empty for a root space).
     pub fn bases(&self) -> &[AtomSpace] {
         &self.inner.bases

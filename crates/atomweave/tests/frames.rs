@@ -234,3 +234,25 @@ fn adding_a_link_and_hiding_its_member_race_cleanly() {
         }
     }
 }
+
+#[test]
+fn atoms_move_between_hierarchies_by_content() {
+    let a = AtomSpace::new();
+    let b = AtomSpace::new();
+    let x = a.add_node(CONCEPT_NODE, "x").unwrap();
+    let y = a.add_node(CONCEPT_NODE, "y").unwrap();
+    let l = a.add_link(LIST_LINK, &[x, y]).unwrap();
+    a.set_tv(l, TruthValue::simple(0.5, 0.25)).unwrap();
+    assert_eq!(b.find(&a, l), None, "not there yet, and finding adds nothing");
+    assert_eq!(b.size(), 0);
+    let copy = b.import(&a, l).unwrap();
+    assert_eq!(b.size(), 3, "members first");
+    assert_eq!(b.get_tv(copy), Some(TruthValue::simple(0.5, 0.25)));
+    assert_eq!(b.find(&a, l), Some(copy));
+    assert_eq!(b.import(&a, l).unwrap(), copy, "once");
+    // Within one hierarchy a handle is itself.
+    let child = AtomSpace::new_child(&[&a]).unwrap();
+    assert_eq!(child.import(&a, l).unwrap(), l);
+    assert_eq!(child.find(&a, l), Some(l));
+    assert!(b.import(&a, Handle::from_u32(u32::MAX)).is_err());
+}

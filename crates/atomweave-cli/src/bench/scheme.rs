@@ -72,15 +72,6 @@ pub(super) fn measure(args: &BenchArgs, method: Method) -> Result<Measured, Stri
     super::python::from_json(args, &out.stdout)
 }
 
-/// What one operation reads. The interpreter's text holds its data as
-/// literals, as upstream's did; a procedure reads the data of operation
-/// `(+ base k)` from vectors defined before the clock starts.
-#[derive(Clone, Copy)]
-enum Data {
-    Literal(usize),
-    Vectors(usize),
-}
-
 /// The operations' data, and the space they run on.
 struct Ops<'a> {
     inp: &'a Inputs,
@@ -88,54 +79,54 @@ struct Ops<'a> {
 }
 
 impl Ops<'_> {
-    /// The Scheme text of one operation.
-    fn op(&self, method: Method, at: Data) -> String {
-        let (i, ix) = match at {
-            Data::Literal(i) => (i, i.to_string()),
-            Data::Vectors(k) if k == 0 => (0, "base".to_string()),
-            Data::Vectors(k) => (0, format!("(+ base {k})")),
-        };
-        let literal = matches!(at, Data::Literal(_));
-        let atom = if literal {
-            self.inp.handles.get(i).map(|&h| format!("(cog-atom {})", h.to_u32())).unwrap_or_default()
-        } else {
-            format!("(vector-ref bench-atoms {ix})")
-        };
-        let quoted = |t: atomweave::Type| format!("'{}", t.name());
-        let name = |i: usize| {
+    /// The interpreter's text of operation `i`: its data as literals, atoms
+    /// by handle, as upstream's text had them.
+    fn literal(&self, method: Method, i: usize) -> String {
+        let inp = self.inp;
+        let atom = |h: Handle| format!("(cog-atom {})", h.to_u32());
+        let name = || {
             let mut s = String::new();
-            atomweave::sexpr::write_str_literal(&mut s, self.inp.name(i));
+            atomweave::sexpr::write_str_literal(&mut s, inp.name(i));
             s
         };
         match method {
-            Method::Noop => atom,
+            Method::AddNode => format!("(cog-new-node 'ConceptNode {})", name()),
+            Method::AddLink => format!("(cog-new-link 'InheritanceLink {})", inp.members(i).iter().map(|&h| atom(h)).collect::<Vec<_>>().join(" ")),
+            Method::GetHandlesByType => format!("(cog-get-atoms '{})", inp.types[i].name()),
+            Method::GetNodeHandles => format!("(cog-node '{} {})", inp.types[i].name(), name()),
+            Method::SetTv => format!("(cog-set-tv! {} (stv {} {}))", atom(inp.handles[i]), inp.tvs[i].mean(), inp.tvs[i].confidence()),
+            // An atom an earlier removal took with it is only looked up, as
+            // the Rust layers' extract of a dead handle fails at once.
+            Method::RemoveAtom if !self.space.contains(inp.handles[i]) => atom(inp.handles[i]),
+            _ => Self::on_atom(method, &atom(inp.handles[i])),
+        }
+    }
+
+    /// A procedure's text of operation `(+ base k)`: its data from the vectors.
+    fn from_vectors(method: Method, k: usize) -> String {
+        let ix = if k == 0 { "base".to_string() } else { format!("(+ base {k})") };
+        match method {
+            Method::AddNode => format!("(cog-new-node 'ConceptNode (vector-ref bench-names {ix}))"),
+            Method::AddLink => format!("(cog-new-link 'InheritanceLink (vector-ref bench-links {ix}))"),
+            Method::GetHandlesByType => format!("(cog-get-atoms (vector-ref bench-types {ix}))"),
+            Method::GetNodeHandles => format!("(cog-node (vector-ref bench-types {ix}) (vector-ref bench-names {ix}))"),
+            Method::SetTv => format!("(cog-set-tv! (vector-ref bench-atoms {ix}) (vector-ref bench-tvs {ix}))"),
+            _ => Self::on_atom(method, &format!("(vector-ref bench-atoms {ix})")),
+        }
+    }
+
+    /// The operations on one atom, alike in both forms.
+    fn on_atom(method: Method, atom: &str) -> String {
+        match method {
             Method::GetType => format!("(cog-type {atom})"),
             Method::GetTv => format!("(cog-tv {atom})"),
-            Method::SetTv if literal => {
-                let tv = self.inp.tvs[i];
-                format!("(cog-set-tv! {atom} (stv {} {}))", tv.mean(), tv.confidence())
-            }
-            Method::SetTv => format!("(cog-set-tv! {atom} (vector-ref bench-tvs {ix}))"),
             Method::GetValue => format!("(cog-value {atom} bench-key)"),
             Method::SetValue => format!("(cog-set-value! {atom} bench-key bench-value)"),
             Method::GetIncomingSet => format!("(cog-incoming-set {atom})"),
             Method::GetIncomingSetSize => format!("(cog-incoming-size {atom})"),
             Method::GetOutgoingSet => format!("(cog-outgoing-set {atom})"),
-            Method::AddNode if literal => format!("(cog-new-node 'ConceptNode {})", name(i)),
-            Method::AddNode => format!("(cog-new-node 'ConceptNode (vector-ref bench-names {ix}))"),
-            Method::AddLink if literal => {
-                let members: Vec<String> = self.inp.members(i).iter().map(|h| format!("(cog-atom {})", h.to_u32())).collect();
-                format!("(cog-new-link 'InheritanceLink {})", members.join(" "))
-            }
-            Method::AddLink => format!("(cog-new-link 'InheritanceLink (vector-ref bench-links {ix}))"),
-            // An atom an earlier removal took with it is only looked up, as
-            // the Rust layers' extract of a dead handle fails at once.
-            Method::RemoveAtom if literal && !self.space.contains(self.inp.handles[i]) => atom,
             Method::RemoveAtom => format!("(cog-extract-recursive! {atom})"),
-            Method::GetHandlesByType if literal => format!("(cog-get-atoms {})", quoted(self.inp.types[i])),
-            Method::GetHandlesByType => format!("(cog-get-atoms (vector-ref bench-types {ix}))"),
-            Method::GetNodeHandles if literal => format!("(cog-node {} {})", quoted(self.inp.types[i]), name(i)),
-            Method::GetNodeHandles => format!("(cog-node (vector-ref bench-types {ix}) (vector-ref bench-names {ix}))"),
+            _ => atom.to_string(),
         }
     }
 
@@ -161,7 +152,10 @@ impl Ops<'_> {
     fn entry(&self, method: Method, start: Option<usize>, r: usize) -> String {
         let mut s = String::new();
         for k in 0..r {
-            s.push_str(&self.op(method, start.map_or(Data::Vectors(k), |st| Data::Literal(st + k))));
+            s.push_str(&match start {
+                Some(st) => self.literal(method, st + k),
+                None => Self::from_vectors(method, k),
+            });
             s.push('\n');
         }
         s
