@@ -84,6 +84,7 @@ bench: build-release py-build
 	$(BIN) bench -X -A -q -S 100 -n 100000 --repeat 1 -f --out $(RESULTS) > $(RESULTS)/bench-scaling.txt
 	$(BIN) bench-plot $(RESULTS) > /dev/null
 	$(BIN) atom-bench -n 1000000 | tee $(RESULTS)/atom-bench.txt
+	$(BIN) atom-bench -n 1000000 --batch 1 | tee $(RESULTS)/atom-bench-single.txt
 	$(BIN) query-bench | tee $(RESULTS)/query-bench.txt
 	$(BIN) bench -A -g -C -r 100 -q -n 1000000 | tee $(RESULTS)/bench-scheme.txt
 	$(BIN) bench -A -g -r 1 -q -n 100000 --repeat 1 | tee $(RESULTS)/bench-scheme-r1.txt

@@ -128,4 +128,11 @@ fn atom_bench_inserts_and_finds() {
     let atoms: usize = atoms_line.split_whitespace().nth(1).unwrap().parse().unwrap();
     // 1000 concepts, the predicate, and at most two links per structure.
     assert!(atoms > 1001 + 20000 && atoms <= 1001 + 40000, "{atoms_line}");
+    // Batched and one call per link, on one thread or two, the same pairs make the same atoms.
+    for args in [["--batch", "1", "-T", "1"], ["--batch", "1", "-T", "2"], ["--batch", "300", "-T", "1"]] {
+        let (ok, out, err) = atomweave(&[&["atom-bench", "-n", "20000", "--concepts", "1000", "--searches", "200", "--json"][..], &args].concat());
+        assert!(ok, "{err}");
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(doc["atoms"].as_u64(), Some(atoms as u64), "{args:?}: {out}");
+    }
 }

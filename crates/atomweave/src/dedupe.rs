@@ -83,6 +83,18 @@ impl Dedupe {
         crate::prefetch(&t.entries[hash as usize & t.mask] as *const AtomicU32);
     }
 
+    /// Hands the slot of the first entry a probe for `hash` would compare
+    /// to `fetch`, if its tag matches: for prefetching the candidate's
+    /// record once [`prefetch`](Self::prefetch) has brought the entry in.
+    #[inline]
+    pub(crate) fn prefetch_candidate(&self, hash: u64, fetch: impl FnOnce(u32)) {
+        let t = self.table();
+        let e = t.entries[hash as usize & t.mask].load(Ordering::Relaxed);
+        if e > REMOVED && e & !SLOT_MASK == tag(hash) {
+            fetch((e & SLOT_MASK) - 2);
+        }
+    }
+
     /// The slot whose content has `hash` and satisfies `eq`. Lock-free.
     #[inline]
     pub(crate) fn find(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
@@ -115,10 +127,12 @@ impl Dedupe {
     /// Adds `slot` under `hash`; the caller holds the shard's write lock,
     /// has checked that no equal content is present, and rebuilds the table
     /// through `all_slots` (every live slot of this kind, with its hash)
-    /// when it fills up.
+    /// when it is half full. Half, not three quarters: a probe that misses
+    /// walks 2.5 entries on average instead of 8.5, and each entry whose tag
+    /// matches by chance costs two dependent cache misses (record, content).
     pub(crate) fn insert(&self, book: &mut DedupeBook, hash: u64, slot: u32, all_slots: impl FnOnce() -> Vec<(u64, u32)>) {
         let t = self.table();
-        if (book.used + 1) * 4 > (t.mask + 1) * 3 {
+        if (book.used + 1) * 2 > (t.mask + 1) {
             self.rebuild(book, all_slots());
         }
         let t = self.table();

@@ -18,6 +18,7 @@
 //! ```
 
 mod arena;
+mod batch;
 mod dedupe;
 mod error;
 mod handle;
@@ -32,6 +33,7 @@ mod table;
 pub mod types;
 mod value;
 
+pub use batch::LinkBatch;
 pub use error::{Error, Result};
 pub use handle::Handle;
 pub use read::AtomRead;

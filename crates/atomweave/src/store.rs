@@ -30,6 +30,7 @@ use std::hash::{BuildHasher, Hasher};
 use crate::error::{Error, Result};
 use crate::handle::{Handle, LOCAL_LIMIT, SHARDS};
 use crate::arena::Arena;
+use crate::batch::LinkBatch;
 use crate::dedupe::{Dedupe, DedupeBook};
 use crate::segvec::{fit, SegVec, Zeroable};
 use std::sync::atomic::AtomicU8;
@@ -698,6 +699,66 @@ impl Records {
         });
         drop(sections);
         Ok((h, true))
+    }
+
+    /// Puts a batch in canonical form (see `link_key`) with each link's
+    /// content hash, checking every type before anything is added.
+    pub(crate) fn prepare_links(&self, batch: &LinkBatch) -> Result<(LinkBatch, Vec<u64>)> {
+        let mut canon = LinkBatch::with_capacity(batch.len(), batch.members.len());
+        let mut hashes = Vec::with_capacity(batch.len());
+        for (t, out) in batch.iter() {
+            let key = crate::table::link_key(t, out)?;
+            hashes.push(self.hash_link(t, &key));
+            canon.push(t, &key);
+        }
+        Ok((canon, hashes))
+    }
+
+    /// Adds a prepared batch in order, as `add_link_in` would one by one,
+    /// but looking ahead: the links `AHEAD` places on have their dedupe
+    /// probe and members' slots fetched, and those `AHEAD / 2` on their
+    /// members' incoming blocks and their dedupe candidate, so the misses of
+    /// several links overlap. Every member is checked live first, so a bad
+    /// handle adds nothing. The caller holds every shard the batch touches.
+    pub(crate) fn add_links_in(&self, acc: &mut impl ShardAccess, batch: &LinkBatch, hashes: &[u64]) -> Result<Vec<Handle>> {
+        const AHEAD: usize = 32;
+        if let Some(&x) = batch.members.iter().find(|&&x| self.rec(x).is_none()) {
+            return Err(Error::InvalidHandle(x));
+        }
+        let n = batch.len();
+        for i in 0..n.min(AHEAD) {
+            self.prefetch_link(hashes[i], batch.outgoing(i));
+        }
+        let mut added = Vec::with_capacity(n);
+        for i in 0..n {
+            if i + AHEAD < n {
+                self.prefetch_link(hashes[i + AHEAD], batch.outgoing(i + AHEAD));
+            }
+            if i + AHEAD / 2 < n {
+                self.prefetch_link_late(hashes[i + AHEAD / 2], batch.outgoing(i + AHEAD / 2));
+            }
+            added.push(self.add_link_in(acc, hashes[i], batch.types[i], batch.outgoing(i), &[])?.0);
+        }
+        Ok(added)
+    }
+
+    /// The second look ahead of `add_links_in`, once `prefetch_link` has
+    /// brought the slots and probe entry in: the incoming-set blocks the
+    /// link will append to, and the record of a dedupe candidate.
+    #[inline]
+    fn prefetch_link_late(&self, hash: u64, out: &[Handle]) {
+        let s = shard_of_hash(hash);
+        self.links_by_content[s].prefetch_candidate(hash, |slot| self.records[s].prefetch(slot as usize));
+        for &x in out.iter().take(8) {
+            let Some(slot) = self.records[x.shard()].get(x.local() as usize) else { continue };
+            let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
+            if inc.class() > 0 {
+                // The last member (copied if the block grows) and the cell appended to.
+                let end = inc.first.0 as usize + inc.len();
+                self.pool_cells[x.shard()].prefetch(end - 1);
+                self.pool_cells[x.shard()].prefetch(end);
+            }
+        }
     }
 
     /// Starts fetching what adding this link reads first: the members' slots

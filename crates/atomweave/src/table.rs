@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use crate::batch::LinkBatch;
 use crate::error::{Error, Result};
 use crate::handle::Handle;
 use crate::read::{sealed, AtomRead};
@@ -109,6 +110,19 @@ impl AtomTable {
         let h = recs.add_link_in(&mut all, hash, t, &out, &[]).map(|(h, _)| h);
         self.store.free_retired(Records::home_of_hash(hash));
         h
+    }
+
+    /// Adds every link of `batch`, in order, overlapping their cache misses;
+    /// see [`AtomSpace::add_links`](crate::AtomSpace::add_links). With an
+    /// error, nothing of the batch is added.
+    pub fn add_links(&mut self, batch: &LinkBatch) -> Result<Vec<Handle>> {
+        let (canon, hashes) = self.store.recs.prepare_links(batch)?;
+        let (recs, mut all) = self.store.split_mut();
+        let added = recs.add_links_in(&mut all, &canon, &hashes);
+        for s in 0..crate::handle::SHARDS {
+            self.store.free_retired(s);
+        }
+        added
     }
 
     /// Removes the atom. Without `recursive`, an atom that links contain is

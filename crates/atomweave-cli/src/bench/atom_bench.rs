@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::Instant;
 
-use atomweave::{types, AtomSpace, Handle};
+use atomweave::{types, AtomSpace, Handle, LinkBatch};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::json;
@@ -27,6 +27,11 @@ pub struct AtomBenchArgs {
     /// Insert from this many threads at once.
     #[arg(short = 'T', default_value_t = 1)]
     threads: usize,
+    /// Links added per call: with more than 1, structures go in through
+    /// `AtomSpace::add_links`, each batch's ListLinks and then their
+    /// EvaluationLinks; with 1, one `add_link` call per link.
+    #[arg(long, default_value_t = 1024)]
+    batch: usize,
     /// Searches of each kind through incoming sets.
     #[arg(long, default_value_t = 100_000)]
     searches: usize,
@@ -63,8 +68,8 @@ fn find_by_traversal(space: &AtomSpace, p: Handle, a: Handle, b: Handle) -> bool
 }
 
 pub fn run(args: AtomBenchArgs) -> Result<(), String> {
-    if args.concepts < 2 || args.threads == 0 {
-        return Err("--concepts must be at least 2 and -T at least 1".into());
+    if args.concepts < 2 || args.threads == 0 || args.batch == 0 {
+        return Err("--concepts must be at least 2, and -T and --batch at least 1".into());
     }
     let rss0 = rss_bytes();
     let space = AtomSpace::new();
@@ -84,9 +89,26 @@ pub fn run(args: AtomBenchArgs) -> Result<(), String> {
                 let (space, pairs, barrier) = (&space, &pairs, &barrier);
                 scope.spawn(move || -> atomweave::Result<()> {
                     barrier.wait();
-                    for &(a, b) in pairs.iter().skip(t).step_by(args.threads) {
-                        let list = space.add_link(types::LIST_LINK, &[a, b])?;
-                        space.add_link(types::EVALUATION_LINK, &[p, list])?;
+                    let mine = pairs.iter().skip(t).step_by(args.threads);
+                    if args.batch == 1 {
+                        for &(a, b) in mine {
+                            let list = space.add_link(types::LIST_LINK, &[a, b])?;
+                            space.add_link(types::EVALUATION_LINK, &[p, list])?;
+                        }
+                        return Ok(());
+                    }
+                    let (mut lists, mut evals) = (LinkBatch::new(), LinkBatch::new());
+                    let mine: Vec<_> = mine.collect();
+                    for chunk in mine.chunks(args.batch) {
+                        lists.clear();
+                        evals.clear();
+                        for &&(a, b) in chunk {
+                            lists.push(types::LIST_LINK, &[a, b]);
+                        }
+                        for list in space.add_links(&lists)? {
+                            evals.push(types::EVALUATION_LINK, &[p, list]);
+                        }
+                        space.add_links(&evals)?;
                     }
                     Ok(())
                 })
@@ -138,7 +160,7 @@ pub fn run(args: AtomBenchArgs) -> Result<(), String> {
     let per_atom_counted = space.heap_bytes() as f64 / atoms as f64;
     if args.json {
         let doc = json!({
-            "concepts": args.concepts, "structures": args.n, "threads": args.threads,
+            "concepts": args.concepts, "structures": args.n, "threads": args.threads, "batch": args.batch,
             "insert_seconds": insert_secs, "us_per_structure": us_per_insert,
             "atoms": atoms, "nodes": space.num_nodes(), "links": space.num_links(),
             "rss_bytes": rss, "bytes_per_atom_rss": per_atom_rss, "bytes_per_atom_counted": per_atom_counted,
@@ -148,8 +170,9 @@ pub fn run(args: AtomBenchArgs) -> Result<(), String> {
         println!("{}", serde_json::to_string_pretty(&doc).expect("serializable"));
         return Ok(());
     }
+    let mode = if args.batch == 1 { "one add_link call per link".to_string() } else { format!("add_links in batches of {}", args.batch) };
     println!(
-        "atom-bench: {} concepts, {} EvaluationLink structures (two links each), {} insert thread{}",
+        "atom-bench: {} concepts, {} EvaluationLink structures (two links each), {} insert thread{}, {mode}",
         args.concepts,
         args.n,
         args.threads,

@@ -1,0 +1,137 @@
+//! `add_links`: a batch must do what the same `add_link` calls would, in
+//! order, or nothing at all when any link of it is bad.
+
+mod common;
+
+use atomweave::types::*;
+use atomweave::{AtomSpace, AtomTable, Error, Handle, LinkBatch, Type};
+use common::{atom_set, check_invariants};
+use proptest::prelude::*;
+
+const LINK_TYPES: [Type; 4] = [LIST_LINK, INHERITANCE_LINK, SET_LINK, EVALUATION_LINK];
+
+/// A batch over the atoms made so far (member `i` is atom `i` modulo their
+/// number), where member 999 stands for a handle that names no atom.
+#[derive(Clone, Debug)]
+struct Spec(Vec<(usize, Vec<usize>)>);
+
+fn batches() -> impl Strategy<Value = Vec<Spec>> {
+    let link = (0..LINK_TYPES.len(), prop::collection::vec(0usize..1000, 0..5));
+    prop::collection::vec(prop::collection::vec(link, 0..40).prop_map(Spec), 1..8)
+}
+
+fn batch_of(spec: &Spec, atoms: &[Handle], bogus: Handle) -> LinkBatch {
+    let mut b = LinkBatch::new();
+    for (t, members) in &spec.0 {
+        let out: Vec<Handle> = members.iter().map(|&i| if i == 999 { bogus } else { atoms[i % atoms.len()] }).collect();
+        b.push(LINK_TYPES[*t], &out);
+    }
+    b
+}
+
+fn nodes(space: &AtomSpace) -> Vec<Handle> {
+    (0..30).map(|i| space.add_node(CONCEPT_NODE, &format!("n{i}")).unwrap()).collect()
+}
+
+proptest! {
+    #[test]
+    fn batches_match_single_adds(specs in batches()) {
+        let (batched, single) = (AtomSpace::new(), AtomSpace::new());
+        let mut table = AtomTable::new();
+        let mut atoms = nodes(&batched);
+        prop_assert_eq!(&atoms, &nodes(&single));
+        for i in 0..30 {
+            table.add_node(CONCEPT_NODE, &format!("n{i}")).unwrap();
+        }
+        // Freed by nothing, so never a live atom.
+        let bogus = Handle::from_u32(u32::MAX - 1);
+        for spec in &specs {
+            let batch = batch_of(spec, &atoms, bogus);
+            let before = atom_set(&batched.read().unwrap(), true);
+            match batched.add_links(&batch) {
+                Ok(added) => {
+                    let one_by_one: Vec<Handle> = batch.iter().map(|(t, out)| single.add_link(t, out).unwrap()).collect();
+                    prop_assert_eq!(&added, &one_by_one);
+                    prop_assert_eq!(table.add_links(&batch).unwrap(), one_by_one);
+                    atoms.extend(added);
+                }
+                Err(e) => {
+                    prop_assert!(matches!(e, Error::InvalidHandle(h) if h == bogus), "{e}");
+                    prop_assert!(table.add_links(&batch).is_err());
+                    // Nothing of a refused batch was added.
+                    prop_assert_eq!(atom_set(&batched.read().unwrap(), true), before);
+                }
+            }
+        }
+        check_invariants(&batched.read().unwrap());
+        check_invariants(&table);
+        prop_assert_eq!(atom_set(&batched.read().unwrap(), true), atom_set(&single.read().unwrap(), true));
+        prop_assert_eq!(atom_set(&table, true), atom_set(&single.read().unwrap(), true));
+    }
+}
+
+#[test]
+fn a_batch_with_a_node_type_adds_nothing() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let mut batch = LinkBatch::new();
+    batch.push(LIST_LINK, &[a]);
+    batch.push(CONCEPT_NODE, &[a]);
+    assert!(matches!(space.add_links(&batch), Err(Error::NotALinkType(t)) if t == CONCEPT_NODE));
+    assert_eq!(space.size(), 1);
+    batch.clear();
+    assert!(batch.is_empty());
+    assert_eq!(space.add_links(&batch).unwrap(), vec![]);
+}
+
+#[test]
+fn a_child_space_batches_over_base_atoms() {
+    let base = AtomSpace::new();
+    let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = base.add_node(CONCEPT_NODE, "b").unwrap();
+    let old = base.add_link(LIST_LINK, &[a, b]).unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    let c = child.add_node(CONCEPT_NODE, "c").unwrap();
+    let mut batch = LinkBatch::new();
+    batch.push(LIST_LINK, &[a, b]);
+    batch.push(SET_LINK, &[c, a]);
+    let added = child.add_links(&batch).unwrap();
+    assert_eq!(added[0], old);
+    let mut set = vec![c, a];
+    set.sort();
+    assert_eq!(child.outgoing(added[1]).unwrap(), &set[..]);
+    assert!(!base.contains(added[1]));
+    assert!(child.incoming(a).unwrap().contains(&added[1]));
+    // A member the child cannot see refuses the whole batch.
+    batch.push(LIST_LINK, &[c, Handle::from_u32(u32::MAX - 1)]);
+    let size = child.size();
+    assert!(child.add_links(&batch).is_err());
+    assert_eq!(child.size(), size);
+}
+
+#[test]
+fn threads_batching_the_same_links_share_them() {
+    let space = AtomSpace::new();
+    let atoms = nodes(&space);
+    let mut batch = LinkBatch::new();
+    for i in 0..2000 {
+        batch.push(LIST_LINK, &[atoms[i % 30], atoms[(i * 7 + 3) % 30], atoms[i / 100]]);
+    }
+    let results: Vec<Vec<Handle>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..2).map(|_| s.spawn(|| space.add_links(&batch).unwrap())).collect();
+        let reader = s.spawn(|| {
+            // Lock-free readers see whole links while batches run.
+            for _ in 0..200 {
+                for &x in space.incoming(atoms[0]).unwrap().iter() {
+                    assert_eq!(space.arity(x), Some(3));
+                }
+            }
+        });
+        reader.join().unwrap();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    assert_eq!(results[0], results[1]);
+    let distinct: std::collections::HashSet<_> = results[0].iter().collect();
+    assert_eq!(space.num_links(), distinct.len());
+    check_invariants(&space.read().unwrap());
+}
