@@ -576,7 +576,7 @@ pub(crate) fn define_all() {
         ("cog-execute!", 1, 0, 0, cog_execute as Subr),
         ("cog-evaluate!", 1, 0, 0, cog_evaluate as Subr),
     ];
-    for &(name, req, opt, rst, f) in prims.iter().chain(&crate::persist::primitives()).chain(&crate::read::primitives()) {
+    for &(name, req, opt, rst, f) in prims.iter().chain(&crate::persist::primitives()).chain(&crate::read::primitives()).chain(&crate::fast::primitives()) {
         define(name, req, opt, rst, f);
     }
     // A constructor per type, under its long and short names.

@@ -153,6 +153,23 @@ extern "C" {
     /// May throw (whatever the procedure does).
     pub fn scm_call_2(proc_: Scm, a: Scm, b: Scm) -> Scm;
 
+    /// May throw (whatever the procedure does).
+    pub fn scm_call_n(proc_: Scm, argv: *mut Scm, nargs: usize) -> Scm;
+    /// May throw: only for a bound variable, or under a catch.
+    pub fn scm_variable_ref(var: Scm) -> Scm;
+    /// Runs `body(body_data)`; a throw whose key matches `tag` (`#t`: any)
+    /// ends it, and `handler(handler_data, key, args)` gives the result.
+    pub fn scm_c_catch(
+        tag: Scm,
+        body: unsafe extern "C" fn(*mut c_void) -> Scm,
+        body_data: *mut c_void,
+        handler: unsafe extern "C" fn(*mut c_void, Scm, Scm) -> Scm,
+        handler_data: *mut c_void,
+        pre_unwind_handler: Option<unsafe extern "C" fn(*mut c_void, Scm, Scm) -> Scm>,
+        pre_unwind_handler_data: *mut c_void,
+    ) -> Scm;
+    pub fn scm_gc_unprotect_object(obj: Scm) -> Scm;
+
     pub fn scm_make_smob_type(name: *const c_char, size: usize) -> scm_t_bits;
     pub fn scm_set_smob_print(tag: scm_t_bits, f: SmobPrint);
     pub fn scm_set_smob_equalp(tag: scm_t_bits, f: SmobEqualp);

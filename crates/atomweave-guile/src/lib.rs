@@ -30,6 +30,7 @@ macro_rules! subrs {
 
 mod api;
 mod error;
+mod fast;
 pub mod ffi;
 mod persist;
 mod read;
@@ -140,14 +141,27 @@ pub fn eval(code: &str) -> Result<String, String> {
 /// as the registered space it belongs to and its handle; `None` if the
 /// value is not an atom. Must run in Guile mode.
 pub fn eval_atom(code: &str) -> Result<Option<(u32, atomweave::Handle)>, String> {
-    let x = call_shell(Shell::Value, &[input(code)])?;
+    let x = match fast::eval(code) {
+        Some(x) => x?,
+        None => call_shell(Shell::Value, &[input(code)])?,
+    };
     Ok(smob::Atom::from_scm(x).map(|a| (a.space, a.h)))
 }
 
 /// Evaluates Scheme code in `(guile-user)` with the interpreter, discarding
 /// its values and output capture (the cost upstream's `scm_c_eval_string` had).
 pub fn run(code: &str) -> Result<(), String> {
-    call_shell(Shell::Run, &[input(code)]).map(drop)
+    match fast::eval(code) {
+        Some(x) => x.map(drop),
+        None => call_shell(Shell::Run, &[input(code)]).map(drop),
+    }
+}
+
+/// How many texts [`run`] and [`eval_atom`] have evaluated without the
+/// shell's reader and walk (plain calls, see `fast.rs`), for tests and
+/// diagnostics.
+pub fn fast_path_runs() -> u64 {
+    fast::RUNS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Compiles (or, without `compile`, memoizes: evaluates into a closure)
@@ -174,9 +188,11 @@ enum Shell {
     Memoize,
     Compile,
     Call,
+    Resolve,
+    ErrorText,
 }
 
-static SHELL: [std::sync::atomic::AtomicUsize; 6] = [const { std::sync::atomic::AtomicUsize::new(0) }; 6];
+static SHELL: [std::sync::atomic::AtomicUsize; 8] = [const { std::sync::atomic::AtomicUsize::new(0) }; 8];
 
 fn shell(p: Shell) -> Scm {
     let slot = &SHELL[p as usize];
@@ -189,6 +205,8 @@ fn shell(p: Shell) -> Scm {
                 Shell::Memoize => c"shell-memoize",
                 Shell::Compile => c"shell-compile",
                 Shell::Call => c"shell-call",
+                Shell::Resolve => c"shell-resolve",
+                Shell::ErrorText => c"shell-error-text",
             };
             // SAFETY: the module is loaded by `boot` and exports the name; a
             // module's top-level procedure stays reachable, so its word stays valid.

@@ -35,15 +35,83 @@ fn list_of(items: &[Scm]) -> Scm {
     items.iter().rev().fold(EOL, |tail, &x| unsafe { ffi::scm_cons(x, tail) })
 }
 
+/// A token of plain Scheme text.
+pub(crate) enum Token<'t> {
+    Open,
+    Close,
+    Quote,
+    Str(String),
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Symbol(&'t str),
+}
+
+/// The tokens of plain text; an item is `None` where the text needs Guile's
+/// reader (and iteration should stop).
+pub(crate) struct Tokens<'t> {
+    text: &'t str,
+    i: usize,
+}
+
+pub(crate) fn tokens(text: &str) -> Tokens<'_> {
+    Tokens { text, i: 0 }
+}
+
+impl<'t> Iterator for Tokens<'t> {
+    type Item = Option<Token<'t>>;
+
+    fn next(&mut self) -> Option<Option<Token<'t>>> {
+        let (text, bytes) = (self.text, self.text.as_bytes());
+        loop {
+            let i = self.i;
+            let b = *bytes.get(i)?;
+            let (token, next) = match b {
+                b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => {
+                    self.i += 1;
+                    continue;
+                }
+                b';' => {
+                    self.i = bytes[i..].iter().position(|&c| c == b'\n').map_or(bytes.len(), |n| i + n);
+                    continue;
+                }
+                b'(' => (Some(Token::Open), i + 1),
+                b')' => (Some(Token::Close), i + 1),
+                b'\'' => (Some(Token::Quote), i + 1),
+                b'"' => match string(bytes, i + 1) {
+                    Some((s, next)) => (Some(Token::Str(s)), next),
+                    None => (None, bytes.len()),
+                },
+                b'#' => {
+                    let end = token_end(bytes, i);
+                    let b = match &text[i..end] {
+                        "#t" | "#true" => Some(Token::Bool(true)),
+                        "#f" | "#false" => Some(Token::Bool(false)),
+                        _ => None,
+                    };
+                    (b, end)
+                }
+                b'`' | b',' | b'|' | b'[' | b']' | b'{' | b'}' => (None, bytes.len()),
+                _ => {
+                    let end = token_end(bytes, i);
+                    (atom(&text[i..end]), end)
+                }
+            };
+            self.i = next;
+            return Some(token);
+        }
+    }
+}
+
 /// Reads every expression of `text`: a Scheme list of them, or `None` when
 /// the text needs Guile's reader (or is unbalanced, for Guile to report).
 pub fn read_all(text: &str) -> Option<Scm> {
     let _paused = NoCollection::new();
     // Items of the open lists, innermost last; each open list's start in
     // `items`, or `None` for a quote waiting for its datum.
-    let mut items: Vec<Scm> = Vec::new();
-    let mut open: Vec<Option<usize>> = Vec::new();
-    let mut top: Vec<Scm> = Vec::new();
+    let mut items: Vec<Scm> = Vec::with_capacity(16);
+    let mut open: Vec<Option<usize>> = Vec::with_capacity(8);
+    let mut top: Vec<Scm> = Vec::with_capacity(2);
     // Adds a finished datum to the innermost open list (closing quotes).
     let add = |items: &mut Vec<Scm>, open: &mut Vec<Option<usize>>, top: &mut Vec<Scm>, mut datum: Scm| {
         while let Some(None) = open.last() {
@@ -56,54 +124,29 @@ pub fn read_all(text: &str) -> Option<Scm> {
             items.push(datum);
         }
     };
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => i += 1,
-            b';' => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'(' => {
+    for token in tokens(text) {
+        let datum = match token? {
+            Token::Open => {
                 open.push(Some(items.len()));
-                i += 1;
+                continue;
             }
-            b')' => {
+            Token::Quote => {
+                open.push(None);
+                continue;
+            }
+            Token::Close => {
                 let Some(Some(start)) = open.pop() else { return None };
                 let list = list_of(&items[start..]);
                 items.truncate(start);
-                add(&mut items, &mut open, &mut top, list);
-                i += 1;
+                list
             }
-            b'\'' => {
-                open.push(None);
-                i += 1;
-            }
-            b'"' => {
-                let (s, next) = string(bytes, i + 1)?;
-                add(&mut items, &mut open, &mut top, ffi::string(&s));
-                i = next;
-            }
-            b'#' => {
-                let end = token_end(bytes, i);
-                let b = match &text[i..end] {
-                    "#t" | "#true" => ffi::BOOL_T,
-                    "#f" | "#false" => ffi::BOOL_F,
-                    _ => return None,
-                };
-                add(&mut items, &mut open, &mut top, b);
-                i = end;
-            }
-            b'`' | b',' | b'|' | b'[' | b']' | b'{' | b'}' => return None,
-            _ => {
-                let end = token_end(bytes, i);
-                let atom = atom(&text[i..end])?;
-                add(&mut items, &mut open, &mut top, atom);
-                i = end;
-            }
-        }
+            Token::Str(s) => ffi::string(&s),
+            Token::Bool(b) => Scm::bool(b),
+            Token::Int(n) => ffi::from_i64(n),
+            Token::Float(x) => ffi::from_f64(x),
+            Token::Symbol(s) => ffi::symbol(s),
+        };
+        add(&mut items, &mut open, &mut top, datum);
     }
     if !open.is_empty() {
         return None;
@@ -145,7 +188,7 @@ fn string(bytes: &[u8], mut i: usize) -> Option<(String, usize)> {
 }
 
 /// A number or a symbol; `None` for anything Guile might read otherwise.
-fn atom(tok: &str) -> Option<Scm> {
+fn atom(tok: &str) -> Option<Token<'_>> {
     let b = tok.as_bytes();
     if tok == "." || tok.bytes().any(|c| matches!(c, b'|' | b'#' | b'\\' | b'[' | b']' | b'{' | b'}')) {
         return None;
@@ -156,12 +199,12 @@ fn atom(tok: &str) -> Option<Scm> {
     }
     let numeric = b[0].is_ascii_digit() || (b.len() > 1 && matches!(b[0], b'+' | b'-' | b'.') && (b[1].is_ascii_digit() || b[1] == b'.'));
     if !numeric {
-        return Some(ffi::symbol(tok));
+        return Some(Token::Symbol(tok));
     }
     let digits = tok.strip_prefix(['+', '-']).unwrap_or(tok);
     if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
         // An exact integer; past 64 bits Guile's bignums take over.
-        return tok.parse::<i64>().ok().map(ffi::from_i64);
+        return tok.parse::<i64>().ok().map(Token::Int);
     }
     // Decimals with an `e` exponent; other exponent markers, rationals and
     // out-of-range values are Guile's to read (or refuse).
@@ -171,7 +214,7 @@ fn atom(tok: &str) -> Option<Scm> {
     let x = tok.parse::<f64>().ok()?;
     let mantissa = tok.split(['e', 'E']).next().unwrap_or("");
     let underflow = x == 0.0 && mantissa.bytes().any(|c| matches!(c, b'1'..=b'9'));
-    (x.is_finite() && !underflow).then(|| ffi::from_f64(x))
+    (x.is_finite() && !underflow).then_some(Token::Float(x))
 }
 
 subrs! {

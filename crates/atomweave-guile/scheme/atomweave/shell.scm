@@ -7,7 +7,8 @@
   #:use-module (opencog)
   #:use-module (ice-9 eval-string)
   #:use-module (system base compile)
-  #:export (shell-eval shell-run shell-value shell-memoize shell-compile shell-call))
+  #:export (shell-eval shell-run shell-value shell-memoize shell-compile shell-call
+            shell-resolve shell-error-text))
 
 (define user (resolve-module '(guile-user)))
 
@@ -22,6 +23,10 @@
 ;; with-exception-handler, unwinding: what catch does, for less.
 (define-syntax-rule (guarded body ...)
   (with-exception-handler on-error (lambda () body ...) #:unwind? #t))
+
+;; Rust's fast path (fast.rs) caches what symbols of the user module name;
+;; any new binding or use there makes the caches stale.
+(module-observe user (lambda (m) (%atomweave-module-changed)))
 
 (define (procedure-named sym)
   "The procedure SYM names in the user module, or #f (unbound, a macro, not
@@ -122,6 +127,18 @@ come already read: a list of expressions."
 
 (define (shell-compile text)
   (guarded (cons #t (compile (read-one text) #:env user #:to 'value))))
+
+;; For Rust's fast path: how the user module binds SYM (its variable, bound
+;; and not a macro; 'macro; or #f), and the text of a caught throw.
+(define (shell-resolve sym)
+  (guarded
+    (cons #t (let ((v (module-variable user sym)))
+               (cond ((not (and v (variable-bound? v))) #f)
+                     ((macro? (variable-ref v)) 'macro)
+                     (else v))))))
+
+(define (shell-error-text key args)
+  (guarded (cons #t (error-text key args))))
 
 (define (shell-call proc arg)
   (guarded (proc arg) '(#t . "")))
