@@ -155,8 +155,19 @@ extern "C" {
 
     /// May throw (whatever the procedure does).
     pub fn scm_call_n(proc_: Scm, argv: *mut Scm, nargs: usize) -> Scm;
-    /// May throw: only for a bound variable, or under a catch.
+    /// Throws for an unbound variable: call only on bound ones, or under a catch.
     pub fn scm_variable_ref(var: Scm) -> Scm;
+    pub fn scm_procedure_p(x: Scm) -> Scm;
+    pub fn scm_macro_p(x: Scm) -> Scm;
+    /// May throw: only for a variable.
+    pub fn scm_variable_bound_p(var: Scm) -> Scm;
+    /// How many values `x` is: a values object's count, else 1.
+    pub fn scm_c_nvalues(x: Scm) -> usize;
+    /// Throws for an index out of range.
+    pub fn scm_c_value_ref(x: Scm, idx: usize) -> Scm;
+    pub fn scm_current_module() -> Scm;
+    /// May throw (for a module that cannot be made).
+    pub fn scm_c_resolve_module(name: *const c_char) -> Scm;
     /// Runs `body(body_data)`; a throw whose key matches `tag` (`#t`: any)
     /// ends it, and `handler(handler_data, key, args)` gives the result.
     pub fn scm_c_catch(

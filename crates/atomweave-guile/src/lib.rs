@@ -119,8 +119,8 @@ pub fn with_guile<F: FnOnce() -> T, T>(f: F) -> T {
     }
     let mut call: Call<F, T> = Call(Some(f), None);
     // SAFETY: the trampoline gets the pointer to `call` and runs `f`, which
-    // calls Scheme only through `(atomweave shell)` (that catches every
-    // exception), so nothing unwinds through this frame.
+    // calls Scheme only through `(atomweave shell)` or under `fast.rs`'s
+    // catch, both catching every exception, so nothing unwinds through this frame.
     unsafe { ffi::scm_with_guile(tramp::<F, T>, (&mut call as *mut Call<F, T>).cast()) };
     match call.1 {
         Some(Ok(v)) => v,
@@ -157,11 +157,11 @@ pub fn run(code: &str) -> Result<(), String> {
     }
 }
 
-/// How many texts [`run`] and [`eval_atom`] have evaluated without the
-/// shell's reader and walk (plain calls, see `fast.rs`), for tests and
-/// diagnostics.
+/// How many texts [`run`] and [`eval_atom`] have evaluated on this thread
+/// without the shell's reader and walk (plain calls, see `fast.rs`), for
+/// tests and diagnostics.
 pub fn fast_path_runs() -> u64 {
-    fast::RUNS.load(std::sync::atomic::Ordering::Relaxed)
+    fast::runs()
 }
 
 /// Compiles (or, without `compile`, memoizes: evaluates into a closure)

@@ -58,6 +58,13 @@ pub(crate) fn tokens(text: &str) -> Tokens<'_> {
     Tokens { text, i: 0 }
 }
 
+impl Tokens<'_> {
+    /// The byte offset just past the last token returned.
+    pub(crate) fn offset(&self) -> usize {
+        self.i
+    }
+}
+
 impl<'t> Iterator for Tokens<'t> {
     type Item = Option<Token<'t>>;
 

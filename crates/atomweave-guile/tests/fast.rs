@@ -37,10 +37,15 @@ fn plain_calls_run_as_the_shell_runs_them() {
             "(cog-new-link 'ListLink 42)".into(),
             "(car 5)".into(),
             "(cog-atom (+ 1 2305843009213693952))".into(),
+            "(values (Concept \"v1\") (Concept \"v2\"))".into(),
+            "(List (values (Concept \"v3\") (Concept \"v4\")))".into(),
+            "(values)".into(),
         ] {
             let (fast, slow) = both(&text);
             assert_eq!(fast, slow, "{text}");
         }
+        let (fast, slow) = both("(List (values))");
+        assert!(fast.is_err() && slow.is_err(), "{fast:?} {slow:?}");
         let (fast, _) = both("(cog-new-link 'ListLink 42)");
         assert!(fast.unwrap_err().contains("cog-new-link"));
         assert_eq!(space.get_tv(a).unwrap().mean(), 0.5);
@@ -70,6 +75,15 @@ fn plain_calls_run_as_the_shell_runs_them() {
         assert_eq!(eval("(cog-value (Concept \"g\") (Predicate \"k\"))").unwrap(), "(StringValue \"abc\" \"mid\" \"def\")\n");
         assert_eq!(eval("(cog-value (Concept \"g\") (Predicate \"f\"))").unwrap(), "(FloatValue 1.5 7.25 2.5)\n");
 
+        // A form that shadows an imported procedure: the forms after it see
+        // the new one.
+        let before = fast_path_runs();
+        let got = eval_atom(
+            "(eval-string \"(define (cog-outgoing-atom l i) (Concept \\\"shadowed\\\"))\") (cog-outgoing-atom (List (Concept \"p\")) 0)",
+        );
+        assert_eq!(fast_path_runs(), before + 1);
+        assert_eq!(got.unwrap().map(|x| x.1), space.get_node(atomweave::types::CONCEPT_NODE, "shadowed"));
+
         // Shadowing an imported procedure takes effect on the next call.
         let h = format!("(cog-atom {})", a.to_u32());
         assert_eq!(eval_atom(&h).unwrap().unwrap().1, a);
@@ -77,5 +91,15 @@ fn plain_calls_run_as_the_shell_runs_them() {
         let got = eval_atom(&h).unwrap().map(|x| x.1);
         assert!(got.is_some());
         assert_eq!(got, space.get_node(atomweave::types::CONCEPT_NODE, "shadow"));
+
+        // Plain calls run with (guile-user) current, as the shell's do: with
+        // another module current, the shell takes them (and makes it current).
+        run("(define shell-module (resolve-module '(atomweave shell)))").unwrap();
+        let before = fast_path_runs();
+        run("(set-current-module shell-module)").unwrap();
+        assert_eq!(fast_path_runs(), before + 1);
+        let before = fast_path_runs();
+        assert_eq!(eval_atom("(Concept \"still user\")").unwrap().map(|x| x.1), space.get_node(atomweave::types::CONCEPT_NODE, "still user"));
+        assert_eq!(fast_path_runs(), before);
     });
 }

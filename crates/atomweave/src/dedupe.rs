@@ -169,9 +169,12 @@ impl Dedupe {
         }
     }
 
-    /// Publishes a fresh table holding `slots`, sized for twice as many.
+    /// Publishes a fresh table holding `slots`, at most a third full, so
+    /// that at least half as many inserts again fit before the next rebuild
+    /// (inserts and removals in turn at a steady count fill it with removed
+    /// markers; a table only just under half full would rebuild each time).
     fn rebuild(&self, book: &mut DedupeBook, slots: Vec<(u64, u32)>) {
-        let t = Table::new(slots.len() * 2 + 1);
+        let t = Table::new(slots.len() * 3 + 2);
         for (hash, slot) in &slots {
             let mut i = *hash as usize & t.mask;
             while t.entries[i].load(Ordering::Relaxed) != EMPTY {
@@ -242,6 +245,29 @@ mod tests {
 
     fn h(i: u32) -> u64 {
         (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+
+    #[test]
+    fn a_steady_count_rebuilds_rarely() {
+        let d = Dedupe::new();
+        let mut book = DedupeBook::default();
+        let mut live: Vec<u32> = Vec::new();
+        for i in 0..63 {
+            let all = live.iter().map(|&s| (h(s), s)).collect::<Vec<_>>();
+            d.insert(&mut book, h(i), i, || all);
+            live.push(i);
+        }
+        let before = book.retired.len();
+        for i in 63..2063u32 {
+            d.remove(&mut book, h(live[0]), live[0]);
+            live.remove(0);
+            let all = live.iter().map(|&s| (h(s), s)).collect::<Vec<_>>();
+            d.insert(&mut book, h(i), i, || all);
+            live.push(i);
+        }
+        // Each rebuild leaves room for at least 31 more inserts.
+        assert!(book.retired.len() - before <= 2000 / 31 + 1, "{} rebuilds", book.retired.len() - before);
+        assert!(live.iter().all(|&i| d.find(h(i), |s| s == i).is_some()));
     }
 
     #[test]

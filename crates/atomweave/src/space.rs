@@ -505,10 +505,16 @@ impl AtomSpace {
     /// Every type and member is checked before anything is added: with an
     /// error, nothing of the batch is added. On a root space the batch holds
     /// every shard's write lock while it runs, so writers on other threads
-    /// wait for it (readers of names, outgoing and incoming sets do not);
-    /// batches of a few thousand links keep those waits short.
+    /// wait for it (and so do readers that lock: truth values, and incoming
+    /// sets while child spaces exist); batches of a few thousand links keep
+    /// those waits short. A child space adds the links one by one after the
+    /// check: there, a member that another thread extracts meanwhile stops
+    /// the batch with the links before it added.
     pub fn add_links(&self, batch: &LinkBatch) -> Result<Vec<Handle>> {
         let (canon, hashes) = self.recs().prepare_links(batch)?;
+        if canon.is_empty() {
+            return Ok(Vec::new());
+        }
         if self.is_root() {
             let mut locks = self.store().lock(ShardMask::all());
             return self.recs().add_links_in(&mut locks, &canon, &hashes);

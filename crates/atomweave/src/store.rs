@@ -726,10 +726,11 @@ impl Records {
             return Err(Error::InvalidHandle(x));
         }
         let n = batch.len();
-        for i in 0..n.min(AHEAD) {
-            self.prefetch_link(hashes[i], batch.outgoing(i));
+        for (i, &hash) in hashes.iter().enumerate().take(AHEAD) {
+            self.prefetch_link(hash, batch.outgoing(i));
         }
         let mut added = Vec::with_capacity(n);
+        let mut created = Vec::new();
         for i in 0..n {
             if i + AHEAD < n {
                 self.prefetch_link(hashes[i + AHEAD], batch.outgoing(i + AHEAD));
@@ -737,7 +738,23 @@ impl Records {
             if i + AHEAD / 2 < n {
                 self.prefetch_link_late(hashes[i + AHEAD / 2], batch.outgoing(i + AHEAD / 2));
             }
-            added.push(self.add_link_in(acc, hashes[i], batch.types[i], batch.outgoing(i), &[])?.0);
+            match self.add_link_in(acc, hashes[i], batch.types[i], batch.outgoing(i), &[]) {
+                Ok((h, new)) => {
+                    if new {
+                        created.push(h);
+                    }
+                    added.push(h);
+                }
+                Err(e) => {
+                    // Out of handles or arena space midway: take back what
+                    // the batch made (no link holds them: members predate
+                    // the batch), so that it adds nothing.
+                    for &h in created.iter().rev() {
+                        let _ = self.extract_in(acc, h);
+                    }
+                    return Err(e);
+                }
+            }
         }
         Ok(added)
     }

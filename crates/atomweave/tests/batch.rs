@@ -114,20 +114,32 @@ fn threads_batching_the_same_links_share_them() {
     let space = AtomSpace::new();
     let atoms = nodes(&space);
     let mut batch = LinkBatch::new();
-    for i in 0..2000 {
-        batch.push(LIST_LINK, &[atoms[i % 30], atoms[(i * 7 + 3) % 30], atoms[i / 100]]);
+    for i in 0..20000 {
+        batch.push(LIST_LINK, &[atoms[i % 30], atoms[(i * 7 + 3) % 30], atoms[i / 1000]]);
     }
+    let start = std::sync::Barrier::new(3);
+    let done = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<Vec<Handle>> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..2).map(|_| s.spawn(|| space.add_links(&batch).unwrap())).collect();
-        let reader = s.spawn(|| {
-            // Lock-free readers see whole links while batches run.
-            for _ in 0..200 {
-                for &x in space.incoming(atoms[0]).unwrap().iter() {
-                    assert_eq!(space.arity(x), Some(3));
-                }
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    start.wait();
+                    let r = space.add_links(&batch).unwrap();
+                    done.fetch_add(1, std::sync::atomic::Ordering::Release);
+                    r
+                })
+            })
+            .collect();
+        // Lock-free readers see whole links while batches run.
+        start.wait();
+        loop {
+            for &x in space.incoming(atoms[0]).unwrap().iter() {
+                assert!(space.outgoing(x).unwrap().contains(&atoms[0]));
             }
-        });
-        reader.join().unwrap();
+            if done.load(std::sync::atomic::Ordering::Acquire) == 2 {
+                break;
+            }
+        }
         workers.into_iter().map(|w| w.join().unwrap()).collect()
     });
     assert_eq!(results[0], results[1]);

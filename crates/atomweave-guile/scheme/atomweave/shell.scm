@@ -128,14 +128,11 @@ come already read: a list of expressions."
 (define (shell-compile text)
   (guarded (cons #t (compile (read-one text) #:env user #:to 'value))))
 
-;; For Rust's fast path: how the user module binds SYM (its variable, bound
-;; and not a macro; 'macro; or #f), and the text of a caught throw.
+;; For Rust's fast path: the variable SYM names in the user module if it is
+;; bound (or #f), and the text of a caught throw.
 (define (shell-resolve sym)
-  (guarded
-    (cons #t (let ((v (module-variable user sym)))
-               (cond ((not (and v (variable-bound? v))) #f)
-                     ((macro? (variable-ref v)) 'macro)
-                     (else v))))))
+  (guarded (cons #t (let ((v (module-variable user sym)))
+                      (and v (variable-bound? v) v)))))
 
 (define (shell-error-text key args)
   (guarded (cons #t (error-text key args))))
