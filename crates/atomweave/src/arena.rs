@@ -57,8 +57,8 @@ impl<C: Cell> Arena<C> {
         let start = fit(*end, data.len());
         let start32 = u32::try_from(start + data.len()).ok().map(|_| start as u32)?;
         self.cells.ensure(start + data.len());
-        for (i, &v) in data.iter().enumerate() {
-            self.cells.get(start + i).expect("ensured").set(v);
+        for (cell, &v) in self.cells.slice(start, data.len()).iter().zip(data) {
+            cell.set(v);
         }
         *end = start + data.len();
         Some(start32)

@@ -164,6 +164,10 @@ impl<T: Zeroable> SegVec<T> {
         }
         assert!(len <= Self::CAPACITY, "segmented array overflow");
         let (last, _) = locate(len - 1);
+        // Segments are made in order, so the last one present means all are.
+        if !self.segments[last].load(Ordering::Acquire).is_null() {
+            return;
+        }
         for k in 0..=last {
             if self.segments[k].load(Ordering::Acquire).is_null() {
                 // SAFETY: the layout has non-zero size; zeroed memory is a valid `T` (Zeroable).

@@ -684,7 +684,8 @@ impl Records {
         let word = LIVE | IS_LINK | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
         // From before the link can be seen until it is in its members'
         // incoming sets, lock-free readers of those sets wait.
-        let sections = self.seq_sections(out);
+        // The caller checked: a member is this store's unless foreign.
+        let sections = self.seq_sections(out, |x| !foreign.contains(&x));
         recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
         let view = self.view(s);
         let by_type = &sh.by_type;
@@ -819,15 +820,15 @@ impl Records {
         sh.inc_remove(self.inc_store(x.shard()), x.local(), l);
     }
 
-    /// Opens sequence sections on the shards of `members` held here (each
-    /// shard once), so lock-free readers of their incoming sets retry until
-    /// a link's record and its incoming entries agree.
-    fn seq_sections(&self, members: &[Handle]) -> SmallVec<[SeqWrite<'_>; 4]> {
+    /// Opens sequence sections on the shards of the `members` held here
+    /// (`own`; each shard once), so lock-free readers of their incoming sets
+    /// retry until a link's record and its incoming entries agree.
+    fn seq_sections(&self, members: &[Handle], own: impl Fn(Handle) -> bool) -> SmallVec<[SeqWrite<'_>; 4]> {
         let mut mask = 0u32;
         let mut sections = SmallVec::new();
         for &x in members {
             let s = x.shard();
-            if mask & (1 << s) == 0 && self.rec(x).is_some() {
+            if mask & (1 << s) == 0 && own(x) {
                 mask |= 1 << s;
                 sections.push(SeqWrite::begin(&self.inc_seq[s]));
             }
@@ -883,7 +884,7 @@ impl Records {
         let local = h.local();
         // From before the link stops being visible until it has left its
         // members' incoming sets, lock-free readers of those sets wait.
-        let sections = if rec.is_link() { self.seq_sections(view.out(rec)) } else { SmallVec::new() };
+        let sections = if rec.is_link() { self.seq_sections(view.out(rec), |x| self.rec(x).is_some()) } else { SmallVec::new() };
         if rec.is_link() {
             self.links_by_content[s].remove(&mut sh.link_book, hash, local);
         } else {
