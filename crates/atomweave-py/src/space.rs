@@ -55,7 +55,7 @@ impl PySpace {
         Ok(())
     }
 
-    fn handles(&self, py: Python<'_>, outgoing: &Bound<'_, PyAny>) -> PyResult<Vec<Handle>> {
+    fn handles(&self, outgoing: &Bound<'_, PyAny>) -> PyResult<Vec<Handle>> {
         let mut out = Vec::new();
         for x in outgoing.try_iter().map_err(|_| PyTypeError::new_err("a link's outgoing set is a list of Atoms"))? {
             out.push(self.handle_of(&x?)?);
@@ -89,10 +89,28 @@ impl PySpace {
     #[pyo3(signature = (t, outgoing, tv=None))]
     fn add_link(slf: &Bound<'_, Self>, t: &Bound<'_, PyAny>, outgoing: &Bound<'_, PyAny>, tv: Option<&Bound<'_, PyTruthValue>>) -> PyResult<PyAtom> {
         let me = slf.get();
-        let out = me.handles(slf.py(), outgoing)?;
+        let out = me.handles(outgoing)?;
         let h = me.space.add_link(type_arg(t)?, &out).or_py()?;
         me.with_tv(h, tv)?;
         Ok(Self::atom(slf, h))
+    }
+
+    /// Adds (or finds) many links at once: `links` yields `(type, outgoing)`
+    /// pairs; returns the links in the same order. For bulk loads: the
+    /// links' memory is fetched ahead and the space is locked once. Every
+    /// link is checked first: if one is bad, none is added.
+    fn add_links(slf: &Bound<'_, Self>, links: &Bound<'_, PyAny>) -> PyResult<Vec<PyAtom>> {
+        let me = slf.get();
+        let mut batch = atomweave::LinkBatch::new();
+        let pairs = links.try_iter().map_err(|_| PyTypeError::new_err("add_links() takes an iterable of (type, outgoing) pairs"))?;
+        for pair in pairs {
+            let pair = pair?;
+            let (t, out): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+                pair.extract().map_err(|_| PyTypeError::new_err(format!("add_links() takes (type, outgoing) pairs, not {}", pair.get_type().name().map(|n| n.to_string()).unwrap_or_default())))?;
+            batch.push(type_arg(&t)?, &me.handles(&out)?);
+        }
+        let added = slf.py().allow_threads(|| me.space.add_links(&batch)).or_py()?;
+        Ok(added.into_iter().map(|h| Self::atom(slf, h)).collect())
     }
 
     /// `add_node` when `name` is given, `add_link` when `out` is.
@@ -147,7 +165,7 @@ impl PySpace {
 
     /// The link of this type and outgoing set, or None.
     fn get_link(slf: &Bound<'_, Self>, t: &Bound<'_, PyAny>, outgoing: &Bound<'_, PyAny>) -> PyResult<Option<PyAtom>> {
-        let out = slf.get().handles(slf.py(), outgoing)?;
+        let out = slf.get().handles(outgoing)?;
         Ok(slf.get().space.get_link(type_arg(t)?, &out).map(|h| Self::atom(slf, h)))
     }
 
@@ -183,7 +201,7 @@ impl PySpace {
     }
 
     /// Sets the truth value of `atom`.
-    fn set_truthvalue(&self, py: Python<'_>, atom: &Bound<'_, PyAny>, tv: &Bound<'_, PyTruthValue>) -> PyResult<()> {
+    fn set_truthvalue(&self, atom: &Bound<'_, PyAny>, tv: &Bound<'_, PyTruthValue>) -> PyResult<()> {
         let h = self.handle_of(atom)?;
         self.space.set_tv(h, tv.get().0).or_py()
     }

@@ -1,5 +1,7 @@
 """AtomSpace: adding, finding, counting, iterating, removing, clearing."""
 
+import pytest
+
 from atomweave import AtomSpace, FloatValue, TruthValue, types
 
 
@@ -81,6 +83,26 @@ def test_add_link_accepts_any_iterable(space):
     l2 = space.add_link(types.ListLink, iter([a, b]))
     assert l1 == l2
     assert len(space) == 3
+
+
+def test_add_links_adds_in_order_or_nothing(space):
+    a = space.add_node(types.ConceptNode, "a")
+    b = space.add_node(types.ConceptNode, "b")
+    old = space.add_link(types.ListLink, [a, b])
+    links = space.add_links([(types.ListLink, [a, b]), ("SetLink", (b, a)), (types.InheritanceLink, iter([a, b]))])
+    assert links[0] == old
+    assert links[1] == space.add_link(types.SetLink, [a, b])
+    assert links[2].out == [a, b] and links[2].type == types.InheritanceLink
+    assert len(space) == 5
+    gone = space.add_node(types.ConceptNode, "gone")
+    space.remove(gone)
+    for bad in ([(types.ListLink, [b, a]), (types.ListLink, [a, gone])],
+                [(types.ListLink, [b, a]), (types.ConceptNode, [a])],
+                [(types.ListLink, [b, a]), "not a pair"]):
+        with pytest.raises((ValueError, TypeError, RuntimeError)):
+            space.add_links(bad)
+        assert len(space) == 5  # the good first link was not added either
+    assert space.add_links([]) == []
 
 
 def test_empty_link(space):
