@@ -179,7 +179,6 @@ extern "C" {
         pre_unwind_handler: Option<unsafe extern "C" fn(*mut c_void, Scm, Scm) -> Scm>,
         pre_unwind_handler_data: *mut c_void,
     ) -> Scm;
-    pub fn scm_gc_unprotect_object(obj: Scm) -> Scm;
 
     pub fn scm_make_smob_type(name: *const c_char, size: usize) -> scm_t_bits;
     pub fn scm_set_smob_print(tag: scm_t_bits, f: SmobPrint);

@@ -141,20 +141,19 @@ pub fn eval(code: &str) -> Result<String, String> {
 /// as the registered space it belongs to and its handle; `None` if the
 /// value is not an atom. Must run in Guile mode.
 pub fn eval_atom(code: &str) -> Result<Option<(u32, atomweave::Handle)>, String> {
-    let x = match fast::eval(code) {
-        Some(x) => x?,
-        None => call_shell(Shell::Value, &[input(code)])?,
-    };
+    let x = evaluate(code, Shell::Value)?;
     Ok(smob::Atom::from_scm(x).map(|a| (a.space, a.h)))
 }
 
 /// Evaluates Scheme code in `(guile-user)` with the interpreter, discarding
 /// its values and output capture (the cost upstream's `scm_c_eval_string` had).
 pub fn run(code: &str) -> Result<(), String> {
-    match fast::eval(code) {
-        Some(x) => x.map(drop),
-        None => call_shell(Shell::Run, &[input(code)]).map(drop),
-    }
+    evaluate(code, Shell::Run).map(drop)
+}
+
+/// Plain text through the fast path, anything else through `shell`.
+fn evaluate(code: &str, shell: Shell) -> Result<Scm, String> {
+    fast::eval(code).unwrap_or_else(|| call_shell(shell, &[input(code)]))
 }
 
 /// How many texts [`run`] and [`eval_atom`] have evaluated on this thread

@@ -96,10 +96,10 @@ def test_add_links_adds_in_order_or_nothing(space):
     assert len(space) == 5
     gone = space.add_node(types.ConceptNode, "gone")
     space.remove(gone)
-    for bad in ([(types.ListLink, [b, a]), (types.ListLink, [a, gone])],
-                [(types.ListLink, [b, a]), (types.ConceptNode, [a])],
-                [(types.ListLink, [b, a]), "not a pair"]):
-        with pytest.raises((ValueError, TypeError, RuntimeError)):
+    for bad, error, says in (([(types.ListLink, [b, a]), (types.ListLink, [a, gone])], RuntimeError, "no atom"),
+                             ([(types.ListLink, [b, a]), (types.ConceptNode, [a])], TypeError, "not a Link type"),
+                             ([(types.ListLink, [b, a]), "not a pair"], TypeError, "pairs, not str")):
+        with pytest.raises(error, match=says):
             space.add_links(bad)
         assert len(space) == 5  # the good first link was not added either
     assert space.add_links([]) == []

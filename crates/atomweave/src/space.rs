@@ -511,18 +511,21 @@ impl AtomSpace {
     /// check: there, a member that another thread extracts meanwhile stops
     /// the batch with the links before it added.
     pub fn add_links(&self, batch: &LinkBatch) -> Result<Vec<Handle>> {
+        if !self.is_root() {
+            for (t, out) in batch.iter() {
+                link_key(t, out)?;
+                if let Some(&x) = out.iter().find(|&&x| !self.contains(x)) {
+                    return Err(Error::InvalidHandle(x));
+                }
+            }
+            return batch.iter().map(|(t, out)| self.add_link(t, out)).collect();
+        }
         let (canon, hashes) = self.recs().prepare_links(batch)?;
         if canon.is_empty() {
             return Ok(Vec::new());
         }
-        if self.is_root() {
-            let mut locks = self.store().lock(ShardMask::all());
-            return self.recs().add_links_in(&mut locks, &canon, &hashes);
-        }
-        if let Some(&x) = canon.members.iter().find(|&&x| !self.contains(x)) {
-            return Err(Error::InvalidHandle(x));
-        }
-        canon.iter().map(|(t, out)| self.add_link(t, out)).collect()
+        let mut locks = self.store().lock(ShardMask::all());
+        self.recs().add_links_in(&mut locks, &canon, &hashes)
     }
 
     /// Starts fetching the records of `atoms`, then the outgoing sets of
