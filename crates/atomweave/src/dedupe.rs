@@ -4,7 +4,10 @@
 //! 1 a removed entry, anything else a slot number plus 2 in the low 27 bits
 //! (slots stay below `LOCAL_LIMIT - BLOCK`) and 5 bits of the hash above
 //! them, which spare all but 1 in 32 false comparisons: each one costs the
-//! caller a record and an arena read, the bulk of a missed lookup.
+//! caller a record and an arena read, the bulk of a missed lookup. Hashes
+//! are 32 bits (the low half of a content hash), which the owner keeps per
+//! slot so that growth and removal never hash content again: the low bits
+//! place an entry, the top five tag it.
 //! Inserts, removals and growth happen under the owning shard's write lock.
 //! Growth publishes a new table; the old one stays mapped until the table is
 //! dropped (or [`Dedupe::free_retired`] runs with exclusive access), because
@@ -35,12 +38,12 @@ impl Table {
 }
 
 #[inline]
-fn tag(hash: u64) -> u32 {
-    ((hash >> 59) as u32) << SLOT_BITS
+fn tag(hash: u32) -> u32 {
+    hash & !SLOT_MASK
 }
 
 #[inline]
-fn encode(hash: u64, slot: u32) -> u32 {
+fn encode(hash: u32, slot: u32) -> u32 {
     debug_assert!(slot <= MAX_SLOT);
     tag(hash) | (slot + 2)
 }
@@ -78,7 +81,7 @@ impl Dedupe {
 
     /// Starts fetching the first entry a probe for `hash` reads.
     #[inline]
-    pub(crate) fn prefetch(&self, hash: u64) {
+    pub(crate) fn prefetch(&self, hash: u32) {
         let t = self.table();
         crate::prefetch(&t.entries[hash as usize & t.mask] as *const AtomicU32);
     }
@@ -87,7 +90,7 @@ impl Dedupe {
     /// to `fetch`, if its tag matches: for prefetching the candidate's
     /// record once [`prefetch`](Self::prefetch) has brought the entry in.
     #[inline]
-    pub(crate) fn prefetch_candidate(&self, hash: u64, fetch: impl FnOnce(u32)) {
+    pub(crate) fn prefetch_candidate(&self, hash: u32, fetch: impl FnOnce(u32)) {
         let t = self.table();
         let e = t.entries[hash as usize & t.mask].load(Ordering::Relaxed);
         if e > REMOVED && e & !SLOT_MASK == tag(hash) {
@@ -97,7 +100,7 @@ impl Dedupe {
 
     /// The slot whose content has `hash` and satisfies `eq`. Lock-free.
     #[inline]
-    pub(crate) fn find(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
+    pub(crate) fn find(&self, hash: u32, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
         loop {
             let p = self.current.load(Ordering::Acquire);
             // SAFETY: see `table`.
@@ -130,7 +133,7 @@ impl Dedupe {
     /// when it is half full. Half, not three quarters: a probe that misses
     /// walks 2.5 entries on average instead of 8.5, and each entry whose tag
     /// matches by chance costs two dependent cache misses (record, content).
-    pub(crate) fn insert(&self, book: &mut DedupeBook, hash: u64, slot: u32, all_slots: impl FnOnce() -> Vec<(u64, u32)>) {
+    pub(crate) fn insert(&self, book: &mut DedupeBook, hash: u32, slot: u32, all_slots: impl FnOnce() -> Vec<(u32, u32)>) {
         let t = self.table();
         if (book.used + 1) * 2 > (t.mask + 1) {
             self.rebuild(book, all_slots());
@@ -152,7 +155,7 @@ impl Dedupe {
     }
 
     /// Removes `slot`, stored under `hash`. The caller holds the shard's write lock.
-    pub(crate) fn remove(&self, book: &mut DedupeBook, hash: u64, slot: u32) {
+    pub(crate) fn remove(&self, book: &mut DedupeBook, hash: u32, slot: u32) {
         let t = self.table();
         let want = encode(hash, slot);
         let mut i = hash as usize & t.mask;
@@ -173,7 +176,7 @@ impl Dedupe {
     /// that at least half as many inserts again fit before the next rebuild
     /// (inserts and removals in turn at a steady count fill it with removed
     /// markers; a table only just under half full would rebuild each time).
-    fn rebuild(&self, book: &mut DedupeBook, slots: Vec<(u64, u32)>) {
+    fn rebuild(&self, book: &mut DedupeBook, slots: Vec<(u32, u32)>) {
         let t = Table::new(slots.len() * 3 + 2);
         for (hash, slot) in &slots {
             let mut i = *hash as usize & t.mask;
@@ -243,8 +246,8 @@ impl Drop for Dedupe {
 mod tests {
     use super::*;
 
-    fn h(i: u32) -> u64 {
-        (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    fn h(i: u32) -> u32 {
+        i.wrapping_mul(0x9e37_79b9)
     }
 
     #[test]

@@ -415,6 +415,11 @@ pub(crate) struct Store {
 /// The lock-free half of a store: slot records and the content hasher.
 pub struct Records {
     records: Box<[SegVec<Slot>]>,
+    /// Each slot's content hash, its low 32 bits, the part dedupe tables
+    /// use: growing a table or dropping an entry reads it here instead of
+    /// hashing the atom's content again (4 bytes per atom; rehashing from
+    /// content was a fifth of the instructions of adding links).
+    hashes: Box<[SegVec<AtomicU32>]>,
     /// Incoming-set pool cells and sequence counters, per shard.
     pool_cells: Box<[SegVec<AtomicU32>]>,
     inc_seq: Box<[CachePadded<AtomicU64>]>,
@@ -484,6 +489,7 @@ impl Store {
         Store {
             recs: Records {
                 records: (0..SHARDS).map(|_| SegVec::new()).collect(),
+                hashes: (0..SHARDS).map(|_| SegVec::new()).collect(),
                 pool_cells: (0..SHARDS).map(|_| SegVec::new()).collect(),
                 inc_seq: (0..SHARDS).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
                 nodes_by_content: (0..SHARDS).map(|_| Dedupe::new()).collect(),
@@ -554,7 +560,7 @@ impl Store {
     pub(crate) fn heap_bytes(&self) -> usize {
         let mut total = 0;
         for s in 0..SHARDS {
-            total += self.recs.records[s].allocated_bytes();
+            total += self.recs.records[s].allocated_bytes() + self.recs.hashes[s].allocated_bytes();
             let sh = self.shards[s].read();
             total += self.recs.nodes_by_content[s].allocated_bytes(&sh.node_book)
                 + self.recs.links_by_content[s].allocated_bytes(&sh.link_book);
@@ -619,7 +625,7 @@ impl Records {
         let too_big = || Error::InvalidValue("a shard's node names would exceed 4 GiB".into());
         let l32 = u32::try_from(len).map_err(|_| too_big())?;
         let long = len >= LEN_ESCAPE as usize;
-        let local = sh.alloc_slot(recs, &self.next_slot[s], t)?;
+        let local = sh.alloc_slot(recs, &self.hashes[s], &self.next_slot[s], t)?;
         let off = if long {
             let mut bytes = l32.to_le_bytes().to_vec();
             bytes.extend_from_slice(name.as_bytes());
@@ -634,10 +640,11 @@ impl Records {
         let len_field = if long { LEN_ESCAPE } else { l32 };
         let word = LIVE | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
         recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
+        self.hashes[s].get(local as usize).unwrap().store(short(hash), Ordering::Relaxed);
         let view = self.view(s);
         let by_type = &sh.by_type;
-        let all = || hashed_slots(by_type, &self.hasher, &view, false, local);
-        self.nodes_by_content[s].insert(&mut sh.node_book, hash, local, all);
+        let all = || hashed_slots(by_type, &view, false, local);
+        self.nodes_by_content[s].insert(&mut sh.node_book, short(hash), local, all);
         sh.nodes += 1;
         Ok(Handle::new(s, local))
     }
@@ -667,7 +674,7 @@ impl Records {
         if let Some(h) = self.find_link(hash, t, out) {
             return Ok((h, false));
         }
-        let local = sh.alloc_slot(recs, &self.next_slot[s], t)?;
+        let local = sh.alloc_slot(recs, &self.hashes[s], &self.next_slot[s], t)?;
         let long = out.len() >= LEN_ESCAPE as usize;
         let off = if long {
             let mut members = vec![Handle(out.len() as u32)];
@@ -687,10 +694,11 @@ impl Records {
         // The caller checked: a member is this store's unless foreign.
         let sections = self.seq_sections(out, |x| !foreign.contains(&x));
         recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
+        self.hashes[s].get(local as usize).unwrap().store(short(hash), Ordering::Relaxed);
         let view = self.view(s);
         let by_type = &sh.by_type;
-        let all = || hashed_slots(by_type, &self.hasher, &view, true, local);
-        self.links_by_content[s].insert(&mut sh.link_book, hash, local, all);
+        let all = || hashed_slots(by_type, &view, true, local);
+        self.links_by_content[s].insert(&mut sh.link_book, short(hash), local, all);
         sh.links += 1;
         let h = Handle::new(s, local);
         for_each_distinct(out, |x| {
@@ -766,7 +774,7 @@ impl Records {
     #[inline]
     fn prefetch_link_late(&self, hash: u64, out: &[Handle]) {
         let s = shard_of_hash(hash);
-        self.links_by_content[s].prefetch_candidate(hash, |slot| self.records[s].prefetch(slot as usize));
+        self.links_by_content[s].prefetch_candidate(short(hash), |slot| self.records[s].prefetch(slot as usize));
         for &x in out.iter().take(8) {
             let Some(slot) = self.records[x.shard()].get(x.local() as usize) else { continue };
             let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
@@ -784,7 +792,7 @@ impl Records {
     /// are not held back by the locks' fences, so these misses overlap them.
     #[inline]
     pub(crate) fn prefetch_link(&self, hash: u64, out: &[Handle]) {
-        self.links_by_content[shard_of_hash(hash)].prefetch(hash);
+        self.links_by_content[shard_of_hash(hash)].prefetch(short(hash));
         for &x in out.iter().take(8) {
             self.records[x.shard()].prefetch(x.local() as usize);
         }
@@ -842,7 +850,7 @@ impl Records {
         let s = shard_of_hash(hash);
         let view = self.view(s);
         self.nodes_by_content[s]
-            .find(hash, |l| {
+            .find(short(hash), |l| {
                 let r = view.rec(l);
                 r.live() && !r.is_link() && r.ty() == t && view.name(r) == name
             })
@@ -855,7 +863,7 @@ impl Records {
         let s = shard_of_hash(hash);
         let view = self.view(s);
         self.links_by_content[s]
-            .find(hash, |l| {
+            .find(short(hash), |l| {
                 let r = view.rec(l);
                 r.live() && r.is_link() && r.ty() == t && view.out(r) == out
             })
@@ -880,8 +888,8 @@ impl Records {
             return Err(Error::HasIncoming { atom: h, incoming });
         }
         let view = self.view(s);
-        let hash = rehash(&self.hasher, &view, h.local());
         let local = h.local();
+        let hash = view.hash(local);
         // From before the link stops being visible until it has left its
         // members' incoming sets, lock-free readers of those sets wait.
         let sections = if rec.is_link() { self.seq_sections(view.out(rec), |x| self.rec(x).is_some()) } else { SmallVec::new() };
@@ -1084,7 +1092,7 @@ impl Records {
     /// Shard `s`'s slots and arenas.
     #[inline]
     fn view(&self, s: usize) -> View<'_> {
-        View { slots: &self.records[s], names: &self.names[s], outgoing: &self.outgoing[s] }
+        View { slots: &self.records[s], hashes: &self.hashes[s], names: &self.names[s], outgoing: &self.outgoing[s] }
     }
 
     pub(crate) fn incoming_in<'s>(&self, sh: &'s Shard, h: Handle) -> Option<&'s [Handle]> {
@@ -1216,6 +1224,7 @@ pub(crate) fn structure_sizes() -> Vec<(&'static str, usize)> {
 /// One shard's lock-free parts: slots and arenas.
 struct View<'a> {
     slots: &'a SegVec<Slot>,
+    hashes: &'a SegVec<AtomicU32>,
     names: &'a Arena<AtomicU8>,
     outgoing: &'a Arena<AtomicU32>,
 }
@@ -1224,6 +1233,12 @@ impl<'a> View<'a> {
     #[inline]
     fn rec(&self, l: u32) -> Rec {
         Rec(self.slots.get(l as usize).expect("slot exists").rec.load(Ordering::Acquire))
+    }
+
+    /// The stored content hash of the atom in slot `l`.
+    #[inline]
+    fn hash(&self, l: u32) -> u32 {
+        self.hashes.get(l as usize).expect("slot exists").load(Ordering::Relaxed)
     }
 
     /// The name of a published node record.
@@ -1253,18 +1268,17 @@ impl<'a> View<'a> {
     }
 }
 
-/// Every live slot of one kind (links or nodes) in a shard with its content
+/// Every live slot of one kind (links or nodes) in a shard with its stored
 /// hash, but `skip` (the slot being inserted), for a dedupe-table rebuild.
-/// Read in slot order: records and arenas nearly sequentially, where a
-/// rebuild in table order would read every atom at random.
-fn hashed_slots(by_type: &[TypeSlots], hasher: &FixedState, view: &View<'_>, links: bool, skip: u32) -> Vec<(u64, u32)> {
+/// Read in slot order, so records and hashes stream in sequentially.
+fn hashed_slots(by_type: &[TypeSlots], view: &View<'_>, links: bool, skip: u32) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
     for ts in by_type {
         for &b in &ts.blocks {
             for l in b..b + BLOCK {
                 let rec = view.rec(l);
                 if l != skip && rec.live() && rec.is_link() == links {
-                    out.push((rehash(hasher, view, l), l));
+                    out.push((view.hash(l), l));
                 }
             }
         }
@@ -1272,25 +1286,14 @@ fn hashed_slots(by_type: &[TypeSlots], hasher: &FixedState, view: &View<'_>, lin
     out
 }
 
-/// Content hash of the atom in slot `l`, for dedupe-table growth and removal.
-fn rehash(hasher: &FixedState, view: &View<'_>, l: u32) -> u64 {
-    let rec = view.rec(l);
-    let mut h = hasher.build_hasher();
-    h.write_u16(rec.ty().0);
-    if rec.is_link() {
-        let out = view.out(rec);
-        h.write_usize(out.len());
-        for x in out {
-            h.write_u32(x.0);
-        }
-    } else {
-        h.write(view.name(rec).as_bytes());
-    }
-    h.finish()
+/// The part of a content hash that dedupe tables use and slots keep.
+#[inline]
+fn short(hash: u64) -> u32 {
+    hash as u32
 }
 
 impl Shard {
-    fn alloc_slot(&mut self, recs: &SegVec<Slot>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
+    fn alloc_slot(&mut self, recs: &SegVec<Slot>, hashes: &SegVec<AtomicU32>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
         let ti = usize::from(t.0);
         if self.by_type.len() <= ti {
             self.by_type.resize(ti + 1, TypeSlots::default());
@@ -1303,6 +1306,7 @@ impl Shard {
             }
             self.high = self.high.max(start + BLOCK);
             recs.ensure(self.high as usize);
+            hashes.ensure(self.high as usize);
             let ts = &mut self.by_type[ti];
             ts.blocks.push(start);
             ts.cursor = start;
