@@ -127,16 +127,16 @@ impl Dedupe {
         }
     }
 
-    /// Adds `slot` under `hash`; the caller holds the shard's write lock,
-    /// has checked that no equal content is present, and rebuilds the table
-    /// through `all_slots` (every live slot of this kind, with its hash)
-    /// when it is half full. Half, not three quarters: a probe that misses
+    /// Adds `slot` under `hash`; the caller holds the shard's write lock and
+    /// has checked that no equal content is present. When the table is half
+    /// full it is rebuilt from its own entries, `hash_of` giving each
+    /// slot's hash back. Half, not three quarters: a probe that misses
     /// walks 2.5 entries on average instead of 8.5, and each entry whose tag
     /// matches by chance costs two dependent cache misses (record, content).
-    pub(crate) fn insert(&self, book: &mut DedupeBook, hash: u32, slot: u32, all_slots: impl FnOnce() -> Vec<(u32, u32)>) {
+    pub(crate) fn insert(&self, book: &mut DedupeBook, hash: u32, slot: u32, hash_of: impl Fn(u32) -> u32) {
         let t = self.table();
         if (book.used + 1) * 2 > (t.mask + 1) {
-            self.rebuild(book, all_slots());
+            self.rebuild(book, hash_of);
         }
         let t = self.table();
         let mut i = hash as usize & t.mask;
@@ -172,21 +172,31 @@ impl Dedupe {
         }
     }
 
-    /// Publishes a fresh table holding `slots`, at most a third full, so
-    /// that at least half as many inserts again fit before the next rebuild
-    /// (inserts and removals in turn at a steady count fill it with removed
-    /// markers; a table only just under half full would rebuild each time).
-    fn rebuild(&self, book: &mut DedupeBook, slots: Vec<(u32, u32)>) {
-        let t = Table::new(slots.len() * 3 + 2);
-        for (hash, slot) in &slots {
-            let mut i = *hash as usize & t.mask;
+    /// Publishes a fresh table holding the live entries, at most a third
+    /// full, so that at least half as many inserts again fit before the next
+    /// rebuild (inserts and removals in turn at a steady count fill it with
+    /// removed markers; a table only just under half full would rebuild
+    /// each time).
+    fn rebuild(&self, book: &mut DedupeBook, hash_of: impl Fn(u32) -> u32) {
+        let t = Table::new(book.live * 3 + 2);
+        for e in self.table().entries.iter() {
+            let e = e.load(Ordering::Relaxed);
+            if e <= REMOVED {
+                continue;
+            }
+            // The entry moves as it is: its tag is the top of the same hash.
+            let mut i = hash_of((e & SLOT_MASK) - 2) as usize & t.mask;
             while t.entries[i].load(Ordering::Relaxed) != EMPTY {
                 i = (i + 1) & t.mask;
             }
-            t.entries[i].store(encode(*hash, *slot), Ordering::Relaxed);
+            t.entries[i].store(e, Ordering::Relaxed);
         }
-        book.live = slots.len();
-        book.used = slots.len();
+        book.used = book.live;
+        self.publish(book, t);
+    }
+
+    /// Makes `t` the current table and retires the old one.
+    fn publish(&self, book: &mut DedupeBook, t: Box<Table>) {
         let old = self.current.swap(Box::into_raw(t), Ordering::AcqRel);
         // SAFETY: `old` came from `Box::into_raw`; it is kept alive for readers
         // that may still probe it, and freed only with exclusive access.
@@ -198,7 +208,9 @@ impl Dedupe {
     /// Empties the table (the caller holds the write lock; readers may still
     /// probe the old table, so it is retired, not freed).
     pub(crate) fn clear(&self, book: &mut DedupeBook) {
-        self.rebuild(book, Vec::new());
+        book.live = 0;
+        book.used = 0;
+        self.publish(book, Table::new(64));
     }
 
     /// Frees tables replaced by growth. Needs exclusive access: no reader may
@@ -256,16 +268,14 @@ mod tests {
         let mut book = DedupeBook::default();
         let mut live: Vec<u32> = Vec::new();
         for i in 0..63 {
-            let all = live.iter().map(|&s| (h(s), s)).collect::<Vec<_>>();
-            d.insert(&mut book, h(i), i, || all);
+            d.insert(&mut book, h(i), i, h);
             live.push(i);
         }
         let before = book.retired.len();
         for i in 63..2063u32 {
             d.remove(&mut book, h(live[0]), live[0]);
             live.remove(0);
-            let all = live.iter().map(|&s| (h(s), s)).collect::<Vec<_>>();
-            d.insert(&mut book, h(i), i, || all);
+            d.insert(&mut book, h(i), i, h);
             live.push(i);
         }
         // Each rebuild leaves room for at least 31 more inserts.
@@ -279,8 +289,7 @@ mod tests {
         let mut book = DedupeBook::default();
         let mut live: Vec<u32> = Vec::new();
         for i in 0..5000u32 {
-            let all = live.iter().map(|&s| (h(s), s)).collect::<Vec<_>>();
-            d.insert(&mut book, h(i), i, || all);
+            d.insert(&mut book, h(i), i, h);
             live.push(i);
             if i % 3 == 0 {
                 d.remove(&mut book, h(i / 2), i / 2);

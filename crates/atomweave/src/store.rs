@@ -227,6 +227,40 @@ impl Drop for SeqWrite<'_> {
     }
 }
 
+/// `SeqWrite` sections on a set of shards at once (a bit mask).
+struct Sections<'a> {
+    seq: &'a [CachePadded<AtomicU64>; SHARDS],
+    mask: u32,
+}
+
+impl<'a> Sections<'a> {
+    fn begin(seq: &'a [CachePadded<AtomicU64>; SHARDS], mask: u32) -> Self {
+        for_each_bit(mask, |s| {
+            let v = seq[s].load(Ordering::Relaxed);
+            seq[s].store(v + 1, Ordering::Relaxed);
+        });
+        std::sync::atomic::fence(Ordering::Release);
+        Sections { seq, mask }
+    }
+}
+
+impl Drop for Sections<'_> {
+    fn drop(&mut self) {
+        for_each_bit(self.mask, |s| {
+            let v = self.seq[s].load(Ordering::Relaxed);
+            self.seq[s].store(v + 1, Ordering::Release);
+        });
+    }
+}
+
+#[inline]
+fn for_each_bit(mut bits: u32, mut f: impl FnMut(usize)) {
+    while bits != 0 {
+        f(bits.trailing_zeros() as usize);
+        bits &= bits - 1;
+    }
+}
+
 /// Slot blocks of one type in one shard. Slot numbers are never reused.
 #[derive(Default, Clone)]
 struct TypeSlots {
@@ -414,20 +448,20 @@ pub(crate) struct Store {
 
 /// The lock-free half of a store: slot records and the content hasher.
 pub struct Records {
-    records: Box<[SegVec<Slot>]>,
+    records: [SegVec<Slot>; SHARDS],
     /// Each slot's content hash, its low 32 bits, the part dedupe tables
     /// use: growing a table or dropping an entry reads it here instead of
     /// hashing the atom's content again (4 bytes per atom; rehashing from
     /// content was a fifth of the instructions of adding links).
-    hashes: Box<[SegVec<AtomicU32>]>,
+    hashes: [SegVec<AtomicU32>; SHARDS],
     /// Incoming-set pool cells and sequence counters, per shard.
-    pool_cells: Box<[SegVec<AtomicU32>]>,
-    inc_seq: Box<[CachePadded<AtomicU64>]>,
+    pool_cells: [SegVec<AtomicU32>; SHARDS],
+    inc_seq: [CachePadded<AtomicU64>; SHARDS],
     /// Content to slot, for nodes and for links, probed without a lock.
-    nodes_by_content: Box<[Dedupe]>,
-    links_by_content: Box<[Dedupe]>,
-    names: Box<[Arena<AtomicU8>]>,
-    outgoing: Box<[Arena<AtomicU32>]>,
+    nodes_by_content: [Dedupe; SHARDS],
+    links_by_content: [Dedupe; SHARDS],
+    names: [Arena<AtomicU8>; SHARDS],
+    outgoing: [Arena<AtomicU32>; SHARDS],
     hasher: FixedState,
     /// Next free slot per shard. Shared by every space of a hierarchy (a
     /// space and its child spaces), so their handles never collide.
@@ -488,14 +522,14 @@ impl Store {
     fn with_slots(next_slot: Arc<[AtomicU32; SHARDS]>) -> Self {
         Store {
             recs: Records {
-                records: (0..SHARDS).map(|_| SegVec::new()).collect(),
-                hashes: (0..SHARDS).map(|_| SegVec::new()).collect(),
-                pool_cells: (0..SHARDS).map(|_| SegVec::new()).collect(),
-                inc_seq: (0..SHARDS).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
-                nodes_by_content: (0..SHARDS).map(|_| Dedupe::new()).collect(),
-                links_by_content: (0..SHARDS).map(|_| Dedupe::new()).collect(),
-                names: (0..SHARDS).map(|_| Arena::new()).collect(),
-                outgoing: (0..SHARDS).map(|_| Arena::new()).collect(),
+                records: std::array::from_fn(|_| SegVec::new()),
+                hashes: std::array::from_fn(|_| SegVec::new()),
+                pool_cells: std::array::from_fn(|_| SegVec::new()),
+                inc_seq: std::array::from_fn(|_| CachePadded::new(AtomicU64::new(0))),
+                nodes_by_content: std::array::from_fn(|_| Dedupe::new()),
+                links_by_content: std::array::from_fn(|_| Dedupe::new()),
+                names: std::array::from_fn(|_| Arena::new()),
+                outgoing: std::array::from_fn(|_| Arena::new()),
                 hasher: FixedState::with_seed(0x5eed_a70e_eeaf_0001),
                 next_slot,
             },
@@ -642,9 +676,7 @@ impl Records {
         recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
         self.hashes[s].get(local as usize).unwrap().store(short(hash), Ordering::Relaxed);
         let view = self.view(s);
-        let by_type = &sh.by_type;
-        let all = || hashed_slots(by_type, &view, false, local);
-        self.nodes_by_content[s].insert(&mut sh.node_book, short(hash), local, all);
+        self.nodes_by_content[s].insert(&mut sh.node_book, short(hash), local, |l| view.hash(l));
         sh.nodes += 1;
         Ok(Handle::new(s, local))
     }
@@ -668,6 +700,17 @@ impl Records {
                 return Err(Error::InvalidHandle(x));
             }
         }
+        // From before the link can be seen until it is in its members'
+        // incoming sets, lock-free readers of those sets wait.
+        // Checked above: a member is this store's unless foreign.
+        let _sections = self.seq_sections(out, |x| !foreign.contains(&x));
+        self.insert_link(acc, hash, t, out, foreign)
+    }
+
+    /// `add_link_in` once its members are checked and the sequence
+    /// sections of their shards are open.
+    #[inline]
+    fn insert_link(&self, acc: &mut impl ShardAccess, hash: u64, t: Type, out: &[Handle], foreign: &[Handle]) -> Result<(Handle, bool)> {
         let s = shard_of_hash(hash);
         let recs = &self.records[s];
         let sh = acc.shard(s);
@@ -689,16 +732,10 @@ impl Records {
         };
         let len_field = if long { LEN_ESCAPE } else { out.len() as u32 };
         let word = LIVE | IS_LINK | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
-        // From before the link can be seen until it is in its members'
-        // incoming sets, lock-free readers of those sets wait.
-        // The caller checked: a member is this store's unless foreign.
-        let sections = self.seq_sections(out, |x| !foreign.contains(&x));
         recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
         self.hashes[s].get(local as usize).unwrap().store(short(hash), Ordering::Relaxed);
         let view = self.view(s);
-        let by_type = &sh.by_type;
-        let all = || hashed_slots(by_type, &view, true, local);
-        self.links_by_content[s].insert(&mut sh.link_book, short(hash), local, all);
+        self.links_by_content[s].insert(&mut sh.link_book, short(hash), local, |l| view.hash(l));
         sh.links += 1;
         let h = Handle::new(s, local);
         for_each_distinct(out, |x| {
@@ -706,21 +743,28 @@ impl Records {
                 acc.shard(x.shard()).inc_push(self.inc_store(x.shard()), x.local(), h);
             }
         });
-        drop(sections);
         Ok((h, true))
     }
 
     /// Puts a batch in canonical form (see `link_key`) with each link's
-    /// content hash, checking every type before anything is added.
-    pub(crate) fn prepare_links(&self, batch: &LinkBatch) -> Result<(LinkBatch, Vec<u64>)> {
-        let mut canon = LinkBatch::with_capacity(batch.len(), batch.members.len());
+    /// content hash, checking every type before anything is added. A batch
+    /// already canonical (no unordered link out of order) is used as it is.
+    pub(crate) fn prepare_links<'b>(&self, batch: &'b LinkBatch) -> Result<(std::borrow::Cow<'b, LinkBatch>, Vec<u64>)> {
         let mut hashes = Vec::with_capacity(batch.len());
+        let mut reordered = false;
         for (t, out) in batch.iter() {
             let key = crate::table::link_key(t, out)?;
+            reordered |= matches!(key, std::borrow::Cow::Owned(_));
             hashes.push(self.hash_link(t, &key));
-            canon.push(t, &key);
         }
-        Ok((canon, hashes))
+        if !reordered {
+            return Ok((std::borrow::Cow::Borrowed(batch), hashes));
+        }
+        let mut canon = LinkBatch::with_capacity(batch.len(), batch.members.len());
+        for (t, out) in batch.iter() {
+            canon.push(t, &crate::table::link_key(t, out)?);
+        }
+        Ok((std::borrow::Cow::Owned(canon), hashes))
     }
 
     /// Adds a prepared batch in order, as `add_link_in` would one by one,
@@ -728,11 +772,18 @@ impl Records {
     /// probe and members' slots fetched, and those `AHEAD / 2` on their
     /// members' incoming blocks and their dedupe candidate, so the misses of
     /// several links overlap. Every member is checked live first, so a bad
-    /// handle adds nothing. The caller holds every shard the batch touches.
+    /// handle adds nothing. The sequence sections of the members' shards
+    /// stay open for `SECTION` links at a time: lock-free incoming readers
+    /// wait no longer than that. The caller holds every shard the batch touches.
     pub(crate) fn add_links_in(&self, acc: &mut impl ShardAccess, batch: &LinkBatch, hashes: &[u64]) -> Result<Vec<Handle>> {
         const AHEAD: usize = 32;
-        if let Some(&x) = batch.members.iter().find(|&&x| self.rec(x).is_none()) {
-            return Err(Error::InvalidHandle(x));
+        const SECTION: usize = 64;
+        let mut shards = 0u32;
+        for &x in &batch.members {
+            if self.rec(x).is_none() {
+                return Err(Error::InvalidHandle(x));
+            }
+            shards |= 1 << x.shard();
         }
         let n = batch.len();
         for (i, &hash) in hashes.iter().enumerate().take(AHEAD) {
@@ -740,14 +791,20 @@ impl Records {
         }
         let mut added = Vec::with_capacity(n);
         let mut created = Vec::new();
+        let mut sections = None;
         for i in 0..n {
+            if i % SECTION == 0 {
+                // The last chunk's sections end before the next ones begin.
+                drop(sections.take());
+                sections = Some(Sections::begin(&self.inc_seq, shards));
+            }
             if i + AHEAD < n {
                 self.prefetch_link(hashes[i + AHEAD], batch.outgoing(i + AHEAD));
             }
             if i + AHEAD / 2 < n {
                 self.prefetch_link_late(hashes[i + AHEAD / 2], batch.outgoing(i + AHEAD / 2));
             }
-            match self.add_link_in(acc, hashes[i], batch.types[i], batch.outgoing(i), &[]) {
+            match self.insert_link(acc, hashes[i], batch.types[i], batch.outgoing(i), &[]) {
                 Ok((h, new)) => {
                     if new {
                         created.push(h);
@@ -757,7 +814,9 @@ impl Records {
                 Err(e) => {
                     // Out of handles or arena space midway: take back what
                     // the batch made (no link holds them: members predate
-                    // the batch), so that it adds nothing.
+                    // the batch), so that it adds nothing. Extracting opens
+                    // sections of its own.
+                    drop(sections);
                     for &h in created.iter().rev() {
                         let _ = self.extract_in(acc, h);
                     }
@@ -831,17 +890,15 @@ impl Records {
     /// Opens sequence sections on the shards of the `members` held here
     /// (`own`; each shard once), so lock-free readers of their incoming sets
     /// retry until a link's record and its incoming entries agree.
-    fn seq_sections(&self, members: &[Handle], own: impl Fn(Handle) -> bool) -> SmallVec<[SeqWrite<'_>; 4]> {
+    fn seq_sections(&self, members: &[Handle], own: impl Fn(Handle) -> bool) -> Sections<'_> {
         let mut mask = 0u32;
-        let mut sections = SmallVec::new();
         for &x in members {
             let s = x.shard();
             if mask & (1 << s) == 0 && own(x) {
                 mask |= 1 << s;
-                sections.push(SeqWrite::begin(&self.inc_seq[s]));
             }
         }
-        sections
+        Sections::begin(&self.inc_seq, mask)
     }
 
     /// The node of this content, found without a lock.
@@ -892,7 +949,7 @@ impl Records {
         let hash = view.hash(local);
         // From before the link stops being visible until it has left its
         // members' incoming sets, lock-free readers of those sets wait.
-        let sections = if rec.is_link() { self.seq_sections(view.out(rec), |x| self.rec(x).is_some()) } else { SmallVec::new() };
+        let sections = self.seq_sections(if rec.is_link() { view.out(rec) } else { &[] }, |x| self.rec(x).is_some());
         if rec.is_link() {
             self.links_by_content[s].remove(&mut sh.link_book, hash, local);
         } else {
@@ -1266,24 +1323,6 @@ impl<'a> View<'a> {
             self.outgoing.get(off, rec.len_field() as usize)
         }
     }
-}
-
-/// Every live slot of one kind (links or nodes) in a shard with its stored
-/// hash, but `skip` (the slot being inserted), for a dedupe-table rebuild.
-/// Read in slot order, so records and hashes stream in sequentially.
-fn hashed_slots(by_type: &[TypeSlots], view: &View<'_>, links: bool, skip: u32) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
-    for ts in by_type {
-        for &b in &ts.blocks {
-            for l in b..b + BLOCK {
-                let rec = view.rec(l);
-                if l != skip && rec.live() && rec.is_link() == links {
-                    out.push((view.hash(l), l));
-                }
-            }
-        }
-    }
-    out
 }
 
 /// The part of a content hash that dedupe tables use and slots keep.

@@ -147,3 +147,40 @@ fn threads_batching_the_same_links_share_them() {
     assert_eq!(space.num_links(), distinct.len());
     check_invariants(&space.read().unwrap());
 }
+
+#[test]
+fn lock_free_readers_never_see_a_moving_incoming_set() {
+    // Batches add links over 16 atoms, then take them away again, so their
+    // incoming blocks keep moving to larger and smaller ones and freed
+    // blocks are handed out again, while a reader copies the sets without
+    // a lock: it must only ever see links that hold the atom.
+    let space = AtomSpace::new();
+    let atoms: Vec<Handle> = (0..16).map(|i| space.add_node(CONCEPT_NODE, &format!("a{i}")).unwrap()).collect();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for round in 0..40 {
+                let mut batch = LinkBatch::new();
+                for i in 0..2000 {
+                    batch.push(LIST_LINK, &[atoms[i % 16], atoms[(i / 16 + round) % 16], atoms[i / 7 % 16]]);
+                }
+                for l in space.add_links(&batch).unwrap() {
+                    let _ = space.extract(l, false);
+                }
+            }
+            done.store(true, std::sync::atomic::Ordering::Release);
+        });
+        let mut reads = 0;
+        while !done.load(std::sync::atomic::Ordering::Acquire) || reads == 0 {
+            for &watched in &atoms {
+                for &l in space.incoming(watched).unwrap().iter() {
+                    if let Some(out) = space.outgoing(l) {
+                        assert!(out.contains(&watched), "{l:?} listed in the incoming set of {watched:?}");
+                    }
+                }
+            }
+            reads += 1;
+        }
+    });
+    check_invariants(&space.read().unwrap());
+}
