@@ -54,6 +54,15 @@ impl<C: Cell> Arena<C> {
     /// under its lock), in one segment so it reads back as one slice.
     /// Returns its start, or `None` past `u32::MAX` elements.
     pub(crate) fn push(&self, end: &mut usize, data: &[C::Plain]) -> Option<u32> {
+        // Mostly the range fits in the segment being filled.
+        if let Some(cells) = self.cells.try_slice(*end, data.len()) {
+            let start32 = u32::try_from(*end + data.len()).ok().map(|_| *end as u32)?;
+            for (cell, &v) in cells.iter().zip(data) {
+                cell.set(v);
+            }
+            *end += data.len();
+            return Some(start32);
+        }
         let start = fit(*end, data.len());
         let start32 = u32::try_from(start + data.len()).ok().map(|_| start as u32)?;
         self.cells.ensure(start + data.len());

@@ -193,9 +193,11 @@ fn cell_get(cells: &SegVec<AtomicU32>, i: usize) -> Handle {
     Handle(cells.get(i).expect("pool cell").load(Ordering::Relaxed))
 }
 
+/// Copies a block's first `n` members to another block (blocks never
+/// straddle segments, so each reads as one slice).
 fn cells_copy(cells: &SegVec<AtomicU32>, from: usize, to: usize, n: usize) {
-    for k in 0..n {
-        cell_set(cells, to + k, cell_get(cells, from + k));
+    for (d, s) in cells.slice(to, n).iter().zip(cells.slice(from, n)) {
+        d.store(s.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 }
 
