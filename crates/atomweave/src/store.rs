@@ -1271,11 +1271,12 @@ pub(crate) fn structure_sizes() -> Vec<(&'static str, usize)> {
     vec![
         ("handle", size_of::<Handle>()),
         ("slot: record (type, flags, length, arena offset) and incoming-set header", size_of::<Slot>()),
+        ("stored content hash", size_of::<u32>()),
         ("incoming-set entry", size_of::<Handle>()),
         ("outgoing-set entry", size_of::<Handle>()),
-        ("dedupe-table slot (+1 control byte)", size_of::<u32>()),
+        ("dedupe-table entry (tables are kept a third to a half full)", size_of::<u32>()),
         ("type-block entry, per 64 atoms", size_of::<u32>()),
-        ("truth value, when not the default", size_of::<u32>() + size_of::<TruthValue>()),
+        ("truth value, when not the default (pages of 64 per slot block)", size_of::<[f64; 2]>()),
         ("value (one key/value pair, plus its data)", size_of::<(Handle, Value)>()),
     ]
 }
