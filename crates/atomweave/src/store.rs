@@ -774,18 +774,15 @@ impl Records {
     /// probe and members' slots fetched, and those `AHEAD / 2` on their
     /// members' incoming blocks and their dedupe candidate, so the misses of
     /// several links overlap. Every member is checked live first, so a bad
-    /// handle adds nothing. The sequence sections of the members' shards
-    /// stay open for `SECTION` links at a time: lock-free incoming readers
-    /// wait no longer than that. The caller holds every shard the batch touches.
+    /// handle adds nothing. Each link has sequence sections of its own, as
+    /// in `add_link_in`: lock-free incoming readers get through between
+    /// links, where a section over many links would send them to the locks
+    /// the batch holds until it ends. The caller holds every shard the
+    /// batch touches.
     pub(crate) fn add_links_in(&self, acc: &mut impl ShardAccess, batch: &LinkBatch, hashes: &[u64]) -> Result<Vec<Handle>> {
         const AHEAD: usize = 32;
-        const SECTION: usize = 64;
-        let mut shards = 0u32;
-        for &x in &batch.members {
-            if self.rec(x).is_none() {
-                return Err(Error::InvalidHandle(x));
-            }
-            shards |= 1 << x.shard();
+        if let Some(&x) = batch.members.iter().find(|&&x| self.rec(x).is_none()) {
+            return Err(Error::InvalidHandle(x));
         }
         let n = batch.len();
         for (i, &hash) in hashes.iter().enumerate().take(AHEAD) {
@@ -793,20 +790,17 @@ impl Records {
         }
         let mut added = Vec::with_capacity(n);
         let mut created = Vec::new();
-        let mut sections = None;
         for i in 0..n {
-            if i % SECTION == 0 {
-                // The last chunk's sections end before the next ones begin.
-                drop(sections.take());
-                sections = Some(Sections::begin(&self.inc_seq, shards));
-            }
             if i + AHEAD < n {
                 self.prefetch_link(hashes[i + AHEAD], batch.outgoing(i + AHEAD));
             }
             if i + AHEAD / 2 < n {
                 self.prefetch_link_late(hashes[i + AHEAD / 2], batch.outgoing(i + AHEAD / 2));
             }
-            match self.insert_link(acc, hashes[i], batch.types[i], batch.outgoing(i), &[]) {
+            let sections = self.seq_sections(batch.outgoing(i), |_| true);
+            let added_one = self.insert_link(acc, hashes[i], batch.types[i], batch.outgoing(i), &[]);
+            drop(sections);
+            match added_one {
                 Ok((h, new)) => {
                     if new {
                         created.push(h);
@@ -816,9 +810,7 @@ impl Records {
                 Err(e) => {
                     // Out of handles or arena space midway: take back what
                     // the batch made (no link holds them: members predate
-                    // the batch), so that it adds nothing. Extracting opens
-                    // sections of its own.
-                    drop(sections);
+                    // the batch), so that it adds nothing.
                     for &h in created.iter().rev() {
                         let _ = self.extract_in(acc, h);
                     }

@@ -45,6 +45,32 @@ pub fn server_bin_dir() -> Result<PathBuf> {
     })
 }
 
+/// A free loopback port outside the kernel's ephemeral range, where no
+/// client connection (of the tests or anyone else) takes it as its local
+/// port before the server binds it, or while the server is down for a restart.
+fn free_port() -> Result<u16> {
+    use std::hash::{BuildHasher, Hasher};
+    let ephemeral = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|s| {
+            let mut it = s.split_whitespace().map(|x| x.parse::<u16>().ok());
+            Some((it.next()??, it.next()??))
+        })
+        .unwrap_or((32768, 60999));
+    let seed = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    for i in 0..2000u64 {
+        let port = 10_000 + (seed.wrapping_add(i.wrapping_mul(7919)) % 50_000) as u16;
+        if (ephemeral.0..=ephemeral.1).contains(&port) {
+            continue;
+        }
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    // The ephemeral range covers nearly every port: take one from it.
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).map_err(|e| fail(format!("no free port: {e}")))
+}
+
 impl ScratchServer {
     /// Starts a server. `durable: false` turns off fsync (tests); `true`
     /// keeps PostgreSQL's durability settings (benchmarks).
@@ -53,8 +79,8 @@ impl ScratchServer {
         // SAFETY: geteuid has no preconditions.
         let as_postgres = unsafe { libc::geteuid() } == 0;
         let dir = tempfile::Builder::new().prefix("atomweave-pg-").tempdir().map_err(|e| fail(format!("cannot make a directory: {e}")))?;
-        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_err(|e| fail(format!("no free port: {e}")))?.port();
-        let server = ScratchServer { bin, dir, port, as_postgres };
+        let port = free_port()?;
+        let mut server = ScratchServer { bin, dir, port, as_postgres };
         if as_postgres {
             server.run("chown", &["-R".into(), "postgres:".into(), server.dir.path().display().to_string()], false)?;
         }
@@ -74,8 +100,17 @@ impl ScratchServer {
             .open(server.data().join("postgresql.conf"))
             .and_then(|mut f| std::io::Write::write_all(&mut f, conf.as_bytes()))
             .map_err(|e| fail(format!("cannot configure: {e}")))?;
-        server.start_again()?;
-        Ok(server)
+        // A port found free can still be taken before the server binds it.
+        let mut tries = 0;
+        loop {
+            match server.start_again() {
+                Err(e) if tries < 8 && e.to_string().contains("Address already in use") => {
+                    tries += 1;
+                    server.port = free_port()?;
+                }
+                done => return done.map(|()| server),
+            }
+        }
     }
 
     fn data(&self) -> PathBuf {
