@@ -54,22 +54,23 @@ impl<C: Cell> Arena<C> {
     /// under its lock), in one segment so it reads back as one slice.
     /// Returns its start, or `None` past `u32::MAX` elements.
     pub(crate) fn push(&self, end: &mut usize, data: &[C::Plain]) -> Option<u32> {
-        // Mostly the range fits in the segment being filled.
-        if let Some(cells) = self.cells.try_slice(*end, data.len()) {
-            let start32 = u32::try_from(*end + data.len()).ok().map(|_| *end as u32)?;
-            for (cell, &v) in cells.iter().zip(data) {
-                cell.set(v);
+        let len = data.len();
+        // Mostly the range fits in the segment being filled: one lookup.
+        let (start, cells) = match self.cells.try_slice(*end, len) {
+            Some(cells) => (*end, cells),
+            None => {
+                let start = fit(*end, len);
+                // Checked before growing, so a refused push allocates nothing.
+                u32::try_from(start + len).ok()?;
+                self.cells.ensure(start + len);
+                (start, self.cells.slice(start, len))
             }
-            *end += data.len();
-            return Some(start32);
-        }
-        let start = fit(*end, data.len());
-        let start32 = u32::try_from(start + data.len()).ok().map(|_| start as u32)?;
-        self.cells.ensure(start + data.len());
-        for (cell, &v) in self.cells.slice(start, data.len()).iter().zip(data) {
+        };
+        let start32 = u32::try_from(start + len).ok().map(|_| start as u32)?;
+        for (cell, &v) in cells.iter().zip(data) {
             cell.set(v);
         }
-        *end = start + data.len();
+        *end = start + len;
         Some(start32)
     }
 

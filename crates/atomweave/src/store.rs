@@ -210,43 +210,26 @@ pub(crate) struct IncStore<'a> {
     seq: &'a AtomicU64,
 }
 
-/// A writer's section of a shard's sequence lock: odd while incoming sets
-/// change. Ends on drop, unwinding included, so readers never spin forever.
-struct SeqWrite<'a>(&'a AtomicU64, u64);
-
-impl<'a> SeqWrite<'a> {
-    fn begin(seq: &'a AtomicU64) -> Self {
-        let v = seq.load(Ordering::Relaxed);
-        seq.store(v + 1, Ordering::Relaxed);
-        std::sync::atomic::fence(Ordering::Release);
-        SeqWrite(seq, v)
-    }
-}
-
-impl Drop for SeqWrite<'_> {
-    fn drop(&mut self) {
-        self.0.store(self.1 + 2, Ordering::Release);
-    }
-}
-
-/// `SeqWrite` sections on a set of shards at once (a bit mask).
-struct Sections<'a> {
+/// A writer's sections of the sequence locks of a set of shards (a bit
+/// mask): their counters are odd while incoming sets there change. Ends on
+/// drop, unwinding included, so readers never spin forever.
+struct SeqWrite<'a> {
     seq: &'a [CachePadded<AtomicU64>; SHARDS],
     mask: u32,
 }
 
-impl<'a> Sections<'a> {
+impl<'a> SeqWrite<'a> {
     fn begin(seq: &'a [CachePadded<AtomicU64>; SHARDS], mask: u32) -> Self {
         for_each_bit(mask, |s| {
             let v = seq[s].load(Ordering::Relaxed);
             seq[s].store(v + 1, Ordering::Relaxed);
         });
         std::sync::atomic::fence(Ordering::Release);
-        Sections { seq, mask }
+        SeqWrite { seq, mask }
     }
 }
 
-impl Drop for Sections<'_> {
+impl Drop for SeqWrite<'_> {
     fn drop(&mut self) {
         for_each_bit(self.mask, |s| {
             let v = self.seq[s].load(Ordering::Relaxed);
@@ -423,13 +406,8 @@ impl ShardAccess for LockSet<'_> {
 
 impl Drop for LockSet<'_> {
     fn drop(&mut self) {
-        let mut bits = self.held;
-        while bits != 0 {
-            let s = bits.trailing_zeros() as usize;
-            // SAFETY: `Store::lock` took this write lock and forgot its guard.
-            unsafe { self.shards[s].force_unlock_write() };
-            bits &= bits - 1;
-        }
+        // SAFETY: `Store::lock` took these write locks and forgot their guards.
+        for_each_bit(self.held, |s| unsafe { self.shards[s].force_unlock_write() });
     }
 }
 
@@ -560,14 +538,11 @@ impl Store {
 
     pub(crate) fn lock(&self, mask: ShardMask) -> LockSet<'_> {
         let mut set = LockSet { shards: &self.shards, held: 0 };
-        let mut bits = mask.0;
-        while bits != 0 {
-            let s = bits.trailing_zeros() as usize;
+        for_each_bit(mask.0, |s| {
             // The set unlocks what it holds when it drops, also on unwinding.
             std::mem::forget(self.shards[s].write());
             set.held |= 1 << s;
-            bits &= bits - 1;
-        }
+        });
         set
     }
 
@@ -675,10 +650,7 @@ impl Records {
         };
         let len_field = if long { LEN_ESCAPE } else { l32 };
         let word = LIVE | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
-        recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
-        self.hashes[s].get(local as usize).unwrap().store(short(hash), Ordering::Relaxed);
-        let view = self.view(s);
-        self.nodes_by_content[s].insert(&mut sh.node_book, short(hash), local, |l| view.hash(l));
+        self.publish(&self.nodes_by_content[s], &mut sh.node_book, s, local, word, hash);
         sh.nodes += 1;
         Ok(Handle::new(s, local))
     }
@@ -734,10 +706,7 @@ impl Records {
         };
         let len_field = if long { LEN_ESCAPE } else { out.len() as u32 };
         let word = LIVE | IS_LINK | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
-        recs.get(local as usize).unwrap().rec.store(word, Ordering::Release);
-        self.hashes[s].get(local as usize).unwrap().store(short(hash), Ordering::Relaxed);
-        let view = self.view(s);
-        self.links_by_content[s].insert(&mut sh.link_book, short(hash), local, |l| view.hash(l));
+        self.publish(&self.links_by_content[s], &mut sh.link_book, s, local, word, hash);
         sh.links += 1;
         let h = Handle::new(s, local);
         for_each_distinct(out, |x| {
@@ -746,6 +715,15 @@ impl Records {
             }
         });
         Ok((h, true))
+    }
+
+    /// Makes slot `local` of shard `s` hold the atom `word` describes, with
+    /// its content `hash` kept beside it and entered in `table`.
+    fn publish(&self, table: &Dedupe, book: &mut DedupeBook, s: usize, local: u32, word: u64, hash: u64) {
+        self.records[s].get(local as usize).expect("allocated slot").rec.store(word, Ordering::Release);
+        self.hashes[s].get(local as usize).expect("allocated slot").store(short(hash), Ordering::Relaxed);
+        let view = self.view(s);
+        table.insert(book, short(hash), local, |l| view.hash(l));
     }
 
     /// Puts a batch in canonical form (see `link_key`) with each link's
@@ -871,20 +849,20 @@ impl Records {
     /// Registers link `l` in the incoming set of `x`, an atom of this store
     /// (for links of child spaces). The caller holds `x`'s shard.
     pub(crate) fn inc_push_in(&self, sh: &mut Shard, x: Handle, l: Handle) {
-        let _seq = SeqWrite::begin(&self.inc_seq[x.shard()]);
+        let _seq = SeqWrite::begin(&self.inc_seq, 1 << x.shard());
         sh.inc_push(self.inc_store(x.shard()), x.local(), l);
     }
 
     /// Unregisters link `l` from the incoming set of `x`. The caller holds `x`'s shard.
     pub(crate) fn inc_remove_in(&self, sh: &mut Shard, x: Handle, l: Handle) {
-        let _seq = SeqWrite::begin(&self.inc_seq[x.shard()]);
+        let _seq = SeqWrite::begin(&self.inc_seq, 1 << x.shard());
         sh.inc_remove(self.inc_store(x.shard()), x.local(), l);
     }
 
     /// Opens sequence sections on the shards of the `members` held here
     /// (`own`; each shard once), so lock-free readers of their incoming sets
     /// retry until a link's record and its incoming entries agree.
-    fn seq_sections(&self, members: &[Handle], own: impl Fn(Handle) -> bool) -> Sections<'_> {
+    fn seq_sections(&self, members: &[Handle], own: impl Fn(Handle) -> bool) -> SeqWrite<'_> {
         let mut mask = 0u32;
         for &x in members {
             let s = x.shard();
@@ -892,7 +870,7 @@ impl Records {
                 mask |= 1 << s;
             }
         }
-        Sections::begin(&self.inc_seq, mask)
+        SeqWrite::begin(&self.inc_seq, mask)
     }
 
     /// The node of this content, found without a lock.
@@ -1107,7 +1085,7 @@ impl Records {
     /// Empties shard `s` (held by the caller). Slot numbers keep counting up
     /// so old handles stay dead.
     pub(crate) fn clear_shard(&self, sh: &mut Shard, s: usize) {
-        let _seq = SeqWrite::begin(&self.inc_seq[s]);
+        let _seq = SeqWrite::begin(&self.inc_seq, 1 << s);
         // Only the slots this store used: a child's slot range is sparse,
         // and touching all of it would make it resident.
         let recs = &self.records[s];
