@@ -1,8 +1,8 @@
 //! A growable array whose elements never move, so readers can index it
 //! without a lock while one writer (holding the owner's lock) grows it.
 //!
-//! Segment `k` holds `BASE << k` elements; an index maps to its segment with one
-//! `leading_zeros`. Segments come zero-filled from the allocator (`calloc`),
+//! Segment `k` holds `BASE << k` elements (`BASE` a type parameter); an
+//! index maps to its segment with one `leading_zeros`. Segments come zero-filled from the allocator (`calloc`),
 //! so untouched stretches cost no resident memory: an array indexed sparsely
 //! (a child space's slots start where its base's left off) stays cheap.
 
@@ -28,21 +28,32 @@ pub(crate) unsafe trait Zeroable {}
 #[cfg(test)]
 unsafe impl Zeroable for AtomicU64 {}
 
-pub(crate) struct SegVec<T: Zeroable> {
+// SAFETY: all-zero is the null pointer; an `AtomicPtr` owns nothing to drop.
+unsafe impl<T> Zeroable for AtomicPtr<T> {}
+
+/// `B` sets the first segment's size, `1 << B` elements: small for arrays
+/// that many small stores each keep.
+pub(crate) struct SegVec<T: Zeroable, const B: u32 = BASE_BITS> {
     segments: [AtomicPtr<T>; SEGMENTS],
     _owns: PhantomData<T>,
 }
 
 // SAFETY: a SegVec owns its elements like a Vec does; shared access hands out `&T` only.
-unsafe impl<T: Zeroable + Send> Send for SegVec<T> {}
+unsafe impl<T: Zeroable + Send, const B: u32> Send for SegVec<T, B> {}
 // SAFETY: as above; `&SegVec` yields `&T`, so `T: Sync` is what sharing needs.
-unsafe impl<T: Zeroable + Sync> Sync for SegVec<T> {}
+unsafe impl<T: Zeroable + Sync, const B: u32> Sync for SegVec<T, B> {}
+
+/// Segment and offset of index `i` when the first segment holds `1 << B`.
+#[inline]
+fn locate_in<const B: u32>(i: usize) -> (usize, usize) {
+    let j = i + (1 << B);
+    let k = log2(j) - B;
+    (k as usize, j - ((1 << B) << k))
+}
 
 #[inline]
 fn locate(i: usize) -> (usize, usize) {
-    let j = i + BASE;
-    let k = log2(j) - BASE_BITS;
-    (k as usize, j - (BASE << k))
+    locate_in::<BASE_BITS>(i)
 }
 
 /// The segment holding index `i`: its first index and its length.
@@ -97,28 +108,28 @@ fn log2(j: usize) -> u32 {
     }
 }
 
-impl<T: Zeroable> SegVec<T> {
+impl<T: Zeroable, const B: u32> SegVec<T, B> {
     pub(crate) fn new() -> Self {
         SegVec { segments: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())), _owns: PhantomData }
     }
 
     /// Most elements the array can ever hold.
-    pub(crate) const CAPACITY: usize = (BASE << SEGMENTS) - BASE;
+    pub(crate) const CAPACITY: usize = ((1 << B) << SEGMENTS) - (1 << B);
 
     fn layout(k: usize) -> Layout {
-        Layout::array::<T>(BASE << k).expect("segment layout")
+        Layout::array::<T>((1 << B) << k).expect("segment layout")
     }
 
     /// The element at `i`, or `None` past the allocated segments.
     #[inline]
     pub(crate) fn get(&self, i: usize) -> Option<&T> {
-        let (k, off) = locate(i);
+        let (k, off) = locate_in::<B>(i);
         let seg = self.segments.get(k)?.load(Ordering::Acquire);
         if seg.is_null() {
             return None;
         }
-        // SAFETY: `seg` points to a live allocation of `BASE << k` initialized elements
-        // that is only freed in `drop`, and `off < BASE << k` by construction of `locate`.
+        // SAFETY: `seg` points to a live allocation of `(1 << B) << k` initialized elements
+        // that is only freed in `drop`, and `off < (1 << B) << k` by construction of `locate_in`.
         Some(unsafe { &*seg.add(off) })
     }
 
@@ -137,15 +148,15 @@ impl<T: Zeroable> SegVec<T> {
         if len == 0 {
             return Some(&[]);
         }
-        let (k, off) = locate(start);
-        if off + len > BASE << k {
+        let (k, off) = locate_in::<B>(start);
+        if off + len > (1 << B) << k {
             return None;
         }
         let seg = self.segments.get(k)?.load(Ordering::Acquire);
         if seg.is_null() {
             return None;
         }
-        // SAFETY: `seg` is a live allocation of `BASE << k` initialized elements
+        // SAFETY: `seg` is a live allocation of `(1 << B) << k` initialized elements
         // and `off + len` stays inside it.
         Some(unsafe { std::slice::from_raw_parts(seg.add(off), len) })
     }
@@ -163,7 +174,7 @@ impl<T: Zeroable> SegVec<T> {
             return;
         }
         assert!(len <= Self::CAPACITY, "segmented array overflow");
-        let (last, _) = locate(len - 1);
+        let (last, _) = locate_in::<B>(len - 1);
         // Segments are made in order, so the last one present means all are.
         if !self.segments[last].load(Ordering::Acquire).is_null() {
             return;
@@ -180,22 +191,28 @@ impl<T: Zeroable> SegVec<T> {
         }
     }
 
+    /// Elements in the allocated segments (made in order, so a prefix).
+    pub(crate) fn allocated_len(&self) -> usize {
+        let made = self.segments.iter().take_while(|s| !s.load(Ordering::Acquire).is_null()).count();
+        ((1 << B) << made) - (1 << B)
+    }
+
     /// Bytes allocated (address space; untouched pages are not resident).
     pub(crate) fn allocated_bytes(&self) -> usize {
         (0..SEGMENTS)
             .filter(|&k| !self.segments[k].load(Ordering::Relaxed).is_null())
-            .map(|k| (BASE << k) * std::mem::size_of::<T>())
+            .map(|k| ((1 << B) << k) * std::mem::size_of::<T>())
             .sum()
     }
 }
 
-impl<T: Zeroable> Default for SegVec<T> {
+impl<T: Zeroable, const B: u32> Default for SegVec<T, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T: Zeroable> Drop for SegVec<T> {
+impl<T: Zeroable, const B: u32> Drop for SegVec<T, B> {
     fn drop(&mut self) {
         for (k, seg) in self.segments.iter_mut().enumerate() {
             let p = *seg.get_mut();

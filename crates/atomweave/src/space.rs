@@ -647,7 +647,7 @@ impl AtomSpace {
             if !rec.has_tv() {
                 return Some(TruthValue::DEFAULT);
             }
-            return self.recs().get_tv_in(&self.read_shard(h.shard()), h);
+            return self.recs().simple_tv(h).or_else(|| self.recs().get_tv_in(&self.read_shard(h.shard()), h));
         }
         self.owner(h)?;
         self.tv_through(h)
@@ -717,8 +717,17 @@ impl AtomSpace {
     /// Sets the truth value; the default one frees its storage. On a base
     /// atom of a child space, the value is kept for the child alone.
     pub fn set_tv(&self, h: Handle, tv: TruthValue) -> Result<()> {
+        // A simple truth value on a root atom is a store or two; the lock
+        // (out of line, so this stays small) is for the rest.
+        if self.is_root() && self.recs().set_tv_lock_free(h, tv) {
+            return Ok(());
+        }
+        self.set_tv_locked(h, tv)
+    }
+
+    #[inline(never)]
+    fn set_tv_locked(&self, h: Handle, tv: TruthValue) -> Result<()> {
         let foreign = !self.is_root() && self.foreign(h)?;
-        self.recs().prefetch_slot(h);
         self.recs().set_tv_in(&mut self.write_shard(h.shard()), h, tv, foreign)
     }
 

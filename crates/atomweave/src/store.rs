@@ -17,7 +17,10 @@
 //! Lock order: several shard locks are always taken in increasing shard
 //! number (see [`LockSet`]); no lock is held across calls back to the user.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
+
+use portable_atomic::AtomicU128;
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
@@ -255,95 +258,105 @@ struct TypeSlots {
     live: usize,
 }
 
-/// One page of truth values: the slots of one 64-slot block.
-type TvPage = [[f64; 2]; BLOCK as usize];
+/// One page of truth values: the slots of one 64-slot block, each entry
+/// [`tv_bits`] of a truth value in one 16-byte atomic word, so that a
+/// reader or a lock-free writer never sees half of one and half of another
+/// (16-byte aligned loads and stores are atomic on x86-64 CPUs with AVX,
+/// and `portable_atomic` finds the cheapest way on others).
+type TvPage = [AtomicU128; BLOCK as usize];
 
 /// The truth values of a shard's atoms, by slot, in 16-byte entries on
 /// pages of one slot block each, made when the block's first truth value is
 /// set. Slots are handed out per type in blocks, and atoms of one type tend
 /// to get truth values together, so pages fill up: 16 bytes per atom where a
 /// hash map spent about 50 and rehashed as it grew. The record's `HAS_TV`
-/// flag says whether an entry holds anything. A count truth value marks its
-/// entry and keeps mean and count beside it.
+/// flag says whether an entry holds anything; a count truth value marks its
+/// entry and keeps mean and count in the shard's `tv_counts`.
+///
+/// Pages are made under the shard's write lock and freed only when the
+/// store drops, so entries are read, and overwritten with simple truth
+/// values, without a lock.
 #[derive(Default)]
-struct TvMap {
-    /// By block: `[strength, confidence]`, or `[COUNT_MARK, confidence]`.
-    pages: Vec<Option<Box<TvPage>>>,
-    /// `[mean, count]` of count truth values.
-    counts: HashMap<u32, [f64; 2], FixedState>,
+struct TvPages(SegVec<AtomicPtr<TvPage>, 4>);
+
+impl TvPages {
+    #[inline]
+    fn page(&self, local: u32) -> *mut TvPage {
+        self.0.get((local / BLOCK) as usize).map_or(ptr::null_mut(), |p| p.load(Ordering::Acquire))
+    }
+
+    /// The entry of `local`, if its page exists.
+    #[inline]
+    fn entry(&self, local: u32) -> Option<&AtomicU128> {
+        let page = self.page(local);
+        // SAFETY: pages live until `drop`, which `&self` outlives.
+        (!page.is_null()).then(|| unsafe { &(*page)[(local % BLOCK) as usize] })
+    }
+
+    /// The entry of `local`, its page made if need be; `_locked` proves the
+    /// shard's write lock is held, so no two threads make one page.
+    #[inline]
+    fn entry_or_new(&self, local: u32, _locked: &mut Shard) -> &AtomicU128 {
+        if let Some(e) = self.entry(local) {
+            return e;
+        }
+        self.new_page(local);
+        self.entry(local).expect("page made")
+    }
+
+    #[cold]
+    fn new_page(&self, local: u32) {
+        let block = (local / BLOCK) as usize;
+        self.0.ensure(block + 1);
+        let page: Box<TvPage> = Box::new(std::array::from_fn(|_| AtomicU128::new(0)));
+        self.0.get(block).expect("ensured").store(Box::into_raw(page), Ordering::Release);
+    }
+
+    /// Resets every entry, keeping the pages: lock-free writers may hold
+    /// them. `_locked` proves the shard's write lock is held.
+    fn reset(&self, _locked: &mut Shard) {
+        for b in 0..self.0.allocated_len() {
+            if let Some(page) = self.entry(b as u32 * BLOCK).map(|e| e as *const AtomicU128) {
+                for i in 0..BLOCK as usize {
+                    // SAFETY: `page` starts a live page of `BLOCK` entries.
+                    unsafe { &*page.add(i) }.store(DEFAULT_TV_BITS, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    fn allocated_bytes(&self) -> usize {
+        let pages = (0..self.0.allocated_len()).filter(|&b| self.entry(b as u32 * BLOCK).is_some()).count();
+        self.0.allocated_bytes() + pages * std::mem::size_of::<TvPage>()
+    }
 }
+
+impl Drop for TvPages {
+    fn drop(&mut self) {
+        for b in 0..self.0.allocated_len() {
+            let page = self.page(b as u32 * BLOCK);
+            if !page.is_null() {
+                // SAFETY: made by `Box::into_raw` in `new_page`, freed once,
+                // here; `&mut self` means no one holds an entry.
+                drop(unsafe { Box::from_raw(page) });
+            }
+        }
+    }
+}
+
+/// An entry's bits: strength (or [`COUNT_MARK`]) low, confidence high.
+#[inline]
+fn tv_bits(a: u64, confidence: f64) -> u128 {
+    a as u128 | (confidence.to_bits() as u128) << 64
+}
+
+/// What removal leaves in an entry: a reader that saw the `HAS_TV` flag
+/// just before it was cleared reads the default, never a half-made value.
+const DEFAULT_TV_BITS: u128 = 1.0f64.to_bits() as u128;
 
 /// A NaN payload no arithmetic produces; stored strengths that are NaN are
 /// stored as the canonical NaN, so this one only ever means "count".
 const COUNT_MARK: u64 = 0x7ff4_a70e_c0b7_0001;
-
-impl TvMap {
-    #[inline]
-    fn entry(&self, local: u32) -> Option<&[f64; 2]> {
-        let page = self.pages.get((local / BLOCK) as usize)?.as_deref()?;
-        Some(&page[(local % BLOCK) as usize])
-    }
-
-    #[inline]
-    fn entry_mut(&mut self, local: u32) -> &mut [f64; 2] {
-        let i = (local / BLOCK) as usize;
-        if i >= self.pages.len() {
-            self.pages.resize_with(i + 1, || None);
-        }
-        let page = self.pages[i].get_or_insert_with(|| Box::new([[0.0; 2]; BLOCK as usize]));
-        &mut page[(local % BLOCK) as usize]
-    }
-
-    /// The truth value of `local`, whose record says it has one.
-    #[inline]
-    fn get(&self, local: u32) -> Option<TruthValue> {
-        let &[a, confidence] = self.entry(local)?;
-        if a.to_bits() != COUNT_MARK {
-            return Some(TruthValue::Simple { strength: a, confidence });
-        }
-        let &[mean, count] = self.counts.get(&local).expect("a marked count truth value has its count");
-        Some(TruthValue::Count { mean, confidence, count })
-    }
-
-    /// Sets the truth value of `local`.
-    #[inline]
-    fn insert(&mut self, local: u32, tv: TruthValue) {
-        let entry = self.entry_mut(local);
-        // Removal zeroes entries, so a mark here is a count truth value now.
-        let was_count = entry[0].to_bits() == COUNT_MARK;
-        match tv {
-            TruthValue::Simple { strength, confidence } => {
-                let strength = if strength.is_nan() { f64::NAN } else { strength };
-                *entry = [strength, confidence];
-                if was_count {
-                    self.counts.remove(&local);
-                }
-            }
-            TruthValue::Count { mean, confidence, count } => {
-                *entry = [f64::from_bits(COUNT_MARK), confidence];
-                self.counts.insert(local, [mean, count]);
-            }
-        }
-    }
-
-    /// Drops the truth value of `local`, if it has one.
-    #[inline]
-    fn remove(&mut self, local: u32) {
-        let Some(page) = self.pages.get_mut((local / BLOCK) as usize).and_then(|p| p.as_deref_mut()) else { return };
-        let entry = &mut page[(local % BLOCK) as usize];
-        if entry[0].to_bits() == COUNT_MARK {
-            self.counts.remove(&local);
-        }
-        *entry = [0.0; 2];
-    }
-
-    fn allocated_bytes(&self) -> usize {
-        let pages = self.pages.iter().filter(|p| p.is_some()).count();
-        self.pages.capacity() * std::mem::size_of::<Option<Box<TvPage>>>()
-            + pages * std::mem::size_of::<TvPage>()
-            + self.counts.allocation_size()
-    }
-}
 
 /// What an atom holds besides its truth value.
 type KeyValues = Vec<(Handle, Value)>;
@@ -359,7 +372,8 @@ pub struct Shard {
     names_end: usize,
     outgoing_end: usize,
     pool: Pool,
-    tvs: TvMap,
+    /// `[mean, count]` of count truth values (their entries are marked).
+    tv_counts: HashMap<u32, [f64; 2], FixedState>,
     values: HashMap<u32, KeyValues, FixedState>,
     by_type: Vec<TypeSlots>,
     /// One past the highest slot this store has used in the shard.
@@ -436,6 +450,7 @@ pub struct Records {
     hashes: [SegVec<AtomicU32>; SHARDS],
     /// Incoming-set pool cells and sequence counters, per shard.
     pool_cells: [SegVec<AtomicU32>; SHARDS],
+    tv_pages: [TvPages; SHARDS],
     inc_seq: [CachePadded<AtomicU64>; SHARDS],
     /// Content to slot, for nodes and for links, probed without a lock.
     nodes_by_content: [Dedupe; SHARDS],
@@ -504,6 +519,7 @@ impl Store {
             recs: Records {
                 records: std::array::from_fn(|_| SegVec::new()),
                 hashes: std::array::from_fn(|_| SegVec::new()),
+                tv_pages: Default::default(),
                 pool_cells: std::array::from_fn(|_| SegVec::new()),
                 inc_seq: std::array::from_fn(|_| CachePadded::new(AtomicU64::new(0))),
                 nodes_by_content: std::array::from_fn(|_| Dedupe::new()),
@@ -577,7 +593,7 @@ impl Store {
                 + self.recs.links_by_content[s].allocated_bytes(&sh.link_book);
             total += self.recs.names[s].allocated_bytes() + self.recs.outgoing[s].allocated_bytes();
             total += self.recs.pool_cells[s].allocated_bytes() + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
-            total += sh.tvs.allocated_bytes();
+            total += self.recs.tv_pages[s].allocated_bytes() + sh.tv_counts.allocation_size();
             total += sh.values.allocation_size()
                 + sh.values.values().map(|kv| kv.capacity() * std::mem::size_of::<(Handle, Value)>()).sum::<usize>();
             total += sh.by_type.capacity() * std::mem::size_of::<TypeSlots>()
@@ -616,11 +632,6 @@ impl Records {
     pub(crate) fn rec(&self, h: Handle) -> Option<Rec> {
         let r = Rec(self.records[h.shard()].get(h.local() as usize)?.rec.load(Ordering::Acquire));
         r.live().then_some(r)
-    }
-
-    #[inline]
-    fn word(&self, h: Handle) -> &AtomicU64 {
-        &self.records[h.shard()].get(h.local() as usize).expect("record of a live atom").rec
     }
 
     // ----- adding -----
@@ -928,7 +939,7 @@ impl Records {
             self.nodes_by_content[s].remove(&mut sh.node_book, hash, local);
         }
         if rec.has_tv() {
-            sh.tvs.remove(local);
+            self.tv_remove(sh, s, local);
         }
         if rec.has_values() {
             sh.values.remove(&local);
@@ -959,6 +970,7 @@ impl Records {
 
     /// The word values are flagged in: the atom's own record, or a base
     /// atom's slot here. The caller holds the shard's write lock.
+    #[inline]
     fn value_word(&self, sh: &mut Shard, h: Handle, foreign: bool) -> Result<&AtomicU64> {
         let recs = &self.records[h.shard()];
         if foreign {
@@ -972,8 +984,10 @@ impl Records {
             }
             Ok(w)
         } else {
-            self.rec(h).ok_or(Error::InvalidHandle(h))?;
-            Ok(self.word(h))
+            match recs.get(h.local() as usize) {
+                Some(w) if Rec(w.rec.load(Ordering::Acquire)).live() => Ok(&w.rec),
+                _ => Err(Error::InvalidHandle(h)),
+            }
         }
     }
 
@@ -983,29 +997,114 @@ impl Records {
         self.records[h.shard()].get(h.local() as usize).map_or(0, |w| w.rec.load(Ordering::Acquire))
     }
 
+    /// Sets `h`'s truth value to the simple `tv` without the shard's lock,
+    /// where that needs no allocation: `h` is live, its entry's page exists
+    /// and the entry holds no count truth value, and `tv` is not the default
+    /// (which frees). An entry already set is one store; a first one is a
+    /// store and a compare-exchange on the record's flags. Else returns
+    /// false, and the caller takes the locked path (so do base atoms
+    /// overlaid in a child store: their slot here holds flags, not a live
+    /// record); by then the record and the entry are on their way to cache.
+    ///
+    /// A count truth value set under the lock between the check and the
+    /// store is overwritten (the later writer wins), and its count stays in
+    /// `tv_counts` until the atom is removed or the store cleared.
+    #[inline]
+    pub(crate) fn set_tv_lock_free(&self, h: Handle, tv: TruthValue) -> bool {
+        let (s, local) = (h.shard(), h.local());
+        let Some(slot) = self.records[s].get(local as usize) else { return false };
+        let Some(entry) = self.tv_pages[s].entry(local) else {
+            crate::prefetch(slot);
+            return false;
+        };
+        // Both loads are issued before either is waited for.
+        let (rec, bits) = (Rec(slot.rec.load(Ordering::Acquire)), entry.load(Ordering::Relaxed));
+        let TruthValue::Simple { strength, confidence } = tv else { return false };
+        if !rec.live() || bits as u64 == COUNT_MARK || tv.is_default() {
+            return false;
+        }
+        let strength = if strength.is_nan() { f64::NAN } else { strength };
+        let new = tv_bits(strength.to_bits(), confidence);
+        // Readers that see the flag must see the entry: store it first.
+        entry.store(new, Ordering::Release);
+        if rec.has_tv() {
+            return true;
+        }
+        if slot.rec.compare_exchange(rec.0, rec.0 | HAS_TV, Ordering::AcqRel, Ordering::Relaxed).is_err() {
+            return false;
+        }
+        // The flag may have been set and cleared (the entry reset) since the
+        // record was read; then this store is what makes `tv` the value.
+        entry.store(new, Ordering::Release);
+        true
+    }
+
+    /// `h`'s truth value read without a lock, where its entry holds a
+    /// simple one: `None` for a count truth value (its count is kept under
+    /// the lock) or no entry. The caller saw the `HAS_TV` flag.
+    #[inline]
+    pub(crate) fn simple_tv(&self, h: Handle) -> Option<TruthValue> {
+        let bits = self.tv_pages[h.shard()].entry(h.local())?.load(Ordering::Acquire);
+        (bits as u64 != COUNT_MARK)
+            .then(|| TruthValue::Simple { strength: f64::from_bits(bits as u64), confidence: f64::from_bits((bits >> 64) as u64) })
+    }
+
+    #[inline]
     pub(crate) fn set_tv_in(&self, sh: &mut Shard, h: Handle, tv: TruthValue, foreign: bool) -> Result<()> {
         let word = self.value_word(sh, h, foreign)?;
+        let flags = word.load(Ordering::Acquire);
+        let (s, local) = (h.shard(), h.local());
         if tv.is_default() && !foreign {
-            if word.load(Ordering::Acquire) & HAS_TV != 0 {
-                sh.tvs.remove(h.local());
+            if flags & HAS_TV != 0 {
                 set_flags(word, 0, HAS_TV);
+                self.tv_remove(sh, s, local);
             }
-        } else {
-            // A child keeps even the default truth value: it hides the base's.
-            sh.tvs.insert(h.local(), tv);
+            return Ok(());
+        }
+        // A child keeps even the default truth value: it hides the base's.
+        let entry = self.tv_pages[s].entry_or_new(local, sh);
+        // Removal resets entries, so a mark here is a count truth value now.
+        let was_count = entry.load(Ordering::Relaxed) as u64 == COUNT_MARK;
+        match tv {
+            TruthValue::Simple { strength, confidence } => {
+                let strength = if strength.is_nan() { f64::NAN } else { strength };
+                entry.store(tv_bits(strength.to_bits(), confidence), Ordering::Release);
+                if was_count {
+                    sh.tv_counts.remove(&local);
+                }
+            }
+            TruthValue::Count { mean, confidence, count } => {
+                sh.tv_counts.insert(local, [mean, count]);
+                entry.store(tv_bits(COUNT_MARK, confidence), Ordering::Release);
+            }
+        }
+        if flags & HAS_TV == 0 {
             set_flags(word, HAS_TV, 0);
         }
         Ok(())
+    }
+
+    /// Drops the truth value of `local` in shard `s`, if it has one.
+    fn tv_remove(&self, sh: &mut Shard, s: usize, local: u32) {
+        let Some(entry) = self.tv_pages[s].entry(local) else { return };
+        if entry.swap(DEFAULT_TV_BITS, Ordering::AcqRel) as u64 == COUNT_MARK {
+            sh.tv_counts.remove(&local);
+        }
     }
 
     /// The truth value: `Some` for an atom of this store (the default when
     /// none is set) or for an overlaid base atom that has one here.
     pub(crate) fn get_tv_in(&self, sh: &Shard, h: Handle) -> Option<TruthValue> {
         let flags = self.slot_flags(h);
-        if flags & HAS_TV != 0 {
-            return sh.tvs.get(h.local());
+        if flags & HAS_TV == 0 {
+            return Rec(flags).live().then_some(TruthValue::DEFAULT);
         }
-        Rec(flags).live().then_some(TruthValue::DEFAULT)
+        if let Some(tv) = self.simple_tv(h) {
+            return Some(tv);
+        }
+        let confidence = f64::from_bits((self.tv_pages[h.shard()].entry(h.local())?.load(Ordering::Acquire) >> 64) as u64);
+        let &[mean, count] = sh.tv_counts.get(&h.local()).expect("a marked count truth value has its count");
+        Some(TruthValue::Count { mean, confidence, count })
     }
 
     /// Sets (`Some`) or removes (`None`) the value under `key`.
@@ -1065,7 +1164,7 @@ impl Records {
         if w.load(Ordering::Acquire) == 0 {
             sh.overlay.push(h.local());
         }
-        sh.tvs.remove(h.local());
+        self.tv_remove(sh, h.shard(), h.local());
         sh.values.remove(&h.local());
         w.store(HIDDEN, Ordering::Release);
     }
@@ -1098,6 +1197,7 @@ impl Records {
         }
         self.nodes_by_content[s].clear(&mut sh.node_book);
         self.links_by_content[s].clear(&mut sh.link_book);
+        self.tv_pages[s].reset(sh);
         let (node_book, link_book) = (std::mem::take(&mut sh.node_book), std::mem::take(&mut sh.link_book));
         *sh = Shard { names_end: sh.names_end, outgoing_end: sh.outgoing_end, node_book, link_book, ..Shard::default() };
     }
@@ -1223,15 +1323,16 @@ impl Records {
 
 }
 
-/// Sets and clears flag bits of a record. Only the holder of the shard's
-/// write lock writes records, so a plain store does (an atomic
-/// read-modify-write would cost a locked instruction on every truth value set).
+/// Sets and clears flag bits of a record, with atomic read-modify-writes:
+/// [`Records::set_tv_lock_free`] sets `HAS_TV` with a compare-exchange
+/// outside the lock, which a plain load and store here could undo.
 #[inline]
 fn set_flags(word: &AtomicU64, set: u64, clear: u64) {
-    let old = word.load(Ordering::Relaxed);
-    let new = (old | set) & !clear;
-    if new != old {
-        word.store(new, Ordering::Release);
+    if set != 0 {
+        word.fetch_or(set, Ordering::AcqRel);
+    }
+    if clear != 0 {
+        word.fetch_and(!clear, Ordering::AcqRel);
     }
 }
 

@@ -155,6 +155,9 @@ impl AtomTable {
 
     /// Sets the truth value; the default one frees its storage.
     pub fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
+        if self.store.recs.set_tv_lock_free(h, tv) {
+            return Ok(());
+        }
         let (recs, mut all) = self.store.split_mut();
         recs.set_tv_in(all.shard(h.shard()), h, tv, false)
     }

@@ -1,0 +1,128 @@
+//! Truth values set and read without the shard lock, racing the locked
+//! paths: no reader sees half of one value and half of another, and
+//! removal, extraction and clearing leave nothing behind.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use atomweave::types::*;
+use atomweave::{AtomSpace, Error, Handle, TruthValue};
+
+/// Simple truth values whose confidence is half their (non-zero) strength,
+/// so that a torn read, or a zeroed entry, shows.
+fn paired(x: u32) -> TruthValue {
+    let s = f64::from(x % 1000 + 1) / 1001.0;
+    TruthValue::simple(s, s / 2.0)
+}
+
+const COUNT: TruthValue = TruthValue::Count { mean: 0.5, confidence: 0.25, count: 2.0 };
+
+fn whole(tv: TruthValue) -> bool {
+    match tv {
+        TruthValue::Simple { strength, confidence } => tv.is_default() || (strength > 0.0 && confidence == strength / 2.0),
+        count => count == COUNT,
+    }
+}
+
+fn atoms(space: &AtomSpace, prefix: &str, n: usize) -> Vec<Handle> {
+    (0..n).map(|i| space.add_node(CONCEPT_NODE, &format!("{prefix}{i}")).unwrap()).collect()
+}
+
+#[test]
+fn each_path_sets_what_it_is_given() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    // First value (the page is made under the lock), then replacements
+    // across every kind: simple, count, default.
+    for tv in [paired(1), paired(2), COUNT, paired(3), TruthValue::DEFAULT, paired(4), COUNT, TruthValue::DEFAULT, COUNT] {
+        space.set_tv(a, tv).unwrap();
+        assert_eq!(space.get_tv(a), Some(tv));
+    }
+    // A first value on an atom whose page exists takes the lock-free path.
+    let b = space.add_node(CONCEPT_NODE, "b").unwrap();
+    space.set_tv(b, paired(5)).unwrap();
+    assert_eq!(space.get_tv(b), Some(paired(5)));
+    space.extract(b, false).unwrap();
+    assert!(matches!(space.set_tv(b, paired(6)), Err(Error::InvalidHandle(h)) if h == b));
+    assert_eq!(space.get_tv(b), None);
+}
+
+#[test]
+fn readers_never_see_torn_truth_values() {
+    let space = AtomSpace::new();
+    let atoms = atoms(&space, "a", 256);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let reader = s.spawn(|| {
+            let mut reads = 0u64;
+            while !done.load(Ordering::Relaxed) {
+                for &h in &atoms {
+                    let tv = space.get_tv(h).unwrap();
+                    assert!(whole(tv), "torn truth value {tv:?}");
+                    reads += 1;
+                }
+            }
+            reads
+        });
+        // Lock-free stores of simple values...
+        let simple = s.spawn(|| {
+            for x in 0..200_000u32 {
+                space.set_tv(atoms[x as usize % atoms.len()], paired(x)).unwrap();
+            }
+        });
+        // ...against locked ones: counts, and the default, which resets the entry.
+        let locked = s.spawn(|| {
+            for x in 0..60_000u32 {
+                let tv = [TruthValue::DEFAULT, COUNT, paired(x)][x as usize % 3];
+                space.set_tv(atoms[(x as usize * 7) % atoms.len()], tv).unwrap();
+            }
+        });
+        simple.join().unwrap();
+        locked.join().unwrap();
+        done.store(true, Ordering::Relaxed);
+        assert!(reader.join().unwrap() > 0);
+    });
+    // Quiet again: every path still sets exactly what it is given.
+    for (i, &h) in atoms.iter().enumerate() {
+        let tv = [COUNT, paired(i as u32), TruthValue::DEFAULT][i % 3];
+        space.set_tv(h, tv).unwrap();
+        assert_eq!(space.get_tv(h), Some(tv));
+    }
+}
+
+#[test]
+fn extraction_and_clear_racing_setters_leave_no_values_behind() {
+    let space = AtomSpace::new();
+    for round in 0..4 {
+        let atoms = atoms(&space, &format!("r{round}-"), 2000);
+        for &h in &atoms {
+            space.set_tv(h, paired(1)).unwrap();
+        }
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for x in 0..40_000u32 {
+                    match space.set_tv(atoms[x as usize % atoms.len()], paired(x)) {
+                        Ok(()) | Err(Error::InvalidHandle(_)) => {}
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            });
+            if round % 2 == 0 {
+                for &h in atoms.iter().rev() {
+                    space.extract(h, true).unwrap();
+                }
+            } else {
+                space.clear();
+            }
+        });
+        assert_eq!(space.size(), 0);
+        assert!(atoms.iter().all(|&h| space.get_tv(h).is_none()));
+        // New atoms, in freed slots or past them, start with the default.
+        let fresh = atoms_default(&space, round);
+        assert!(fresh, "a new atom inherited a truth value");
+        space.clear();
+    }
+}
+
+fn atoms_default(space: &AtomSpace, round: usize) -> bool {
+    atoms(space, &format!("new{round}-"), 2000).iter().all(|&h| space.get_tv(h) == Some(TruthValue::DEFAULT))
+}
