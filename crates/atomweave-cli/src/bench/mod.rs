@@ -121,7 +121,8 @@ pub struct BenchArgs {
     /// Also measure through a running server's sexpr shell.
     #[arg(long, value_name = "HOST:PORT")]
     server: Option<String>,
-    /// Run each method on this many threads at once (AtomSpace layer).
+    /// Run each method on this many threads at once, sharing its -n
+    /// operations (AtomSpace layer); throughput is their aggregate.
     #[arg(short = 'T', default_value_t = 1)]
     threads: usize,
     /// Operations per clock reading.
@@ -406,10 +407,14 @@ fn measure_space(args: &BenchArgs, method: Method) -> Result<Measured, String> {
     prepare(method, &rs.atoms, key, |h, k, v| space.set_value(h, k, v).expect("live atom"));
     let inputs: Vec<Inputs> = {
         let view = space.read().expect("a root space");
+        // The threads share the operations, so that every thread count does
+        // the same work and leaves a space of the same size.
+        let ops = method.ops(args.n);
         (0..args.threads)
             .map(|t| {
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0x5eed ^ (t as u64) << 32);
-                draw_inputs(method, method.ops(args.n), &rs.atoms, &view, key, t, &mut rng)
+                let share = ops / args.threads + usize::from(t < ops % args.threads);
+                draw_inputs(method, share, &rs.atoms, &view, key, t, &mut rng)
             })
             .collect()
     };
