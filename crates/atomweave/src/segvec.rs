@@ -1,7 +1,7 @@
 //! A growable array whose elements never move, so readers can index it
 //! without a lock while one writer (holding the owner's lock) grows it.
 //!
-//! Segment `k` holds `BASE << k` elements (`BASE` a type parameter); an
+//! Segment `k` holds `(1 << B) << k` elements (`B` a type parameter); an
 //! index maps to its segment with one `leading_zeros`. Segments come zero-filled from the allocator (`calloc`),
 //! so untouched stretches cost no resident memory: an array indexed sparsely
 //! (a child space's slots start where its base's left off) stays cheap.
@@ -56,7 +56,8 @@ fn locate(i: usize) -> (usize, usize) {
     locate_in::<BASE_BITS>(i)
 }
 
-/// The segment holding index `i`: its first index and its length.
+/// The segment holding index `i`, for the default first segment: its first
+/// index and its length.
 #[inline]
 pub(crate) fn segment_of(i: usize) -> (usize, usize) {
     let (k, off) = locate(i);
@@ -64,8 +65,8 @@ pub(crate) fn segment_of(i: usize) -> (usize, usize) {
 }
 
 /// The first index at or after `start` from which `len` elements lie in one
-/// segment, so that they read back as one slice. The skipped tail of a
-/// segment stays unused.
+/// segment (of the default sizes), so that they read back as one slice. The
+/// skipped tail of a segment stays unused.
 pub(crate) fn fit(mut start: usize, len: usize) -> usize {
     if len == 0 {
         return start;

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::handle::{Handle, SHARDS};
 use crate::read::{query_types, sealed, AtomRead};
 use crate::store::{Records, Shard, ShardAccess, ShardMask, Store};
-use crate::table::{incremented, link_key, node_type, tv_of, AtomTable};
+use crate::table::{link_key, node_type, tv_of, AtomTable};
 use crate::types::Type;
 use crate::value::{TruthValue, Value};
 
@@ -639,7 +639,7 @@ impl AtomSpace {
     }
 
     /// The truth value (the default one when none was set). Lock-free for
-    /// atoms of a root space that have none.
+    /// atoms of a root space, but for count truth values.
     #[inline]
     pub fn get_tv(&self, h: Handle) -> Option<TruthValue> {
         if self.is_root() {
@@ -714,7 +714,7 @@ impl AtomSpace {
         }
     }
 
-    /// Sets the truth value; the default one frees its storage. On a base
+    /// Sets the truth value (the default one resets the atom's entry). On a base
     /// atom of a child space, the value is kept for the child alone.
     pub fn set_tv(&self, h: Handle, tv: TruthValue) -> Result<()> {
         // A simple truth value on a root atom is a store or two; the lock
@@ -734,15 +734,8 @@ impl AtomSpace {
     /// Atomically adds `n` to the atom's count and returns the new truth value.
     pub fn increment_count(&self, h: Handle, n: f64) -> Result<TruthValue> {
         let foreign = !self.is_root() && self.foreign(h)?;
-        let mut sh = self.write_shard(h.shard());
-        let current = match self.recs().get_tv_in(&sh, h) {
-            Some(tv) => tv,
-            None if foreign => self.inner.bases.iter().find(|b| b.contains(h)).and_then(|b| b.tv_through(h)).unwrap_or_default(),
-            None => return Err(Error::InvalidHandle(h)),
-        };
-        let tv = incremented(current, n);
-        self.recs().set_tv_in(&mut sh, h, tv, foreign)?;
-        Ok(tv)
+        let base = || self.inner.bases.iter().find(|b| b.contains(h)).and_then(|b| b.tv_through(h)).unwrap_or_default();
+        self.recs().increment_count_in(&mut self.write_shard(h.shard()), h, n, foreign, base)
     }
 
     /// Sets the value under `key`; under the truth-value key it sets the truth value.
@@ -974,7 +967,9 @@ impl AtomSpace {
     }
 
     /// Read-locks every shard, for consistent bulk reads at full speed
-    /// ([`AtomRead`]). Writers wait until the guard is dropped, and a thread
+    /// ([`AtomRead`]). Writers wait until the guard is dropped, but for
+    /// replacements of simple truth values, which take no lock (each read
+    /// still sees a whole value); a thread
     /// holding it must not write to this space. `None` while child spaces
     /// exist in the hierarchy: a child's atoms live in other stores, and a
     /// root's incoming sets then hold children's links to filter out.

@@ -5,6 +5,8 @@
 //!   [`SegVec`], readable without a lock;
 //! - append-only arenas of node names and outgoing sets ([`Arena`]), also
 //!   readable without a lock, written only under the shard's write lock;
+//! - truth-value pages of 16-byte atomic entries ([`TvPages`]): simple
+//!   truth values are read, and replaced, without a lock;
 //! - behind its lock: the dedupe tables (slot numbers, hashed by content;
 //!   nodes apart from links, so re-adding a node probes a small, cache-hot
 //!   table), the arenas' fill marks, the incoming-set entry pool, the
@@ -37,6 +39,7 @@ use crate::batch::LinkBatch;
 use crate::dedupe::{Dedupe, DedupeBook};
 use crate::segvec::{fit, SegVec, Zeroable};
 use std::sync::atomic::AtomicU8;
+use crate::table::incremented;
 use crate::types::Type;
 use crate::value::{TruthValue, Value};
 
@@ -274,7 +277,8 @@ type TvPage = [AtomicU128; BLOCK as usize];
 /// entry and keeps mean and count in the shard's `tv_counts`.
 ///
 /// Pages are made under the shard's write lock and freed only when the
-/// store drops, so entries are read, and overwritten with simple truth
+/// store drops (not by `clear`: like slots, entries of dead atoms are never
+/// read again), so entries are read, and overwritten with simple truth
 /// values, without a lock.
 #[derive(Default)]
 struct TvPages(SegVec<AtomicPtr<TvPage>, 4>);
@@ -312,19 +316,6 @@ impl TvPages {
         self.0.get(block).expect("ensured").store(Box::into_raw(page), Ordering::Release);
     }
 
-    /// Resets every entry, keeping the pages: lock-free writers may hold
-    /// them. `_locked` proves the shard's write lock is held.
-    fn reset(&self, _locked: &mut Shard) {
-        for b in 0..self.0.allocated_len() {
-            if let Some(page) = self.entry(b as u32 * BLOCK).map(|e| e as *const AtomicU128) {
-                for i in 0..BLOCK as usize {
-                    // SAFETY: `page` starts a live page of `BLOCK` entries.
-                    unsafe { &*page.add(i) }.store(DEFAULT_TV_BITS, Ordering::Relaxed);
-                }
-            }
-        }
-    }
-
     fn allocated_bytes(&self) -> usize {
         let pages = (0..self.0.allocated_len()).filter(|&b| self.entry(b as u32 * BLOCK).is_some()).count();
         self.0.allocated_bytes() + pages * std::mem::size_of::<TvPage>()
@@ -353,6 +344,20 @@ fn tv_bits(a: u64, confidence: f64) -> u128 {
 /// What removal leaves in an entry: a reader that saw the `HAS_TV` flag
 /// just before it was cleared reads the default, never a half-made value.
 const DEFAULT_TV_BITS: u128 = 1.0f64.to_bits() as u128;
+
+#[inline]
+fn simple_of(bits: u128) -> TruthValue {
+    TruthValue::Simple { strength: f64::from_bits(bits as u64), confidence: f64::from_bits((bits >> 64) as u64) }
+}
+
+/// Drops `local`'s count, if any. Also when its entry lost the count mark to
+/// a lock-free store, so counts never outlive their atoms' values.
+#[inline]
+fn forget_count(sh: &mut Shard, local: u32) {
+    if !sh.tv_counts.is_empty() {
+        sh.tv_counts.remove(&local);
+    }
+}
 
 /// A NaN payload no arithmetic produces; stored strengths that are NaN are
 /// stored as the canonical NaN, so this one only ever means "count".
@@ -997,18 +1002,20 @@ impl Records {
         self.records[h.shard()].get(h.local() as usize).map_or(0, |w| w.rec.load(Ordering::Acquire))
     }
 
-    /// Sets `h`'s truth value to the simple `tv` without the shard's lock,
-    /// where that needs no allocation: `h` is live, its entry's page exists
-    /// and the entry holds no count truth value, and `tv` is not the default
-    /// (which frees). An entry already set is one store; a first one is a
-    /// store and a compare-exchange on the record's flags. Else returns
-    /// false, and the caller takes the locked path (so do base atoms
-    /// overlaid in a child store: their slot here holds flags, not a live
-    /// record); by then the record and the entry are on their way to cache.
+    /// Replaces `h`'s simple truth value with the simple `tv`, without the
+    /// shard's lock: one 16-byte store. Only where `h` is live and has a
+    /// simple truth value already (its page exists and the `HAS_TV` flag,
+    /// which changes only under the lock, is set) and `tv` is not the
+    /// default (which resets the entry). Else returns false, and the caller
+    /// takes the locked path (so do base atoms overlaid in a child store:
+    /// their slot here holds flags, not a live record); by then the record
+    /// and the entry are on their way to cache.
     ///
-    /// A count truth value set under the lock between the check and the
-    /// store is overwritten (the later writer wins), and its count stays in
-    /// `tv_counts` until the atom is removed or the store cleared.
+    /// Locked writers that read the entry to compute a new one (counts)
+    /// write it back with a compare-exchange, so a store here is never lost
+    /// between their read and their write. A count set blindly under the
+    /// lock between this check and the store is overwritten: the later
+    /// writer wins.
     #[inline]
     pub(crate) fn set_tv_lock_free(&self, h: Handle, tv: TruthValue) -> bool {
         let (s, local) = (h.shard(), h.local());
@@ -1020,22 +1027,11 @@ impl Records {
         // Both loads are issued before either is waited for.
         let (rec, bits) = (Rec(slot.rec.load(Ordering::Acquire)), entry.load(Ordering::Relaxed));
         let TruthValue::Simple { strength, confidence } = tv else { return false };
-        if !rec.live() || bits as u64 == COUNT_MARK || tv.is_default() {
+        if !rec.live() || !rec.has_tv() || bits as u64 == COUNT_MARK || tv.is_default() {
             return false;
         }
         let strength = if strength.is_nan() { f64::NAN } else { strength };
-        let new = tv_bits(strength.to_bits(), confidence);
-        // Readers that see the flag must see the entry: store it first.
-        entry.store(new, Ordering::Release);
-        if rec.has_tv() {
-            return true;
-        }
-        if slot.rec.compare_exchange(rec.0, rec.0 | HAS_TV, Ordering::AcqRel, Ordering::Relaxed).is_err() {
-            return false;
-        }
-        // The flag may have been set and cleared (the entry reset) since the
-        // record was read; then this store is what makes `tv` the value.
-        entry.store(new, Ordering::Release);
+        entry.store(tv_bits(strength.to_bits(), confidence), Ordering::Release);
         true
     }
 
@@ -1045,8 +1041,46 @@ impl Records {
     #[inline]
     pub(crate) fn simple_tv(&self, h: Handle) -> Option<TruthValue> {
         let bits = self.tv_pages[h.shard()].entry(h.local())?.load(Ordering::Acquire);
-        (bits as u64 != COUNT_MARK)
-            .then(|| TruthValue::Simple { strength: f64::from_bits(bits as u64), confidence: f64::from_bits((bits >> 64) as u64) })
+        (bits as u64 != COUNT_MARK).then(|| simple_of(bits))
+    }
+
+    /// The truth value an entry's bits hold; a count's count from under the lock.
+    fn decode_tv(sh: &Shard, local: u32, bits: u128) -> TruthValue {
+        if bits as u64 != COUNT_MARK {
+            return simple_of(bits);
+        }
+        let &[mean, count] = sh.tv_counts.get(&local).expect("a marked count truth value has its count");
+        TruthValue::Count { mean, confidence: f64::from_bits((bits >> 64) as u64), count }
+    }
+
+    /// Adds `n` to `h`'s count and returns the new truth value; `base` gives
+    /// an overlaid base atom's value where this store has none. The caller
+    /// holds the write lock, but a lock-free replacement may still land
+    /// between reading the entry and writing it back: the write is a
+    /// compare-exchange, and a lost race reads again.
+    pub(crate) fn increment_count_in(&self, sh: &mut Shard, h: Handle, n: f64, foreign: bool, base: impl Fn() -> TruthValue) -> Result<TruthValue> {
+        let (s, local) = (h.shard(), h.local());
+        loop {
+            let flags = self.slot_flags(h);
+            let seen = if flags & HAS_TV != 0 { self.tv_pages[s].entry(local).map(|e| (e, e.load(Ordering::Acquire))) } else { None };
+            let current = match seen {
+                Some((_, bits)) => Self::decode_tv(sh, local, bits),
+                None if foreign => base(),
+                None if Rec(flags).live() => TruthValue::DEFAULT,
+                None => return Err(Error::InvalidHandle(h)),
+            };
+            let tv = incremented(current, n);
+            let TruthValue::Count { mean, confidence, count } = tv else { unreachable!("incremented makes counts") };
+            let Some((entry, bits)) = seen else {
+                // No entry in use: lock-free writers leave it alone.
+                self.set_tv_in(sh, h, tv, foreign)?;
+                return Ok(tv);
+            };
+            sh.tv_counts.insert(local, [mean, count]);
+            if entry.compare_exchange(bits, tv_bits(COUNT_MARK, confidence), Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+                return Ok(tv);
+            }
+        }
     }
 
     #[inline]
@@ -1063,15 +1097,11 @@ impl Records {
         }
         // A child keeps even the default truth value: it hides the base's.
         let entry = self.tv_pages[s].entry_or_new(local, sh);
-        // Removal resets entries, so a mark here is a count truth value now.
-        let was_count = entry.load(Ordering::Relaxed) as u64 == COUNT_MARK;
         match tv {
             TruthValue::Simple { strength, confidence } => {
                 let strength = if strength.is_nan() { f64::NAN } else { strength };
                 entry.store(tv_bits(strength.to_bits(), confidence), Ordering::Release);
-                if was_count {
-                    sh.tv_counts.remove(&local);
-                }
+                forget_count(sh, local);
             }
             TruthValue::Count { mean, confidence, count } => {
                 sh.tv_counts.insert(local, [mean, count]);
@@ -1086,10 +1116,10 @@ impl Records {
 
     /// Drops the truth value of `local` in shard `s`, if it has one.
     fn tv_remove(&self, sh: &mut Shard, s: usize, local: u32) {
-        let Some(entry) = self.tv_pages[s].entry(local) else { return };
-        if entry.swap(DEFAULT_TV_BITS, Ordering::AcqRel) as u64 == COUNT_MARK {
-            sh.tv_counts.remove(&local);
+        if let Some(entry) = self.tv_pages[s].entry(local) {
+            entry.store(DEFAULT_TV_BITS, Ordering::Release);
         }
+        forget_count(sh, local);
     }
 
     /// The truth value: `Some` for an atom of this store (the default when
@@ -1099,12 +1129,9 @@ impl Records {
         if flags & HAS_TV == 0 {
             return Rec(flags).live().then_some(TruthValue::DEFAULT);
         }
-        if let Some(tv) = self.simple_tv(h) {
-            return Some(tv);
-        }
-        let confidence = f64::from_bits((self.tv_pages[h.shard()].entry(h.local())?.load(Ordering::Acquire) >> 64) as u64);
-        let &[mean, count] = sh.tv_counts.get(&h.local()).expect("a marked count truth value has its count");
-        Some(TruthValue::Count { mean, confidence, count })
+        // One load: a lock-free store may replace the entry at any time.
+        let bits = self.tv_pages[h.shard()].entry(h.local())?.load(Ordering::Acquire);
+        Some(Self::decode_tv(sh, h.local(), bits))
     }
 
     /// Sets (`Some`) or removes (`None`) the value under `key`.
@@ -1197,7 +1224,6 @@ impl Records {
         }
         self.nodes_by_content[s].clear(&mut sh.node_book);
         self.links_by_content[s].clear(&mut sh.link_book);
-        self.tv_pages[s].reset(sh);
         let (node_book, link_book) = (std::mem::take(&mut sh.node_book), std::mem::take(&mut sh.link_book));
         *sh = Shard { names_end: sh.names_end, outgoing_end: sh.outgoing_end, node_book, link_book, ..Shard::default() };
     }
@@ -1323,16 +1349,15 @@ impl Records {
 
 }
 
-/// Sets and clears flag bits of a record, with atomic read-modify-writes:
-/// [`Records::set_tv_lock_free`] sets `HAS_TV` with a compare-exchange
-/// outside the lock, which a plain load and store here could undo.
+/// Sets and clears flag bits of a record. Only the holder of the shard's
+/// write lock writes records, so a plain store does (an atomic
+/// read-modify-write would cost a locked instruction on every change).
 #[inline]
 fn set_flags(word: &AtomicU64, set: u64, clear: u64) {
-    if set != 0 {
-        word.fetch_or(set, Ordering::AcqRel);
-    }
-    if clear != 0 {
-        word.fetch_and(!clear, Ordering::AcqRel);
+    let old = word.load(Ordering::Relaxed);
+    let new = (old | set) & !clear;
+    if new != old {
+        word.store(new, Ordering::Release);
     }
 }
 

@@ -153,7 +153,7 @@ impl AtomTable {
         Ok(())
     }
 
-    /// Sets the truth value; the default one frees its storage.
+    /// Sets the truth value (the default one resets the atom's entry).
     pub fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
         if self.store.recs.set_tv_lock_free(h, tv) {
             return Ok(());

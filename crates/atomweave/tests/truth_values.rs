@@ -19,7 +19,7 @@ const COUNT: TruthValue = TruthValue::Count { mean: 0.5, confidence: 0.25, count
 fn whole(tv: TruthValue) -> bool {
     match tv {
         TruthValue::Simple { strength, confidence } => tv.is_default() || (strength > 0.0 && confidence == strength / 2.0),
-        count => count == COUNT,
+        TruthValue::Count { .. } => tv == COUNT,
     }
 }
 
@@ -31,13 +31,12 @@ fn atoms(space: &AtomSpace, prefix: &str, n: usize) -> Vec<Handle> {
 fn each_path_sets_what_it_is_given() {
     let space = AtomSpace::new();
     let a = space.add_node(CONCEPT_NODE, "a").unwrap();
-    // First value (the page is made under the lock), then replacements
-    // across every kind: simple, count, default.
+    // A first value takes the lock (and makes the page); replacing a simple
+    // value with a simple one does not. Every kind after every kind:
     for tv in [paired(1), paired(2), COUNT, paired(3), TruthValue::DEFAULT, paired(4), COUNT, TruthValue::DEFAULT, COUNT] {
         space.set_tv(a, tv).unwrap();
         assert_eq!(space.get_tv(a), Some(tv));
     }
-    // A first value on an atom whose page exists takes the lock-free path.
     let b = space.add_node(CONCEPT_NODE, "b").unwrap();
     space.set_tv(b, paired(5)).unwrap();
     assert_eq!(space.get_tv(b), Some(paired(5)));
@@ -48,8 +47,15 @@ fn each_path_sets_what_it_is_given() {
 
 #[test]
 fn readers_never_see_torn_truth_values() {
+    // Many atoms, and two: there every read races a write.
+    for n in [256, 2] {
+        torn_reads(n);
+    }
+}
+
+fn torn_reads(n: usize) {
     let space = AtomSpace::new();
-    let atoms = atoms(&space, "a", 256);
+    let atoms = atoms(&space, "a", n);
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
         let reader = s.spawn(|| {
@@ -73,7 +79,7 @@ fn readers_never_see_torn_truth_values() {
         let locked = s.spawn(|| {
             for x in 0..60_000u32 {
                 let tv = [TruthValue::DEFAULT, COUNT, paired(x)][x as usize % 3];
-                space.set_tv(atoms[(x as usize * 7) % atoms.len()], tv).unwrap();
+                space.set_tv(atoms[x as usize / 3 % atoms.len()], tv).unwrap();
             }
         });
         simple.join().unwrap();
@@ -87,6 +93,30 @@ fn readers_never_see_torn_truth_values() {
         space.set_tv(h, tv).unwrap();
         assert_eq!(space.get_tv(h), Some(tv));
     }
+}
+
+#[test]
+fn counts_increment_across_lock_free_replacements() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    space.set_tv(a, paired(1)).unwrap();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for x in 0..20_000u32 {
+                space.set_tv(a, paired(x)).unwrap();
+            }
+        });
+        // Each increment counts on from the count before it, or starts at 1
+        // on a simple value: never anything else.
+        let mut last = 0.0;
+        for _ in 0..20_000 {
+            let TruthValue::Count { count, .. } = space.increment_count(a, 1.0).unwrap() else { panic!("not a count") };
+            assert!(count == last + 1.0 || count == 1.0, "{last} then {count}");
+            last = count;
+        }
+    });
+    let tv = space.get_tv(a).unwrap();
+    assert!(whole(tv) || matches!(tv, TruthValue::Count { mean: 1.0, confidence: 0.0, .. }), "{tv:?}");
 }
 
 #[test]
@@ -116,7 +146,7 @@ fn extraction_and_clear_racing_setters_leave_no_values_behind() {
         });
         assert_eq!(space.size(), 0);
         assert!(atoms.iter().all(|&h| space.get_tv(h).is_none()));
-        // New atoms, in freed slots or past them, start with the default.
+        // New atoms start with the default.
         let fresh = atoms_default(&space, round);
         assert!(fresh, "a new atom inherited a truth value");
         space.clear();
