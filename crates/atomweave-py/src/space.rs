@@ -57,10 +57,16 @@ impl PySpace {
 
     fn handles(&self, outgoing: &Bound<'_, PyAny>) -> PyResult<Vec<Handle>> {
         let mut out = Vec::new();
+        self.handles_into(outgoing, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the handles of `outgoing` to `out`.
+    fn handles_into(&self, outgoing: &Bound<'_, PyAny>, out: &mut Vec<Handle>) -> PyResult<()> {
         for x in outgoing.try_iter().map_err(|_| PyTypeError::new_err("a link's outgoing set is a list of Atoms"))? {
             out.push(self.handle_of(&x?)?);
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -102,12 +108,16 @@ impl PySpace {
     fn add_links(slf: &Bound<'_, Self>, links: &Bound<'_, PyAny>) -> PyResult<Vec<PyAtom>> {
         let me = slf.get();
         let mut batch = atomweave::LinkBatch::new();
+        // One buffer for every link's members.
+        let mut out = Vec::new();
         let pairs = links.try_iter().map_err(|_| PyTypeError::new_err("add_links() takes an iterable of (type, outgoing) pairs"))?;
         for pair in pairs {
             let pair = pair?;
-            let (t, out): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+            let (t, members): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
                 pair.extract().map_err(|_| PyTypeError::new_err(format!("add_links() takes (type, outgoing) pairs, not {}", pair.get_type().name().map(|n| n.to_string()).unwrap_or_default())))?;
-            batch.push(type_arg(&t)?, &me.handles(&out)?);
+            out.clear();
+            me.handles_into(&members, &mut out)?;
+            batch.push(type_arg(&t)?, &out);
         }
         let added = slf.py().allow_threads(|| me.space.add_links(&batch)).or_py()?;
         Ok(added.into_iter().map(|h| Self::atom(slf, h)).collect())

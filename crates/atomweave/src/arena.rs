@@ -56,17 +56,14 @@ impl<C: Cell> Arena<C> {
     pub(crate) fn push(&self, end: &mut usize, data: &[C::Plain]) -> Option<u32> {
         let len = data.len();
         // Mostly the range fits in the segment being filled: one lookup.
-        let (start, cells) = match self.cells.try_slice(*end, len) {
-            Some(cells) => (*end, cells),
-            None => {
-                let start = fit(*end, len);
-                // Checked before growing, so a refused push allocates nothing.
-                u32::try_from(start + len).ok()?;
-                self.cells.ensure(start + len);
-                (start, self.cells.slice(start, len))
-            }
-        };
+        let fits = self.cells.try_slice(*end, len);
+        let start = if fits.is_some() { *end } else { fit(*end, len) };
+        // Checked before growing, so a refused push allocates nothing.
         let start32 = u32::try_from(start + len).ok().map(|_| start as u32)?;
+        let cells = fits.unwrap_or_else(|| {
+            self.cells.ensure(start + len);
+            self.cells.slice(start, len)
+        });
         for (cell, &v) in cells.iter().zip(data) {
             cell.set(v);
         }

@@ -2,9 +2,10 @@
 //! without a lock while one writer (holding the owner's lock) grows it.
 //!
 //! Segment `k` holds `(1 << B) << k` elements (`B` a type parameter); an
-//! index maps to its segment with one `leading_zeros`. Segments come zero-filled from the allocator (`calloc`),
-//! so untouched stretches cost no resident memory: an array indexed sparsely
-//! (a child space's slots start where its base's left off) stays cheap.
+//! index maps to its segment with one `leading_zeros`. Segments come
+//! zero-filled from the allocator (`calloc`), so untouched stretches cost no
+//! resident memory: an array indexed sparsely (a child space's slots start
+//! where its base's left off) stays cheap.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::marker::PhantomData;

@@ -717,7 +717,7 @@ impl AtomSpace {
     /// Sets the truth value (the default one resets the atom's entry). On a base
     /// atom of a child space, the value is kept for the child alone.
     pub fn set_tv(&self, h: Handle, tv: TruthValue) -> Result<()> {
-        // A simple truth value on a root atom is a store or two; the lock
+        // Replacing a root atom's simple truth value is one store; the lock
         // (out of line, so this stays small) is for the rest.
         if self.is_root() && self.recs().set_tv_lock_free(h, tv) {
             return Ok(());
@@ -967,10 +967,10 @@ impl AtomSpace {
     }
 
     /// Read-locks every shard, for consistent bulk reads at full speed
-    /// ([`AtomRead`]). Writers wait until the guard is dropped, but for
-    /// replacements of simple truth values, which take no lock (each read
-    /// still sees a whole value); a thread
-    /// holding it must not write to this space. `None` while child spaces
+    /// ([`AtomRead`]). Writers wait until the guard is dropped, except
+    /// replacements of simple truth values, which take no lock (a read sees
+    /// the old value or the new, whole). A thread holding it must not write
+    /// to this space. `None` while child spaces
     /// exist in the hierarchy: a child's atoms live in other stores, and a
     /// root's incoming sets then hold children's links to filter out.
     pub fn read(&self) -> Option<SpaceRead<'_>> {

@@ -21,8 +21,6 @@
 
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
-
-use portable_atomic::AtomicU128;
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
@@ -30,6 +28,7 @@ use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 use smallvec::SmallVec;
 use parking_lot::{RwLock, RwLockWriteGuard};
+use portable_atomic::AtomicU128;
 use std::hash::{BuildHasher, Hasher};
 
 use crate::error::{Error, Result};
@@ -339,6 +338,13 @@ impl Drop for TvPages {
 #[inline]
 fn tv_bits(a: u64, confidence: f64) -> u128 {
     a as u128 | (confidence.to_bits() as u128) << 64
+}
+
+/// The bits of a simple truth value; a NaN strength is stored as the
+/// canonical NaN, so that it never reads as [`COUNT_MARK`].
+#[inline]
+fn simple_bits(strength: f64, confidence: f64) -> u128 {
+    tv_bits(if strength.is_nan() { f64::NAN } else { strength }.to_bits(), confidence)
 }
 
 /// What removal leaves in an entry: a reader that saw the `HAS_TV` flag
@@ -1030,8 +1036,7 @@ impl Records {
         if !rec.live() || !rec.has_tv() || bits as u64 == COUNT_MARK || tv.is_default() {
             return false;
         }
-        let strength = if strength.is_nan() { f64::NAN } else { strength };
-        entry.store(tv_bits(strength.to_bits(), confidence), Ordering::Release);
+        entry.store(simple_bits(strength, confidence), Ordering::Release);
         true
     }
 
@@ -1099,8 +1104,7 @@ impl Records {
         let entry = self.tv_pages[s].entry_or_new(local, sh);
         match tv {
             TruthValue::Simple { strength, confidence } => {
-                let strength = if strength.is_nan() { f64::NAN } else { strength };
-                entry.store(tv_bits(strength.to_bits(), confidence), Ordering::Release);
+                entry.store(simple_bits(strength, confidence), Ordering::Release);
                 forget_count(sh, local);
             }
             TruthValue::Count { mean, confidence, count } => {
@@ -1372,7 +1376,7 @@ pub(crate) fn structure_sizes() -> Vec<(&'static str, usize)> {
         ("outgoing-set entry", size_of::<Handle>()),
         ("dedupe-table entry (tables are kept a third to a half full)", size_of::<u32>()),
         ("type-block entry, per 64 atoms", size_of::<u32>()),
-        ("truth value, when not the default (pages of 64 per slot block)", size_of::<[f64; 2]>()),
+        ("truth value, when not the default (pages of 64 per slot block)", size_of::<AtomicU128>()),
         ("value (one key/value pair, plus its data)", size_of::<(Handle, Value)>()),
     ]
 }

@@ -75,7 +75,8 @@ fn torn_reads(n: usize) {
                 space.set_tv(atoms[x as usize % atoms.len()], paired(x)).unwrap();
             }
         });
-        // ...against locked ones: counts, and the default, which resets the entry.
+        // ...against locked ones (counts, and the default, which resets the
+        // entry) and first values after a reset.
         let locked = s.spawn(|| {
             for x in 0..60_000u32 {
                 let tv = [TruthValue::DEFAULT, COUNT, paired(x)][x as usize % 3];
@@ -123,21 +124,21 @@ fn counts_increment_across_lock_free_replacements() {
 fn extraction_and_clear_racing_setters_leave_no_values_behind() {
     let space = AtomSpace::new();
     for round in 0..4 {
-        let atoms = atoms(&space, &format!("r{round}-"), 2000);
-        for &h in &atoms {
+        let doomed = atoms(&space, &format!("r{round}-"), 2000);
+        for &h in &doomed {
             space.set_tv(h, paired(1)).unwrap();
         }
         std::thread::scope(|s| {
             s.spawn(|| {
                 for x in 0..40_000u32 {
-                    match space.set_tv(atoms[x as usize % atoms.len()], paired(x)) {
+                    match space.set_tv(doomed[x as usize % doomed.len()], paired(x)) {
                         Ok(()) | Err(Error::InvalidHandle(_)) => {}
                         Err(e) => panic!("{e}"),
                     }
                 }
             });
             if round % 2 == 0 {
-                for &h in atoms.iter().rev() {
+                for &h in doomed.iter().rev() {
                     space.extract(h, true).unwrap();
                 }
             } else {
@@ -145,14 +146,14 @@ fn extraction_and_clear_racing_setters_leave_no_values_behind() {
             }
         });
         assert_eq!(space.size(), 0);
-        assert!(atoms.iter().all(|&h| space.get_tv(h).is_none()));
-        // New atoms start with the default.
-        let fresh = atoms_default(&space, round);
-        assert!(fresh, "a new atom inherited a truth value");
+        assert!(doomed.iter().all(|&h| space.get_tv(h).is_none()));
+        // New atoms (on new pages: clear keeps the old ones) take values as ever.
+        for (i, h) in atoms(&space, &format!("new{round}-"), 200).into_iter().enumerate() {
+            assert_eq!(space.get_tv(h), Some(TruthValue::DEFAULT));
+            let tv = [paired(i as u32), COUNT][i % 2];
+            space.set_tv(h, tv).unwrap();
+            assert_eq!(space.get_tv(h), Some(tv));
+        }
         space.clear();
     }
-}
-
-fn atoms_default(space: &AtomSpace, round: usize) -> bool {
-    atoms(space, &format!("new{round}-"), 2000).iter().all(|&h| space.get_tv(h) == Some(TruthValue::DEFAULT))
 }
