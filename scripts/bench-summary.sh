@@ -6,7 +6,7 @@ echo
 echo "== summary ($(date -u +%Y-%m-%d), $(nproc) cores) =="
 echo "-- atomspace_bm, 1 thread (K-ops/s and ns/op; AtomTable, then AtomSpace):"
 sed -n '/^   test/,/^$/p' "$dir/bench.txt"
-echo "-- atomspace_bm, AtomSpace on 2 threads (aggregate):"
+echo "-- atomspace_bm, AtomSpace on 1 and 2 threads (aggregate), and the scaling:"
 sed -n '/^   test/,/^$/p' "$dir/bench-threads-2.txt"
 echo "-- atom-bench, batched (add_links):"
 grep -E '^(insert|memory|search)' "$dir/atom-bench.txt"

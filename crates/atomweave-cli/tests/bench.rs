@@ -67,8 +67,8 @@ fn the_scheme_layer_does_the_work_in_each_mode() {
 
 #[test]
 fn the_diary_scaling_command_writes_csv_and_plots() {
-    let dir = std::env::temp_dir().join(format!("atomweave-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("atomweave-bench-").tempdir().unwrap();
+    let dir = tmp.path();
     let d = dir.to_str().unwrap();
     let (ok, out, err) = atomweave(&["bench", "-m", "addLink", "-k", "-S", "100", "-n", "10000", "-s", "5000", "-f", "--out", d, "-q"]);
     assert!(ok, "{err}");
@@ -89,7 +89,6 @@ fn the_diary_scaling_command_writes_csv_and_plots() {
     let png = std::fs::read(dir.join("addLink_benchmark.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     assert!(out.contains("addLink_benchmark.png"));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -98,10 +97,18 @@ fn threads_json_list_sizes_and_errors() {
     assert!(ok, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     let results = doc["results"].as_array().unwrap();
-    assert_eq!(results.len(), 2);
-    assert_eq!(results[0]["threads"], 2);
-    assert_eq!(results[0]["ops"], 2001, "the threads share -n operations");
-    assert!(results[1]["kops_per_sec"].as_f64().unwrap() > 0.0);
+    // Each method on one thread, then on two, as the table's columns.
+    assert_eq!(results.len(), 4);
+    assert_eq!((results[0]["threads"].as_u64(), results[1]["threads"].as_u64()), (Some(1), Some(2)));
+    assert!(results.iter().all(|r| r["ops"] == 2001), "every thread count shares -n operations: {out}");
+    assert!(results[3]["kops_per_sec"].as_f64().unwrap() > 0.0);
+    let (ok, out, err) = atomweave(&["bench", "-m", "getTV", "-T", "2", "-n", "20000", "-s", "3000", "--repeat", "1", "-q"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("1 thread") && out.contains("2 threads") && out.contains("scaling"), "{out}");
+    let row = out.lines().find(|l| l.trim_start().starts_with("getTV")).unwrap();
+    let scaling: f64 = row.split_whitespace().last().unwrap().trim_end_matches('x').parse().unwrap();
+    let kops: Vec<f64> = row.split_whitespace().skip(1).step_by(2).take(2).map(|k| k.parse().unwrap()).collect();
+    assert!((scaling - kops[1] / kops[0]).abs() < 0.02 * scaling, "{row}");
 
     let (ok, out, _) = atomweave(&["bench", "-l"]);
     assert!(ok && METHODS.iter().all(|m| out.contains(m)), "{out}");

@@ -47,7 +47,7 @@ fn atom_set(path: &Path) -> BTreeSet<String> {
 #[test]
 fn a_million_atoms_survive_load_and_dump() {
     let dir = tempdir();
-    let gen = dir.join("gen.scm");
+    let gen = dir.path().join("gen.scm");
     let out = atomweave(&["generate", "-n", "1000000", "-R", "7", "-o", gen.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
@@ -61,19 +61,18 @@ fn a_million_atoms_survive_load_and_dump() {
 
     let out = atomweave(&["dump", gen.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let dumped = dir.join("dump.scm");
+    let dumped = dir.path().join("dump.scm");
     std::fs::write(&dumped, &out.stdout).unwrap();
 
     let original = atom_set(&gen);
     assert_eq!(original.len(), loaded);
     assert_eq!(atom_set(&dumped), original);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn dump_by_type_and_repl_form() {
     let dir = tempdir();
-    let f = dir.join("small.scm");
+    let f = dir.path().join("small.scm");
     std::fs::write(&f, "(Inheritance (stv 0.9 0.8) (Concept \"cat\") (Concept \"animal\"))\n").unwrap();
     let out = atomweave(&["dump", f.to_str().unwrap(), "--type", "ConceptNode"]);
     let text = String::from_utf8(out.stdout).unwrap();
@@ -81,32 +80,30 @@ fn dump_by_type_and_repl_form() {
     assert_eq!(lines, BTreeSet::from(["(ConceptNode \"cat\")", "(ConceptNode \"animal\")"]));
     let out = atomweave(&["dump", f.to_str().unwrap(), "--form", "repl"]);
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "(Inheritance (stv 0.9 0.8)\n  (Concept \"cat\")\n  (Concept \"animal\"))\n");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn errors_exit_non_zero_and_say_where() {
     let dir = tempdir();
-    let f = dir.join("bad.scm");
+    let f = dir.path().join("bad.scm");
     std::fs::write(&f, "(Concept \"ok\")\n(Concept \"a\" (Bogus 1))\n").unwrap();
     let out = atomweave(&["load", f.to_str().unwrap()]);
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("bad.scm") && err.contains("line 2") && err.contains("Bogus"), "{err}");
-    let out = atomweave(&["load", dir.join("missing.scm").to_str().unwrap()]);
+    let out = atomweave(&["load", dir.path().join("missing.scm").to_str().unwrap()]);
     assert!(!out.status.success());
     assert!(String::from_utf8(out.stderr).unwrap().contains("missing.scm"));
     let out = atomweave(&["dump", f.to_str().unwrap(), "--type", "NoSuchType"]);
     assert!(!out.status.success());
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn query_prints_each_result_and_fails_on_a_bad_query() {
     let dir = tempdir();
-    let data = dir.join("animals.scm");
+    let data = dir.path().join("animals.scm");
     std::fs::write(&data, "(Inheritance (Concept \"Ben\") (Concept \"human\"))\n(Inheritance (Concept \"Linas\") (Concept \"human\"))\n").unwrap();
-    let queries = dir.join("q.scm");
+    let queries = dir.path().join("q.scm");
     std::fs::write(&queries, "(Satisfaction (Inheritance (Variable \"$x\") (Concept \"cat\")))\n").unwrap();
     let get = r#"(GetLink (InheritanceLink (VariableNode "$H") (ConceptNode "human")))"#;
     let out = atomweave(&["query", data.to_str().unwrap(), "-e", get, "-f", queries.to_str().unwrap()]);
@@ -128,22 +125,20 @@ fn query_prints_each_result_and_fails_on_a_bad_query() {
 #[test]
 fn load_to_dump_from_copy_and_persist_bench() {
     let dir = tempdir();
-    let _ = std::fs::remove_dir_all(dir.join("db"));
-    let _ = std::fs::remove_dir_all(dir.join("db2"));
-    let data = dir.join("store.scm");
+    let data = dir.path().join("store.scm");
     std::fs::write(&data, "(Inheritance (stv 0.9 0.8) (Concept \"cat\") (Concept \"animal\"))\n(Concept \"dog\" (alist (cons (Predicate \"k\") (FloatValue 1 2))))\n").unwrap();
-    let db = format!("lmdb://{}", dir.join("db").display());
+    let db = format!("lmdb://{}", dir.path().join("db").display());
     let out = atomweave(&["load", "-q", data.to_str().unwrap(), "--to", &db]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("stored       5 atoms"));
-    let db2 = format!("lmdb://{}", dir.join("db2").display());
+    let db2 = format!("lmdb://{}", dir.path().join("db2").display());
     let out = atomweave(&["copy", "-q", &db, &db2]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let out = atomweave(&["dump", "--from", &db2]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("(SimpleTruthValue 0.9 0.8)") && text.contains("(FloatValue 1 2)") && text.contains("\"dog\""), "{text}");
-    let typo = dir.join("no-such-store");
+    let typo = dir.path().join("no-such-store");
     let out = atomweave(&["copy", "-q", &format!("lmdb://{}", typo.display()), &db2]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no store there"));
     assert!(!typo.exists(), "a mistyped source must not become an empty store");
@@ -164,7 +159,8 @@ fn load_to_dump_from_copy_and_persist_bench() {
 
 #[test]
 fn persist_bench_leaves_a_non_empty_dir_alone() {
-    let dir = tempdir().join("keep");
+    let tmp = tempdir();
+    let dir = tmp.path().join("keep");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("precious.txt"), "keep me").unwrap();
     let out = atomweave(&["persist-bench", "-n", "100", "-q", "--dir", dir.to_str().unwrap()]);
@@ -172,8 +168,7 @@ fn persist_bench_leaves_a_non_empty_dir_alone() {
     assert_eq!(std::fs::read_to_string(dir.join("precious.txt")).unwrap(), "keep me");
 }
 
-fn tempdir() -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("atomweave-cli-{}-{:?}", std::process::id(), std::thread::current().id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch directory, removed when the test ends, pass or fail.
+fn tempdir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("atomweave-cli-").tempdir().unwrap()
 }
