@@ -9,9 +9,9 @@
 //! slot so that growth and removal never hash content again: the low bits
 //! place an entry, the top five tag it.
 //! Inserts, removals and growth happen under the owning shard's write lock.
-//! Growth publishes a new table; the old one stays mapped until the table is
-//! dropped (or [`Dedupe::free_retired`] runs with exclusive access), because
-//! a lock-free reader may still be probing it. On Linux its pages go back to
+//! Growth publishes a new table that owns the old one, which stays mapped
+//! until the dedupe is dropped (or [`Dedupe::free_retired`] runs with
+//! exclusive access), because a lock-free reader may still be probing it. On Linux its pages go back to
 //! the system at once (`madvise(MADV_DONTNEED)`): a reader still probing it
 //! reads zeroes, that is empty entries, and a lookup that misses confirms the
 //! miss against the current table before believing it.
@@ -28,12 +28,32 @@ pub(crate) const MAX_SLOT: u32 = SLOT_MASK - 2;
 struct Table {
     mask: usize,
     entries: Box<[AtomicU32]>,
+    /// The table this one replaced, kept for readers that may still probe
+    /// it. Boxed on purpose: readers hold pointers to the box itself (the
+    /// mask and entries pointer live there), so it must stay where it is.
+    prev: Option<Box<Table>>,
 }
 
 impl Table {
     fn new(capacity: usize) -> Box<Table> {
         let capacity = capacity.next_power_of_two().max(64);
-        Box::new(Table { mask: capacity - 1, entries: (0..capacity).map(|_| AtomicU32::new(EMPTY)).collect() })
+        Box::new(Table { mask: capacity - 1, entries: (0..capacity).map(|_| AtomicU32::new(EMPTY)).collect(), prev: None })
+    }
+
+    /// The tables this one replaced, newest first.
+    fn retired(&self) -> impl Iterator<Item = &Table> {
+        std::iter::successors(self.prev.as_deref(), |t| t.prev.as_deref())
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        // One at a time: a space cleared many times holds a long chain,
+        // which dropping recursively could overflow the stack with.
+        let mut next = self.prev.take();
+        while let Some(mut t) = next {
+            next = t.prev.take();
+        }
     }
 }
 
@@ -53,17 +73,13 @@ pub(crate) struct Dedupe {
     current: AtomicPtr<Table>,
 }
 
-/// The locked half: counts and the tables readers may still hold.
+/// The locked half: counts, small enough to share a cache line with the
+/// shard's lock.
 #[derive(Default)]
 pub(crate) struct DedupeBook {
     live: usize,
     /// Live entries plus removed markers: what fills the table.
     used: usize,
-    /// Boxed on purpose: readers hold pointers to the boxes themselves (the
-    /// table's mask and entries pointer live there), so a retired box must
-    /// stay where it is, not just its entries.
-    #[allow(clippy::vec_box)]
-    retired: Vec<Box<Table>>,
 }
 
 impl Dedupe {
@@ -192,17 +208,19 @@ impl Dedupe {
             t.entries[i].store(e, Ordering::Relaxed);
         }
         book.used = book.live;
-        self.publish(book, t);
+        self.publish(t);
     }
 
-    /// Makes `t` the current table and retires the old one.
-    fn publish(&self, book: &mut DedupeBook, t: Box<Table>) {
-        let old = self.current.swap(Box::into_raw(t), Ordering::AcqRel);
-        // SAFETY: `old` came from `Box::into_raw`; it is kept alive for readers
-        // that may still probe it, and freed only with exclusive access.
-        let old = unsafe { Box::from_raw(old) };
+    /// Makes `t` the current table, owning the old one. The caller holds
+    /// the write lock.
+    fn publish(&self, mut t: Box<Table>) {
+        // SAFETY: `current` came from `Box::into_raw`; moved into `t`, the old
+        // table lives on for readers that may still probe it, and is freed
+        // only with exclusive access.
+        let old = unsafe { Box::from_raw(self.current.load(Ordering::Relaxed)) };
         release_pages(&old);
-        book.retired.push(old);
+        t.prev = Some(old);
+        self.current.store(Box::into_raw(t), Ordering::Release);
     }
 
     /// Empties the table (the caller holds the write lock; readers may still
@@ -210,19 +228,20 @@ impl Dedupe {
     pub(crate) fn clear(&self, book: &mut DedupeBook) {
         book.live = 0;
         book.used = 0;
-        self.publish(book, Table::new(64));
+        self.publish(Table::new(64));
     }
 
     /// Frees tables replaced by growth. Needs exclusive access: no reader may
     /// be probing them.
-    pub(crate) fn free_retired(book: &mut DedupeBook) {
-        book.retired.clear();
+    pub(crate) fn free_retired(&mut self) {
+        // SAFETY: `current` points to a live table (see `table`), and `&mut self` excludes readers.
+        unsafe { (**self.current.get_mut()).prev = None };
     }
 
     /// Bytes allocated by the current table and the retired ones.
-    pub(crate) fn allocated_bytes(&self, book: &DedupeBook) -> usize {
+    pub(crate) fn allocated_bytes(&self) -> usize {
         let t = self.table();
-        (t.mask + 1) * 4 + book.retired.iter().map(|r| (r.mask + 1) * 4).sum::<usize>()
+        std::iter::once(t).chain(t.retired()).map(|r| (r.mask + 1) * 4).sum()
     }
 }
 
@@ -271,7 +290,7 @@ mod tests {
             d.insert(&mut book, h(i), i, h);
             live.push(i);
         }
-        let before = book.retired.len();
+        let before = d.table().retired().count();
         for i in 63..2063u32 {
             d.remove(&mut book, h(live[0]), live[0]);
             live.remove(0);
@@ -279,13 +298,14 @@ mod tests {
             live.push(i);
         }
         // Each rebuild leaves room for at least 31 more inserts.
-        assert!(book.retired.len() - before <= 2000 / 31 + 1, "{} rebuilds", book.retired.len() - before);
+        let rebuilds = d.table().retired().count() - before;
+        assert!(rebuilds <= 2000 / 31 + 1, "{rebuilds} rebuilds");
         assert!(live.iter().all(|&i| d.find(h(i), |s| s == i).is_some()));
     }
 
     #[test]
     fn insert_find_remove_grow() {
-        let d = Dedupe::new();
+        let mut d = Dedupe::new();
         let mut book = DedupeBook::default();
         let mut live: Vec<u32> = Vec::new();
         for i in 0..5000u32 {
@@ -301,9 +321,14 @@ mod tests {
             assert_eq!(found.is_some(), live.contains(&i), "slot {i}");
         }
         assert_eq!(book.live, live.len());
-        assert!(!book.retired.is_empty());
-        Dedupe::free_retired(&mut book);
+        let retired = d.table().retired().count();
+        assert!(retired > 0);
+        assert!(d.allocated_bytes() > (d.table().mask + 1) * 4);
+        d.free_retired();
+        assert_eq!(d.table().retired().count(), 0);
+        assert_eq!(d.allocated_bytes(), (d.table().mask + 1) * 4);
         d.clear(&mut book);
+        assert_eq!(d.table().retired().count(), 1, "clear retires the table readers may hold");
         assert_eq!(d.find(h(4999), |_| true), None);
     }
 }

@@ -374,26 +374,31 @@ type KeyValues = Vec<(Handle, Value)>;
 
 /// One shard's lock-protected state.
 #[derive(Default)]
+#[repr(C)]
 pub struct Shard {
-    /// Counts and retired tables of the dedupe tables in `Records`.
+    // What every add writes comes first: with the lock word before it, one
+    // cache line, so that two threads adding to a shard in turn pass one
+    // line between their cores rather than one per field (`C` keeps the
+    // order; a test checks the line).
+    /// Counts of the dedupe tables in `Records`.
     node_book: DedupeBook,
     link_book: DedupeBook,
     /// Fill marks of this shard's name and outgoing arenas. They survive
     /// `clear`: lock-free readers may still hold slices below them.
     names_end: usize,
     outgoing_end: usize,
+    nodes: u32,
+    links: u32,
+    by_type: Vec<TypeSlots>,
     pool: Pool,
     /// `[mean, count]` of count truth values (their entries are marked).
     tv_counts: HashMap<u32, [f64; 2], FixedState>,
     values: HashMap<u32, KeyValues, FixedState>,
-    by_type: Vec<TypeSlots>,
     /// One past the highest slot this store has used in the shard.
     high: u32,
     /// Slots of base atoms that this (child) store has flagged: values set
     /// on them here, or hidden. `clear` resets exactly these.
     overlay: Vec<u32>,
-    nodes: usize,
-    links: usize,
 }
 
 /// Access to several shards at once, as `&mut`: either the exclusive
@@ -589,9 +594,8 @@ impl Store {
     /// Frees the dedupe tables that growth replaced in shard `s`: with
     /// exclusive access no lock-free reader can be probing them.
     pub(crate) fn free_retired(&mut self, s: usize) {
-        let sh = self.shards[s].get_mut();
-        Dedupe::free_retired(&mut sh.node_book);
-        Dedupe::free_retired(&mut sh.link_book);
+        self.recs.nodes_by_content[s].free_retired();
+        self.recs.links_by_content[s].free_retired();
     }
 
     /// Bytes this store has allocated, by its own accounting.
@@ -600,8 +604,7 @@ impl Store {
         for s in 0..SHARDS {
             total += self.recs.records[s].allocated_bytes() + self.recs.hashes[s].allocated_bytes();
             let sh = self.shards[s].read();
-            total += self.recs.nodes_by_content[s].allocated_bytes(&sh.node_book)
-                + self.recs.links_by_content[s].allocated_bytes(&sh.link_book);
+            total += self.recs.nodes_by_content[s].allocated_bytes() + self.recs.links_by_content[s].allocated_bytes();
             total += self.recs.names[s].allocated_bytes() + self.recs.outgoing[s].allocated_bytes();
             total += self.recs.pool_cells[s].allocated_bytes() + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
             total += self.recs.tv_pages[s].allocated_bytes() + sh.tv_counts.allocation_size();
@@ -1343,7 +1346,7 @@ impl Records {
     }
 
     pub(crate) fn counts_in(sh: &Shard) -> (usize, usize) {
-        (sh.nodes, sh.links)
+        (sh.nodes as usize, sh.links as usize)
     }
 
     /// Types that have slots in shard `sh`.
@@ -1557,5 +1560,28 @@ impl Shard {
             }
         };
         slot.inc.store(new.pack(), Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    #[test]
+    fn the_fields_every_add_writes_share_the_lock_line() {
+        let cell: CachePadded<RwLock<Shard>> = CachePadded::new(RwLock::new(Shard::default()));
+        let lock = &*cell as *const RwLock<Shard> as usize;
+        assert_eq!(lock % 64, 0, "the lock starts a cache line");
+        let data = cell.data_ptr() as usize - lock;
+        let ends = [
+            offset_of!(Shard, node_book) + size_of::<DedupeBook>(),
+            offset_of!(Shard, link_book) + size_of::<DedupeBook>(),
+            offset_of!(Shard, names_end) + 8,
+            offset_of!(Shard, outgoing_end) + 8,
+            offset_of!(Shard, nodes) + 4,
+            offset_of!(Shard, links) + 4,
+        ];
+        assert!(data + ends.iter().max().unwrap() <= 64, "shard data at {data}, hot fields end at {ends:?}");
     }
 }
