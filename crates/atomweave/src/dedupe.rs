@@ -11,10 +11,11 @@
 //! Inserts, removals and growth happen under the owning shard's write lock.
 //! Growth publishes a new table that owns the old one, which stays mapped
 //! until the dedupe is dropped (or [`Dedupe::free_retired`] runs with
-//! exclusive access), because a lock-free reader may still be probing it. On Linux its pages go back to
-//! the system at once (`madvise(MADV_DONTNEED)`): a reader still probing it
-//! reads zeroes, that is empty entries, and a lookup that misses confirms the
-//! miss against the current table before believing it.
+//! exclusive access), because a lock-free reader may still be probing it.
+//! On Linux its pages go back to the system at once
+//! (`madvise(MADV_DONTNEED)`): a reader still probing it reads zeroes, that
+//! is empty entries, and a lookup that misses confirms the miss against the
+//! current table before believing it.
 
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
@@ -231,8 +232,8 @@ impl Dedupe {
         self.publish(Table::new(64));
     }
 
-    /// Frees tables replaced by growth. Needs exclusive access: no reader may
-    /// be probing them.
+    /// Frees the tables growth and `clear` replaced. Needs exclusive access:
+    /// no reader may be probing them.
     pub(crate) fn free_retired(&mut self) {
         // SAFETY: `current` points to a live table (see `table`), and `&mut self` excludes readers.
         unsafe { (**self.current.get_mut()).prev = None };

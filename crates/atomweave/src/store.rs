@@ -376,10 +376,11 @@ type KeyValues = Vec<(Handle, Value)>;
 #[derive(Default)]
 #[repr(C)]
 pub struct Shard {
-    // What every add writes comes first: with the lock word before it, one
-    // cache line, so that two threads adding to a shard in turn pass one
-    // line between their cores rather than one per field (`C` keeps the
-    // order; a test checks the line).
+    // The shard-wide fields every add writes come first: with the lock word
+    // before them, one cache line, so that two threads adding to a shard in
+    // turn pass that one line between their cores rather than one per field
+    // (`C` keeps the order; a test checks the line). The add's per-type
+    // slot block, slots and arenas are lines of their own.
     /// Counts of the dedupe tables in `Records`.
     node_book: DedupeBook,
     link_book: DedupeBook,
@@ -1231,8 +1232,7 @@ impl Records {
         }
         self.nodes_by_content[s].clear(&mut sh.node_book);
         self.links_by_content[s].clear(&mut sh.link_book);
-        let (node_book, link_book) = (std::mem::take(&mut sh.node_book), std::mem::take(&mut sh.link_book));
-        *sh = Shard { names_end: sh.names_end, outgoing_end: sh.outgoing_end, node_book, link_book, ..Shard::default() };
+        *sh = Shard { names_end: sh.names_end, outgoing_end: sh.outgoing_end, ..Shard::default() };
     }
 
     // ----- reading under a shard lock -----
@@ -1577,8 +1577,8 @@ mod tests {
         let ends = [
             offset_of!(Shard, node_book) + size_of::<DedupeBook>(),
             offset_of!(Shard, link_book) + size_of::<DedupeBook>(),
-            offset_of!(Shard, names_end) + 8,
-            offset_of!(Shard, outgoing_end) + 8,
+            offset_of!(Shard, names_end) + size_of::<usize>(),
+            offset_of!(Shard, outgoing_end) + size_of::<usize>(),
             offset_of!(Shard, nodes) + 4,
             offset_of!(Shard, links) + 4,
         ];

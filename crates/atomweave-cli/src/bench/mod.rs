@@ -166,7 +166,8 @@ impl Layer {
     fn name(&self) -> &'static str {
         match self {
             Layer::Table => "AtomTable",
-            Layer::OneThread | Layer::Space => "AtomSpace",
+            Layer::OneThread => "AtomSpace, 1 thread",
+            Layer::Space => "AtomSpace",
             Layer::Scheme => "Scheme",
             Layer::Python => "Python",
             Layer::Server(_) => "Server",
@@ -587,9 +588,14 @@ fn print_table(args: &BenchArgs, methods: &[Method], layers: &[Layer], outcomes:
         });
         println!();
     }
-    // The first layer's: others may build in processes of their own.
-    let first = outcomes.iter().filter(|o| o.layer == layers[0]);
-    let built = first.filter_map(|o| o.result.as_ref().ok()).map(|r| r.rss_per_atom).fold(f64::NAN, f64::max);
+    // The first measured layer's: others may build in processes of their own.
+    let first = layers.iter().find(|&l| outcomes.iter().any(|o| &o.layer == l && o.result.is_ok()));
+    let built = outcomes
+        .iter()
+        .filter(|o| Some(&o.layer) == first)
+        .filter_map(|o| o.result.as_ref().ok())
+        .map(|r| r.rss_per_atom)
+        .fold(f64::NAN, f64::max);
     if !built.is_nan() {
         println!(
             "\n  B/atom: the space's own count after the method; +RSS: resident growth during it.\n  \
@@ -648,17 +654,20 @@ fn fmt_kops(k: f64) -> String {
 }
 
 fn print_json(args: &BenchArgs, outcomes: &[Outcome]) {
+    let one_thread = |m: Method| outcomes.iter().find(|o| o.method == m && o.layer == Layer::OneThread).and_then(|o| o.result.as_ref().ok());
     let results: Vec<_> = outcomes
         .iter()
         .map(|o| match &o.result {
             Ok(r) => {
                 let (mean, min, max, std, p50, p99) = stats(&r.batch_ns);
+                let scaling = one_thread(o.method).filter(|_| o.layer == Layer::Space).map(|one| r.kops() / one.kops());
                 json!({
                     "method": o.method.name(), "layer": o.layer.name(), "threads": r.threads, "ops": r.ops,
                     "seconds": r.wall, "kops_per_sec": r.kops(), "ns_per_op": r.ns_per_op(),
                     "batch_ns": {"mean": mean, "min": min, "max": max, "std": std, "p50": p50, "p99": p99},
                     "atoms_after": r.atoms_after, "rss_growth_bytes": r.rss_growth,
                     "bytes_per_atom_counted": r.counted_per_atom, "bytes_per_atom_rss_build": r.rss_per_atom,
+                    "scaling": scaling,
                 })
             }
             Err(e) => json!({"method": o.method.name(), "layer": o.layer.name(), "error": e}),
