@@ -970,9 +970,9 @@ impl AtomSpace {
     /// ([`AtomRead`]). Writers wait until the guard is dropped, except
     /// replacements of simple truth values, which take no lock (a read sees
     /// the old value or the new, whole). A thread holding it must not write
-    /// to this space. `None` while child spaces
-    /// exist in the hierarchy: a child's atoms live in other stores, and a
-    /// root's incoming sets then hold children's links to filter out.
+    /// to this space. `None` while child spaces exist in the hierarchy: a
+    /// child's atoms live in other stores, and a root's incoming sets then
+    /// hold children's links to filter out.
     pub fn read(&self) -> Option<SpaceRead<'_>> {
         if !self.is_root() || self.has_children() {
             return None;

@@ -1579,8 +1579,8 @@ mod tests {
             offset_of!(Shard, link_book) + size_of::<DedupeBook>(),
             offset_of!(Shard, names_end) + size_of::<usize>(),
             offset_of!(Shard, outgoing_end) + size_of::<usize>(),
-            offset_of!(Shard, nodes) + 4,
-            offset_of!(Shard, links) + 4,
+            offset_of!(Shard, nodes) + size_of::<u32>(),
+            offset_of!(Shard, links) + size_of::<u32>(),
         ];
         assert!(data + ends.iter().max().unwrap() <= 64, "shard data at {data}, hot fields end at {ends:?}");
     }

@@ -569,9 +569,9 @@ fn print_table(args: &BenchArgs, methods: &[Method], layers: &[Layer], outcomes:
             None => "-".into(),
         });
         if scaling {
-            match (find(m, &Layer::OneThread), find(m, &Layer::Space)) {
-                (Some(Ok(one)), Some(Ok(all))) => print!("{:>9.2}x", all.kops() / one.kops()),
-                _ => print!("{:>10}", "-"),
+            match scaling_of(outcomes, m) {
+                Some(x) => print!("{x:>9.2}x"),
+                None => print!("{:>10}", "-"),
             }
         }
         println!();
@@ -621,6 +621,12 @@ fn print_table(args: &BenchArgs, methods: &[Method], layers: &[Layer], outcomes:
     }
 }
 
+/// A `-T` run's throughput for `m` on its threads over one thread's.
+fn scaling_of(outcomes: &[Outcome], m: Method) -> Option<f64> {
+    let kops = |l: Layer| outcomes.iter().find(|o| o.method == m && o.layer == l)?.result.as_ref().ok().map(Measured::kops);
+    Some(kops(Layer::Space)? / kops(Layer::OneThread)?)
+}
+
 /// Three heading lines: the row titles, then the layers' headings, then
 /// the columns' subheadings under each layer; `last` heads a final column.
 fn print_heading(headings: &[String], w: usize, titles: [&str; 3], columns: [&str; 2], last: Option<[&str; 2]>) {
@@ -654,13 +660,12 @@ fn fmt_kops(k: f64) -> String {
 }
 
 fn print_json(args: &BenchArgs, outcomes: &[Outcome]) {
-    let one_thread = |m: Method| outcomes.iter().find(|o| o.method == m && o.layer == Layer::OneThread).and_then(|o| o.result.as_ref().ok());
     let results: Vec<_> = outcomes
         .iter()
         .map(|o| match &o.result {
             Ok(r) => {
                 let (mean, min, max, std, p50, p99) = stats(&r.batch_ns);
-                let scaling = one_thread(o.method).filter(|_| o.layer == Layer::Space).map(|one| r.kops() / one.kops());
+                let scaling = if o.layer == Layer::Space { scaling_of(outcomes, o.method) } else { None };
                 json!({
                     "method": o.method.name(), "layer": o.layer.name(), "threads": r.threads, "ops": r.ops,
                     "seconds": r.wall, "kops_per_sec": r.kops(), "ns_per_op": r.ns_per_op(),
