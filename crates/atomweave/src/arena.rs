@@ -53,22 +53,40 @@ impl<C: Cell> Arena<C> {
     /// Appends `data` after `*end` (the arena's fill, which the caller keeps
     /// under its lock), in one segment so it reads back as one slice.
     /// Returns its start, or `None` past `u32::MAX` elements.
+    #[inline]
     pub(crate) fn push(&self, end: &mut usize, data: &[C::Plain]) -> Option<u32> {
-        let len = data.len();
         // Mostly the range fits in the segment being filled: one lookup.
-        let fits = self.cells.try_slice(*end, len);
-        let start = if fits.is_some() { *end } else { fit(*end, len) };
+        match self.cells.try_slice(*end, data.len()) {
+            Some(cells) if *end + data.len() <= u32::MAX as usize => {
+                let start = *end;
+                Self::fill(cells, data);
+                *end = start + data.len();
+                Some(start as u32)
+            }
+            _ => self.push_elsewhere(end, data),
+        }
+    }
+
+    /// `push` when the range does not fit where the arena ends: at the start
+    /// of the next segment, allocated here.
+    #[cold]
+    #[inline(never)]
+    fn push_elsewhere(&self, end: &mut usize, data: &[C::Plain]) -> Option<u32> {
+        let len = data.len();
+        let start = fit(*end, len);
         // Checked before growing, so a refused push allocates nothing.
         let start32 = u32::try_from(start + len).ok().map(|_| start as u32)?;
-        let cells = fits.unwrap_or_else(|| {
-            self.cells.ensure(start + len);
-            self.cells.slice(start, len)
-        });
+        self.cells.ensure(start + len);
+        Self::fill(self.cells.slice(start, len), data);
+        *end = start + len;
+        Some(start32)
+    }
+
+    #[inline]
+    fn fill(cells: &[C], data: &[C::Plain]) {
         for (cell, &v) in cells.iter().zip(data) {
             cell.set(v);
         }
-        *end = start + len;
-        Some(start32)
     }
 
     /// The published range `start..start + len`.

@@ -85,6 +85,40 @@ fn a_batch_with_a_node_type_adds_nothing() {
 }
 
 #[test]
+fn a_removed_member_deep_in_a_batch_adds_nothing() {
+    // A removed atom keeps its slot, unlike the proptest's bogus handle,
+    // which lies past every slot: the check must read liveness, wherever in
+    // the batch (before, inside, after the look-ahead window) the bad link sits.
+    let space = AtomSpace::new();
+    let mut table = AtomTable::new();
+    let atoms = nodes(&space);
+    let table_atoms: Vec<Handle> = (0..30).map(|i| table.add_node(CONCEPT_NODE, &format!("n{i}")).unwrap()).collect();
+    let gone = space.add_node(CONCEPT_NODE, "gone").unwrap();
+    let table_gone = table.add_node(CONCEPT_NODE, "gone").unwrap();
+    space.extract(gone, false).unwrap();
+    table.extract(table_gone, false).unwrap();
+    for bad_at in [0, 1, 15, 16, 17, 70, 199] {
+        let batch_over = |atoms: &[Handle], gone: Handle| {
+            let mut batch = LinkBatch::new();
+            for i in 0..200 {
+                let last = if i == bad_at { gone } else { atoms[(i * 11) % 30] };
+                batch.push(LINK_TYPES[i % 4], &[atoms[i % 30], atoms[(i / 30) % 30], last]);
+            }
+            batch
+        };
+        let before = atom_set(&space.read().unwrap(), true);
+        assert!(matches!(space.add_links(&batch_over(&atoms, gone)), Err(Error::InvalidHandle(h)) if h == gone));
+        assert_eq!(atom_set(&space.read().unwrap(), true), before, "bad link {bad_at}");
+        assert!(atoms.iter().all(|&a| space.incoming(a).unwrap().is_empty()));
+        let before = atom_set(&table, true);
+        assert!(matches!(table.add_links(&batch_over(&table_atoms, table_gone)), Err(Error::InvalidHandle(h)) if h == table_gone));
+        assert_eq!(atom_set(&table, true), before, "bad link {bad_at}");
+    }
+    check_invariants(&space.read().unwrap());
+    check_invariants(&table);
+}
+
+#[test]
 fn a_child_space_batches_over_base_atoms() {
     let base = AtomSpace::new();
     let a = base.add_node(CONCEPT_NODE, "a").unwrap();
