@@ -35,7 +35,11 @@ unsafe impl<T> Zeroable for AtomicPtr<T> {}
 /// `B` sets the first segment's size, `1 << B` elements: small for arrays
 /// that many small stores each keep.
 pub(crate) struct SegVec<T: Zeroable, const B: u32 = BASE_BITS> {
-    segments: [AtomicPtr<T>; SEGMENTS],
+    /// Segment `k`'s start, moved back by the `(1 << B) << k` indices
+    /// before it (null while the segment is not allocated): index `i` is
+    /// then at `bases[k] + i + (1 << B)`, one add where the start would
+    /// need a shift and a subtract as well, on every lookup.
+    bases: [AtomicPtr<T>; SEGMENTS],
     _owns: PhantomData<T>,
 }
 
@@ -112,7 +116,7 @@ fn log2(j: usize) -> u32 {
 
 impl<T: Zeroable, const B: u32> SegVec<T, B> {
     pub(crate) fn new() -> Self {
-        SegVec { segments: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())), _owns: PhantomData }
+        SegVec { bases: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())), _owns: PhantomData }
     }
 
     /// Most elements the array can ever hold.
@@ -122,17 +126,26 @@ impl<T: Zeroable, const B: u32> SegVec<T, B> {
         Layout::array::<T>((1 << B) << k).expect("segment layout")
     }
 
+    /// Segment `k`'s start, if it is allocated.
+    #[inline]
+    fn segment(&self, k: usize) -> Option<*mut T> {
+        let base = self.bases.get(k)?.load(Ordering::Acquire);
+        (!base.is_null()).then(|| base.wrapping_add((1 << B) << k))
+    }
+
     /// The element at `i`, or `None` past the allocated segments.
     #[inline]
     pub(crate) fn get(&self, i: usize) -> Option<&T> {
-        let (k, off) = locate_in::<B>(i);
-        let seg = self.segments.get(k)?.load(Ordering::Acquire);
-        if seg.is_null() {
+        let j = i + (1 << B);
+        let k = (log2(j) - B) as usize;
+        let base = self.bases.get(k)?.load(Ordering::Acquire);
+        if base.is_null() {
             return None;
         }
-        // SAFETY: `seg` points to a live allocation of `(1 << B) << k` initialized elements
-        // that is only freed in `drop`, and `off < (1 << B) << k` by construction of `locate_in`.
-        Some(unsafe { &*seg.add(off) })
+        // SAFETY: `base + (1 << B) << k` is segment `k`'s start, a live allocation of
+        // `(1 << B) << k` initialized elements freed only in `drop`; `j` lies in
+        // `[(1 << B) << k, (1 << B) << (k + 1))`, so `base + j` is inside it.
+        Some(unsafe { &*base.wrapping_add(j) })
     }
 
     /// Hints the CPU to fetch element `i` into cache, so that independent
@@ -150,17 +163,19 @@ impl<T: Zeroable, const B: u32> SegVec<T, B> {
         if len == 0 {
             return Some(&[]);
         }
-        let (k, off) = locate_in::<B>(start);
-        if off + len > (1 << B) << k {
+        let j = start + (1 << B);
+        let k = (log2(j) - B) as usize;
+        // Segment `k` holds `j` from `(1 << B) << k` up to twice that.
+        if j + len > (1 << B) << (k + 1) {
             return None;
         }
-        let seg = self.segments.get(k)?.load(Ordering::Acquire);
-        if seg.is_null() {
+        let base = self.bases.get(k)?.load(Ordering::Acquire);
+        if base.is_null() {
             return None;
         }
-        // SAFETY: `seg` is a live allocation of `(1 << B) << k` initialized elements
-        // and `off + len` stays inside it.
-        Some(unsafe { std::slice::from_raw_parts(seg.add(off), len) })
+        // SAFETY: as in `get`, `base + j` is inside segment `k`, a live allocation
+        // of initialized elements, and so is `base + j + len`, checked above.
+        Some(unsafe { std::slice::from_raw_parts(base.wrapping_add(j), len) })
     }
 
     /// Elements `start..start + len`, which must lie in one allocated segment.
@@ -178,31 +193,34 @@ impl<T: Zeroable, const B: u32> SegVec<T, B> {
         assert!(len <= Self::CAPACITY, "segmented array overflow");
         let (last, _) = locate_in::<B>(len - 1);
         // Segments are made in order, so the last one present means all are.
-        if !self.segments[last].load(Ordering::Acquire).is_null() {
+        if self.segment(last).is_some() {
             return;
         }
         for k in 0..=last {
-            if self.segments[k].load(Ordering::Acquire).is_null() {
+            if self.segment(k).is_none() {
                 // SAFETY: the layout has non-zero size; zeroed memory is a valid `T` (Zeroable).
                 let seg = unsafe { alloc_zeroed(Self::layout(k)) } as *mut T;
                 if seg.is_null() {
                     std::alloc::handle_alloc_error(Self::layout(k));
                 }
-                self.segments[k].store(seg, Ordering::Release);
+                let base = seg.wrapping_sub((1 << B) << k);
+                // Null means "not allocated"; only an allocation at a tiny address could hit it.
+                assert!(!base.is_null(), "segment at an address that reads as unallocated");
+                self.bases[k].store(base, Ordering::Release);
             }
         }
     }
 
     /// Elements in the allocated segments (made in order, so a prefix).
     pub(crate) fn allocated_len(&self) -> usize {
-        let made = self.segments.iter().take_while(|s| !s.load(Ordering::Acquire).is_null()).count();
+        let made = (0..SEGMENTS).take_while(|&k| self.segment(k).is_some()).count();
         ((1 << B) << made) - (1 << B)
     }
 
     /// Bytes allocated (address space; untouched pages are not resident).
     pub(crate) fn allocated_bytes(&self) -> usize {
         (0..SEGMENTS)
-            .filter(|&k| !self.segments[k].load(Ordering::Relaxed).is_null())
+            .filter(|&k| self.segment(k).is_some())
             .map(|k| ((1 << B) << k) * std::mem::size_of::<T>())
             .sum()
     }
@@ -216,12 +234,11 @@ impl<T: Zeroable, const B: u32> Default for SegVec<T, B> {
 
 impl<T: Zeroable, const B: u32> Drop for SegVec<T, B> {
     fn drop(&mut self) {
-        for (k, seg) in self.segments.iter_mut().enumerate() {
-            let p = *seg.get_mut();
-            if !p.is_null() {
+        for k in 0..SEGMENTS {
+            if let Some(seg) = self.segment(k) {
                 // SAFETY: allocated in `ensure` with this very layout, freed once;
                 // `Zeroable` types need no drop of their own.
-                unsafe { dealloc(p as *mut u8, Self::layout(k)) };
+                unsafe { dealloc(seg as *mut u8, Self::layout(k)) };
             }
         }
     }
@@ -248,6 +265,23 @@ mod tests {
                 expect = (expect.0 + 1, 0);
             }
         }
+    }
+
+    #[test]
+    fn slices_stop_at_segment_ends() {
+        let v: SegVec<AtomicU64> = SegVec::new();
+        assert!(v.try_slice(0, 1).is_none(), "nothing allocated yet");
+        assert_eq!(v.try_slice(0, 0).map(<[_]>::len), Some(0));
+        v.ensure(BASE * 3);
+        for (k, start) in [(0, 0), (1, BASE)] {
+            let len = BASE << k;
+            let whole = v.try_slice(start, len).expect("a whole segment");
+            assert_eq!(whole.as_ptr(), v.get(start).unwrap() as *const AtomicU64);
+            assert_eq!(&whole[len - 1] as *const AtomicU64, v.get(start + len - 1).unwrap() as *const AtomicU64);
+            assert!(v.try_slice(start + 1, len).is_none(), "one past segment {k}");
+        }
+        assert!(v.get(BASE * 3).is_none(), "past the allocated segments");
+        assert!(v.try_slice(BASE * 3, 1).is_none());
     }
 
     #[test]
