@@ -74,6 +74,14 @@ pub(crate) struct Dedupe {
     current: AtomicPtr<Table>,
 }
 
+/// An entry `Dedupe::find_or_vacancy` found free: an empty one, or a
+/// removed one met on the way, reused first.
+#[must_use]
+pub(crate) struct Vacancy {
+    index: usize,
+    empty: bool,
+}
+
 /// The locked half: counts, small enough to share a cache line with the
 /// shard's lock.
 #[derive(Default)]
@@ -144,31 +152,56 @@ impl Dedupe {
         }
     }
 
-    /// Adds `slot` under `hash`; the caller holds the shard's write lock and
-    /// has checked that no equal content is present. When the table is half
-    /// full it is rebuilt from its own entries, `hash_of` giving each
-    /// slot's hash back. Half, not three quarters: a probe that misses
-    /// walks 2.5 entries on average instead of 8.5, and each entry whose tag
-    /// matches by chance costs two dependent cache misses (record, content).
-    pub(crate) fn insert(&self, book: &mut DedupeBook, hash: u32, slot: u32, hash_of: impl Fn(u32) -> u32) {
-        let t = self.table();
-        if (book.used + 1) * 2 > (t.mask + 1) {
+    /// For a writer about to add content with `hash`: the slot of equal
+    /// content (`eq`), or else the entry where `fill` will put the new one.
+    /// The caller holds the shard's write lock until it fills the vacancy
+    /// or drops it, so the table stays as probed. Room is made first: when
+    /// the table is half full it is rebuilt from its own entries, `hash_of`
+    /// giving each slot's hash back. Half, not three quarters: a probe that
+    /// misses walks 2.5 entries on average instead of 8.5, and each entry
+    /// whose tag matches by chance costs two dependent cache misses
+    /// (record, content). One probe serves both the lookup and the insert.
+    #[inline]
+    pub(crate) fn find_or_vacancy(
+        &self,
+        book: &mut DedupeBook,
+        hash: u32,
+        mut eq: impl FnMut(u32) -> bool,
+        hash_of: impl Fn(u32) -> u32,
+    ) -> Result<u32, Vacancy> {
+        if (book.used + 1) * 2 > (self.table().mask + 1) {
             self.rebuild(book, hash_of);
         }
         let t = self.table();
+        let want = tag(hash);
+        let mut removed = None;
         let mut i = hash as usize & t.mask;
         loop {
             let e = t.entries[i].load(Ordering::Relaxed);
-            if e == EMPTY || e == REMOVED {
-                if e == EMPTY {
-                    book.used += 1;
+            if e == EMPTY {
+                return Err(removed.unwrap_or(Vacancy { index: i, empty: true }));
+            }
+            if e == REMOVED {
+                removed.get_or_insert(Vacancy { index: i, empty: false });
+            } else if e & !SLOT_MASK == want {
+                let slot = (e & SLOT_MASK) - 2;
+                if eq(slot) {
+                    return Ok(slot);
                 }
-                t.entries[i].store(encode(hash, slot), Ordering::Release);
-                book.live += 1;
-                return;
             }
             i = (i + 1) & t.mask;
         }
+    }
+
+    /// Enters `slot` under `hash` at the entry `find_or_vacancy` gave, in the
+    /// same hold of the write lock.
+    #[inline]
+    pub(crate) fn fill(&self, book: &mut DedupeBook, vacancy: Vacancy, hash: u32, slot: u32) {
+        let entry = &self.table().entries[vacancy.index];
+        debug_assert!(entry.load(Ordering::Relaxed) <= REMOVED, "a vacancy filled after the table changed");
+        entry.store(encode(hash, slot), Ordering::Release);
+        book.used += usize::from(vacancy.empty);
+        book.live += 1;
     }
 
     /// Removes `slot`, stored under `hash`. The caller holds the shard's write lock.
@@ -278,6 +311,13 @@ impl Drop for Dedupe {
 mod tests {
     use super::*;
 
+    fn insert(d: &Dedupe, book: &mut DedupeBook, hash: u32, slot: u32) {
+        match d.find_or_vacancy(book, hash, |_| false, h) {
+            Ok(_) => unreachable!("nothing is equal"),
+            Err(v) => d.fill(book, v, hash, slot),
+        }
+    }
+
     fn h(i: u32) -> u32 {
         i.wrapping_mul(0x9e37_79b9)
     }
@@ -288,14 +328,14 @@ mod tests {
         let mut book = DedupeBook::default();
         let mut live: Vec<u32> = Vec::new();
         for i in 0..63 {
-            d.insert(&mut book, h(i), i, h);
+            insert(&d, &mut book, h(i), i);
             live.push(i);
         }
         let before = d.table().retired().count();
         for i in 63..2063u32 {
             d.remove(&mut book, h(live[0]), live[0]);
             live.remove(0);
-            d.insert(&mut book, h(i), i, h);
+            insert(&d, &mut book, h(i), i);
             live.push(i);
         }
         // Each rebuild leaves room for at least 31 more inserts.
@@ -310,7 +350,7 @@ mod tests {
         let mut book = DedupeBook::default();
         let mut live: Vec<u32> = Vec::new();
         for i in 0..5000u32 {
-            d.insert(&mut book, h(i), i, h);
+            insert(&d, &mut book, h(i), i);
             live.push(i);
             if i % 3 == 0 {
                 d.remove(&mut book, h(i / 2), i / 2);

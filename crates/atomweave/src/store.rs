@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::handle::{Handle, LOCAL_LIMIT, SHARDS};
 use crate::arena::Arena;
 use crate::batch::LinkBatch;
-use crate::dedupe::{Dedupe, DedupeBook};
+use crate::dedupe::{Dedupe, DedupeBook, Vacancy};
 use crate::segvec::{fit, SegVec, Zeroable};
 use std::sync::atomic::AtomicU8;
 use crate::table::incremented;
@@ -655,9 +655,11 @@ impl Records {
     pub(crate) fn add_node_in(&self, sh: &mut Shard, hash: u64, t: Type, name: &str) -> Result<Handle> {
         let s = shard_of_hash(hash);
         let recs = &self.records[s];
-        if let Some(h) = self.find_node(hash, t, name) {
-            return Ok(h);
-        }
+        let view = self.view(s);
+        let vacancy = match self.nodes_by_content[s].find_or_vacancy(&mut sh.node_book, short(hash), view.is_node(t, name), |l| view.hash(l)) {
+            Ok(l) => return Ok(Handle::new(s, l)),
+            Err(v) => v,
+        };
         let len = name.len();
         let too_big = || Error::InvalidValue("a shard's node names would exceed 4 GiB".into());
         let l32 = u32::try_from(len).map_err(|_| too_big())?;
@@ -676,7 +678,7 @@ impl Records {
         };
         let len_field = if long { LEN_ESCAPE } else { l32 };
         let word = LIVE | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
-        self.publish(&self.nodes_by_content[s], &mut sh.node_book, s, local, word, hash);
+        self.publish(&self.nodes_by_content[s], &mut sh.node_book, vacancy, s, local, word, hash);
         sh.nodes += 1;
         Ok(Handle::new(s, local))
     }
@@ -714,9 +716,11 @@ impl Records {
         let s = shard_of_hash(hash);
         let recs = &self.records[s];
         let sh = acc.shard(s);
-        if let Some(h) = self.find_link(hash, t, out) {
-            return Ok((h, false));
-        }
+        let view = self.view(s);
+        let vacancy = match self.links_by_content[s].find_or_vacancy(&mut sh.link_book, short(hash), view.is_link(t, out), |l| view.hash(l)) {
+            Ok(l) => return Ok((Handle::new(s, l), false)),
+            Err(v) => v,
+        };
         let local = sh.alloc_slot(recs, &self.hashes[s], &self.next_slot[s], t)?;
         let long = out.len() >= LEN_ESCAPE as usize;
         let off = if long {
@@ -732,7 +736,7 @@ impl Records {
         };
         let len_field = if long { LEN_ESCAPE } else { out.len() as u32 };
         let word = LIVE | IS_LINK | (u64::from(t.0) << TYPE_SHIFT) | (u64::from(len_field) << LEN_SHIFT) | u64::from(off);
-        self.publish(&self.links_by_content[s], &mut sh.link_book, s, local, word, hash);
+        self.publish(&self.links_by_content[s], &mut sh.link_book, vacancy, s, local, word, hash);
         sh.links += 1;
         let h = Handle::new(s, local);
         for_each_distinct(out, |x| {
@@ -744,13 +748,13 @@ impl Records {
     }
 
     /// Makes slot `local` of shard `s` hold the atom `word` describes, with
-    /// its content `hash` kept beside it and entered in `table`.
+    /// its content `hash` kept beside it and entered in `table` at `vacancy`.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn publish(&self, table: &Dedupe, book: &mut DedupeBook, s: usize, local: u32, word: u64, hash: u64) {
+    fn publish(&self, table: &Dedupe, book: &mut DedupeBook, vacancy: Vacancy, s: usize, local: u32, word: u64, hash: u64) {
         self.records[s].get(local as usize).expect("allocated slot").rec.store(word, Ordering::Release);
         self.hashes[s].get(local as usize).expect("allocated slot").store(short(hash), Ordering::Relaxed);
-        let view = self.view(s);
-        table.insert(book, short(hash), local, |l| view.hash(l));
+        table.fill(book, vacancy, short(hash), local);
     }
 
     /// Puts a batch in canonical form (see `link_key`) with each link's
@@ -916,12 +920,7 @@ impl Records {
     pub(crate) fn find_node(&self, hash: u64, t: Type, name: &str) -> Option<Handle> {
         let s = shard_of_hash(hash);
         let view = self.view(s);
-        self.nodes_by_content[s]
-            .find(short(hash), |l| {
-                let r = view.rec(l);
-                r.live() && !r.is_link() && r.ty() == t && view.name(r) == name
-            })
-            .map(|l| Handle::new(s, l))
+        self.nodes_by_content[s].find(short(hash), view.is_node(t, name)).map(|l| Handle::new(s, l))
     }
 
     /// The link of this content, found without a lock.
@@ -929,12 +928,7 @@ impl Records {
     pub(crate) fn find_link(&self, hash: u64, t: Type, out: &[Handle]) -> Option<Handle> {
         let s = shard_of_hash(hash);
         let view = self.view(s);
-        self.links_by_content[s]
-            .find(short(hash), |l| {
-                let r = view.rec(l);
-                r.live() && r.is_link() && r.ty() == t && view.out(r) == out
-            })
-            .map(|l| Handle::new(s, l))
+        self.links_by_content[s].find(short(hash), view.is_link(t, out)).map(|l| Handle::new(s, l))
     }
 
     pub(crate) fn home_of_hash(hash: u64) -> usize {
@@ -1428,6 +1422,24 @@ impl<'a> View<'a> {
         };
         // SAFETY: names are copied in from `&str` whole, so every range is valid UTF-8.
         unsafe { std::str::from_utf8_unchecked(bytes) }
+    }
+
+    /// The dedupe test for a node: is slot `l` the live node `t` named `name`?
+    #[inline]
+    fn is_node<'n>(&'n self, t: Type, name: &'n str) -> impl Fn(u32) -> bool + 'n {
+        move |l| {
+            let r = self.rec(l);
+            r.live() && !r.is_link() && r.ty() == t && self.name(r) == name
+        }
+    }
+
+    /// The dedupe test for a link: is slot `l` the live link `t` over `out`?
+    #[inline]
+    fn is_link<'n>(&'n self, t: Type, out: &'n [Handle]) -> impl Fn(u32) -> bool + 'n {
+        move |l| {
+            let r = self.rec(l);
+            r.live() && r.is_link() && r.ty() == t && self.out(r) == out
+        }
     }
 
     /// The outgoing set of a published link record.
