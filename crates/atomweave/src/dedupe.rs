@@ -345,6 +345,26 @@ mod tests {
     }
 
     #[test]
+    fn a_vacancy_reuses_the_first_removed_entry() {
+        let d = Dedupe::new();
+        let mut book = DedupeBook::default();
+        // Three hashes that start probing at the same entry, with distinct tags.
+        let hashes = [5u32, 5 | (1 << 27), 5 | (2 << 27)];
+        insert(&d, &mut book, hashes[0], 10);
+        insert(&d, &mut book, hashes[1], 11);
+        d.remove(&mut book, hashes[0], 10);
+        assert_eq!((book.live, book.used), (1, 2));
+        // Found past the removed marker, not stopped by it.
+        assert_eq!(d.find_or_vacancy(&mut book, hashes[1], |s| s == 11, h).ok(), Some(11));
+        let v = d.find_or_vacancy(&mut book, hashes[2], |_| false, h).err().expect("a vacancy");
+        assert_eq!((v.index, v.empty), (5, false), "the removed entry, met first");
+        d.fill(&mut book, v, hashes[2], 12);
+        assert_eq!((book.live, book.used), (2, 2));
+        assert_eq!(d.find(hashes[2], |s| s == 12), Some(12));
+        assert_eq!(d.find(hashes[1], |s| s == 11), Some(11));
+    }
+
+    #[test]
     fn insert_find_remove_grow() {
         let mut d = Dedupe::new();
         let mut book = DedupeBook::default();
