@@ -133,18 +133,24 @@ impl<T: Zeroable, const B: u32> SegVec<T, B> {
         (!base.is_null()).then(|| base.wrapping_add((1 << B) << k))
     }
 
-    /// The element at `i`, or `None` past the allocated segments.
+    /// For index `i`: `j = i + (1 << B)`, which lies in
+    /// `[(1 << B) << k, (1 << B) << (k + 1))` for `i`'s segment `k`, and that
+    /// segment's base, if it is allocated; element `i` is at `base + j`.
     #[inline]
-    pub(crate) fn get(&self, i: usize) -> Option<&T> {
+    fn base_of(&self, i: usize) -> Option<(*mut T, usize, usize)> {
         let j = i + (1 << B);
         let k = (log2(j) - B) as usize;
         let base = self.bases.get(k)?.load(Ordering::Acquire);
-        if base.is_null() {
-            return None;
-        }
+        (!base.is_null()).then_some((base, j, k))
+    }
+
+    /// The element at `i`, or `None` past the allocated segments.
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> Option<&T> {
+        let (base, j, _) = self.base_of(i)?;
         // SAFETY: `base + (1 << B) << k` is segment `k`'s start, a live allocation of
-        // `(1 << B) << k` initialized elements freed only in `drop`; `j` lies in
-        // `[(1 << B) << k, (1 << B) << (k + 1))`, so `base + j` is inside it.
+        // `(1 << B) << k` initialized elements freed only in `drop`, and `j` lies
+        // in segment `k`'s range (`base_of`), so `base + j` is inside it.
         Some(unsafe { &*base.wrapping_add(j) })
     }
 
@@ -163,14 +169,8 @@ impl<T: Zeroable, const B: u32> SegVec<T, B> {
         if len == 0 {
             return Some(&[]);
         }
-        let j = start + (1 << B);
-        let k = (log2(j) - B) as usize;
-        // Segment `k` holds `j` from `(1 << B) << k` up to twice that.
+        let (base, j, k) = self.base_of(start)?;
         if j + len > (1 << B) << (k + 1) {
-            return None;
-        }
-        let base = self.bases.get(k)?.load(Ordering::Acquire);
-        if base.is_null() {
             return None;
         }
         // SAFETY: as in `get`, `base + j` is inside segment `k`, a live allocation

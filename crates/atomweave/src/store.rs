@@ -924,7 +924,7 @@ impl Records {
     }
 
     /// The link of this content, found without a lock.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn find_link(&self, hash: u64, t: Type, out: &[Handle]) -> Option<Handle> {
         let s = shard_of_hash(hash);
         let view = self.view(s);
@@ -1553,6 +1553,7 @@ impl Shard {
         let class = inc.class() + 1;
         let off = self.pool.alloc(cells, class);
         if class == 1 {
+            // From the inline member: nothing to copy from or free.
             cell_set(cells, off as usize, inc.first);
         } else {
             cells_copy(cells, inc.first.0 as usize, off as usize, n);
