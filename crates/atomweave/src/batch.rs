@@ -74,7 +74,13 @@ impl LinkBatch {
 
     #[inline]
     pub(crate) fn outgoing(&self, i: usize) -> &[Handle] {
+        &self.members[self.range(i)]
+    }
+
+    /// Where link `i`'s members lie in `members`.
+    #[inline]
+    pub(crate) fn range(&self, i: usize) -> std::ops::Range<usize> {
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.members[start..self.ends[i]]
+        start..self.ends[i]
     }
 }

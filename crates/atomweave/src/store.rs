@@ -504,19 +504,53 @@ impl ShardMask {
     }
 }
 
-/// Distinct members of a short list, in first-seen order.
-fn for_each_distinct(out: &[Handle], mut f: impl FnMut(Handle)) {
-    if out.len() <= 16 {
-        for (i, &h) in out.iter().enumerate() {
-            if !out[..i].contains(&h) {
-                f(h);
-            }
+/// The positions of the distinct members of a list, each member's first.
+/// Short lists (most links) are checked in place, a compare or two per
+/// member; long ones sorted once.
+enum Distinct<'a> {
+    Short { out: &'a [Handle], next: usize },
+    Long(std::vec::IntoIter<usize>),
+}
+
+impl<'a> Distinct<'a> {
+    #[inline]
+    fn of(out: &'a [Handle]) -> Self {
+        if out.len() <= 16 {
+            Distinct::Short { out, next: 0 }
+        } else {
+            Self::long(out)
         }
-    } else {
-        let mut seen: Vec<Handle> = out.to_vec();
-        seen.sort_unstable();
-        seen.dedup();
-        seen.into_iter().for_each(f);
+    }
+
+    #[cold]
+    fn long(out: &'a [Handle]) -> Self {
+        let mut firsts: Vec<(Handle, usize)> = out.iter().enumerate().map(|(i, &h)| (h, i)).collect();
+        firsts.sort_unstable();
+        firsts.dedup_by_key(|p| p.0);
+        let mut positions: Vec<usize> = firsts.into_iter().map(|(_, i)| i).collect();
+        positions.sort_unstable();
+        Distinct::Long(positions.into_iter())
+    }
+}
+
+impl Iterator for Distinct<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            Distinct::Short { out, next } => {
+                while let Some(&h) = out.get(*next) {
+                    let i = *next;
+                    *next += 1;
+                    if !out[..i].contains(&h) {
+                        return Some(i);
+                    }
+                }
+                None
+            }
+            Distinct::Long(positions) => positions.next(),
+        }
     }
 }
 
@@ -706,13 +740,27 @@ impl Records {
         // incoming sets, lock-free readers of those sets wait.
         // Checked above: a member is this store's unless foreign.
         let _sections = self.seq_sections(out, |x| !foreign.contains(&x));
-        self.insert_link(acc, hash, t, out, foreign)
+        self.insert_link(acc, hash, t, out, |_, x| (!foreign.contains(&x)).then(|| self.slot(x)))
+    }
+
+    /// The slot of `h`, an atom of this store.
+    #[inline]
+    fn slot(&self, h: Handle) -> &Slot {
+        self.records[h.shard()].get(h.local() as usize).expect("slot of a live atom")
     }
 
     /// `add_link_in` once its members are checked and the sequence
-    /// sections of their shards are open.
+    /// sections of their shards are open. `member(i, out[i])` is the slot
+    /// whose incoming set takes the link, `None` for a foreign member.
     #[inline(always)]
-    fn insert_link(&self, acc: &mut impl ShardAccess, hash: u64, t: Type, out: &[Handle], foreign: &[Handle]) -> Result<(Handle, bool)> {
+    fn insert_link<'r>(
+        &'r self,
+        acc: &mut impl ShardAccess,
+        hash: u64,
+        t: Type,
+        out: &[Handle],
+        member: impl Fn(usize, Handle) -> Option<&'r Slot>,
+    ) -> Result<(Handle, bool)> {
         let s = shard_of_hash(hash);
         let recs = &self.records[s];
         let sh = acc.shard(s);
@@ -739,11 +787,12 @@ impl Records {
         self.publish(&self.links_by_content[s], &mut sh.link_book, vacancy, s, local, word, hash);
         sh.links += 1;
         let h = Handle::new(s, local);
-        for_each_distinct(out, |x| {
-            if !foreign.contains(&x) {
-                acc.shard(x.shard()).inc_push(self.inc_store(x.shard()), x.local(), h);
+        for i in Distinct::of(out) {
+            let x = out[i];
+            if let Some(slot) = member(i, x) {
+                acc.shard(x.shard()).inc_push(slot, &self.pool_cells[x.shard()], h);
             }
-        });
+        }
         Ok((h, true))
     }
 
@@ -763,17 +812,25 @@ impl Records {
     pub(crate) fn prepare_links<'b>(&self, batch: &'b LinkBatch) -> Result<(std::borrow::Cow<'b, LinkBatch>, Vec<u64>)> {
         let mut hashes = Vec::with_capacity(batch.len());
         let mut reordered = false;
-        for (t, out) in batch.iter() {
-            let key = crate::table::link_key(t, out)?;
-            reordered |= matches!(key, std::borrow::Cow::Owned(_));
-            hashes.push(self.hash_link(t, &key));
+        let mut start = 0;
+        for (&t, &end) in batch.types.iter().zip(&batch.ends) {
+            let out = &batch.members[start..end];
+            start = end;
+            if !t.is_link() {
+                return Err(Error::NotALinkType(t));
+            }
+            reordered |= t.is_unordered() && !out.is_sorted();
+            hashes.push(self.hash_link(t, out));
         }
         if !reordered {
             return Ok((std::borrow::Cow::Borrowed(batch), hashes));
         }
         let mut canon = LinkBatch::with_capacity(batch.len(), batch.members.len());
+        hashes.clear();
         for (t, out) in batch.iter() {
-            canon.push(t, &crate::table::link_key(t, out)?);
+            let key = crate::table::link_key(t, out)?;
+            hashes.push(self.hash_link(t, &key));
+            canon.push(t, &key);
         }
         Ok((std::borrow::Cow::Owned(canon), hashes))
     }
@@ -795,30 +852,40 @@ impl Records {
         // overlap instead of queueing (paired runs: about 6% of a
         // 1M-structure atom-bench insert).
         const CHECK_AHEAD: usize = 128;
+        // Each member's slot, found here once for the look-ahead and the
+        // incoming-set appends that follow.
         let members = &batch.members;
+        let mut slots: Vec<&Slot> = Vec::with_capacity(members.len());
         for (i, &x) in members.iter().enumerate() {
             if let Some(&y) = members.get(i + CHECK_AHEAD) {
                 self.prefetch_slot(y);
             }
-            if self.rec(x).is_none() {
-                return Err(Error::InvalidHandle(x));
+            match self.records[x.shard()].get(x.local() as usize) {
+                Some(slot) if Rec(slot.rec.load(Ordering::Acquire)).live() => slots.push(slot),
+                _ => return Err(Error::InvalidHandle(x)),
             }
         }
         let n = batch.len();
-        for (i, &hash) in hashes.iter().enumerate().take(AHEAD) {
-            self.prefetch_link(hash, batch.outgoing(i));
+        let prefetch = |i: usize| {
+            self.links_by_content[shard_of_hash(hashes[i])].prefetch(short(hashes[i]));
+            slots[batch.range(i)].iter().take(8).for_each(|&slot| crate::prefetch(slot as *const Slot));
+        };
+        for i in 0..n.min(AHEAD) {
+            prefetch(i);
         }
         let mut added = Vec::with_capacity(n);
         let mut created = Vec::new();
         for i in 0..n {
             if i + AHEAD < n {
-                self.prefetch_link(hashes[i + AHEAD], batch.outgoing(i + AHEAD));
+                prefetch(i + AHEAD);
             }
             if i + AHEAD / 2 < n {
-                self.prefetch_link_late(hashes[i + AHEAD / 2], batch.outgoing(i + AHEAD / 2));
+                let j = i + AHEAD / 2;
+                self.prefetch_link_late(hashes[j], batch.outgoing(j), &slots[batch.range(j)]);
             }
-            let sections = self.seq_sections(batch.outgoing(i), |_| true);
-            let added_one = self.insert_link(acc, hashes[i], batch.types[i], batch.outgoing(i), &[]);
+            let (out, out_slots) = (batch.outgoing(i), &slots[batch.range(i)]);
+            let sections = self.seq_sections(out, |_| true);
+            let added_one = self.insert_link(acc, hashes[i], batch.types[i], out, |j, _| Some(out_slots[j]));
             drop(sections);
             match added_one {
                 Ok((h, new)) => {
@@ -845,11 +912,10 @@ impl Records {
     /// brought the slots and probe entry in: the incoming-set blocks the
     /// link will append to, and the record of a dedupe candidate.
     #[inline]
-    fn prefetch_link_late(&self, hash: u64, out: &[Handle]) {
+    fn prefetch_link_late(&self, hash: u64, out: &[Handle], slots: &[&Slot]) {
         let s = shard_of_hash(hash);
         self.links_by_content[s].prefetch_candidate(short(hash), |slot| self.records[s].prefetch(slot as usize));
-        for &x in out.iter().take(8) {
-            let Some(slot) = self.records[x.shard()].get(x.local() as usize) else { continue };
+        for (&x, slot) in out.iter().zip(slots).take(8) {
             let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
             if inc.class() > 0 {
                 // The last member (copied if the block grows) and the cell appended to.
@@ -892,7 +958,7 @@ impl Records {
     /// (for links of child spaces). The caller holds `x`'s shard.
     pub(crate) fn inc_push_in(&self, sh: &mut Shard, x: Handle, l: Handle) {
         let _seq = SeqWrite::begin(&self.inc_seq, 1 << x.shard());
-        sh.inc_push(self.inc_store(x.shard()), x.local(), l);
+        sh.inc_push(self.slot(x), &self.pool_cells[x.shard()], l);
     }
 
     /// Unregisters link `l` from the incoming set of `x`. The caller holds `x`'s shard.
@@ -972,11 +1038,11 @@ impl Records {
             sh.links -= 1;
             let out = view.out(rec);
             // Members of base spaces: the caller unregisters the link from their owners.
-            for_each_distinct(out, |x| {
+            for x in Distinct::of(out).map(|i| out[i]) {
                 if self.rec(x).is_some() {
                     acc.shard(x.shard()).inc_remove(self.inc_store(x.shard()), x.local(), h);
                 }
-            });
+            }
         } else {
             sh.nodes -= 1;
         }
@@ -1526,20 +1592,19 @@ impl Shard {
         }
     }
 
-    /// Adds `link` to slot `local`'s incoming set. The caller holds the
-    /// shard's write lock and a `SeqWrite` section of its sequence counter.
+    /// Adds `link` to `slot`'s incoming set, whose pool is `cells`. The
+    /// caller holds the shard's write lock and a `SeqWrite` section of its sequence counter.
     #[inline(always)]
-    fn inc_push(&mut self, st: IncStore<'_>, local: u32, link: Handle) {
-        let slot = st.slots.get(local as usize).expect("slot of a live atom");
+    fn inc_push(&mut self, slot: &Slot, cells: &SegVec<AtomicU32>, link: Handle) {
         let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
         let (n, class) = (inc.len(), inc.class());
         let new = if n == 0 {
             Inc { first: link, meta: 1 }
         } else if class > 0 && n < (1usize << class).min(INC_LEN_MASK as usize) {
-            cell_set(st.cells, inc.first.0 as usize + n, link);
+            cell_set(cells, inc.first.0 as usize + n, link);
             Inc { first: inc.first, meta: (n as u32 + 1) | (class << 27) }
         } else {
-            self.inc_move(st.cells, inc, link)
+            self.inc_move(cells, inc, link)
         };
         slot.inc.store(new.pack(), Ordering::Relaxed);
     }
@@ -1623,5 +1688,18 @@ mod tests {
             offset_of!(Shard, links) + size_of::<u32>(),
         ];
         assert!(data + ends.iter().max().unwrap() <= 64, "shard data at {data}, hot fields end at {ends:?}");
+    }
+
+    #[test]
+    fn distinct_gives_each_members_first_position_in_order() {
+        let hs = |v: &[u32]| v.iter().map(|&x| Handle(x)).collect::<Vec<_>>();
+        assert_eq!(Distinct::of(&[]).collect::<Vec<_>>(), Vec::<usize>::new());
+        assert_eq!(Distinct::of(&hs(&[7, 7])).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(Distinct::of(&hs(&[3, 9, 3, 1, 9])).collect::<Vec<_>>(), vec![0, 1, 3]);
+        // Past 16 members the list is sorted, not scanned: same answer.
+        let long: Vec<u32> = (0..40).map(|i| (i * 7) % 13).collect();
+        let want: Vec<usize> = (0..long.len()).filter(|&i| !long[..i].contains(&long[i])).collect();
+        assert_eq!(want.len(), 13);
+        assert_eq!(Distinct::of(&hs(&long)).collect::<Vec<_>>(), want);
     }
 }
