@@ -847,6 +847,7 @@ impl Records {
     /// batch touches.
     pub(crate) fn add_links_in(&self, acc: &mut impl ShardAccess, batch: &LinkBatch, hashes: &[u64]) -> Result<Vec<Handle>> {
         const AHEAD: usize = 32;
+        const GROUP: usize = 8;
         // The check walks members whose slots are mostly not in cache, a few
         // instructions each: it fetches far ahead so that their misses
         // overlap instead of queueing (paired runs: about 6% of a
@@ -876,12 +877,13 @@ impl Records {
         let mut added = Vec::with_capacity(n);
         let mut created = Vec::new();
         for i in 0..n {
-            if i + AHEAD < n {
-                prefetch(i + AHEAD);
-            }
-            if i + AHEAD / 2 < n {
-                let j = i + AHEAD / 2;
-                self.prefetch_link_late(hashes[j], batch.outgoing(j), &slots[batch.range(j)]);
+            if i % GROUP == 0 {
+                for j in (i + AHEAD..i + AHEAD + GROUP).take_while(|&j| j < n) {
+                    prefetch(j);
+                }
+                for j in (i + AHEAD / 2..i + AHEAD / 2 + GROUP).take_while(|&j| j < n) {
+                    self.prefetch_link_late(hashes[j], batch.outgoing(j), &slots[batch.range(j)]);
+                }
             }
             let (out, out_slots) = (batch.outgoing(i), &slots[batch.range(i)]);
             let sections = self.seq_sections(out, |_| true);
