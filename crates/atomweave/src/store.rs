@@ -679,8 +679,15 @@ impl Records {
 
     #[inline]
     pub(crate) fn rec(&self, h: Handle) -> Option<Rec> {
-        let r = Rec(self.records[h.shard()].get(h.local() as usize)?.rec.load(Ordering::Acquire));
-        r.live().then_some(r)
+        self.live_slot(h).map(|(_, r)| r)
+    }
+
+    /// The slot of `h` and its record, if `h` is a live atom of this store.
+    #[inline]
+    fn live_slot(&self, h: Handle) -> Option<(&Slot, Rec)> {
+        let slot = self.records[h.shard()].get(h.local() as usize)?;
+        let r = Rec(slot.rec.load(Ordering::Acquire));
+        r.live().then_some((slot, r))
     }
 
     // ----- adding -----
@@ -839,8 +846,10 @@ impl Records {
     /// but looking ahead: the links `AHEAD` places on have their dedupe
     /// probe and members' slots fetched, and those `AHEAD / 2` on their
     /// members' incoming blocks and their dedupe candidate, so the misses of
-    /// several links overlap. Every member is checked live first, so a bad
-    /// handle adds nothing. Each link has sequence sections of its own, as
+    /// several links overlap; `GROUP` links at a time, because a prefetch
+    /// whose page walk misses holds up retirement, and only prefetches
+    /// issued close together walk at once. Every member is checked live
+    /// first, so a bad handle adds nothing. Each link has sequence sections of its own, as
     /// in `add_link_in`: lock-free incoming readers get through between
     /// links, where a section over many links would send them to the locks
     /// the batch holds until it ends. The caller holds every shard the
@@ -861,10 +870,8 @@ impl Records {
             if let Some(&y) = members.get(i + CHECK_AHEAD) {
                 self.prefetch_slot(y);
             }
-            match self.records[x.shard()].get(x.local() as usize) {
-                Some(slot) if Rec(slot.rec.load(Ordering::Acquire)).live() => slots.push(slot),
-                _ => return Err(Error::InvalidHandle(x)),
-            }
+            let Some((slot, _)) = self.live_slot(x) else { return Err(Error::InvalidHandle(x)) };
+            slots.push(slot);
         }
         let n = batch.len();
         let prefetch = |i: usize| {
@@ -910,8 +917,8 @@ impl Records {
         Ok(added)
     }
 
-    /// The second look ahead of `add_links_in`, once `prefetch_link` has
-    /// brought the slots and probe entry in: the incoming-set blocks the
+    /// The second look ahead of `add_links_in`, once the first has brought
+    /// the slots and probe entry in: the incoming-set blocks the
     /// link will append to, and the record of a dedupe candidate.
     #[inline]
     fn prefetch_link_late(&self, hash: u64, out: &[Handle], slots: &[&Slot]) {
@@ -1595,7 +1602,8 @@ impl Shard {
     }
 
     /// Adds `link` to `slot`'s incoming set, whose pool is `cells`. The
-    /// caller holds the shard's write lock and a `SeqWrite` section of its sequence counter.
+    /// caller holds the shard's write lock and a `SeqWrite` section of its
+    /// sequence counter.
     #[inline(always)]
     fn inc_push(&mut self, slot: &Slot, cells: &SegVec<AtomicU32>, link: Handle) {
         let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
