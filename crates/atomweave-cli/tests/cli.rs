@@ -143,7 +143,9 @@ fn load_to_dump_from_copy_and_persist_bench() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no store there"));
     assert!(!typo.exists(), "a mistyped source must not become an empty store");
     let out = atomweave(&["dump", "--from", "postgres://atomweave@127.0.0.1:1/x"]);
-    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("cannot be reached"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("cannot be reached"), "{err}");
+    assert_eq!(err.matches("127.0.0.1:1").count(), 1, "the URL once: {err}");
     for backend in ["lmdb", "postgres"] {
         let out = atomweave(&["persist-bench", "-n", "2000", "--words", "100", "-q", "--backend", backend]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

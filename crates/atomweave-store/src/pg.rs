@@ -226,7 +226,9 @@ impl PgStore {
             ready: false,
             statements: HashMap::default(),
         };
-        store.client().map_err(|e| open_err(e.to_string()))?;
+        // Connected here, not through `client`, whose errors name the URL
+        // and a batch in flight: `Open` names the URL once, and no batch is.
+        store.client = Some(store.config.connect(NoTls).map_err(|e| open_err(connect_err(&e)))?);
         store.make_schema(create).map_err(|e| match e {
             StoreError::Open { .. } => e,
             e => open_err(e.to_string()),
@@ -1091,6 +1093,16 @@ impl Known {
             }
             Known::Sparse(m) => drop(m.insert(u, h)),
         }
+    }
+}
+
+/// Why a first connection failed: the server's message (a wrong password,
+/// a missing database), or that it cannot be reached and why.
+fn connect_err(e: &postgres::Error) -> String {
+    match (e.as_db_error(), std::error::Error::source(e)) {
+        (Some(db), _) => db.message().to_string(),
+        (None, Some(why)) => format!("the PostgreSQL server cannot be reached ({e}: {why})"),
+        (None, None) => format!("the PostgreSQL server cannot be reached ({e})"),
     }
 }
 

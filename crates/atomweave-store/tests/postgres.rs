@@ -74,7 +74,9 @@ fn single_atom_calls() {
 fn bad_urls_versions_and_databases_are_clear_errors() {
     // Nothing listens on port 1.
     let err = open("postgres://atomweave@127.0.0.1:1/db").err().unwrap().to_string();
-    assert!(err.contains("127.0.0.1:1") && err.contains("cannot be reached"), "{err}");
+    assert!(err.contains("cannot be reached") && err.contains("refused"), "{err}");
+    assert_eq!(err.matches("127.0.0.1:1").count(), 1, "the URL once: {err}");
+    assert!(!err.contains("batch in flight"), "nothing was in flight at open: {err}");
     let err = open("postgres://127.0.0.1:notaport/db").err().unwrap().to_string();
     assert!(err.contains("not a PostgreSQL URL"), "{err}");
 
