@@ -66,18 +66,27 @@ impl Scm {
         self.is_heap() && unsafe { self.word(0) } & 1 == 0
     }
 
-    /// `SCM_CAR`; only for a pair.
+    /// `SCM_CAR`.
+    ///
+    /// # Safety
+    /// `self` must be a pair (`is_pair`).
     pub unsafe fn car(self) -> Scm {
         Scm(self.word(0))
     }
 
-    /// `SCM_CDR`; only for a pair.
+    /// `SCM_CDR`.
+    ///
+    /// # Safety
+    /// `self` must be a pair (`is_pair`).
     pub unsafe fn cdr(self) -> Scm {
         Scm(self.word(1))
     }
 
-    /// `SCM_SETCDR`; only for a pair no one else holds yet (Guile's
-    /// collector needs no write barrier).
+    /// `SCM_SETCDR`.
+    ///
+    /// # Safety
+    /// `self` must be a pair that no one else holds yet (Guile's collector
+    /// needs no write barrier for it then).
     pub unsafe fn set_cdr(self, x: Scm) {
         *(self.0 as *mut usize).add(1) = x.0;
     }
@@ -98,12 +107,18 @@ impl Scm {
         self.is_heap() && unsafe { self.word(0) } & 0xffff == tag
     }
 
-    /// A SMOB's flag bits (`SCM_SMOB_FLAGS`); only for a SMOB.
+    /// A SMOB's flag bits (`SCM_SMOB_FLAGS`).
+    ///
+    /// # Safety
+    /// `self` must be a SMOB (`is_smob`).
     pub unsafe fn smob_flags(self) -> usize {
         self.word(0) >> 16
     }
 
-    /// A SMOB's data word `n` (1..=3); only for a SMOB.
+    /// A SMOB's data word `n`.
+    ///
+    /// # Safety
+    /// `self` must be a SMOB (`is_smob`) and `n` in `1..=3`.
     pub unsafe fn smob_data(self, n: usize) -> usize {
         self.word(n)
     }

@@ -57,6 +57,8 @@ impl PyTruthValue {
     }
 
     /// The numbers: [strength, confidence] or [mean, confidence, count].
+    // Python's method on a frozen class: PyO3 hands it `&self`.
+    #[allow(clippy::wrong_self_convention)]
     fn to_list(&self) -> Vec<f64> {
         self.0.to_vec()
     }

@@ -184,6 +184,12 @@ fn stored_of(row: &postgres::Row) -> Stored {
     }
 }
 
+/// Store uuids and heights of atoms, by handle.
+type Ids = HashMap<Handle, (i64, i16)>;
+
+/// Encoded values by (atom uuid, key uuid); `None` removes the value.
+type ValueRows = HashMap<(i64, i64), Option<Vec<u8>>>;
+
 pub struct PgStore {
     url: String,
     config: postgres::Config,
@@ -191,7 +197,7 @@ pub struct PgStore {
     code_of_type: HashMap<Type, i16>,
     names_of_code: HashMap<i16, String>,
     /// Store uuids (and heights) of atoms of `cache_space`, as found or made.
-    ids: HashMap<Handle, (i64, i16)>,
+    ids: Ids,
     cache_space: Option<AtomSpace>,
     pending: Vec<Op>,
     pending_space: Option<AtomSpace>,
@@ -487,7 +493,7 @@ impl PgStore {
         let rows = self.plan(space, &needed)?;
         let url = self.url.clone();
         let mut fresh: HashSet<Handle> = HashSet::default();
-        let mut made: HashMap<Handle, (i64, i16)> = HashMap::default();
+        let mut made: Ids = HashMap::default();
         let mut client = self.client.take().expect("plan connected");
         let result = (|| -> Result<u64> {
             let mut t = client.transaction().map_err(|e| pg_err(&url, e))?;
@@ -504,15 +510,15 @@ impl PgStore {
                 t.batch_execute(DROP_INDEXES).map_err(|e| pg_err(&url, e))?;
             }
             let written = self.write_atoms(&mut t, space, rows, empty, &mut made, &mut fresh, progress)?;
-            let id = |h: Handle, made: &HashMap<Handle, (i64, i16)>| made.get(&h).or_else(|| self.ids.get(&h)).map(|x| x.0).expect("planned");
+            let id = |h: Handle, made: &Ids| made.get(&h).or_else(|| self.ids.get(&h)).map(|x| x.0).expect("planned");
             // Stored values of atoms stored again are replaced, not merged.
             let restored: Vec<i64> = full.iter().filter(|h| !fresh.contains(*h)).map(|&h| id(h, &made)).collect();
             if !restored.is_empty() {
                 t.execute("DELETE FROM atom_values v USING unnest($1::bigint[]) AS d(atom) WHERE v.atom = d.atom", &[&restored]).map_err(|e| pg_err(&url, e))?;
             }
             let mut tvs: HashMap<i64, TruthValue> = HashMap::default();
-            let mut values: HashMap<(i64, i64), Option<Vec<u8>>> = HashMap::default();
-            let encode = |v: &Value, made: &HashMap<Handle, (i64, i16)>| -> Result<Vec<u8>> {
+            let mut values: ValueRows = HashMap::default();
+            let encode = |v: &Value, made: &Ids| -> Result<Vec<u8>> {
                 let mut bytes = Vec::new();
                 codec::encode(v, &mut bytes, &mut |a| Ok(id(a, made) as u64))?;
                 Ok(bytes)
@@ -625,12 +631,12 @@ impl PgStore {
         space: &AtomSpace,
         mut rows: Vec<Row>,
         empty: bool,
-        made: &mut HashMap<Handle, (i64, i16)>,
+        made: &mut Ids,
         fresh: &mut HashSet<Handle>,
         progress: &mut dyn FnMut(u64),
     ) -> Result<u64> {
         let url = &self.url;
-        let uuid_of = |h: &Handle, made: &HashMap<Handle, (i64, i16)>| made.get(h).or_else(|| self.ids.get(h)).map(|x| x.0).expect("members first");
+        let uuid_of = |h: &Handle, made: &Ids| made.get(h).or_else(|| self.ids.get(h)).map(|x| x.0).expect("members first");
         if empty {
             let sink = t.copy_in(&format!("COPY atoms ({ATOM_COLUMNS}) FROM STDIN (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
             let mut w = BinaryCopyInWriter::new(sink, &ATOM_TYPES);
@@ -696,8 +702,8 @@ impl PgStore {
         w: &mut BinaryCopyInWriter<'_>,
         space: &AtomSpace,
         r: &Row,
-        made: &HashMap<Handle, (i64, i16)>,
-        uuid_of: &dyn Fn(&Handle, &HashMap<Handle, (i64, i16)>) -> i64,
+        made: &Ids,
+        uuid_of: &dyn Fn(&Handle, &Ids) -> i64,
     ) -> Result<[u8; 16]> {
         let t = space.get_type(r.h).expect("planned");
         let (name, outgoing, dig) = if t.is_link() {
@@ -722,9 +728,9 @@ impl PgStore {
         t: &mut Transaction<'_>,
         space: &AtomSpace,
         updates: &[(Handle, Handle, &[f64])],
-        made: &HashMap<Handle, (i64, i16)>,
+        made: &Ids,
         tvs: &mut HashMap<i64, TruthValue>,
-        values: &mut HashMap<(i64, i64), Option<Vec<u8>>>,
+        values: &mut ValueRows,
     ) -> Result<()> {
         let url = &self.url;
         let id = |h: &Handle| made.get(h).or_else(|| self.ids.get(h)).map(|x| x.0).expect("planned");
@@ -769,7 +775,7 @@ impl PgStore {
         Ok(())
     }
 
-    fn write_values(&self, t: &mut Transaction<'_>, tvs: HashMap<i64, TruthValue>, values: HashMap<(i64, i64), Option<Vec<u8>>>, empty: bool) -> Result<()> {
+    fn write_values(&self, t: &mut Transaction<'_>, tvs: HashMap<i64, TruthValue>, values: ValueRows, empty: bool) -> Result<()> {
         let url = &self.url;
         if !tvs.is_empty() {
             // Arrays, not a staging table: the planner then probes the
@@ -798,7 +804,7 @@ impl PgStore {
             let target = if empty { "atom_values" } else { "aw_values" };
             let sink = t.copy_in(&format!("COPY {target} (atom, key, value) FROM STDIN (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
             let mut w = BinaryCopyInWriter::new(sink, &[SqlType::INT8, SqlType::INT8, SqlType::BYTEA]);
-            let mut values: Vec<((i64, i64), Option<Vec<u8>>)> = values.into_iter().collect();
+            let mut values: Vec<_> = values.into_iter().collect();
             values.sort_unstable_by_key(|x| x.0);
             for ((a, k), v) in &values {
                 if let Some(v) = v {
