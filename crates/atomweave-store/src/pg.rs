@@ -1102,32 +1102,39 @@ impl Known {
     }
 }
 
+/// What the driver says went wrong: the server's message (and detail), or
+/// the error and its cause.
+fn describe(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return match db.detail() {
+            Some(d) => format!("{} ({d})", db.message()),
+            None => db.message().to_string(),
+        };
+    }
+    match std::error::Error::source(e) {
+        Some(why) => format!("{e}: {why}"),
+        None => e.to_string(),
+    }
+}
+
 /// Why a first connection failed: the server's message (a wrong password,
 /// a missing database), or that it cannot be reached and why.
 fn connect_err(e: &postgres::Error) -> String {
-    match (e.as_db_error(), std::error::Error::source(e)) {
-        (Some(db), _) => db.message().to_string(),
-        (None, Some(why)) => format!("the PostgreSQL server cannot be reached ({e}: {why})"),
-        (None, None) => format!("the PostgreSQL server cannot be reached ({e})"),
+    match e.as_db_error() {
+        Some(_) => describe(e),
+        None => format!("the PostgreSQL server cannot be reached ({})", describe(e)),
     }
 }
 
 /// A clear error from the driver: the server's message, or that the
 /// server cannot be reached.
 fn pg_err(url: &str, e: postgres::Error) -> StoreError {
-    if let Some(db) = e.as_db_error() {
-        let detail = db.detail().map(|d| format!(" ({d})")).unwrap_or_default();
-        return StoreError::Backend(format!("postgres: {}{detail}", db.message()));
-    }
-    if e.is_closed() || std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>()) {
+    if e.as_db_error().is_none() && (e.is_closed() || std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>())) {
         return StoreError::Backend(format!(
             "{url}: the PostgreSQL server cannot be reached or went away ({e}); nothing of the batch in flight was stored, and the next call reconnects"
         ));
     }
-    match std::error::Error::source(&e) {
-        Some(why) => StoreError::Backend(format!("postgres: {e}: {why}")),
-        None => StoreError::Backend(format!("postgres: {e}")),
-    }
+    StoreError::Backend(format!("postgres: {}", describe(&e)))
 }
 
 impl StorageNode for PgStore {
