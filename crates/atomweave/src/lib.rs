@@ -22,6 +22,7 @@ mod batch;
 mod dedupe;
 mod error;
 mod handle;
+mod lock;
 pub mod query;
 mod read;
 mod segvec;

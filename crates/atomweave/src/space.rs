@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use parking_lot::{RwLockReadGuard, RwLockWriteGuard};
+use crate::lock::{ReadGuard, WriteGuard};
 use smallvec::SmallVec;
 
 use crate::batch::LinkBatch;
@@ -67,7 +67,7 @@ impl Drop for Inner {
         }
         // Unregister this space's links from the base atoms they contain.
         // Nothing else can reach this store any more, so these locks are free.
-        let guards: Vec<RwLockReadGuard<'_, Shard>> = (0..SHARDS).map(|s| self.store.read(s)).collect();
+        let guards: Vec<ReadGuard<'_, Shard>> = (0..SHARDS).map(|s| self.store.read(s)).collect();
         let memberships = foreign_memberships(&self.store, &self.bases, |s| &*guards[s]);
         drop(guards);
         for (l, x, owner) in memberships {
@@ -82,7 +82,7 @@ impl Drop for Inner {
 /// store and shard, after the child's own locks: the one lock order of a
 /// hierarchy is from children to bases.
 struct OwnerLocks<'a> {
-    guards: Vec<(usize, usize, &'a AtomSpace, RwLockWriteGuard<'a, Shard>)>,
+    guards: Vec<(usize, usize, &'a AtomSpace, WriteGuard<'a, Shard>)>,
 }
 
 impl<'a> OwnerLocks<'a> {
@@ -309,11 +309,11 @@ impl AtomSpace {
         self.inner.bases.is_empty()
     }
 
-    fn read_shard(&self, s: usize) -> RwLockReadGuard<'_, Shard> {
+    fn read_shard(&self, s: usize) -> ReadGuard<'_, Shard> {
         self.store().read(s)
     }
 
-    fn write_shard(&self, s: usize) -> RwLockWriteGuard<'_, Shard> {
+    fn write_shard(&self, s: usize) -> WriteGuard<'_, Shard> {
         self.store().write(s)
     }
 
@@ -991,7 +991,7 @@ impl AtomSpace {
 /// A read-locked view of a whole [`AtomSpace`]; see [`AtomSpace::read`].
 pub struct SpaceRead<'a> {
     recs: &'a Records,
-    guards: [RwLockReadGuard<'a, Shard>; SHARDS],
+    guards: [ReadGuard<'a, Shard>; SHARDS],
 }
 
 impl sealed::Access for SpaceRead<'_> {

@@ -27,11 +27,11 @@ use crossbeam_utils::CachePadded;
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 use smallvec::SmallVec;
-use parking_lot::{RwLock, RwLockWriteGuard};
 use portable_atomic::AtomicU128;
 use std::hash::{BuildHasher, Hasher};
 
 use crate::error::{Error, Result};
+use crate::lock::{ReadGuard, ShardLock, WriteGuard};
 use crate::handle::{Handle, LOCAL_LIMIT, SHARDS};
 use crate::arena::Arena;
 use crate::batch::LinkBatch;
@@ -412,7 +412,7 @@ pub(crate) trait ShardAccess {
 /// a bit mask rather than 32 guards: making and dropping it costs only the
 /// locks it holds.
 pub(crate) struct LockSet<'a> {
-    shards: &'a [CachePadded<RwLock<Shard>>],
+    shards: &'a [CachePadded<ShardLock<Shard>>],
     held: u32,
 }
 
@@ -442,7 +442,7 @@ impl Drop for LockSet<'_> {
     }
 }
 
-pub(crate) struct AllShards<'a>(&'a mut [CachePadded<RwLock<Shard>>]);
+pub(crate) struct AllShards<'a>(&'a mut [CachePadded<ShardLock<Shard>>]);
 
 impl ShardAccess for AllShards<'_> {
     #[inline]
@@ -454,7 +454,7 @@ impl ShardAccess for AllShards<'_> {
 /// The atoms of one space: lock-free records beside locked shards.
 pub(crate) struct Store {
     pub(crate) recs: Records,
-    pub(crate) shards: Box<[CachePadded<RwLock<Shard>>]>,
+    pub(crate) shards: Box<[CachePadded<ShardLock<Shard>>]>,
 }
 
 /// The lock-free half of a store: slot records and the content hasher.
@@ -580,7 +580,7 @@ impl Store {
                 hasher: FixedState::with_seed(0x5eed_a70e_eeaf_0001),
                 next_slot,
             },
-            shards: (0..SHARDS).map(|_| CachePadded::new(RwLock::new(Shard::default()))).collect(),
+            shards: (0..SHARDS).map(|_| CachePadded::new(ShardLock::new(Shard::default()))).collect(),
         }
     }
 
@@ -594,12 +594,12 @@ impl Store {
     /// while a writer waits, instead of deadlocking behind it; the price is
     /// that a steady stream of readers can delay writers.
     #[inline]
-    pub(crate) fn read(&self, s: usize) -> parking_lot::RwLockReadGuard<'_, Shard> {
+    pub(crate) fn read(&self, s: usize) -> ReadGuard<'_, Shard> {
         self.shards[s].read_recursive()
     }
 
     #[inline]
-    pub(crate) fn write(&self, s: usize) -> RwLockWriteGuard<'_, Shard> {
+    pub(crate) fn write(&self, s: usize) -> WriteGuard<'_, Shard> {
         self.shards[s].write()
     }
 
@@ -1685,8 +1685,8 @@ mod tests {
 
     #[test]
     fn the_fields_every_add_writes_share_the_lock_line() {
-        let cell: CachePadded<RwLock<Shard>> = CachePadded::new(RwLock::new(Shard::default()));
-        let lock = &*cell as *const RwLock<Shard> as usize;
+        let cell: CachePadded<ShardLock<Shard>> = CachePadded::new(ShardLock::new(Shard::default()));
+        let lock = &*cell as *const ShardLock<Shard> as usize;
         assert_eq!(lock % 64, 0, "the lock starts a cache line");
         let data = cell.data_ptr() as usize - lock;
         let ends = [
