@@ -946,6 +946,20 @@ impl Records {
         }
     }
 
+    /// Starts fetching where a new link appends to its members' incoming
+    /// sets; their slots should be in cache (from [`Records::prefetch_link`]).
+    #[inline]
+    pub(crate) fn prefetch_incoming(&self, out: &[Handle]) {
+        for &x in out.iter().take(8) {
+            if let Some(slot) = self.records[x.shard()].get(x.local() as usize) {
+                let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
+                if inc.class() > 0 {
+                    self.pool_cells[x.shard()].prefetch(inc.first.0 as usize + inc.len());
+                }
+            }
+        }
+    }
+
     /// Starts fetching `h`'s slot; see [`Records::prefetch_link`].
     #[inline]
     pub(crate) fn prefetch_slot(&self, h: Handle) {
