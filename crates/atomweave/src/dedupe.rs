@@ -156,21 +156,21 @@ impl Dedupe {
     /// content (`eq`), or else the entry where `fill` will put the new one.
     /// The caller holds the shard's write lock until it fills the vacancy
     /// or drops it, so the table stays as probed. Room is made first: when
-    /// the table is half full it is rebuilt from its own entries, `hash_of`
-    /// giving each slot's hash back. Half, not three quarters: a probe that
+    /// the table is half full it is rebuilt from `live()`, every slot in
+    /// the table with its hash, as the owner keeps them. Half, not three quarters: a probe that
     /// misses walks 2.5 entries on average instead of 8.5, and each entry
     /// whose tag matches by chance costs two dependent cache misses
     /// (record, content). One probe serves both the lookup and the insert.
     #[inline]
-    pub(crate) fn find_or_vacancy(
+    pub(crate) fn find_or_vacancy<L: Iterator<Item = (u32, u32)>>(
         &self,
         book: &mut DedupeBook,
         hash: u32,
         mut eq: impl FnMut(u32) -> bool,
-        hash_of: impl Fn(u32) -> u32,
+        live: impl FnOnce() -> L,
     ) -> Result<u32, Vacancy> {
         if (book.used + 1) * 2 > (self.table().mask + 1) {
-            self.rebuild(book, hash_of);
+            self.rebuild(book, live());
         }
         let t = self.table();
         let want = tag(hash);
@@ -226,21 +226,25 @@ impl Dedupe {
     /// full, so that at least half as many inserts again fit before the next
     /// rebuild (inserts and removals in turn at a steady count fill it with
     /// removed markers; a table only just under half full would rebuild
-    /// each time).
-    fn rebuild(&self, book: &mut DedupeBook, hash_of: impl Fn(u32) -> u32) {
+    /// each time). `live` gives the slots and their hashes in the owner's
+    /// order (slot order: its records and hashes read in sequence), not the
+    /// old table's, whose slots are in no order: reading each one's hash
+    /// was a cache miss, and growth holds the owner's lock, so the other
+    /// threads adding to the shard wait for it.
+    #[cold]
+    #[inline(never)]
+    fn rebuild(&self, book: &mut DedupeBook, live: impl Iterator<Item = (u32, u32)>) {
         let t = Table::new(book.live * 3 + 2);
-        for e in self.table().entries.iter() {
-            let e = e.load(Ordering::Relaxed);
-            if e <= REMOVED {
-                continue;
-            }
-            // The entry moves as it is: its tag is the top of the same hash.
-            let mut i = hash_of((e & SLOT_MASK) - 2) as usize & t.mask;
+        let mut moved = 0;
+        for (slot, hash) in live {
+            let mut i = hash as usize & t.mask;
             while t.entries[i].load(Ordering::Relaxed) != EMPTY {
                 i = (i + 1) & t.mask;
             }
-            t.entries[i].store(e, Ordering::Relaxed);
+            t.entries[i].store(encode(hash, slot), Ordering::Relaxed);
+            moved += 1;
         }
+        assert_eq!(moved, book.live, "a dedupe table's owner listed other slots than the table holds");
         book.used = book.live;
         self.publish(t);
     }
@@ -311,11 +315,13 @@ impl Drop for Dedupe {
 mod tests {
     use super::*;
 
-    fn insert(d: &Dedupe, book: &mut DedupeBook, hash: u32, slot: u32) {
-        match d.find_or_vacancy(book, hash, |_| false, h) {
+    /// Adds `slot` (hash `h(slot)`) beside the slots of `live`, and to them.
+    fn insert(d: &Dedupe, book: &mut DedupeBook, live: &mut Vec<u32>, slot: u32) {
+        match d.find_or_vacancy(book, h(slot), |_| false, || live.iter().map(|&s| (s, h(s)))) {
             Ok(_) => unreachable!("nothing is equal"),
-            Err(v) => d.fill(book, v, hash, slot),
+            Err(v) => d.fill(book, v, h(slot), slot),
         }
+        live.push(slot);
     }
 
     fn h(i: u32) -> u32 {
@@ -328,15 +334,13 @@ mod tests {
         let mut book = DedupeBook::default();
         let mut live: Vec<u32> = Vec::new();
         for i in 0..63 {
-            insert(&d, &mut book, h(i), i);
-            live.push(i);
+            insert(&d, &mut book, &mut live, i);
         }
         let before = d.table().retired().count();
         for i in 63..2063u32 {
             d.remove(&mut book, h(live[0]), live[0]);
             live.remove(0);
-            insert(&d, &mut book, h(i), i);
-            live.push(i);
+            insert(&d, &mut book, &mut live, i);
         }
         // Each rebuild leaves room for at least 31 more inserts.
         let rebuilds = d.table().retired().count() - before;
@@ -350,13 +354,17 @@ mod tests {
         let mut book = DedupeBook::default();
         // Three hashes that start probing at the same entry, with distinct tags.
         let hashes = [5u32, 5 | (1 << 27), 5 | (2 << 27)];
-        insert(&d, &mut book, hashes[0], 10);
-        insert(&d, &mut book, hashes[1], 11);
+        // Too few to grow the table: nothing to list.
+        let none = std::iter::empty;
+        for (hash, slot) in [(hashes[0], 10), (hashes[1], 11)] {
+            let v = d.find_or_vacancy(&mut book, hash, |_| false, none).err().expect("a vacancy");
+            d.fill(&mut book, v, hash, slot);
+        }
         d.remove(&mut book, hashes[0], 10);
         assert_eq!((book.live, book.used), (1, 2));
         // Found past the removed marker, not stopped by it.
-        assert_eq!(d.find_or_vacancy(&mut book, hashes[1], |s| s == 11, h).ok(), Some(11));
-        let v = d.find_or_vacancy(&mut book, hashes[2], |_| false, h).err().expect("a vacancy");
+        assert_eq!(d.find_or_vacancy(&mut book, hashes[1], |s| s == 11, none).ok(), Some(11));
+        let v = d.find_or_vacancy(&mut book, hashes[2], |_| false, none).err().expect("a vacancy");
         assert_eq!((v.index, v.empty), (5, false), "the removed entry, met first");
         d.fill(&mut book, v, hashes[2], 12);
         assert_eq!((book.live, book.used), (2, 2));
@@ -370,8 +378,7 @@ mod tests {
         let mut book = DedupeBook::default();
         let mut live: Vec<u32> = Vec::new();
         for i in 0..5000u32 {
-            insert(&d, &mut book, h(i), i);
-            live.push(i);
+            insert(&d, &mut book, &mut live, i);
             if i % 3 == 0 {
                 d.remove(&mut book, h(i / 2), i / 2);
                 live.retain(|&s| s != i / 2);

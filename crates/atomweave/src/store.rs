@@ -697,7 +697,7 @@ impl Records {
         let s = shard_of_hash(hash);
         let recs = &self.records[s];
         let view = self.view(s);
-        let vacancy = match self.nodes_by_content[s].find_or_vacancy(&mut sh.node_book, short(hash), view.is_node(t, name), |l| view.hash(l)) {
+        let vacancy = match self.nodes_by_content[s].find_or_vacancy(&mut sh.node_book, short(hash), view.is_node(t, name), || self.live_of_kind(s, &sh.by_type, false)) {
             Ok(l) => return Ok(Handle::new(s, l)),
             Err(v) => v,
         };
@@ -772,7 +772,7 @@ impl Records {
         let recs = &self.records[s];
         let sh = acc.shard(s);
         let view = self.view(s);
-        let vacancy = match self.links_by_content[s].find_or_vacancy(&mut sh.link_book, short(hash), view.is_link(t, out), |l| view.hash(l)) {
+        let vacancy = match self.links_by_content[s].find_or_vacancy(&mut sh.link_book, short(hash), view.is_link(t, out), || self.live_of_kind(s, &sh.by_type, true)) {
             Ok(l) => return Ok((Handle::new(s, l), false)),
             Err(v) => v,
         };
@@ -801,6 +801,21 @@ impl Records {
             }
         }
         Ok((h, true))
+    }
+
+    /// The live links (or nodes) of shard `s`, whose slot blocks are
+    /// `by_type`, with their stored hashes, in slot order: what the shard's
+    /// link (or node) dedupe table holds, for growing it.
+    fn live_of_kind<'a>(&'a self, s: usize, by_type: &'a [TypeSlots], links: bool) -> impl Iterator<Item = (u32, u32)> + 'a {
+        let (recs, hashes) = (&self.records[s], &self.hashes[s]);
+        let of_kind = by_type.iter().enumerate().filter(move |(t, _)| Type(*t as u16).is_link() == links);
+        of_kind.flat_map(|(_, ts)| &ts.blocks).flat_map(move |&b| {
+            // A block lies in one segment: slot numbers and segment sizes are multiples of it.
+            let (slots, block_hashes) = (recs.slice(b as usize, BLOCK as usize), hashes.slice(b as usize, BLOCK as usize));
+            (b..).zip(slots.iter().zip(block_hashes)).filter_map(|(l, (slot, hash))| {
+                Rec(slot.rec.load(Ordering::Relaxed)).live().then(|| (l, hash.load(Ordering::Relaxed)))
+            })
+        })
     }
 
     /// Makes slot `local` of shard `s` hold the atom `word` describes, with

@@ -256,3 +256,48 @@ fn atoms_move_between_hierarchies_by_content() {
     assert_eq!(child.find(&a, l), Some(l));
     assert!(b.import(&a, Handle::from_u32(u32::MAX)).is_err());
 }
+
+/// Dedupe tables grow from the slots their shard lists, not from their own
+/// entries: growth in a base and in a child, after removals and hiding,
+/// must keep exactly the live atoms findable (a table that lost an entry
+/// would let a duplicate in; one listing a removed atom would panic).
+#[test]
+fn lookups_survive_table_growth_after_removals_in_base_and_child() {
+    let base = AtomSpace::new();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    let name = |i: usize| format!("n{i}");
+    let mut base_nodes = Vec::new();
+    for i in 0..6000 {
+        base_nodes.push(base.add_node(CONCEPT_NODE, &name(i)).unwrap());
+        if i % 3 == 2 {
+            base.extract(base_nodes[i - 1], false).unwrap();
+        }
+    }
+    // Hidden in the child, and re-added there as the child's own.
+    for &h in base_nodes.iter().step_by(7) {
+        if child.contains(h) {
+            child.extract(h, false).unwrap();
+        }
+    }
+    let mut links = Vec::new();
+    for i in 0..6000 {
+        let (a, b) = (child.add_node(CONCEPT_NODE, &name(i)).unwrap(), child.add_node(PREDICATE_NODE, &name(i)).unwrap());
+        links.push(child.add_link(LIST_LINK, &[a, b]).unwrap());
+        if i % 4 == 3 {
+            child.extract(links[i - 2], false).unwrap();
+        }
+    }
+    for i in 0..6000 {
+        let removed_in_base = i % 3 == 1;
+        let in_base = base.get_node(CONCEPT_NODE, &name(i));
+        assert_eq!(in_base.is_some(), !removed_in_base, "base node {i}");
+        let a = child.get_node(CONCEPT_NODE, &name(i)).expect("every concept is in the child");
+        let b = child.get_node(PREDICATE_NODE, &name(i)).expect("every predicate is in the child");
+        assert_eq!(child.add_node(CONCEPT_NODE, &name(i)).unwrap(), a, "no duplicate of concept {i}");
+        let link = child.get_link(LIST_LINK, &[a, b]);
+        assert_eq!(link.is_some(), i % 4 != 1, "link {i}");
+        if let Some(l) = link {
+            assert_eq!(child.add_link(LIST_LINK, &[a, b]).unwrap(), l, "no duplicate of link {i}");
+        }
+    }
+}
