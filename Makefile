@@ -28,6 +28,7 @@ build-release: deps
 test: deps test-rust test-python test-scheme
 
 test-rust:
+	$(CARGO) fmt --all --check
 	$(CARGO) test --workspace
 
 # The Python package, built into a virtualenv of its own (maturin, pytest).

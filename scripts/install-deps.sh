@@ -33,3 +33,14 @@ if ! have cargo; then
     fi
     exit 1
 fi
+
+# `make test` checks formatting; rustup's default profile has rustfmt.
+if ! cargo fmt --version >/dev/null 2>&1; then
+    if have rustup; then
+        echo "install-deps: installing rustfmt"
+        rustup component add rustfmt
+    else
+        echo "install-deps: cargo fmt is missing and there is no rustup to add it" >&2
+        exit 1
+    fi
+fi

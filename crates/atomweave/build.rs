@@ -33,9 +33,7 @@ fn main() {
             Some("<-") => {
                 let list = words.next().unwrap_or_else(|| fail("missing parents".into()));
                 for p in list.split(',') {
-                    let &pi = index
-                        .get(p)
-                        .unwrap_or_else(|| fail(format!("parent {p} not declared above")));
+                    let &pi = index.get(p).unwrap_or_else(|| fail(format!("parent {p} not declared above")));
                     parents.push(pi);
                 }
                 short = words.next().map(str::to_string);

@@ -68,16 +68,9 @@ impl RandomSpace {
 
     fn next_batch(&mut self) {
         self.batch_left = BATCH;
-        self.batch_node_type = if self.rng.gen_bool(OTHER_TYPE) {
-            self.node_types[self.rng.gen_range(0..self.node_types.len())]
-        } else {
-            types::CONCEPT_NODE
-        };
-        self.batch_link_type = if self.rng.gen_bool(OTHER_TYPE) {
-            self.link_types[self.rng.gen_range(0..self.link_types.len())]
-        } else {
-            types::INHERITANCE_LINK
-        };
+        self.batch_node_type = if self.rng.gen_bool(OTHER_TYPE) { self.node_types[self.rng.gen_range(0..self.node_types.len())] } else { types::CONCEPT_NODE };
+        self.batch_link_type =
+            if self.rng.gen_bool(OTHER_TYPE) { self.link_types[self.rng.gen_range(0..self.link_types.len())] } else { types::INHERITANCE_LINK };
     }
 
     /// Adds `n` atoms: nodes first, then links, in the configured proportion.
@@ -141,8 +134,7 @@ mod tests {
             let mut t = AtomTable::new();
             let mut rs = RandomSpace::new(seed, 0.2);
             rs.grow(&mut t, 20_000, |_| {}).unwrap();
-            let mut shape: Vec<(String, usize)> =
-                t.all_atoms().map(|h| (t.get_type(h).unwrap().name().to_string(), t.arity(h).unwrap())).collect();
+            let mut shape: Vec<(String, usize)> = t.all_atoms().map(|h| (t.get_type(h).unwrap().name().to_string(), t.arity(h).unwrap())).collect();
             shape.sort();
             (t.size(), t.num_links(), shape)
         };

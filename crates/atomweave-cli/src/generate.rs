@@ -37,14 +37,7 @@ pub fn random_table(n: u64, seed: u64) -> atomweave::Result<AtomTable> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut t = AtomTable::new();
     let node_types = [types::CONCEPT_NODE, types::PREDICATE_NODE, types::WORD_NODE, types::SCHEMA_NODE];
-    let link_types = [
-        types::LIST_LINK,
-        types::INHERITANCE_LINK,
-        types::EVALUATION_LINK,
-        types::SET_LINK,
-        types::MEMBER_LINK,
-        types::SIMILARITY_LINK,
-    ];
+    let link_types = [types::LIST_LINK, types::INHERITANCE_LINK, types::EVALUATION_LINK, types::SET_LINK, types::MEMBER_LINK, types::SIMILARITY_LINK];
     let weight = t.add_node(types::PREDICATE_NODE, "weight")?;
     let label = t.add_node(types::PREDICATE_NODE, "label")?;
     let mut nodes_made: Vec<Handle> = vec![weight, label];

@@ -135,11 +135,7 @@ fn cmd_serve(a: ServeArgs) -> Result<(), String> {
         eprintln!("atomweave serve: listening on {addr} (telnet: `nc {} {}`){web}; shutdown, SIGTERM or Ctrl-C stops it", addr.ip(), addr.port());
     })
     .map_err(|e| e.to_string())?;
-    eprintln!(
-        "atomweave serve: stopped with {} atoms{}",
-        space.size(),
-        store.map_or(String::new(), |s| format!(", flushed to {s}"))
-    );
+    eprintln!("atomweave serve: stopped with {} atoms{}", space.size(), store.map_or(String::new(), |s| format!(", flushed to {s}")));
     Ok(())
 }
 
@@ -190,14 +186,11 @@ fn load_files<S: AtomSink>(table: &mut S, files: &[PathBuf], quiet: bool) -> Res
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let bar = if quiet || len < 1 << 20 { ProgressBar::hidden() } else { ProgressBar::new(len) };
         bar.set_style(
-            ProgressStyle::with_template("{msg} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template("{msg} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}").expect("valid template").progress_chars("=> "),
         );
         bar.set_message(path.display().to_string());
         let reader = BufReader::with_capacity(1 << 20, file);
-        let stats = sexpr::load(table, reader, |bytes| bar.set_position(bytes))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let stats = sexpr::load(table, reader, |bytes| bar.set_position(bytes)).map_err(|e| format!("{}: {e}", path.display()))?;
         bar.finish_and_clear();
         expressions += stats.expressions;
     }
@@ -218,11 +211,7 @@ fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool) -> Result<(), Stri
     println!("rate         {:.0} atoms/s", atoms as f64 / secs.max(1e-9));
     println!("memory       {:.1} MiB resident growth, {:.1} MiB by the table's count", mib(rss), mib(table.heap_bytes()));
     if atoms > 0 {
-        println!(
-            "per atom     {:.1} bytes resident, {:.1} bytes by the table's count",
-            rss as f64 / atoms as f64,
-            table.heap_bytes() as f64 / atoms as f64
-        );
+        println!("per atom     {:.1} bytes resident, {:.1} bytes by the table's count", rss as f64 / atoms as f64, table.heap_bytes() as f64 / atoms as f64);
     }
     if let Some(url) = to {
         let space = atomweave::AtomSpace::from(table);

@@ -148,9 +148,9 @@ fn animals(iterations: usize) -> Result<(), String> {
 }
 
 fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
+    use atomweave::types;
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
-    use atomweave::types;
 
     let max_edges = args.nodes.saturating_mul(args.nodes.saturating_sub(1)) / 2;
     if args.edges > max_edges {

@@ -222,7 +222,12 @@ pub fn run(a: ShellBenchArgs) -> Result<(), String> {
     }
     let per_call = start.elapsed().as_secs_f64() * 1e3 / n as f64;
     let no_wait_persistent = Timing { mean: per_call, median: per_call };
-    rows.push(Row { name: "no-wait socket atoms", per_connection: Some(no_wait_conn), persistent: Some(no_wait_persistent), note: "replies not awaited per call" });
+    rows.push(Row {
+        name: "no-wait socket atoms",
+        per_connection: Some(no_wait_conn),
+        persistent: Some(no_wait_persistent),
+        note: "replies not awaited per call",
+    });
     rows.push(Row {
         name: "socket-wait response",
         per_connection: Some(time_calls(n_conn, |i| open_in("sexpr")?.sexpr(&format!("(cog-set-tv! (ConceptNode \"sw{i}\") (stv 0.5 0.5))\n")))?),
@@ -233,9 +238,8 @@ pub fn run(a: ShellBenchArgs) -> Result<(), String> {
     println!();
     println!("  {:<24} {:>32}   {:>32}", "", "connection per command", "persistent connection");
     println!("  {:<24} {:>10} {:>10} {:>10}   {:>10} {:>10} {:>10}", "test", "ms/call", "median", "calls/s", "ms/call", "median", "calls/s");
-    let cell = |t: Option<Timing>| {
-        t.map_or(format!("{:>10} {:>10} {:>10}", "-", "-", "-"), |t| format!("{:>10.4} {:>10.4} {:>10.0}", t.mean, t.median, 1e3 / t.mean))
-    };
+    let cell =
+        |t: Option<Timing>| t.map_or(format!("{:>10} {:>10} {:>10}", "-", "-", "-"), |t| format!("{:>10.4} {:>10.4} {:>10.0}", t.mean, t.median, 1e3 / t.mean));
     for r in &rows {
         println!("  {:<24} {}   {}  {}", r.name, cell(r.per_connection), cell(r.persistent), r.note);
     }

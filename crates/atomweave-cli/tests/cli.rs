@@ -126,7 +126,11 @@ fn query_prints_each_result_and_fails_on_a_bad_query() {
 fn load_to_dump_from_copy_and_persist_bench() {
     let dir = tempdir();
     let data = dir.path().join("store.scm");
-    std::fs::write(&data, "(Inheritance (stv 0.9 0.8) (Concept \"cat\") (Concept \"animal\"))\n(Concept \"dog\" (alist (cons (Predicate \"k\") (FloatValue 1 2))))\n").unwrap();
+    std::fs::write(
+        &data,
+        "(Inheritance (stv 0.9 0.8) (Concept \"cat\") (Concept \"animal\"))\n(Concept \"dog\" (alist (cons (Predicate \"k\") (FloatValue 1 2))))\n",
+    )
+    .unwrap();
     let db = format!("lmdb://{}", dir.path().join("db").display());
     let out = atomweave(&["load", "-q", data.to_str().unwrap(), "--to", &db]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -66,7 +66,12 @@ fn sigterm_flushes_the_store_and_exits_cleanly() {
     assert!(rest.contains("stopped with 3 atoms, flushed to lmdb://"), "{rest}");
     let dump = atomweave().args(["dump", "--from", &url]).output().unwrap();
     let text = String::from_utf8(dump.stdout).unwrap();
-    assert!(text.contains("(InheritanceLink (alist (cons (PredicateNode \"*-TruthValueKey-*\")(SimpleTruthValue 0.9 0.8))) (ConceptNode \"cat\")(ConceptNode \"animal\"))"), "{text}");
+    assert!(
+        text.contains(
+            "(InheritanceLink (alist (cons (PredicateNode \"*-TruthValueKey-*\")(SimpleTruthValue 0.9 0.8))) (ConceptNode \"cat\")(ConceptNode \"animal\"))"
+        ),
+        "{text}"
+    );
 }
 
 #[test]

@@ -78,9 +78,7 @@ fn plain_calls_run_as_the_shell_runs_them() {
         // A form that shadows an imported procedure: the forms after it see
         // the new one.
         let before = fast_path_runs();
-        let got = eval_atom(
-            "(eval-string \"(define (cog-outgoing-atom l i) (Concept \\\"shadowed\\\"))\") (cog-outgoing-atom (List (Concept \"p\")) 0)",
-        );
+        let got = eval_atom("(eval-string \"(define (cog-outgoing-atom l i) (Concept \\\"shadowed\\\"))\") (cog-outgoing-atom (List (Concept \"p\")) 0)");
         assert_eq!(fast_path_runs(), before + 1);
         assert_eq!(got.unwrap().map(|x| x.1), space.get_node(atomweave::types::CONCEPT_NODE, "shadowed"));
 

@@ -4,11 +4,11 @@ use atomweave::query::{self, Executed};
 use atomweave::sexpr::{self, Form, Select};
 use atomweave::{AtomSpace, Handle, TruthValue, Type};
 use parking_lot::Mutex;
-use std::cell::RefCell;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::atom::PyAtom;
 use crate::values::{self, PyTruthValue};
@@ -39,7 +39,9 @@ impl PySpace {
     /// hierarchy, else a copy made here by content (as upstream adds an
     /// atom of one space to another).
     pub(crate) fn handle_of(&self, atom: &Bound<'_, PyAny>) -> PyResult<Handle> {
-        let atom = atom.downcast::<PyAtom>().map_err(|_| PyTypeError::new_err(format!("expected an Atom, not {}", atom.get_type().name().map(|n| n.to_string()).unwrap_or_default())))?;
+        let atom = atom
+            .downcast::<PyAtom>()
+            .map_err(|_| PyTypeError::new_err(format!("expected an Atom, not {}", atom.get_type().name().map(|n| n.to_string()).unwrap_or_default())))?;
         let a = atom.get();
         self.space.import(&a.space.get().space, a.handle).or_py()
     }
@@ -113,8 +115,12 @@ impl PySpace {
         let pairs = links.try_iter().map_err(|_| PyTypeError::new_err("add_links() takes an iterable of (type, outgoing) pairs"))?;
         for pair in pairs {
             let pair = pair?;
-            let (t, members): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
-                pair.extract().map_err(|_| PyTypeError::new_err(format!("add_links() takes (type, outgoing) pairs, not {}", pair.get_type().name().map(|n| n.to_string()).unwrap_or_default())))?;
+            let (t, members): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "add_links() takes (type, outgoing) pairs, not {}",
+                    pair.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                ))
+            })?;
             out.clear();
             me.handles_into(&members, &mut out)?;
             batch.push(type_arg(&t)?, &out);

@@ -32,7 +32,11 @@ fn store_err(e: StoreError) -> PyErr {
 }
 
 /// Runs `f` on the store `storage` names (or the current one), without the GIL.
-fn with_store<T: Send>(py: Python<'_>, storage: Option<&Bound<'_, PyAtom>>, f: impl FnOnce(&mut dyn StorageNode) -> atomweave_store::Result<T> + Send) -> PyResult<T> {
+fn with_store<T: Send>(
+    py: Python<'_>,
+    storage: Option<&Bound<'_, PyAtom>>,
+    f: impl FnOnce(&mut dyn StorageNode) -> atomweave_store::Result<T> + Send,
+) -> PyResult<T> {
     let key = storage.map(|s| (s.get().space.get().space.clone(), s.get().handle));
     py.allow_threads(|| {
         let mut open = OPEN.lock();
@@ -40,10 +44,12 @@ fn with_store<T: Send>(py: Python<'_>, storage: Option<&Bound<'_, PyAtom>>, f: i
             Some((space, node)) => open.iter_mut().rev().find(|o| o.node == *node && o.space.same_hierarchy(space)),
             None => open.last_mut(),
         };
-        let opened = opened.ok_or_else(|| PyRuntimeError::new_err(match key {
-            Some(_) => "that StorageNode is not open: cog_open it first",
-            None => "no StorageNode is open: cog_open one first",
-        }))?;
+        let opened = opened.ok_or_else(|| {
+            PyRuntimeError::new_err(match key {
+                Some(_) => "that StorageNode is not open: cog_open it first",
+                None => "no StorageNode is open: cog_open one first",
+            })
+        })?;
         f(opened.store.as_mut()).map_err(store_err)
     })
 }
@@ -104,7 +110,13 @@ pub fn store_value(py: Python<'_>, atom: &Bound<'_, PyAny>, key: &Bound<'_, PyAn
 /// under the truth-value key), in the space and, atomically, in the store.
 #[pyfunction]
 #[pyo3(signature = (atom, key, delta, storage=None))]
-pub fn update_value(py: Python<'_>, atom: &Bound<'_, PyAny>, key: &Bound<'_, PyAny>, delta: Vec<f64>, storage: Option<&Bound<'_, PyAtom>>) -> PyResult<PyObject> {
+pub fn update_value(
+    py: Python<'_>,
+    atom: &Bound<'_, PyAny>,
+    key: &Bound<'_, PyAny>,
+    delta: Vec<f64>,
+    storage: Option<&Bound<'_, PyAtom>>,
+) -> PyResult<PyObject> {
     let (space, h) = atom_parts(atom)?;
     let (_, k) = atom_parts(key)?;
     let v = with_store(py, storage, |s| s.update_value(&space, h, k, &delta))?;

@@ -199,7 +199,11 @@ impl PyLinkValue {
 }
 
 fn is_value(x: &Bound<'_, PyAny>) -> bool {
-    x.is_instance_of::<PyAtom>() || x.is_instance_of::<PyTruthValue>() || x.is_instance_of::<PyFloatValue>() || x.is_instance_of::<PyStringValue>() || x.is_instance_of::<PyLinkValue>()
+    x.is_instance_of::<PyAtom>()
+        || x.is_instance_of::<PyTruthValue>()
+        || x.is_instance_of::<PyFloatValue>()
+        || x.is_instance_of::<PyStringValue>()
+        || x.is_instance_of::<PyLinkValue>()
 }
 
 fn floats(values: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {

@@ -309,7 +309,9 @@ mod tests {
         assert!(ask(r#"AtomSpace.getTV({"type": "ConceptNode", "name": "a"})"#).contains("[0.75,0.5]"));
         assert_eq!(ask(r#"AtomSpace.getTV({"type": "ConceptNode", "name": "nobody"})"#), "[]");
         assert_eq!(
-            ask(r#"AtomSpace.setValue({"type": "ConceptNode", "name": "a", "key": {"type": "PredicateNode", "name": "k2"}, "value": {"type": "StringValue", "value": ["x"]}})"#),
+            ask(
+                r#"AtomSpace.setValue({"type": "ConceptNode", "name": "a", "key": {"type": "PredicateNode", "name": "k2"}, "value": {"type": "StringValue", "value": ["x"]}})"#
+            ),
             "true"
         );
         assert!(ask(r#"AtomSpace.getValues({"type": "ConceptNode", "name": "a"})"#).contains(r#"{"type":"StringValue","value":["x"]}"#));

@@ -56,7 +56,14 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { bind: IpAddr::V4(Ipv4Addr::LOCALHOST), port: DEFAULT_PORT, http_port: Some(DEFAULT_HTTP_PORT), token: None, store: None, max_line: DEFAULT_MAX_LINE }
+        Config {
+            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            port: DEFAULT_PORT,
+            http_port: Some(DEFAULT_HTTP_PORT),
+            token: None,
+            store: None,
+            max_line: DEFAULT_MAX_LINE,
+        }
     }
 }
 
@@ -243,11 +250,7 @@ pub const WORKER_STACK: usize = 64 << 20;
 /// Runs a server on a runtime of its own until it stops; for `atomweave serve`.
 /// `ready` hears the bound address once clients can connect.
 pub fn serve_blocking(config: Config, ready: impl FnOnce(SocketAddr, Option<SocketAddr>)) -> Result<AtomSpace, ServerError> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_stack_size(WORKER_STACK)
-        .build()
-        .expect("a tokio runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().thread_stack_size(WORKER_STACK).build().expect("a tokio runtime");
     rt.block_on(async {
         let server = Server::bind(config).await?;
         ready(server.local_addr(), server.http_addr());

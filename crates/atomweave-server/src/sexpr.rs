@@ -492,10 +492,7 @@ mod tests {
         assert_eq!(ask(&cx, "(cog-value (Concept \"a\") (Predicate \"k\"))"), "(FloatValue 2 3 1)");
         assert_eq!(ask(&cx, "(cog-value (Concept \"a\") (Predicate \"none\"))"), " #f");
         assert_eq!(ask(&cx, "(cog-keys->alist (Concept \"a\"))"), "(((PredicateNode \"k\") . (FloatValue 2 3 1)))");
-        assert_eq!(
-            ask(&cx, "(cog-keys->alist (Concept \"b\"))"),
-            "(((PredicateNode \"*-TruthValueKey-*\") . (SimpleTruthValue 0.5 0.25)))"
-        );
+        assert_eq!(ask(&cx, "(cog-keys->alist (Concept \"b\"))"), "(((PredicateNode \"*-TruthValueKey-*\") . (SimpleTruthValue 0.5 0.25)))");
         assert_eq!(ask(&cx, "(cog-get-atoms 'ListLink)").matches("(ListLink").count(), 1);
         assert_eq!(ask(&cx, "(cog-extract! (Concept \"a\"))"), "#f", "held by the ListLink");
         assert_eq!(ask(&cx, "(cog-extract-recursive! (Concept \"a\"))"), "#t");

@@ -54,7 +54,8 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
     let mut wr = BufWriter::with_capacity(16 * 1024, wr);
     let mut stop = shared.stop.subscribe();
     let mut buf = BytesMut::with_capacity(4096);
-    let mut session = Session { shell: Shell::Command, hushed: false, authorized: shared.config.token.is_none(), pending: String::new(), balance: sexpr::Balance::default() };
+    let mut session =
+        Session { shell: Shell::Command, hushed: false, authorized: shared.config.token.is_none(), pending: String::new(), balance: sexpr::Balance::default() };
     if session.authorized && wr.write_all(PROMPT.as_bytes()).await.and(wr.flush().await).is_err() {
         return;
     }
@@ -402,15 +403,14 @@ fn redacted(url: &str) -> String {
 /// would otherwise have its body run as commands.
 fn looks_like_http(line: &str) -> bool {
     let line = line.trim_end();
-    (line.ends_with(" HTTP/1.1") || line.ends_with(" HTTP/1.0")) && line.split(' ').next().is_some_and(|m| !m.is_empty() && m.bytes().all(|b| b.is_ascii_uppercase()))
+    (line.ends_with(" HTTP/1.1") || line.ends_with(" HTTP/1.0"))
+        && line.split(' ').next().is_some_and(|m| !m.is_empty() && m.bytes().all(|b| b.is_ascii_uppercase()))
         || line.get(..5).is_some_and(|h| h.eq_ignore_ascii_case("host:"))
 }
 
 /// Commands that may run long enough to hold up other connections.
 fn is_heavy(cmd: &str) -> bool {
-    ["cog-get-atoms", "cog-execute-cache!", "cog-atomspace-clear", "cog-extract-recursive!", "getAtoms", "execute", "loadAtoms"]
-        .iter()
-        .any(|c| cmd.contains(c))
+    ["cog-get-atoms", "cog-execute-cache!", "cog-atomspace-clear", "cog-extract-recursive!", "getAtoms", "execute", "loadAtoms"].iter().any(|c| cmd.contains(c))
 }
 
 const JSON_PROMPT: &str = "json> ";

@@ -309,7 +309,10 @@ fn shutdown_flushes_the_store() {
     let srv = start(Config { store: Some(url), ..Config::default() });
     let mut c = Client::sexpr(srv.addr);
     assert_eq!(c.ask("(cog-value (Concept \"cat\") (Predicate \"seen\"))"), "(FloatValue 5)");
-    assert_eq!(c.ask("(cog-keys->alist (Inheritance (Concept \"cat\") (Concept \"animal\")))"), "(((PredicateNode \"*-TruthValueKey-*\") . (SimpleTruthValue 0.9 0.8)))");
+    assert_eq!(
+        c.ask("(cog-keys->alist (Inheritance (Concept \"cat\") (Concept \"animal\")))"),
+        "(((PredicateNode \"*-TruthValueKey-*\") . (SimpleTruthValue 0.9 0.8)))"
+    );
     assert_eq!(c.ask("(cog-node 'Concept \"doomed\")"), "()");
     // A value set on a member inside a command was written through too.
     assert_eq!(c.ask("(cog-keys->alist (Concept \"m\"))"), "(((PredicateNode \"*-TruthValueKey-*\") . (SimpleTruthValue 0.5 0.5)))");
@@ -432,7 +435,8 @@ fn http_get(web: SocketAddr, path: &str) -> String {
 fn web_pages_and_http_requests_are_refused_without_a_token() {
     let srv = start(Config::default());
     let mut s = TcpStream::connect(srv.web).unwrap();
-    s.write_all(b"GET /sexpr HTTP/1.1\r\nHost: x\r\nOrigin: http://evil.example\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").unwrap();
+    s.write_all(b"GET /sexpr HTTP/1.1\r\nHost: x\r\nOrigin: http://evil.example\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+        .unwrap();
     let mut reply = String::new();
     s.read_to_string(&mut reply).unwrap();
     assert!(reply.starts_with("HTTP/1.1 403"), "{reply}");

@@ -278,11 +278,7 @@ impl StorageNode for CogStore {
     /// under `key` (reusing a kept one unless `fresh`), and sets it here.
     fn fetch_query(&mut self, space: &AtomSpace, query: Handle, key: Handle, fresh: bool) -> Result<Value> {
         let (q, k) = (structure(space, query), structure(space, key));
-        let cmd = if fresh {
-            format!("(cog-execute-cache! {q} {k} (PredicateNode \"*-query-time-*\") #t)")
-        } else {
-            format!("(cog-execute-cache! {q} {k})")
-        };
+        let cmd = if fresh { format!("(cog-execute-cache! {q} {k} (PredicateNode \"*-query-time-*\") #t)") } else { format!("(cog-execute-cache! {q} {k})") };
         let reply = self.ask(cmd)?;
         let set = self.parse(&format!("(cog-set-value! {q} {k} {reply})"))?.pop().ok_or_else(|| self.garbled(&reply))?;
         sexpr::eval(&mut &*space, &set).map_err(|e| self.garbled(&e.to_string()))?;

@@ -115,7 +115,13 @@ pub fn url_of_node(t: Type, name: &str) -> Result<String> {
     Ok(match t.name() {
         "LmdbStorageNode" => name.starts_with("lmdb://").then(|| name.to_string()).ok_or_else(|| bad("lmdb:///dir"))?,
         "RocksStorageNode" => format!("lmdb://{}", name.strip_prefix("rocks://").ok_or_else(|| bad("rocks:///dir"))?),
-        "FileStorageNode" => if name.starts_with("file://") { name.to_string() } else { format!("file://{name}") },
+        "FileStorageNode" => {
+            if name.starts_with("file://") {
+                name.to_string()
+            } else {
+                format!("file://{name}")
+            }
+        }
         "PostgresStorageNode" => name.to_string(),
         "CogStorageNode" => name.to_string(),
         _ => return Err(StoreError::Unsupported(format!("{} is not a StorageNode type", t.name()))),

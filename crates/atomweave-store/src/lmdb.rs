@@ -35,7 +35,7 @@ use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RoTxn, RwTxn};
 
-use crate::{add, atoms_in, Batching, BATCH, codec, holds_only_live, is_tv_key, live_values, IdCache, Op, Result, StorageNode, StoreError};
+use crate::{add, atoms_in, codec, holds_only_live, is_tv_key, live_values, Batching, IdCache, Op, Result, StorageNode, StoreError, BATCH};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -982,7 +982,12 @@ impl StorageNode for LmdbStore {
             let (k, v) = entry.map_err(backend)?;
             let id = u64::from_be_bytes(k[..8].try_into().map_err(|_| StoreError::Corrupt("a value key".into()))?);
             let key_id = u64::from_be_bytes(k[8..16].try_into().map_err(|_| StoreError::Corrupt("a value key".into()))?);
-            let h = Handle::from_u32(*handle_of.get(id as usize).filter(|&&x| x != u32::MAX).ok_or_else(|| StoreError::Corrupt(format!("a value of atom {id}, which is not stored")))?);
+            let h = Handle::from_u32(
+                *handle_of
+                    .get(id as usize)
+                    .filter(|&&x| x != u32::MAX)
+                    .ok_or_else(|| StoreError::Corrupt(format!("a value of atom {id}, which is not stored")))?,
+            );
             if let Some(&raw) = handle_of.get(key_id as usize).filter(|&&x| key_id != 0 && x != u32::MAX) {
                 known.insert(key_id, Handle::from_u32(raw));
             }
@@ -1199,7 +1204,6 @@ impl LmdbStore {
             Err(e) => Err(e.into()),
         }
     }
-
 }
 
 impl LmdbStore {
@@ -1357,7 +1361,8 @@ impl LmdbStore {
         let mut all = self.db.values.iter_mut(w).map_err(backend)?;
         while let Some(entry) = all.next() {
             let (k, v) = entry.map_err(backend)?;
-            let key = k.get(8..16).map(|b| u64::from_be_bytes(b.try_into().expect("8 bytes"))).ok_or_else(|| StoreError::Corrupt("a short value key".into()))?;
+            let key =
+                k.get(8..16).map(|b| u64::from_be_bytes(b.try_into().expect("8 bytes"))).ok_or_else(|| StoreError::Corrupt("a short value key".into()))?;
             let mut holds_gone = false;
             codec::decode(v, &mut |a| {
                 holds_gone |= gone.contains(&a);
@@ -1398,8 +1403,6 @@ impl LmdbStore {
         }
         Ok(out)
     }
-
-
 }
 
 impl Batching for LmdbStore {

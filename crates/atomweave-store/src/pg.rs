@@ -54,7 +54,7 @@ use postgres::types::Type as SqlType;
 use postgres::{Client, NoTls, Transaction};
 use sha2::{Digest, Sha256};
 
-use crate::{add, atoms_in, Batching, codec, holds_only_live, is_tv_key, live_values, Op, Result, StorageNode, StoreError};
+use crate::{add, atoms_in, codec, holds_only_live, is_tv_key, live_values, Batching, Op, Result, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
@@ -174,14 +174,7 @@ struct Stored {
 }
 
 fn stored_of(row: &postgres::Row) -> Stored {
-    Stored {
-        uuid: row.get(0),
-        code: row.get(1),
-        height: row.get(2),
-        name: row.get(3),
-        outgoing: row.get(4),
-        tv: tv_of([row.get(5), row.get(6), row.get(7)]),
-    }
+    Stored { uuid: row.get(0), code: row.get(1), height: row.get(2), name: row.get(3), outgoing: row.get(4), tv: tv_of([row.get(5), row.get(6), row.get(7)]) }
 }
 
 /// Store uuids and heights of atoms, by handle.
@@ -258,7 +251,9 @@ impl PgStore {
             match found.as_deref().map(str::parse::<u32>) {
                 Some(Ok(SCHEMA)) => return t.commit().map_err(|e| pg_err(&url, e)),
                 Some(Ok(v)) => {
-                    return Err(open_err(format!("the store has schema version {v}; this atomweave reads version {SCHEMA} (copy it with the atomweave that wrote it)")))
+                    return Err(open_err(format!(
+                        "the store has schema version {v}; this atomweave reads version {SCHEMA} (copy it with the atomweave that wrote it)"
+                    )))
                 }
                 _ => return Err(open_err("atomweave_meta has no schema version: not an atomweave store".into())),
             }
@@ -514,7 +509,8 @@ impl PgStore {
             // Stored values of atoms stored again are replaced, not merged.
             let restored: Vec<i64> = full.iter().filter(|h| !fresh.contains(*h)).map(|&h| id(h, &made)).collect();
             if !restored.is_empty() {
-                t.execute("DELETE FROM atom_values v USING unnest($1::bigint[]) AS d(atom) WHERE v.atom = d.atom", &[&restored]).map_err(|e| pg_err(&url, e))?;
+                t.execute("DELETE FROM atom_values v USING unnest($1::bigint[]) AS d(atom) WHERE v.atom = d.atom", &[&restored])
+                    .map_err(|e| pg_err(&url, e))?;
             }
             let mut tvs: HashMap<i64, TruthValue> = HashMap::default();
             let mut values: ValueRows = HashMap::default();
@@ -603,7 +599,8 @@ impl PgStore {
             }
             let h_height = if t.is_link() {
                 let top = members.iter().map(|m| height(m, &at, &rows).expect("members first")).max().unwrap_or(0);
-                i16::try_from(i32::from(top) + 1).map_err(|_| StoreError::Unsupported("a link nested more than 32767 deep cannot be stored in PostgreSQL".into()))?
+                i16::try_from(i32::from(top) + 1)
+                    .map_err(|_| StoreError::Unsupported("a link nested more than 32767 deep cannot be stored in PostgreSQL".into()))?
             } else {
                 0
             };
@@ -676,7 +673,10 @@ impl PgStore {
             let before: Vec<&[u8]> = level.iter().zip(&digests).filter(|(r, _)| !inserted.contains(&r.uuid)).map(|(_, d)| &d[..]).collect();
             let mut stored_before: HashMap<[u8; 16], i64> = HashMap::default();
             if !before.is_empty() {
-                for row in t.query("SELECT a.digest, a.uuid FROM unnest($1::bytea[]) AS d(digest) JOIN atoms a USING (digest)", &[&before]).map_err(|e| pg_err(url, e))? {
+                for row in t
+                    .query("SELECT a.digest, a.uuid FROM unnest($1::bytea[]) AS d(digest) JOIN atoms a USING (digest)", &[&before])
+                    .map_err(|e| pg_err(url, e))?
+                {
                     let d: &[u8] = row.get(0);
                     stored_before.insert(d.try_into().map_err(|_| StoreError::Corrupt("a digest that is not 16 bytes".into()))?, row.get(1));
                 }
@@ -686,7 +686,9 @@ impl PgStore {
                     made.insert(r.h, (r.uuid, r.height));
                     fresh.insert(r.h);
                 } else {
-                    let u = *stored_before.get(d).ok_or_else(|| StoreError::Backend(format!("atom {} was neither stored nor found (deleted meanwhile?)", r.uuid)))?;
+                    let u = *stored_before
+                        .get(d)
+                        .ok_or_else(|| StoreError::Backend(format!("atom {} was neither stored nor found (deleted meanwhile?)", r.uuid)))?;
                     made.insert(r.h, (u, r.height));
                 }
             }
@@ -697,14 +699,7 @@ impl PgStore {
         Ok(done)
     }
 
-    fn copy_row(
-        &self,
-        w: &mut BinaryCopyInWriter<'_>,
-        space: &AtomSpace,
-        r: &Row,
-        made: &Ids,
-        uuid_of: &dyn Fn(&Handle, &Ids) -> i64,
-    ) -> Result<[u8; 16]> {
+    fn copy_row(&self, w: &mut BinaryCopyInWriter<'_>, space: &AtomSpace, r: &Row, made: &Ids, uuid_of: &dyn Fn(&Handle, &Ids) -> i64) -> Result<[u8; 16]> {
         let t = space.get_type(r.h).expect("planned");
         let (name, outgoing, dig) = if t.is_link() {
             let mut out: Vec<i64> = space.outgoing(r.h).unwrap_or(&[]).iter().map(|m| uuid_of(m, made)).collect();
@@ -736,7 +731,10 @@ impl PgStore {
         let id = |h: &Handle| made.get(h).or_else(|| self.ids.get(h)).map(|x| x.0).expect("planned");
         let tv_atoms: Vec<i64> = updates.iter().filter(|u| is_tv_key(space, u.1)).map(|u| id(&u.0)).collect();
         let mut stored_tvs: HashMap<i64, TruthValue> = t
-            .query("SELECT a.uuid, a.tv_mean, a.tv_confidence, a.tv_count FROM unnest($1::bigint[]) AS d(uuid) JOIN atoms a USING (uuid) FOR UPDATE OF a", &[&tv_atoms])
+            .query(
+                "SELECT a.uuid, a.tv_mean, a.tv_confidence, a.tv_count FROM unnest($1::bigint[]) AS d(uuid) JOIN atoms a USING (uuid) FOR UPDATE OF a",
+                &[&tv_atoms],
+            )
             .map_err(|e| pg_err(url, e))?
             .iter()
             .map(|r| (r.get(0), tv_of([r.get(1), r.get(2), r.get(3)])))
@@ -744,7 +742,10 @@ impl PgStore {
         let (atoms, keys): (Vec<i64>, Vec<i64>) = updates.iter().filter(|u| !is_tv_key(space, u.1)).map(|u| (id(&u.0), id(&u.1))).unzip();
         let mut stored: HashMap<(i64, i64), Value> = HashMap::default();
         for r in t
-            .query("SELECT v.atom, v.key, v.value FROM atom_values v JOIN unnest($1::bigint[], $2::bigint[]) AS u(atom, key) USING (atom, key) FOR UPDATE OF v", &[&atoms, &keys])
+            .query(
+                "SELECT v.atom, v.key, v.value FROM atom_values v JOIN unnest($1::bigint[], $2::bigint[]) AS u(atom, key) USING (atom, key) FOR UPDATE OF v",
+                &[&atoms, &keys],
+            )
             .map_err(|e| pg_err(url, e))?
         {
             let bytes: Vec<u8> = r.get(2);
@@ -794,10 +795,10 @@ impl PgStore {
         }
         let (gone_atoms, gone_keys): (Vec<i64>, Vec<i64>) = values.iter().filter(|(_, v)| v.is_none()).map(|(k, _)| *k).unzip();
         if !gone_atoms.is_empty() {
-            t.execute("DELETE FROM atom_values v USING unnest($1::bigint[], $2::bigint[]) AS g(atom, key) WHERE v.atom = g.atom AND v.key = g.key", &[
-                &gone_atoms,
-                &gone_keys,
-            ])
+            t.execute(
+                "DELETE FROM atom_values v USING unnest($1::bigint[], $2::bigint[]) AS g(atom, key) WHERE v.atom = g.atom AND v.key = g.key",
+                &[&gone_atoms, &gone_keys],
+            )
             .map_err(|e| pg_err(url, e))?;
         }
         if values.values().any(Option::is_some) {
@@ -953,7 +954,8 @@ impl PgStore {
     fn load_values(&mut self, space: &AtomSpace, uuids: &[i64], key: Option<i64>, known: &mut HashMap<i64, Handle>) -> Result<usize> {
         let rows = match key {
             None => self.query("SELECT v.atom, v.key, v.value FROM unnest($1::bigint[]) AS d(atom) JOIN atom_values v USING (atom)", &[&uuids])?,
-            Some(k) => self.query("SELECT v.atom, v.key, v.value FROM unnest($1::bigint[]) AS d(atom) JOIN atom_values v USING (atom) WHERE v.key = $2", &[&uuids, &k])?,
+            Some(k) => self
+                .query("SELECT v.atom, v.key, v.value FROM unnest($1::bigint[]) AS d(atom) JOIN atom_values v USING (atom) WHERE v.key = $2", &[&uuids, &k])?,
         };
         let mut referred: Vec<i64> = Vec::new();
         for r in &rows {
@@ -1046,7 +1048,8 @@ fn read_all(t: &mut Transaction<'_>, url: &str, top: i16, tx: std::sync::mpsc::S
     let mut batch = Vec::with_capacity(ROWS);
     let send = |batch: &mut Vec<Loaded>| tx.send(std::mem::replace(batch, Vec::with_capacity(ROWS))).is_ok();
     for height in 0..=top {
-        let reader = t.copy_out(&format!("COPY (SELECT {READ_COLUMNS} FROM atoms WHERE height = {height}) TO STDOUT (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
+        let reader =
+            t.copy_out(&format!("COPY (SELECT {READ_COLUMNS} FROM atoms WHERE height = {height}) TO STDOUT (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
         let mut rows = BinaryCopyOutIter::new(reader, &READ_TYPES);
         while let Some(r) = rows.next().map_err(|e| pg_err(url, e))? {
             batch.push(Loaded::Atom { uuid: r.get(0), code: r.get(1), height, name: r.get(3), outgoing: r.get(4), tv: tv_of([r.get(5), r.get(6), r.get(7)]) });
@@ -1173,8 +1176,7 @@ impl StorageNode for PgStore {
         self.use_space(space);
         let Some(id) = self.lookup_one(space, h)? else { return Ok(false) };
         if is_tv_key(space, key) {
-            let Some(r) = self.query("SELECT tv_mean, tv_confidence, tv_count FROM atoms WHERE uuid = $1", &[&id])?.into_iter().next()
-            else {
+            let Some(r) = self.query("SELECT tv_mean, tv_confidence, tv_count FROM atoms WHERE uuid = $1", &[&id])?.into_iter().next() else {
                 return Ok(false);
             };
             space.set_tv(h, tv_of([r.get(0), r.get(1), r.get(2)]))?;
@@ -1215,7 +1217,8 @@ impl StorageNode for PgStore {
         // that decodes rows while this one adds them to the space.
         let mut client = self.client.take().expect("connected by flush or reload_types");
         let result = (|| -> Result<u64> {
-            let mut t = client.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start().map_err(|e| pg_err(&url, e))?;
+            let mut t =
+                client.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start().map_err(|e| pg_err(&url, e))?;
             let (top, count, last): (Option<i16>, i64, Option<i64>) = {
                 let r = t.query_one("SELECT max(height), count(*), max(uuid) FROM atoms", &[]).map_err(|e| pg_err(&url, e))?;
                 (r.get(0), r.get(1), r.get(2))
@@ -1240,24 +1243,31 @@ impl StorageNode for PgStore {
                                     let ty = match types_of.get(&code) {
                                         Some(&t) => t,
                                         None => {
-                                            let name = names.get(&code).ok_or_else(|| StoreError::Corrupt(format!("type code {code} is not in the store's type table")))?;
+                                            let name = names
+                                                .get(&code)
+                                                .ok_or_else(|| StoreError::Corrupt(format!("type code {code} is not in the store's type table")))?;
                                             let t = Type::from_name(name).ok_or_else(|| {
-                                                StoreError::Backend(format!("the store holds atoms of type {name}, which is not known here (register it first)"))
+                                                StoreError::Backend(format!(
+                                                    "the store holds atoms of type {name}, which is not known here (register it first)"
+                                                ))
                                             })?;
                                             *types_of.entry(code).or_insert(t)
                                         }
                                     };
-                                    let h = match (name, outgoing) {
-                                        (Some(name), _) => space.add_node(ty, &name)?,
-                                        (None, Some(members)) => {
-                                            out.clear();
-                                            for m in members {
-                                                out.push(known.get(m).ok_or_else(|| StoreError::Corrupt(format!("link {uuid} holds atom {m}, which is not stored below it")))?);
+                                    let h =
+                                        match (name, outgoing) {
+                                            (Some(name), _) => space.add_node(ty, &name)?,
+                                            (None, Some(members)) => {
+                                                out.clear();
+                                                for m in members {
+                                                    out.push(known.get(m).ok_or_else(|| {
+                                                        StoreError::Corrupt(format!("link {uuid} holds atom {m}, which is not stored below it"))
+                                                    })?);
+                                                }
+                                                space.add_link(ty, &out)?
                                             }
-                                            space.add_link(ty, &out)?
-                                        }
-                                        (None, None) => return Err(StoreError::Corrupt(format!("atom {uuid} has neither a name nor an outgoing set"))),
-                                    };
+                                            (None, None) => return Err(StoreError::Corrupt(format!("atom {uuid} has neither a name nor an outgoing set"))),
+                                        };
                                     if !tv.is_default() {
                                         space.set_tv(h, tv)?;
                                     }
@@ -1269,7 +1279,8 @@ impl StorageNode for PgStore {
                                     }
                                 }
                                 Loaded::Value { atom, key, bytes } => {
-                                    let handle = |u: i64| known.get(u).ok_or_else(|| StoreError::Corrupt(format!("a value refers to atom {u}, which is not stored")));
+                                    let handle =
+                                        |u: i64| known.get(u).ok_or_else(|| StoreError::Corrupt(format!("a value refers to atom {u}, which is not stored")));
                                     let v = codec::decode(&bytes, &mut |a| handle(a as i64))?;
                                     space.set_value(handle(atom)?, handle(key)?, v)?;
                                 }
@@ -1348,8 +1359,11 @@ impl StorageNode for PgStore {
                 }
             }
             if !holding.0.is_empty() {
-                t.execute("DELETE FROM atom_values v USING unnest($1::bigint[], $2::bigint[]) AS g(atom, key) WHERE v.atom = g.atom AND v.key = g.key", &[&holding.0, &holding.1])
-                    .map_err(|e| pg_err(&url, e))?;
+                t.execute(
+                    "DELETE FROM atom_values v USING unnest($1::bigint[], $2::bigint[]) AS g(atom, key) WHERE v.atom = g.atom AND v.key = g.key",
+                    &[&holding.0, &holding.1],
+                )
+                .map_err(|e| pg_err(&url, e))?;
             }
             t.execute("DELETE FROM atoms WHERE uuid = ANY($1)", &[&doomed]).map_err(|e| pg_err(&url, e))?;
             t.commit().map_err(|e| pg_err(&url, e))?;

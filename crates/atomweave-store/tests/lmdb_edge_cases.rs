@@ -43,7 +43,6 @@ fn poison(space: &AtomSpace) -> Handle {
     bad
 }
 
-
 // ------------------------------------------- whole-space fast path (fresh)
 
 /// store_atomspace into an empty store fails (one bad atom) in its first
@@ -430,7 +429,10 @@ fn a_second_writer_process_keeps_the_type_table_whole() {
     let back = load_all(&mut reopen(&d));
     let b_concept = back.get_node(CONCEPT_NODE, "b").is_some();
     let b_pred = back.get_node(PREDICATE_NODE, "b").is_some();
-    assert!(b_concept && !b_pred && out.iter().all(|l| l.contains("Ok")), "writer said {out:?}; (ConceptNode \"b\") stored: {b_concept}, (PredicateNode \"b\") stored: {b_pred}");
+    assert!(
+        b_concept && !b_pred && out.iter().all(|l| l.contains("Ok")),
+        "writer said {out:?}; (ConceptNode \"b\") stored: {b_concept}, (PredicateNode \"b\") stored: {b_pred}"
+    );
 }
 
 /// Opening a store twice in one process (two StorageNodes naming one
@@ -484,7 +486,12 @@ fn fetching_a_deep_link_overflows_the_stack() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && stdout.contains("fetched"), "status {:?}; stdout {stdout}; stderr tail {}", out.status, &stderr[stderr.len().saturating_sub(300)..]);
+    assert!(
+        out.status.success() && stdout.contains("fetched"),
+        "status {:?}; stdout {stdout}; stderr tail {}",
+        out.status,
+        &stderr[stderr.len().saturating_sub(300)..]
+    );
 }
 
 /// A LinkValue nested 300 deep is stored without complaint, but the codec
@@ -809,5 +816,8 @@ fn a_full_disk_is_a_clear_error() {
     if let Some(ro) = &ro {
         assert!(ro.contains("Read-only file system") && ro.contains("cannot open"), "read-only open: {ro}");
     }
-    assert!(whole.as_ref().is_err_and(|e| e.contains("disk is full")) && batch.as_ref().is_err_and(|e| e.contains("disk is full")), "store_atomspace: {whole:?}; store_atom: {batch:?}");
+    assert!(
+        whole.as_ref().is_err_and(|e| e.contains("disk is full")) && batch.as_ref().is_err_and(|e| e.contains("disk is full")),
+        "store_atomspace: {whole:?}; store_atom: {batch:?}"
+    );
 }

@@ -111,7 +111,10 @@ fn bad_urls_versions_and_databases_are_clear_errors() {
     let mut store = open(&url).unwrap();
     store.store_atom(&space, a).unwrap();
     store.close().unwrap();
-    postgres::Client::connect(&url, postgres::NoTls).unwrap().execute("UPDATE atomweave_types SET name = 'MartianNode' WHERE name = 'ConceptNode'", &[]).unwrap();
+    postgres::Client::connect(&url, postgres::NoTls)
+        .unwrap()
+        .execute("UPDATE atomweave_types SET name = 'MartianNode' WHERE name = 'ConceptNode'", &[])
+        .unwrap();
     let err = open(&url).unwrap().load_atomspace(&AtomSpace::new(), &mut |_| {}).unwrap_err().to_string();
     assert!(err.contains("MartianNode") && err.contains("not known here"), "{err}");
 }

@@ -44,7 +44,6 @@ pub use table::AtomTable;
 pub use types::Type;
 pub use value::{TruthValue, Value};
 
-
 /// Asks the CPU to bring the cache line of `p` in; a no-op where unsupported.
 #[inline(always)]
 pub(crate) fn prefetch<T>(p: *const T) {

@@ -99,11 +99,9 @@ pub trait AtomRead: sealed::Access {
 
     /// Atoms of type `t` (and of its subtypes when `subtypes`), read in place.
     fn handles_by_type(&self, t: Type, subtypes: bool) -> impl Iterator<Item = Handle> + '_ {
-        query_types(t, subtypes).into_iter().flat_map(move |t| {
-            (0..SHARDS).flat_map(move |s| {
-                Records::blocks_in(self.shard(s), t).iter().flat_map(move |&b| self.recs().block_atoms(s, b))
-            })
-        })
+        query_types(t, subtypes)
+            .into_iter()
+            .flat_map(move |t| (0..SHARDS).flat_map(move |s| Records::blocks_in(self.shard(s), t).iter().flat_map(move |&b| self.recs().block_atoms(s, b))))
     }
 
     /// Atoms of type `t` (or its subtypes) that no link contains.
@@ -152,19 +150,14 @@ pub trait AtomRead: sealed::Access {
 
     /// Number of atoms of type `t` (and its subtypes when `subtypes`).
     fn count_of_type(&self, t: Type, subtypes: bool) -> usize {
-        query_types(t, subtypes)
-            .into_iter()
-            .map(|t| (0..SHARDS).map(|s| Records::count_in(self.shard(s), t)).sum::<usize>())
-            .sum()
+        query_types(t, subtypes).into_iter().map(|t| (0..SHARDS).map(|s| Records::count_in(self.shard(s), t)).sum::<usize>()).sum()
     }
 
     /// Every atom, nodes and links of every type.
     fn all_atoms(&self) -> impl Iterator<Item = Handle> + '_ {
         (0..SHARDS).flat_map(move |s| {
             let sh = self.shard(s);
-            Records::types_in(sh).flat_map(move |t| {
-                Records::blocks_in(sh, t).iter().flat_map(move |&b| self.recs().block_atoms(s, b))
-            })
+            Records::types_in(sh).flat_map(move |t| Records::blocks_in(sh, t).iter().flat_map(move |&b| self.recs().block_atoms(s, b)))
         })
     }
 }

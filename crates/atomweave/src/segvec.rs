@@ -10,9 +10,9 @@
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::marker::PhantomData;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, Ordering};
 #[cfg(test)]
 use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 const BASE_BITS: u32 = 10;
 const BASE: usize = 1 << BASE_BITS;
@@ -219,10 +219,7 @@ impl<T: Zeroable, const B: u32> SegVec<T, B> {
 
     /// Bytes allocated (address space; untouched pages are not resident).
     pub(crate) fn allocated_bytes(&self) -> usize {
-        (0..SEGMENTS)
-            .filter(|&k| self.segment(k).is_some())
-            .map(|k| ((1 << B) << k) * std::mem::size_of::<T>())
-            .sum()
+        (0..SEGMENTS).filter(|&k| self.segment(k).is_some()).map(|k| ((1 << B) << k) * std::mem::size_of::<T>()).sum()
     }
 }
 

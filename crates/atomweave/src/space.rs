@@ -21,7 +21,6 @@ use crate::table::{link_key, node_type, tv_of, AtomTable};
 use crate::types::Type;
 use crate::value::{TruthValue, Value};
 
-
 /// A thread-safe AtomSpace. Cloning it is cheap and yields the same space
 /// (like upstream's `AtomSpacePtr`); it is `Send + Sync`.
 ///
@@ -87,10 +86,8 @@ struct OwnerLocks<'a> {
 
 impl<'a> OwnerLocks<'a> {
     fn lock(members: &'a [(Handle, AtomSpace)]) -> Self {
-        let mut keys: Vec<(std::cmp::Reverse<usize>, usize, usize, &'a AtomSpace)> = members
-            .iter()
-            .map(|(x, o)| (std::cmp::Reverse(o.inner.depth), Arc::as_ptr(&o.inner) as usize, x.shard(), o))
-            .collect();
+        let mut keys: Vec<(std::cmp::Reverse<usize>, usize, usize, &'a AtomSpace)> =
+            members.iter().map(|(x, o)| (std::cmp::Reverse(o.inner.depth), Arc::as_ptr(&o.inner) as usize, x.shard(), o)).collect();
         keys.sort_by_key(|k| (k.0, k.1, k.2));
         keys.dedup_by_key(|k| (k.1, k.2));
         OwnerLocks { guards: keys.into_iter().map(|(_, p, s, o)| (p, s, o, o.write_shard(s))).collect() }
@@ -188,15 +185,7 @@ impl std::fmt::Debug for AtomSpace {
 
 impl From<AtomTable> for AtomSpace {
     fn from(t: AtomTable) -> Self {
-        AtomSpace {
-            inner: Arc::new(Inner {
-                store: t.store,
-                bases: Vec::new(),
-                depth: 0,
-                hierarchy: Arc::default(),
-                hides: AtomicBool::new(false),
-            }),
-        }
+        AtomSpace { inner: Arc::new(Inner { store: t.store, bases: Vec::new(), depth: 0, hierarchy: Arc::default(), hides: AtomicBool::new(false) }) }
     }
 }
 
@@ -402,7 +391,6 @@ impl AtomSpace {
     fn hides_on_path(&self) -> bool {
         self.inner.hides.load(Ordering::Acquire) || self.inner.bases.iter().any(AtomSpace::hides_on_path)
     }
-
 
     /// The record of `h` as seen from this space: its own, or a base's.
     #[inline]
@@ -700,8 +688,11 @@ impl AtomSpace {
         if self.owner(h).is_none() {
             return Vec::new();
         }
-        let mut kvs =
-            if self.recs().rec(h).is_some() { Vec::new() } else { self.inner.bases.iter().find(|b| b.contains(h)).map(|b| b.key_values(h)).unwrap_or_default() };
+        let mut kvs = if self.recs().rec(h).is_some() {
+            Vec::new()
+        } else {
+            self.inner.bases.iter().find(|b| b.contains(h)).map(|b| b.key_values(h)).unwrap_or_default()
+        };
         for (k, v) in self.recs().key_values_in(&self.read_shard(h.shard()), h) {
             match kvs.iter_mut().find(|(kk, _)| kk == k) {
                 Some(slot) => slot.1 = v.clone(),

@@ -26,21 +26,21 @@ use std::sync::Arc;
 use crossbeam_utils::CachePadded;
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
-use smallvec::SmallVec;
 use portable_atomic::AtomicU128;
+use smallvec::SmallVec;
 use std::hash::{BuildHasher, Hasher};
 
-use crate::error::{Error, Result};
-use crate::lock::{ReadGuard, ShardLock, WriteGuard};
-use crate::handle::{Handle, LOCAL_LIMIT, SHARDS};
 use crate::arena::Arena;
 use crate::batch::LinkBatch;
 use crate::dedupe::{Dedupe, DedupeBook, Vacancy};
+use crate::error::{Error, Result};
+use crate::handle::{Handle, LOCAL_LIMIT, SHARDS};
+use crate::lock::{ReadGuard, ShardLock, WriteGuard};
 use crate::segvec::{fit, SegVec, Zeroable};
-use std::sync::atomic::AtomicU8;
 use crate::table::incremented;
 use crate::types::Type;
 use crate::value::{TruthValue, Value};
+use std::sync::atomic::AtomicU8;
 
 /// Slots per type block.
 pub(crate) const BLOCK: u32 = 64;
@@ -643,17 +643,14 @@ impl Store {
             total += self.recs.names[s].allocated_bytes() + self.recs.outgoing[s].allocated_bytes();
             total += self.recs.pool_cells[s].allocated_bytes() + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
             total += self.recs.tv_pages[s].allocated_bytes() + sh.tv_counts.allocation_size();
-            total += sh.values.allocation_size()
-                + sh.values.values().map(|kv| kv.capacity() * std::mem::size_of::<(Handle, Value)>()).sum::<usize>();
-            total += sh.by_type.capacity() * std::mem::size_of::<TypeSlots>()
-                + sh.by_type.iter().map(|t| t.blocks.capacity() * 4).sum::<usize>();
+            total += sh.values.allocation_size() + sh.values.values().map(|kv| kv.capacity() * std::mem::size_of::<(Handle, Value)>()).sum::<usize>();
+            total += sh.by_type.capacity() * std::mem::size_of::<TypeSlots>() + sh.by_type.iter().map(|t| t.blocks.capacity() * 4).sum::<usize>();
         }
         total
     }
 }
 
 impl Records {
-
     // ----- hashing -----
 
     #[inline]
@@ -697,7 +694,9 @@ impl Records {
         let s = shard_of_hash(hash);
         let recs = &self.records[s];
         let view = self.view(s);
-        let vacancy = match self.nodes_by_content[s].find_or_vacancy(&mut sh.node_book, short(hash), view.is_node(t, name), || self.live_of_kind(s, &sh.by_type, false)) {
+        let vacancy = match self.nodes_by_content[s]
+            .find_or_vacancy(&mut sh.node_book, short(hash), view.is_node(t, name), || self.live_of_kind(s, &sh.by_type, false))
+        {
             Ok(l) => return Ok(Handle::new(s, l)),
             Err(v) => v,
         };
@@ -729,14 +728,7 @@ impl Records {
     /// of every target. Members must be atoms of this store, or be listed in
     /// `foreign`: atoms of base spaces that the caller has found live and
     /// whose owners' incoming sets it updates itself.
-    pub(crate) fn add_link_in(
-        &self,
-        acc: &mut impl ShardAccess,
-        hash: u64,
-        t: Type,
-        out: &[Handle],
-        foreign: &[Handle],
-    ) -> Result<(Handle, bool)> {
+    pub(crate) fn add_link_in(&self, acc: &mut impl ShardAccess, hash: u64, t: Type, out: &[Handle], foreign: &[Handle]) -> Result<(Handle, bool)> {
         for &x in out {
             // A foreign member may have been hidden here since the caller looked.
             if self.rec(x).is_none() && (!foreign.contains(&x) || self.is_hidden(x)) {
@@ -772,10 +764,11 @@ impl Records {
         let recs = &self.records[s];
         let sh = acc.shard(s);
         let view = self.view(s);
-        let vacancy = match self.links_by_content[s].find_or_vacancy(&mut sh.link_book, short(hash), view.is_link(t, out), || self.live_of_kind(s, &sh.by_type, true)) {
-            Ok(l) => return Ok((Handle::new(s, l), false)),
-            Err(v) => v,
-        };
+        let vacancy =
+            match self.links_by_content[s].find_or_vacancy(&mut sh.link_book, short(hash), view.is_link(t, out), || self.live_of_kind(s, &sh.by_type, true)) {
+                Ok(l) => return Ok((Handle::new(s, l), false)),
+                Err(v) => v,
+            };
         let local = sh.alloc_slot(recs, &self.hashes[s], &self.next_slot[s], t)?;
         let long = out.len() >= LEN_ESCAPE as usize;
         let off = if long {
@@ -812,9 +805,9 @@ impl Records {
         of_kind.flat_map(|(_, ts)| &ts.blocks).flat_map(move |&b| {
             // A block lies in one segment: slot numbers and segment sizes are multiples of it.
             let (slots, block_hashes) = (recs.slice(b as usize, BLOCK as usize), hashes.slice(b as usize, BLOCK as usize));
-            (b..).zip(slots.iter().zip(block_hashes)).filter_map(|(l, (slot, hash))| {
-                Rec(slot.rec.load(Ordering::Relaxed)).live().then(|| (l, hash.load(Ordering::Relaxed)))
-            })
+            (b..)
+                .zip(slots.iter().zip(block_hashes))
+                .filter_map(|(l, (slot, hash))| Rec(slot.rec.load(Ordering::Relaxed)).live().then(|| (l, hash.load(Ordering::Relaxed))))
         })
     }
 
@@ -1463,7 +1456,6 @@ impl Records {
     pub(crate) fn types_in(sh: &Shard) -> impl Iterator<Item = Type> + '_ {
         sh.by_type.iter().enumerate().filter(|(_, ts)| !ts.blocks.is_empty()).map(|(i, _)| Type(i as u16))
     }
-
 }
 
 /// Sets and clears flag bits of a record. Only the holder of the shard's

@@ -69,10 +69,7 @@ fn registry() -> &'static Registry {
                 short.insert(BUILTIN_SHORT[i].to_string(), Type(i as u16));
             }
         }
-        Registry {
-            user: (BUILTIN_COUNT..MAX_TYPES).map(|_| OnceLock::new()).collect(),
-            names: RwLock::new(NameTable { long, short, count: BUILTIN_COUNT }),
-        }
+        Registry { user: (BUILTIN_COUNT..MAX_TYPES).map(|_| OnceLock::new()).collect(), names: RwLock::new(NameTable { long, short, count: BUILTIN_COUNT }) }
     })
 }
 
@@ -246,12 +243,7 @@ pub fn register_type(name: &str, parents: &[Type], short: Option<&str>) -> Resul
             }
         }
     }
-    let user = UserType {
-        name: name.to_string(),
-        short: short.map(str::to_string),
-        parents: parents.to_vec(),
-        ancestors: ancestors.into_boxed_slice(),
-    };
+    let user = UserType { name: name.to_string(), short: short.map(str::to_string), parents: parents.to_vec(), ancestors: ancestors.into_boxed_slice() };
     let t = Type(id as u16);
     // Publish the slot before the name, so a name lookup never yields a half-made type.
     assert!(reg.user[id - BUILTIN_COUNT].set(user).is_ok());

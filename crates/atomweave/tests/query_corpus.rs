@@ -244,9 +244,7 @@ fn run_case(case: &Case) -> Result<(), String> {
                 Err(problems.join("; "))
             }
         }
-        (Expect::Error(want), Ok(got)) => {
-            Err(format!("expected an error containing {want:?}, got {}", show_executed(space, &got)))
-        }
+        (Expect::Error(want), Ok(got)) => Err(format!("expected an error containing {want:?}, got {}", show_executed(space, &got))),
         (_, Err(e)) => Err(format!("execute failed: {e}")),
         (Expect::Atom(text), Ok(got)) => {
             let want = load(space, text, "expected atom")?;
@@ -255,11 +253,7 @@ fn run_case(case: &Case) -> Result<(), String> {
             }
             match got {
                 Executed::Atom(h) if h == want[0] => Ok(()),
-                other => Err(format!(
-                    "expected atom {}\n      got {}",
-                    show_atom(space, want[0]),
-                    show_executed(space, &other)
-                )),
+                other => Err(format!("expected atom {}\n      got {}", show_atom(space, want[0]), show_executed(space, &other))),
             }
         }
         (Expect::Atoms(text), Ok(got)) => {
@@ -275,13 +269,7 @@ fn run_case(case: &Case) -> Result<(), String> {
             for it in items.iter() {
                 match it {
                     Value::Atom(h) => atoms.push(*h),
-                    other => {
-                        return Err(format!(
-                            "the LinkValue holds a non-atom {}: {}",
-                            show_value(space, other),
-                            show_executed(space, &got)
-                        ))
-                    }
+                    other => return Err(format!("the LinkValue holds a non-atom {}: {}", show_value(space, other), show_executed(space, &got))),
                 }
             }
             let atoms = sorted(atoms);

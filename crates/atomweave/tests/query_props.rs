@@ -46,13 +46,13 @@ struct SpaceSpec {
 }
 
 fn space_spec() -> impl Strategy<Value = SpaceSpec> {
-    let link = (0..LINK_TYPES.len(), 1usize..=3, prop::array::uniform3(pick()), any::<usize>())
-        .prop_map(|(ty, arity, members, pred)| LinkSpec { ty, arity, members, pred });
-    (3usize..=8, 1usize..=2, prop::collection::vec(link, 0..=25)).prop_map(|(nodes, preds, links)| SpaceSpec {
-        nodes,
-        preds,
-        links,
-    })
+    let link = (0..LINK_TYPES.len(), 1usize..=3, prop::array::uniform3(pick()), any::<usize>()).prop_map(|(ty, arity, members, pred)| LinkSpec {
+        ty,
+        arity,
+        members,
+        pred,
+    });
+    (3usize..=8, 1usize..=2, prop::collection::vec(link, 0..=25)).prop_map(|(nodes, preds, links)| SpaceSpec { nodes, preds, links })
 }
 
 /// One leaf of a nested pattern link: a variable or a constant.
@@ -80,9 +80,8 @@ struct MemberSpec {
 }
 
 fn member() -> impl Strategy<Value = MemberSpec> {
-    (0u8..10, 0u8..MAX_VARS as u8, pick(), 0..LINK_TYPES.len(), 1usize..=2, prop::array::uniform3(leaf())).prop_map(
-        |(kind, var, pick, nested_ty, nested_arity, inner)| MemberSpec { kind, var, pick, nested_ty, nested_arity, inner },
-    )
+    (0u8..10, 0u8..MAX_VARS as u8, pick(), 0..LINK_TYPES.len(), 1usize..=2, prop::array::uniform3(leaf()))
+        .prop_map(|(kind, var, pick, nested_ty, nested_arity, inner)| MemberSpec { kind, var, pick, nested_ty, nested_arity, inner })
 }
 
 /// A clause: derived from a link of the space (some members turned into
@@ -107,8 +106,7 @@ struct PatternSpec {
 }
 
 fn pattern_spec() -> impl Strategy<Value = PatternSpec> {
-    (prop::collection::vec(clause(), 1..=3), prop::option::weighted(0.3, 1u8..16))
-        .prop_map(|(clauses, typed)| PatternSpec { clauses, typed })
+    (prop::collection::vec(clause(), 1..=3), prop::option::weighted(0.3, 1u8..16)).prop_map(|(clauses, typed)| PatternSpec { clauses, typed })
 }
 
 // ----- the space -----
@@ -189,27 +187,13 @@ fn var_for(map: &mut HashMap<Handle, usize>, h: Handle, v: u8) -> Pat {
 
 /// A nested link with at least one variable: the members of `base` (or
 /// made-up constants) with some replaced by variables.
-fn nested(
-    s: &Space,
-    map: &mut HashMap<Handle, usize>,
-    t: Type,
-    base: Option<&[Handle]>,
-    arity: usize,
-    inner: &[LeafSpec; 3],
-) -> Pat {
+fn nested(s: &Space, map: &mut HashMap<Handle, usize>, t: Type, base: Option<&[Handle]>, arity: usize, inner: &[LeafSpec; 3]) -> Pat {
     let mut m: Vec<Pat> = match base {
-        Some(out) => out
-            .iter()
-            .zip(inner.iter().cycle())
-            .map(|(&h, l)| l.var.map_or(Pat::Const(h), |v| var_for(map, h, v)))
-            .collect(),
+        Some(out) => out.iter().zip(inner.iter().cycle()).map(|(&h, l)| l.var.map_or(Pat::Const(h), |v| var_for(map, h, v))).collect(),
         None if t == EVALUATION_LINK => std::iter::once(Pat::Const(s.preds[inner[0].pick.idx % s.preds.len()]))
             .chain(inner[1..=arity].iter().map(|l| l.var.map_or(Pat::Const(s.resolve(&l.pick)), |v| Pat::Var(v as usize))))
             .collect(),
-        None => inner[..arity]
-            .iter()
-            .map(|l| l.var.map_or(Pat::Const(s.resolve(&l.pick)), |v| Pat::Var(v as usize)))
-            .collect(),
+        None => inner[..arity].iter().map(|l| l.var.map_or(Pat::Const(s.resolve(&l.pick)), |v| Pat::Var(v as usize))).collect(),
     };
     if !m.iter().any(Pat::has_var) {
         let i = m.len() - 1;
@@ -251,11 +235,7 @@ fn build_clause(s: &Space, map: &mut HashMap<Handle, usize>, c: &ClauseSpec) -> 
             members = if t == EVALUATION_LINK {
                 let n = (c.arity - 1).max(1);
                 let first = &c.members[0];
-                let head = if first.kind < 3 {
-                    Pat::Var(first.var as usize)
-                } else {
-                    Pat::Const(s.preds[first.pick.idx % s.preds.len()])
-                };
+                let head = if first.kind < 3 { Pat::Var(first.var as usize) } else { Pat::Const(s.preds[first.pick.idx % s.preds.len()]) };
                 std::iter::once(head).chain(c.members[1..=n].iter().map(&mut member)).collect()
             } else {
                 c.members[..c.arity].iter().map(&mut member).collect()
@@ -286,12 +266,7 @@ fn ground(space: &AtomSpace, p: &Pat, asg: &[Option<Handle>]) -> Option<Handle> 
 /// Every assignment of `vars` (in order) to candidates, kept when every
 /// clause grounds to a link of the space; clauses are checked as soon as
 /// their last variable is assigned.
-fn brute_force(
-    space: &AtomSpace,
-    clauses: &[Pat],
-    vars: &[usize],
-    candidates: &[Vec<Handle>],
-) -> HashSet<Vec<Handle>> {
+fn brute_force(space: &AtomSpace, clauses: &[Pat], vars: &[usize], candidates: &[Vec<Handle>]) -> HashSet<Vec<Handle>> {
     // The clauses to check after assigning vars[i].
     let due: Vec<Vec<&Pat>> = (0..vars.len())
         .map(|i| {
@@ -346,10 +321,7 @@ fn show(space: &AtomSpace, h: Handle) -> String {
 }
 
 fn show_tuples(space: &AtomSpace, set: &HashSet<Vec<Handle>>) -> String {
-    let mut v: Vec<String> = set
-        .iter()
-        .map(|t| format!("[{}]", t.iter().map(|&h| show(space, h)).collect::<Vec<_>>().join(", ")))
-        .collect();
+    let mut v: Vec<String> = set.iter().map(|t| format!("[{}]", t.iter().map(|&h| show(space, h)).collect::<Vec<_>>().join(", "))).collect();
     v.sort();
     v.join("\n  ")
 }
@@ -380,28 +352,15 @@ fn check(sspec: &SpaceSpec, pspec: &PatternSpec) -> Result<(), TestCaseError> {
 
     // Brute force, over the atoms that exist before the query is added.
     let before: Vec<Handle> = space.handles_by_type(ATOM, true).collect();
-    let candidates: Vec<Vec<Handle>> = vars
-        .iter()
-        .map(|&v| {
-            before.iter().copied().filter(|&h| !typed(v) || space.get_type(h) == Some(CONCEPT_NODE)).collect()
-        })
-        .collect();
+    let candidates: Vec<Vec<Handle>> =
+        vars.iter().map(|&v| before.iter().copied().filter(|&h| !typed(v) || space.get_type(h) == Some(CONCEPT_NODE)).collect()).collect();
     let expected = brute_force(space, &clauses, &vars, &candidates);
 
     // The query.
-    let var_nodes: Vec<Handle> =
-        (0..MAX_VARS).map(|i| space.add_node(VARIABLE_NODE, &format!("$v{i}")).unwrap()).collect();
+    let var_nodes: Vec<Handle> = (0..MAX_VARS).map(|i| space.add_node(VARIABLE_NODE, &format!("$v{i}")).unwrap()).collect();
     let type_node = space.add_node(TYPE_NODE, "ConceptNode").unwrap();
-    let decls: Vec<Handle> = vars
-        .iter()
-        .map(|&v| {
-            if typed(v) {
-                space.add_link(TYPED_VARIABLE_LINK, &[var_nodes[v], type_node]).unwrap()
-            } else {
-                var_nodes[v]
-            }
-        })
-        .collect();
+    let decls: Vec<Handle> =
+        vars.iter().map(|&v| if typed(v) { space.add_link(TYPED_VARIABLE_LINK, &[var_nodes[v], type_node]).unwrap() } else { var_nodes[v] }).collect();
     let vardecl = space.add_link(VARIABLE_LIST, &decls).unwrap();
     let clause_atoms: Vec<Handle> = clauses.iter().map(|c| add_pat(space, c, &var_nodes)).collect();
     let body = if clause_atoms.len() == 1 { clause_atoms[0] } else { space.add_link(AND_LINK, &clause_atoms).unwrap() };
@@ -409,11 +368,7 @@ fn check(sspec: &SpaceSpec, pspec: &PatternSpec) -> Result<(), TestCaseError> {
     let query_text = show(space, get);
 
     let context = || {
-        let mut atoms: Vec<String> = before
-            .iter()
-            .filter(|&&h| space.is_link(h))
-            .map(|&h| show(space, h))
-            .collect();
+        let mut atoms: Vec<String> = before.iter().filter(|&&h| space.is_link(h)).map(|&h| show(space, h)).collect();
         atoms.sort();
         format!("space links:\n  {}\nquery:\n  {}\nexpected:\n  {}", atoms.join("\n  "), query_text, show_tuples(space, &expected))
     };

@@ -79,14 +79,8 @@ fn repl_form_matches_upstream() {
     let s = AtomSpace::new();
     let h = load_str(&mut &s, r#"(EvaluationLink (PredicateNode "breathe")(ListLink (ConceptNode "birds")(ConceptNode "air")))"#).unwrap()[0];
     let r = s.read().unwrap();
-    assert_eq!(
-        atom_to_string(&r, h, Form::Repl),
-        "(Evaluation\n  (Predicate \"breathe\")\n  (List\n    (Concept \"birds\")\n    (Concept \"air\")))"
-    );
-    assert_eq!(
-        atom_to_string(&r, h, Form::Wire),
-        r#"(EvaluationLink (PredicateNode "breathe")(ListLink (ConceptNode "birds")(ConceptNode "air")))"#
-    );
+    assert_eq!(atom_to_string(&r, h, Form::Repl), "(Evaluation\n  (Predicate \"breathe\")\n  (List\n    (Concept \"birds\")\n    (Concept \"air\")))");
+    assert_eq!(atom_to_string(&r, h, Form::Wire), r#"(EvaluationLink (PredicateNode "breathe")(ListLink (ConceptNode "birds")(ConceptNode "air")))"#);
     assert_eq!(atom_to_string(&r, Handle::from_u32(4_000_000), Form::Wire), "#<invalid #4000000>");
 }
 
@@ -95,10 +89,7 @@ fn wire_form_carries_values() {
     let mut t = AtomTable::new();
     let c = t.add_node(CONCEPT_NODE, "birds").unwrap();
     t.set_tv(c, TruthValue::simple(0.9, 0.8)).unwrap();
-    assert_eq!(
-        atom_to_string(&t, c, Form::Wire),
-        r#"(ConceptNode "birds" (alist (cons (PredicateNode "*-TruthValueKey-*")(SimpleTruthValue 0.9 0.8))))"#
-    );
+    assert_eq!(atom_to_string(&t, c, Form::Wire), r#"(ConceptNode "birds" (alist (cons (PredicateNode "*-TruthValueKey-*")(SimpleTruthValue 0.9 0.8))))"#);
     let k = t.add_node(PREDICATE_NODE, "k").unwrap();
     t.set_value(c, k, Value::float(vec![1.0, 2.0])).unwrap();
     assert_eq!(
@@ -107,7 +98,8 @@ fn wire_form_carries_values() {
     );
     let l = t.add_link(LIST_LINK, &[c]).unwrap();
     t.set_tv(l, TruthValue::count(0.5, 0.25, 3.0)).unwrap();
-    assert!(atom_to_string(&t, l, Form::Wire).starts_with(r#"(ListLink (alist (cons (PredicateNode "*-TruthValueKey-*")(CountTruthValue 0.5 0.25 3))) (ConceptNode"#));
+    assert!(atom_to_string(&t, l, Form::Wire)
+        .starts_with(r#"(ListLink (alist (cons (PredicateNode "*-TruthValueKey-*")(CountTruthValue 0.5 0.25 3))) (ConceptNode"#));
 }
 
 #[test]
@@ -191,13 +183,7 @@ const NODES: [Type; 4] = [CONCEPT_NODE, PREDICATE_NODE, WORD_NODE, VARIABLE_NODE
 const LINKS: [Type; 5] = [LIST_LINK, SET_LINK, EVALUATION_LINK, INHERITANCE_LINK, AND_LINK];
 
 fn gen() -> impl Strategy<Value = Gen> {
-    let name = prop_oneof![
-        "[a-z]{1,8}",
-        "\\PC{0,12}",
-        Just("quote \" back \\ slash".to_string()),
-        Just("new\nline\ttab".to_string()),
-        Just(String::new()),
-    ];
+    let name = prop_oneof!["[a-z]{1,8}", "\\PC{0,12}", Just("quote \" back \\ slash".to_string()), Just("new\nline\ttab".to_string()), Just(String::new()),];
     let tv = prop::option::of((0.0..1.0f64, 0.0..1.0f64));
     prop_oneof![
         3 => (0..NODES.len(), name, tv).prop_map(|(t, n, tv)| Gen::Node(t, n, tv)),
@@ -284,11 +270,7 @@ fn deep_input_is_refused_or_loaded_without_overflowing_the_stack() {
     std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(|| {
-            let deep_values = format!(
-                "(cog-set-value! (Concept \"a\") (Predicate \"k\") {}(FloatValue 1){})",
-                "(LinkValue ".repeat(2000),
-                ")".repeat(2000)
-            );
+            let deep_values = format!("(cog-set-value! (Concept \"a\") (Predicate \"k\") {}(FloatValue 1){})", "(LinkValue ".repeat(2000), ")".repeat(2000));
             let mut t = AtomTable::new();
             let err = load_str(&mut t, &deep_values).unwrap_err().to_string();
             assert!(err.contains("values nested deeper"), "{err}");

@@ -29,7 +29,11 @@ fn mixed_operations_keep_indexes_consistent() {
                         0..=2 => mine.push(space.add_node(CONCEPT_NODE, &name(&mut rng)).unwrap()),
                         3..=5 => {
                             let a = space.get_node(CONCEPT_NODE, &name(&mut rng));
-                            let b = if rng.gen_bool(0.3) && !mine.is_empty() { Some(mine[rng.gen_range(0..mine.len())]) } else { space.get_node(CONCEPT_NODE, &name(&mut rng)) };
+                            let b = if rng.gen_bool(0.3) && !mine.is_empty() {
+                                Some(mine[rng.gen_range(0..mine.len())])
+                            } else {
+                                space.get_node(CONCEPT_NODE, &name(&mut rng))
+                            };
                             let ty = [LIST_LINK, SET_LINK, INHERITANCE_LINK][rng.gen_range(0..3)];
                             if let (Some(a), Some(b)) = (a, b) {
                                 match space.add_link(ty, &[a, b]) {
@@ -266,8 +270,7 @@ fn lookups_during_dedupe_table_rebuilds_never_miss() {
     // Add/extract churn leaves removed markers that make the tables rebuild
     // again and again while another thread looks present nodes up.
     let space = AtomSpace::new();
-    let stable: Vec<(String, Handle)> =
-        (0..64).map(|i| (format!("stable{i}"), space.add_node(CONCEPT_NODE, &format!("stable{i}")).unwrap())).collect();
+    let stable: Vec<(String, Handle)> = (0..64).map(|i| (format!("stable{i}"), space.add_node(CONCEPT_NODE, &format!("stable{i}")).unwrap())).collect();
     let stop = std::sync::atomic::AtomicBool::new(false);
     thread::scope(|scope| {
         scope.spawn(|| {

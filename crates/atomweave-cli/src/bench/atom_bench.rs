@@ -50,9 +50,9 @@ fn find_by_incoming(space: &AtomSpace, p: Handle, a: Handle, b: Handle) -> bool 
     inc.iter().any(|&list| {
         space.get_type(list) == Some(types::LIST_LINK)
             && space.outgoing(list).is_some_and(|o| *o == [a, b])
-            && space.incoming(list).is_some_and(|up| {
-                up.iter().any(|&e| space.get_type(e) == Some(types::EVALUATION_LINK) && space.outgoing(e).is_some_and(|o| *o == [p, list]))
-            })
+            && space
+                .incoming(list)
+                .is_some_and(|up| up.iter().any(|&e| space.get_type(e) == Some(types::EVALUATION_LINK) && space.outgoing(e).is_some_and(|o| *o == [p, list])))
     })
 }
 
@@ -80,8 +80,7 @@ pub fn run(args: AtomBenchArgs) -> Result<(), String> {
 
     // Random pairs, drawn before the clock starts; thread t inserts every T-th one.
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed);
-    let pairs: Vec<(Handle, Handle)> =
-        (0..args.n).map(|_| (concepts[rng.gen_range(0..concepts.len())], concepts[rng.gen_range(0..concepts.len())])).collect();
+    let pairs: Vec<(Handle, Handle)> = (0..args.n).map(|_| (concepts[rng.gen_range(0..concepts.len())], concepts[rng.gen_range(0..concepts.len())])).collect();
     let barrier = Barrier::new(args.threads + 1);
     let insert_secs = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..args.threads)
@@ -184,22 +183,9 @@ pub fn run(args: AtomBenchArgs) -> Result<(), String> {
         2.0 * args.n as f64 / insert_secs / 1e6
     );
     println!("atoms           {atoms} ({} nodes, {} links)", space.num_nodes(), space.num_links());
-    println!(
-        "memory          {:.1} MiB resident: {per_atom_rss:.1} bytes per atom ({per_atom_counted:.1} by the space's count)",
-        rss as f64 / 1048576.0
-    );
-    println!(
-        "search present  {:.3} us through incoming sets (mean of {}), {:.1} ms by full traversal",
-        index_present * 1e6,
-        args.searches,
-        scan_present * 1e3
-    );
-    println!(
-        "search absent   {:.3} us through incoming sets (mean of {}), {:.1} ms by full traversal",
-        index_absent * 1e6,
-        args.searches,
-        scan_absent * 1e3
-    );
+    println!("memory          {:.1} MiB resident: {per_atom_rss:.1} bytes per atom ({per_atom_counted:.1} by the space's count)", rss as f64 / 1048576.0);
+    println!("search present  {:.3} us through incoming sets (mean of {}), {:.1} ms by full traversal", index_present * 1e6, args.searches, scan_present * 1e3);
+    println!("search absent   {:.3} us through incoming sets (mean of {}), {:.1} ms by full traversal", index_absent * 1e6, args.searches, scan_absent * 1e3);
     println!("seed figures    upstream AtomSpace 25 us and ~1.4 KB per atom; paged prototype 1.3 us and ~117 bytes per atom");
     Ok(())
 }

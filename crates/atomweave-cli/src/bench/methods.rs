@@ -138,15 +138,7 @@ impl Inputs {
 
 /// Draws the inputs of `ops` operations of `method` on a space whose atoms
 /// are `atoms`; `tag` keeps the new names of different threads apart.
-pub fn draw_inputs(
-    method: Method,
-    ops: usize,
-    atoms: &[Handle],
-    space: &impl AtomRead,
-    key: Handle,
-    tag: usize,
-    rng: &mut impl Rng,
-) -> Inputs {
+pub fn draw_inputs(method: Method, ops: usize, atoms: &[Handle], space: &impl AtomRead, key: Handle, tag: usize, rng: &mut impl Rng) -> Inputs {
     let mut inp = Inputs::default();
     let pick = |rng: &mut dyn rand::RngCore| atoms[rng.gen_range(0..atoms.len())];
     match method {

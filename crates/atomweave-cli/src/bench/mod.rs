@@ -23,9 +23,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::json;
 
 use crate::sys::rss_bytes;
-use methods::{draw_inputs, run, Inputs, Method, SpaceRef, Target};
 use atomweave_bench::RandomSpace;
 use indicatif::{ProgressBar, ProgressStyle};
+use methods::{draw_inputs, run, Inputs, Method, SpaceRef, Target};
 
 const AFTER_HELP: &str = "\
 Layers: the thread-safe AtomSpace is always measured; -X adds the raw
@@ -364,11 +364,7 @@ fn measure(args: &BenchArgs, method: Method, layer: &Layer) -> Result<Measured, 
 /// callback `RandomSpace::grow` reports to.
 fn building(n: usize, quiet: bool) -> impl FnMut(u64) {
     let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(n as u64) };
-    bar.set_style(
-        ProgressStyle::with_template("building random space [{bar:40}] {pos}/{len} atoms {per_sec}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
+    bar.set_style(ProgressStyle::with_template("building random space [{bar:40}] {pos}/{len} atoms {per_sec}").expect("valid template").progress_chars("=> "));
     move |made| {
         bar.set_position(made);
         if made == n as u64 {
@@ -590,12 +586,7 @@ fn print_table(args: &BenchArgs, methods: &[Method], layers: &[Layer], outcomes:
     }
     // The first measured layer's: others may build in processes of their own.
     let first = layers.iter().find(|&l| outcomes.iter().any(|o| &o.layer == l && o.result.is_ok()));
-    let built = outcomes
-        .iter()
-        .filter(|o| Some(&o.layer) == first)
-        .filter_map(|o| o.result.as_ref().ok())
-        .map(|r| r.rss_per_atom)
-        .fold(f64::NAN, f64::max);
+    let built = outcomes.iter().filter(|o| Some(&o.layer) == first).filter_map(|o| o.result.as_ref().ok()).map(|r| r.rss_per_atom).fold(f64::NAN, f64::max);
     if !built.is_nan() {
         println!(
             "\n  B/atom: the space's own count after the method; +RSS: resident growth during it.\n  \

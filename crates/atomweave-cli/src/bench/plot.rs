@@ -55,8 +55,7 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut csvs = Vec::new();
     for entry in entries {
         let path = entry.map_err(|e| format!("reading directory {}: {e}", dir.display()))?.path();
-        let is_csv =
-            path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.len() > SUFFIX.len() && n.ends_with(SUFFIX));
+        let is_csv = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.len() > SUFFIX.len() && n.ends_with(SUFFIX));
         if is_csv && path.is_file() {
             csvs.push(path);
         }
@@ -118,9 +117,7 @@ fn read_layers(csv: &Path) -> Result<Vec<Layer>, String> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty());
     match lines.next() {
         Some((_, HEADER)) => {}
-        Some((n, l)) => {
-            return Err(format!("{}: line {n}: expected the header `{HEADER}`, found `{l}`", csv.display()))
-        }
+        Some((n, l)) => return Err(format!("{}: line {n}: expected the header `{HEADER}`, found `{l}`", csv.display())),
         None => return Err(format!("{}: empty file, expected the header `{HEADER}` and rows", csv.display())),
     }
     let mut layers: Vec<Layer> = Vec::new();
@@ -150,11 +147,7 @@ fn parse_row(line: &str) -> Result<(&str, Point), String> {
         return Err("the layer name is empty".to_string());
     }
     let atoms = atoms.parse::<u64>().map_err(|_| format!("atoms `{atoms}` is not a whole number"))?;
-    let ns = ns
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v >= 0.0)
-        .ok_or_else(|| format!("ns_per_op `{ns}` is not a non-negative number"))?;
+    let ns = ns.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).ok_or_else(|| format!("ns_per_op `{ns}` is not a non-negative number"))?;
     let rss = rss.parse::<u64>().map_err(|_| format!("rss_bytes `{rss}` is not a whole number"))?;
     Ok((layer, Point { atoms, ns, mib: rss as f64 / (1024.0 * 1024.0) }))
 }
@@ -173,10 +166,7 @@ fn load_font() -> Result<(), String> {
                     return Ok(());
                 }
             }
-            Err(format!(
-                "no usable font for the plot text (looked for {}); install one with `apt-get install fonts-dejavu-core`",
-                FONT_PATHS.join(", ")
-            ))
+            Err(format!("no usable font for the plot text (looked for {}); install one with `apt-get install fonts-dejavu-core`", FONT_PATHS.join(", ")))
         })
         .clone()
 }
@@ -257,9 +247,8 @@ fn draw_series<'a>(chart: &mut Chart<'a>, layers: &[Layer], y: impl Fn(&Point) -
         } else {
             // One path per segment: plotters joins a thick polyline with unbounded
             // miters, which shoot spikes across the picture where noisy data turns.
-            chart.draw_series(layer.points.windows(2).map(|w| {
-                PathElement::new(vec![(w[0].atoms, y(&w[0])), (w[1].atoms, y(&w[1]))], colour.stroke_width(2))
-            }))?;
+            chart
+                .draw_series(layer.points.windows(2).map(|w| PathElement::new(vec![(w[0].atoms, y(&w[0])), (w[1].atoms, y(&w[1]))], colour.stroke_width(2))))?;
         }
     }
     Ok(())

@@ -31,9 +31,7 @@ pub(super) fn measure(args: &BenchArgs, method: Method) -> Result<Measured, Stri
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
         if stderr.contains("No module named") {
-            eprintln!(
-                "atomweave bench -c: {python} has no atomweave package: `make py-build` (then ATOMWEAVE_PYTHON=.venv/bin/python) or `pip install .`"
-            );
+            eprintln!("atomweave bench -c: {python} has no atomweave package: `make py-build` (then ATOMWEAVE_PYTHON=.venv/bin/python) or `pip install .`");
             return Err("not built".into());
         }
         eprintln!("atomweave bench -c ({}): {}", method.name(), stderr.trim());

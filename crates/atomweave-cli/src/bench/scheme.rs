@@ -191,11 +191,8 @@ fn measure_in_guile(args: &BenchArgs, method: Method, space: &AtomSpace, rss0: u
     if entries == 0 {
         return Err(format!("-n {} is smaller than -r {r}", inputs.len()));
     }
-    let procedure = if procedures {
-        Some(atomweave_guile::make_procedure(&format!("(lambda (base)\n{})", ops.entry(method, None, r)), args.compile)?)
-    } else {
-        None
-    };
+    let procedure =
+        if procedures { Some(atomweave_guile::make_procedure(&format!("(lambda (base)\n{})", ops.entry(method, None, r)), args.compile)?) } else { None };
     let rss_start = rss_bytes();
     let mut batch_ns = Vec::with_capacity(entries);
     let mut wall = 0.0;

@@ -85,7 +85,11 @@ impl ScratchServer {
             server.run("chown", &["-R".into(), "postgres:".into(), server.dir.path().display().to_string()], false)?;
         }
         let data = server.data().display().to_string();
-        server.run("initdb", &["-D".into(), data, "-A".into(), "trust".into(), "-U".into(), "atomweave".into(), "-E".into(), "UTF8".into(), "--no-sync".into()], true)?;
+        server.run(
+            "initdb",
+            &["-D".into(), data, "-A".into(), "trust".into(), "-U".into(), "atomweave".into(), "-E".into(), "UTF8".into(), "--no-sync".into()],
+            true,
+        )?;
         // Durable (fsync, full-page writes and synchronous commit as
         // PostgreSQL ships them), with the memory settings any deployment
         // sets: the 128 MB default buffer cache thrashes at a million atoms.

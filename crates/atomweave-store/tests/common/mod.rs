@@ -36,7 +36,9 @@ pub fn canon_set(space: &AtomSpace) -> BTreeSet<String> {
                 .map(|(k, v)| {
                     let v = match v {
                         Value::Atom(a) => canon(space, *a),
-                        Value::Link(items) => format!("{:?}", items.iter().map(|x| if let Value::Atom(a) = x { canon(space, *a) } else { format!("{x:?}") }).collect::<Vec<_>>()),
+                        Value::Link(items) => {
+                            format!("{:?}", items.iter().map(|x| if let Value::Atom(a) = x { canon(space, *a) } else { format!("{x:?}") }).collect::<Vec<_>>())
+                        }
                         v => format!("{v:?}"),
                     };
                     format!("{}={v}", canon(space, *k))

@@ -76,7 +76,6 @@ mod search;
 type HashSet<T> = hashbrown::HashSet<T, foldhash::fast::RandomState>;
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
-
 use crate::error::{Error, Result};
 use crate::types::{self, Type};
 use crate::{AtomSpace, Handle, TruthValue, Value};
@@ -149,7 +148,15 @@ pub fn execute(space: &AtomSpace, query: Handle) -> Result<Executed> {
             let v = eval::numbers(space, query)?;
             Ok(Executed::Atom(space.add_node(types::NUMBER_NODE, &eval::number_name(&v))?))
         }
-        types::EQUAL_LINK | types::IDENTICAL_LINK | types::GREATER_THAN_LINK | types::LESS_THAN_LINK | types::NOT_LINK | types::AND_LINK | types::OR_LINK | types::TRUE_LINK | types::FALSE_LINK => {
+        types::EQUAL_LINK
+        | types::IDENTICAL_LINK
+        | types::GREATER_THAN_LINK
+        | types::LESS_THAN_LINK
+        | types::NOT_LINK
+        | types::AND_LINK
+        | types::OR_LINK
+        | types::TRUE_LINK
+        | types::FALSE_LINK => {
             let pat = Pattern::compile(space, query, None, query, &[])?;
             if !pat.vars.is_empty() {
                 return Err(bad(format!("{} has free variables: put it in a query to ground them", describe(space, query))));

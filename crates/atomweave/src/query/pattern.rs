@@ -245,15 +245,7 @@ impl Pattern {
             rewrite_terms.push(c.rewrite(r, grounded)?);
         }
         let forbidden = Forbidden::new(space, c.vars.iter().map(|v| v.handle).collect());
-        Ok(Pattern {
-            terms: c.terms,
-            vars: c.vars,
-            alternatives,
-            rewrites: rewrite_terms,
-            grounded,
-            forbidden,
-            own_links: own_links(space, &[query]),
-        })
+        Ok(Pattern { terms: c.terms, vars: c.vars, alternatives, rewrites: rewrite_terms, grounded, forbidden, own_links: own_links(space, &[query]) })
     }
 
     /// Compiles atom `p` as one pattern term over its free variables, for
@@ -650,10 +642,9 @@ impl<'s> Compiler<'s> {
         if !quoted && matches!(t, types::VARIABLE_NODE | types::GLOB_NODE) {
             return match self.index.get(&h) {
                 Some(&v) if grounded & (1 << v) != 0 => Ok(()),
-                Some(_) => Err(bad(format!(
-                    "variable {} in the rewrite is not grounded: it occurs only in clauses that need not be present",
-                    self.describe(h)
-                ))),
+                Some(_) => {
+                    Err(bad(format!("variable {} in the rewrite is not grounded: it occurs only in clauses that need not be present", self.describe(h))))
+                }
                 None => Err(bad(format!("variable {} in the rewrite is bound by nothing: declare it and use it in the body", self.describe(h)))),
             };
         }

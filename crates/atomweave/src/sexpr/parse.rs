@@ -314,21 +314,13 @@ impl<R: BufRead> Parser<R> {
     fn end_of_input(&mut self) -> Result<Option<Expr>, Fail> {
         let (message, snippet) = match self.frames.last() {
             None => return Ok(None),
-            Some(&Frame::List { start, open }) => (
-                format!(
-                    "end of input inside a list: the `(` at line {}, column {} is never closed",
-                    open.line, open.col
-                ),
-                sketch(&self.values[start..]),
-            ),
-            Some(&Frame::Quote(at)) => (
-                format!("end of input after the `'` at line {}, column {}: expected a datum", at.line, at.col),
-                "'".to_owned(),
-            ),
-            Some(&Frame::DatumComment(at)) => (
-                format!("end of input after the `#;` at line {}, column {}: expected a datum", at.line, at.col),
-                "#;".to_owned(),
-            ),
+            Some(&Frame::List { start, open }) => {
+                (format!("end of input inside a list: the `(` at line {}, column {} is never closed", open.line, open.col), sketch(&self.values[start..]))
+            }
+            Some(&Frame::Quote(at)) => (format!("end of input after the `'` at line {}, column {}: expected a datum", at.line, at.col), "'".to_owned()),
+            Some(&Frame::DatumComment(at)) => {
+                (format!("end of input after the `#;` at line {}, column {}: expected a datum", at.line, at.col), "#;".to_owned())
+            }
         };
         Err(fail(self.here(), message, snippet))
     }
@@ -485,8 +477,7 @@ impl<R: BufRead> Parser<R> {
     }
 
     fn unterminated_comment(&self, open: Pos) -> Fail {
-        let message =
-            format!("end of input inside a `#|` comment; it starts at line {}, column {}", open.line, open.col);
+        let message = format!("end of input inside a `#|` comment; it starts at line {}, column {}", open.line, open.col);
         fail(self.here(), message, "#|".to_owned())
     }
 
@@ -1041,10 +1032,8 @@ mod tests {
         for text in ["+nan.0", "-nan.0"] {
             assert!(matches!(parse_str(text).unwrap()[..], [Expr::Number(x, _)] if x.is_nan()), "{text}");
         }
-        let symbols = [
-            "-", "+", "1+", "...", ".", "inf.0", "+inf", "nan", "inf", "1e", "e5", "1.2.3", "--1", "+-1", "1/2",
-            "0x10", "1e+", ".e1", "+.", "1_000", "2.5f",
-        ];
+        let symbols =
+            ["-", "+", "1+", "...", ".", "inf.0", "+inf", "nan", "inf", "1e", "e5", "1.2.3", "--1", "+-1", "1/2", "0x10", "1e+", ".e1", "+.", "1_000", "2.5f"];
         for text in symbols {
             assert_eq!(parse_str(text).unwrap(), [Expr::Symbol(text.into(), at(1, 1))], "{text}");
         }
@@ -1146,10 +1135,7 @@ mod tests {
     #[test]
     fn crlf_line_endings() {
         let got = parse_str("(a\r\n  b)\r\n; c\r\n\"x\r\ny\"\r\nz\r\n").unwrap();
-        assert_eq!(
-            got[0],
-            Expr::List(vec![Expr::Symbol("a".into(), at(1, 2)), Expr::Symbol("b".into(), at(2, 3))], at(1, 1))
-        );
+        assert_eq!(got[0], Expr::List(vec![Expr::Symbol("a".into(), at(1, 2)), Expr::Symbol("b".into(), at(2, 3))], at(1, 1)));
         assert_eq!(got[1], Expr::Str("x\r\ny".into(), at(4, 1)));
         assert_eq!(got[2], Expr::Symbol("z".into(), at(6, 1)));
     }
@@ -1157,10 +1143,7 @@ mod tests {
     #[test]
     fn multibyte_columns() {
         let got = parse_str("(Concept \"éλ😀\") ü x").unwrap();
-        assert_eq!(
-            got[0],
-            Expr::List(vec![Expr::Symbol("Concept".into(), at(1, 2)), Expr::Str("éλ😀".into(), at(1, 10))], at(1, 1))
-        );
+        assert_eq!(got[0], Expr::List(vec![Expr::Symbol("Concept".into(), at(1, 2)), Expr::Str("éλ😀".into(), at(1, 10))], at(1, 1)));
         assert_eq!(got[1], Expr::Symbol("ü".into(), at(1, 17)));
         assert_eq!(got[2], Expr::Symbol("x".into(), at(1, 19)));
         let e = error("λλ \"é\\q\"");
@@ -1242,13 +1225,11 @@ mod tests {
         // Longer than a chunk, to make the buffer grow rather than wrap.
         long.push_str(&format!("(Concept \"{}\") ", "é\\\"ab\n".repeat(20_000)));
         long.push_str(&format!("#| {} |# {}", "x".repeat(70_000), "Sym".repeat(30_000)));
-        for text in [EXAMPLE, long.as_str(), "(a\r\n  b)\r\n\"x\r\ny\"", "\"\\x41;\\x3bb;\" #|é|# #;(a) b 'c", "(a (b"]
-        {
+        for text in [EXAMPLE, long.as_str(), "(a\r\n  b)\r\n\"x\r\ny\"", "\"\\x41;\\x3bb;\" #|é|# #;(a) b 'c", "(a (b"] {
             assert_chunking_invariant(text.as_bytes());
             let direct = parse_str(text);
             for capacity in [1, 7] {
-                let chunked: Result<Vec<Expr>, ParseError> =
-                    Parser::new(BufReader::with_capacity(capacity, text.as_bytes())).collect();
+                let chunked: Result<Vec<Expr>, ParseError> = Parser::new(BufReader::with_capacity(capacity, text.as_bytes())).collect();
                 assert_eq!(chunked, direct);
             }
         }
@@ -1319,9 +1300,7 @@ mod tests {
 
     #[test]
     fn read_errors() {
-        let flaky = |fail_at| {
-            BufReader::with_capacity(2, Flaky { data: b"(a b) (c d)".to_vec(), at: 0, fail_at, interrupted: false })
-        };
+        let flaky = |fail_at| BufReader::with_capacity(2, Flaky { data: b"(a b) (c d)".to_vec(), at: 0, fail_at, interrupted: false });
         assert_eq!(Parser::new(flaky(None)).count(), 2);
         let mut parser = Parser::new(flaky(Some(6)));
         assert!(parser.next_expr().unwrap().is_some());

@@ -72,8 +72,7 @@ pub fn canon(r: &impl AtomRead, h: Handle, with_values: bool) -> String {
         if !tv.is_default() {
             s.push_str(&format!(" tv={tv:?}"));
         }
-        let mut kvs: Vec<String> =
-            r.key_values(h).iter().map(|(k, v)| format!("{}={}", canon(r, *k, false), canon_value(r, v))).collect();
+        let mut kvs: Vec<String> = r.key_values(h).iter().map(|(k, v)| format!("{}={}", canon(r, *k, false), canon_value(r, v))).collect();
         kvs.sort();
         for kv in kvs {
             s.push_str(&format!(" {kv}"));
