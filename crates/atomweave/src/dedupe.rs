@@ -29,32 +29,45 @@ pub(crate) const MAX_SLOT: u32 = SLOT_MASK - 2;
 struct Table {
     mask: usize,
     entries: Box<[AtomicU32]>,
-    /// The table this one replaced, kept for readers that may still probe
-    /// it. Boxed on purpose: readers hold pointers to the box itself (the
-    /// mask and entries pointer live there), so it must stay where it is.
-    prev: Option<Box<Table>>,
+    /// The table this one replaced (null if none), kept for readers that
+    /// may still probe it; from `Box::into_raw`, so it stays where readers'
+    /// references point. Raw, not a `Box`: a box asserts it is the only way
+    /// to its table, which readers still holding references contradict.
+    prev: *mut Table,
+}
+
+/// Frees the chain of tables starting at `t`, one at a time: a space
+/// cleared many times holds a long chain, which dropping recursively could
+/// overflow the stack with.
+///
+/// # Safety
+/// `t` is null or from `Box::into_raw`, the chain is owned by the caller,
+/// and no one can reach it any more.
+unsafe fn free_chain(mut t: *mut Table) {
+    while !t.is_null() {
+        // SAFETY: the caller's conditions, link by link.
+        let mut table = unsafe { Box::from_raw(t) };
+        t = std::mem::replace(&mut table.prev, std::ptr::null_mut());
+    }
 }
 
 impl Table {
     fn new(capacity: usize) -> Box<Table> {
         let capacity = capacity.next_power_of_two().max(64);
-        Box::new(Table { mask: capacity - 1, entries: (0..capacity).map(|_| AtomicU32::new(EMPTY)).collect(), prev: None })
+        Box::new(Table { mask: capacity - 1, entries: (0..capacity).map(|_| AtomicU32::new(EMPTY)).collect(), prev: std::ptr::null_mut() })
     }
 
     /// The tables this one replaced, newest first.
     fn retired(&self) -> impl Iterator<Item = &Table> {
-        std::iter::successors(self.prev.as_deref(), |t| t.prev.as_deref())
+        // SAFETY: a retired table lives as long as the table that replaced it.
+        std::iter::successors(unsafe { self.prev.as_ref() }, |t| unsafe { t.prev.as_ref() })
     }
 }
 
 impl Drop for Table {
     fn drop(&mut self) {
-        // One at a time: a space cleared many times holds a long chain,
-        // which dropping recursively could overflow the stack with.
-        let mut next = self.prev.take();
-        while let Some(mut t) = next {
-            next = t.prev.take();
-        }
+        // SAFETY: a table owns the chain it replaced, and is being dropped.
+        unsafe { free_chain(self.prev) };
     }
 }
 
@@ -252,12 +265,12 @@ impl Dedupe {
     /// Makes `t` the current table, owning the old one. The caller holds
     /// the write lock.
     fn publish(&self, mut t: Box<Table>) {
-        // SAFETY: `current` came from `Box::into_raw`; moved into `t`, the old
-        // table lives on for readers that may still probe it, and is freed
-        // only with exclusive access.
-        let old = unsafe { Box::from_raw(self.current.load(Ordering::Relaxed)) };
-        release_pages(&old);
-        t.prev = Some(old);
+        // The old table lives on, owned by `t`, for readers that may still
+        // probe it; it is freed only with exclusive access.
+        let old = self.current.load(Ordering::Relaxed);
+        // SAFETY: see `table`.
+        release_pages(unsafe { &*old });
+        t.prev = old;
         self.current.store(Box::into_raw(t), Ordering::Release);
     }
 
@@ -272,8 +285,12 @@ impl Dedupe {
     /// Frees the tables growth and `clear` replaced. Needs exclusive access:
     /// no reader may be probing them.
     pub(crate) fn free_retired(&mut self) {
-        // SAFETY: `current` points to a live table (see `table`), and `&mut self` excludes readers.
-        unsafe { (**self.current.get_mut()).prev = None };
+        // SAFETY: `current` points to a live table (see `table`), which owns
+        // the chain; `&mut self` excludes readers.
+        unsafe {
+            let current = &mut **self.current.get_mut();
+            free_chain(std::mem::replace(&mut current.prev, std::ptr::null_mut()));
+        }
     }
 
     /// Bytes allocated by the current table and the retired ones.
