@@ -284,12 +284,14 @@ impl Dedupe {
 
     /// Frees the tables growth and `clear` replaced. Needs exclusive access:
     /// no reader may be probing them.
+    #[inline]
     pub(crate) fn free_retired(&mut self) {
         // SAFETY: `current` points to a live table (see `table`), which owns
         // the chain; `&mut self` excludes readers.
-        unsafe {
-            let current = &mut **self.current.get_mut();
-            free_chain(std::mem::replace(&mut current.prev, std::ptr::null_mut()));
+        let current = unsafe { &mut **self.current.get_mut() };
+        if !current.prev.is_null() {
+            // SAFETY: as above.
+            unsafe { free_chain(std::mem::replace(&mut current.prev, std::ptr::null_mut())) };
         }
     }
 

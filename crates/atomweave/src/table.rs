@@ -96,9 +96,7 @@ impl AtomTable {
         let hash = self.store.recs.hash_node(t, name);
         let s = Records::home_of_hash(hash);
         let (recs, mut all) = self.store.split_mut();
-        let h = recs.add_node_in(all.shard(s), hash, t, name);
-        self.store.free_retired(s);
-        h
+        recs.add_node_in(all.shard(s), hash, t, name)
     }
 
     /// Adds a link, or returns the existing one. Every member must be in the table.
@@ -107,9 +105,7 @@ impl AtomTable {
         let hash = self.store.recs.hash_link(t, &out);
         self.store.recs.prefetch_link(hash, &out);
         let (recs, mut all) = self.store.split_mut();
-        let h = recs.add_link_in(&mut all, hash, t, &out, &[]).map(|(h, _)| h);
-        self.store.free_retired(Records::home_of_hash(hash));
-        h
+        recs.add_link_in(&mut all, hash, t, &out, &[]).map(|(h, _)| h)
     }
 
     /// Adds every link of `batch`, in order, overlapping their cache misses;
@@ -118,11 +114,7 @@ impl AtomTable {
     pub fn add_links(&mut self, batch: &LinkBatch) -> Result<Vec<Handle>> {
         let (canon, hashes) = self.store.recs.prepare_links(batch)?;
         let (recs, mut all) = self.store.split_mut();
-        let added = recs.add_links_in(&mut all, &canon, &hashes);
-        for s in 0..crate::handle::SHARDS {
-            self.store.free_retired(s);
-        }
-        added
+        recs.add_links_in(&mut all, &canon, &hashes)
     }
 
     /// Removes the atom. Without `recursive`, an atom that links contain is
