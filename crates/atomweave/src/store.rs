@@ -933,13 +933,20 @@ impl Records {
         let s = shard_of_hash(hash);
         self.links_by_content[s].prefetch_candidate(short(hash), |slot| self.records[s].prefetch(slot as usize));
         for (&x, slot) in out.iter().zip(slots).take(8) {
-            let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
-            if inc.class() > 0 {
-                // The last member (copied if the block grows) and the cell appended to.
-                let end = inc.first.0 as usize + inc.len();
-                self.pool_cells[x.shard()].prefetch(end - 1);
-                self.pool_cells[x.shard()].prefetch(end);
-            }
+            self.prefetch_append(x, slot);
+        }
+    }
+
+    /// Starts fetching the end of `x`'s incoming block, whose slot is
+    /// `slot`: the last member (copied if the block grows) and the cell a
+    /// new link is appended to.
+    #[inline]
+    fn prefetch_append(&self, x: Handle, slot: &Slot) {
+        let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
+        if inc.class() > 0 {
+            let end = inc.first.0 as usize + inc.len();
+            self.pool_cells[x.shard()].prefetch(end - 1);
+            self.pool_cells[x.shard()].prefetch(end);
         }
     }
 
@@ -960,10 +967,7 @@ impl Records {
     pub(crate) fn prefetch_incoming(&self, out: &[Handle]) {
         for &x in out.iter().take(8) {
             if let Some(slot) = self.records[x.shard()].get(x.local() as usize) {
-                let inc = Inc::unpack(slot.inc.load(Ordering::Relaxed));
-                if inc.class() > 0 {
-                    self.pool_cells[x.shard()].prefetch(inc.first.0 as usize + inc.len());
-                }
+                self.prefetch_append(x, slot);
             }
         }
     }
