@@ -8,7 +8,9 @@
 //! are 32 bits (the low half of a content hash), which the owner keeps per
 //! slot so that growth and removal never hash content again: the low bits
 //! place an entry, the top five tag it.
-//! Inserts, removals and growth happen under the owning shard's write lock.
+//! Inserts and removals happen under the owning shard's write lock; so does
+//! growth for an `AtomTable`, while a space builds the grown table without
+//! the lock and replays what changed meanwhile under it (see [`Growth`]).
 //! Growth publishes a new table that owns the old one, which stays mapped
 //! until the dedupe is dropped (or [`Dedupe::free_retired`] runs with
 //! exclusive access), because a lock-free reader may still be probing it.
@@ -17,7 +19,7 @@
 //! is empty entries, and a lookup that misses confirms the miss against the
 //! current table before believing it.
 
-use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 const EMPTY: u32 = 0;
 const REMOVED: u32 = 1;
@@ -54,7 +56,42 @@ unsafe fn free_chain(mut t: *mut Table) {
 impl Table {
     fn new(capacity: usize) -> Box<Table> {
         let capacity = capacity.next_power_of_two().max(64);
-        Box::new(Table { mask: capacity - 1, entries: (0..capacity).map(|_| AtomicU32::new(EMPTY)).collect(), prev: std::ptr::null_mut() })
+        let entries: Box<[AtomicU32]> = (0..capacity).map(|_| AtomicU32::new(EMPTY)).collect();
+        populate(&entries);
+        Box::new(Table { mask: capacity - 1, entries, prev: std::ptr::null_mut() })
+    }
+
+    /// Enters `slot` under `hash` in the first empty entry of its probe.
+    /// The table is not yet published.
+    fn enter(&self, slot: u32, hash: u32) {
+        let mut i = hash as usize & self.mask;
+        while self.entries[i].load(Ordering::Relaxed) != EMPTY {
+            i = (i + 1) & self.mask;
+        }
+        self.entries[i].store(encode(hash, slot), Ordering::Relaxed);
+    }
+
+    /// Enters every (slot, hash) of `live`; how many there were.
+    fn enter_all(&self, live: impl Iterator<Item = (u32, u32)>) -> u32 {
+        let mut n = 0;
+        for (slot, hash) in live {
+            self.enter(slot, hash);
+            n += 1;
+        }
+        n
+    }
+
+    /// The entry holding `slot` under `hash`, if any.
+    fn position(&self, hash: u32, slot: u32) -> Option<usize> {
+        let want = encode(hash, slot);
+        let mut i = hash as usize & self.mask;
+        loop {
+            match self.entries[i].load(Ordering::Relaxed) {
+                EMPTY => return None,
+                e if e == want => return Some(i),
+                _ => i = (i + 1) & self.mask,
+            }
+        }
     }
 
     /// The tables this one replaced, newest first.
@@ -85,6 +122,11 @@ fn encode(hash: u32, slot: u32) -> u32 {
 /// The lock-free half: the current table.
 pub(crate) struct Dedupe {
     current: AtomicPtr<Table>,
+    /// A writer found the table half full and left its growth to be done
+    /// after it unlocks (`find_or_vacancy` with `defer`): see [`Growth`].
+    wanted: AtomicBool,
+    /// Numbers growths, so that one overtaken by a rebuild or a clear knows.
+    growths: AtomicU64,
 }
 
 /// An entry `Dedupe::find_or_vacancy` found free: an empty one, or a
@@ -99,14 +141,43 @@ pub(crate) struct Vacancy {
 /// shard's lock.
 #[derive(Default)]
 pub(crate) struct DedupeBook {
-    live: usize,
+    live: u32,
     /// Live entries plus removed markers: what fills the table.
-    used: usize,
+    used: u32,
+    /// The growth under way outside the lock, if any.
+    growth: Option<Box<Growth>>,
+}
+
+/// A growth under way outside the shard's lock. Growth copies every live
+/// entry into a new table, a millisecond per million entries; under the
+/// lock, every other thread adding to the shard (and with 32 shards, that is
+/// within microseconds) waited for it, so two adding threads spent much of
+/// their time one behind the other. Instead, a writer that finds the table
+/// half full goes on filling it (up to three quarters) and asks for growth;
+/// after it unlocks, the grower ([`Dedupe::begin_growth`]) lists the slot
+/// blocks under the lock, builds the new table from the records without it
+/// ([`Dedupe::build`]), and locks again to replay what changed meanwhile,
+/// logged here, and publish ([`Dedupe::finish_growth`]).
+pub(crate) struct Growth {
+    id: u64,
+    /// Entries filled (slot, hash) and removed (slot | `LOG_REMOVED`, hash)
+    /// since the growth began, in order.
+    log: Vec<(u32, u32)>,
+}
+
+const LOG_REMOVED: u32 = 1 << 31;
+
+/// A table [`Dedupe::build`] made outside the lock, and the growth it is for.
+pub(crate) struct Built {
+    id: u64,
+    table: Box<Table>,
+    /// Entries it holds.
+    used: u32,
 }
 
 impl Dedupe {
     pub(crate) fn new() -> Self {
-        Dedupe { current: AtomicPtr::new(Box::into_raw(Table::new(64))) }
+        Dedupe { current: AtomicPtr::new(Box::into_raw(Table::new(64))), wanted: AtomicBool::new(false), growths: AtomicU64::new(0) }
     }
 
     #[inline]
@@ -174,6 +245,9 @@ impl Dedupe {
     /// misses walks 2.5 entries on average instead of 8.5, and each entry
     /// whose tag matches by chance costs two dependent cache misses
     /// (record, content). One probe serves both the lookup and the insert.
+    /// With `defer`, the caller grows the table after it unlocks when
+    /// [`growth_wanted`](Self::growth_wanted) says so, and until then the
+    /// table fills on, up to three quarters (see [`Growth`]).
     #[inline]
     pub(crate) fn find_or_vacancy<L: Iterator<Item = (u32, u32)>>(
         &self,
@@ -181,9 +255,15 @@ impl Dedupe {
         hash: u32,
         mut eq: impl FnMut(u32) -> bool,
         live: impl FnOnce() -> L,
+        defer: bool,
     ) -> Result<u32, Vacancy> {
-        if (book.used + 1) * 2 > (self.table().mask + 1) {
-            self.rebuild(book, live());
+        let capacity = self.table().mask + 1;
+        if (book.used as usize + 1) * 2 > capacity {
+            if (book.used as usize + 1) * 4 > capacity * 3 || !(defer || book.growth.is_some()) {
+                self.rebuild(book, live());
+            } else if book.growth.is_none() {
+                self.wanted.store(true, Ordering::Relaxed);
+            }
         }
         let t = self.table();
         let want = tag(hash);
@@ -213,8 +293,11 @@ impl Dedupe {
         let entry = &self.table().entries[vacancy.index];
         debug_assert!(entry.load(Ordering::Relaxed) <= REMOVED, "a vacancy filled after the table changed");
         entry.store(encode(hash, slot), Ordering::Release);
-        book.used += usize::from(vacancy.empty);
+        book.used += u32::from(vacancy.empty);
         book.live += 1;
+        if let Some(g) = &mut book.growth {
+            g.log.push((slot, hash));
+        }
     }
 
     /// Removes `slot`, stored under `hash`. The caller holds the shard's write lock.
@@ -229,6 +312,9 @@ impl Dedupe {
                 // A marker, not empty: probes for later entries must go on past it.
                 t.entries[i].store(REMOVED, Ordering::Release);
                 book.live -= 1;
+                if let Some(g) = &mut book.growth {
+                    g.log.push((slot | LOG_REMOVED, hash));
+                }
                 return;
             }
             i = (i + 1) & t.mask;
@@ -242,23 +328,73 @@ impl Dedupe {
     /// each time). `live` gives the slots and their hashes in the owner's
     /// order (slot order: its records and hashes read in sequence), not the
     /// old table's, whose slots are in no order: reading each one's hash
-    /// was a cache miss, and growth holds the owner's lock, so the other
-    /// threads adding to the shard wait for it.
+    /// was a cache miss. A growth under way is overtaken.
     #[cold]
     #[inline(never)]
     fn rebuild(&self, book: &mut DedupeBook, live: impl Iterator<Item = (u32, u32)>) {
-        let t = Table::new(book.live * 3 + 2);
-        let mut moved = 0;
-        for (slot, hash) in live {
-            let mut i = hash as usize & t.mask;
-            while t.entries[i].load(Ordering::Relaxed) != EMPTY {
-                i = (i + 1) & t.mask;
-            }
-            t.entries[i].store(encode(hash, slot), Ordering::Relaxed);
-            moved += 1;
-        }
+        let t = Table::new(book.live as usize * 3 + 2);
+        let moved = t.enter_all(live);
         assert_eq!(moved, book.live, "a dedupe table's owner listed other slots than the table holds");
         book.used = book.live;
+        book.growth = None;
+        self.wanted.store(false, Ordering::Relaxed);
+        self.publish(t);
+    }
+
+    /// Did a writer leave this table's growth to be done outside the lock?
+    /// Lock-free.
+    #[inline]
+    pub(crate) fn growth_wanted(&self) -> bool {
+        self.wanted.load(Ordering::Relaxed)
+    }
+
+    /// Starts the growth a writer asked for, unless another thread has, or
+    /// a rebuild made room meanwhile: the new table's capacity, for
+    /// [`build`](Self::build). The caller holds the write lock, and lists
+    /// the owner's slot blocks before it unlocks.
+    pub(crate) fn begin_growth(&self, book: &mut DedupeBook) -> Option<(u64, usize)> {
+        if !self.wanted.swap(false, Ordering::Relaxed) || book.growth.is_some() || (book.used as usize + 1) * 2 <= self.table().mask + 1 {
+            return None;
+        }
+        let id = self.growths.fetch_add(1, Ordering::Relaxed);
+        book.growth = Some(Box::new(Growth { id, log: Vec::new() }));
+        Some((id, book.live as usize * 3 + 2))
+    }
+
+    /// Builds the table for growth `id`, without the lock, from `live`:
+    /// the live slots of the blocks the owner had when the growth began,
+    /// read lock-free. It may miss a slot filled since, or list one
+    /// removed since; the log in the book has both, and
+    /// [`finish_growth`](Self::finish_growth) replays it.
+    pub(crate) fn build(id: u64, capacity: usize, live: impl Iterator<Item = (u32, u32)>) -> Built {
+        let table = Table::new(capacity);
+        let used = table.enter_all(live);
+        Built { id, table, used }
+    }
+
+    /// Replays what changed since the growth began and publishes the table,
+    /// unless a rebuild or a clear overtook the growth (then the table is
+    /// dropped: no reader has seen it). The caller holds the write lock.
+    pub(crate) fn finish_growth(&self, book: &mut DedupeBook, built: Built) {
+        let Built { id, table: t, mut used } = built;
+        if book.growth.as_ref().is_none_or(|g| g.id != id) {
+            return;
+        }
+        let growth = book.growth.take().expect("checked above");
+        for (slot, hash) in growth.log {
+            let found = t.position(hash, slot & !LOG_REMOVED);
+            match (slot & LOG_REMOVED != 0, found) {
+                (true, Some(i)) => t.entries[i].store(REMOVED, Ordering::Relaxed),
+                (false, None) => {
+                    t.enter(slot, hash);
+                    used += 1;
+                }
+                // Removed before the build read it, or filled before.
+                _ => {}
+            }
+        }
+        debug_assert_eq!(t.entries.iter().filter(|e| e.load(Ordering::Relaxed) > REMOVED).count(), book.live as usize);
+        book.used = used;
         self.publish(t);
     }
 
@@ -277,8 +413,8 @@ impl Dedupe {
     /// Empties the table (the caller holds the write lock; readers may still
     /// probe the old table, so it is retired, not freed).
     pub(crate) fn clear(&self, book: &mut DedupeBook) {
-        book.live = 0;
-        book.used = 0;
+        *book = DedupeBook::default();
+        self.wanted.store(false, Ordering::Relaxed);
         self.publish(Table::new(64));
     }
 
@@ -302,22 +438,54 @@ impl Dedupe {
     }
 }
 
+/// Maps a new table's pages writable before `rebuild` probes them. A fresh
+/// zeroed allocation is mapped on first touch, and a rebuild reads an entry
+/// before writing it: the read mapped the shared zero page, then the write
+/// faulted again to replace it, and replacing a mapping flushes it from
+/// every core running the process (an interrupt to each, costly under a
+/// hypervisor) while the shard's lock is held. One call maps them all.
+fn populate(entries: &[AtomicU32]) {
+    #[cfg(target_os = "linux")]
+    if let Some((from, len)) = whole_pages(entries) {
+        // SAFETY: whole pages of a live allocation of ours; populating
+        // changes no contents (the pages are zero either way).
+        if unsafe { libc::madvise(from as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE) } != 0 {
+            // Kernels before 5.14: one write per page does the same.
+            let per_page = page_size() / 4;
+            for e in entries.iter().step_by(per_page) {
+                e.store(EMPTY, Ordering::Relaxed);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = entries;
+}
+
+#[cfg(target_os = "linux")]
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).max(4096) as usize
+}
+
+/// The start and length of the whole pages inside `entries`, if any.
+#[cfg(target_os = "linux")]
+fn whole_pages(entries: &[AtomicU32]) -> Option<(usize, usize)> {
+    let page = page_size();
+    let start = entries.as_ptr() as usize;
+    let end = start + entries.len() * 4;
+    let (from, to) = (start.next_multiple_of(page), end / page * page);
+    (to > from).then(|| (from, to - from))
+}
+
 /// Gives a retired table's whole pages back to the system, keeping them
 /// mapped: later reads see zeroes.
 fn release_pages(t: &Table) {
     #[cfg(target_os = "linux")]
-    {
-        // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
-        let start = t.entries.as_ptr() as usize;
-        let end = start + t.entries.len() * 4;
-        let (from, to) = (start.next_multiple_of(page), end / page * page);
-        if to > from {
-            // SAFETY: [from, to) is whole pages inside this table's live
-            // allocation, which stays mapped until the table is dropped; no
-            // one writes a retired table, and readers treat zeroes as empty.
-            unsafe { libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_DONTNEED) };
-        }
+    if let Some((from, len)) = whole_pages(&t.entries) {
+        // SAFETY: whole pages inside this table's live allocation, which
+        // stays mapped until the table is dropped; no one writes a retired
+        // table, and readers treat zeroes as empty.
+        unsafe { libc::madvise(from as *mut libc::c_void, len, libc::MADV_DONTNEED) };
     }
     #[cfg(not(target_os = "linux"))]
     let _ = t;
@@ -334,12 +502,20 @@ impl Drop for Dedupe {
 mod tests {
     use super::*;
 
-    /// Adds `slot` (hash `h(slot)`) beside the slots of `live`, and to them.
+    /// Adds `slot` (hash `h(slot)`) beside the slots of `live`, and to them,
+    /// as an `AtomTable` does.
     fn insert(d: &Dedupe, book: &mut DedupeBook, live: &mut Vec<u32>, slot: u32) {
-        match d.find_or_vacancy(book, h(slot), |_| false, || live.iter().map(|&s| (s, h(s)))) {
-            Ok(_) => unreachable!("nothing is equal"),
-            Err(v) => d.fill(book, v, h(slot), slot),
-        }
+        add(d, book, live, slot, false);
+    }
+
+    /// Adds `slot` with `defer`, as a space's writer does.
+    fn insert_deferred(d: &Dedupe, book: &mut DedupeBook, live: &mut Vec<u32>, slot: u32) {
+        add(d, book, live, slot, true);
+    }
+
+    fn add(d: &Dedupe, book: &mut DedupeBook, live: &mut Vec<u32>, slot: u32, defer: bool) {
+        let v = d.find_or_vacancy(book, h(slot), |_| false, || live.iter().map(|&s| (s, h(s))), defer).expect_err("nothing is equal");
+        d.fill(book, v, h(slot), slot);
         live.push(slot);
     }
 
@@ -367,6 +543,82 @@ mod tests {
         assert!(live.iter().all(|&i| d.find(h(i), |s| s == i).is_some()));
     }
 
+    fn remove(d: &Dedupe, book: &mut DedupeBook, live: &mut Vec<u32>, slot: u32) {
+        d.remove(book, h(slot), slot);
+        live.retain(|&s| s != slot);
+    }
+
+    #[test]
+    fn a_growth_outside_the_lock_replays_what_changed_meanwhile() {
+        let d = Dedupe::new();
+        let mut book = DedupeBook::default();
+        let mut live: Vec<u32> = Vec::new();
+        for i in 0..32 {
+            insert_deferred(&d, &mut book, &mut live, i);
+        }
+        assert!(!d.growth_wanted(), "half full is not yet past half");
+        insert_deferred(&d, &mut book, &mut live, 32);
+        assert!(d.growth_wanted());
+        assert_eq!(d.table().mask + 1, 64, "a deferring writer does not rebuild");
+        let (id, capacity) = d.begin_growth(&mut book).expect("growth begins");
+        assert!(!d.growth_wanted() && d.begin_growth(&mut book).is_none(), "one growth at a time");
+        // What the grower reads without the lock: slots 0..=32, except that
+        // it sees 40 (filled meanwhile) and still sees 5 (removed meanwhile).
+        let snapshot: Vec<u32> = live.iter().copied().chain([40]).collect();
+        remove(&d, &mut book, &mut live, 5);
+        remove(&d, &mut book, &mut live, 7);
+        for i in 33..41 {
+            insert_deferred(&d, &mut book, &mut live, i);
+        }
+        let built = Dedupe::build(id, capacity, snapshot.iter().map(|&s| (s, h(s))));
+        assert_eq!(d.table().mask + 1, 64, "nothing is published before the growth ends");
+        d.finish_growth(&mut book, built);
+        assert!(d.table().mask + 1 >= 128, "published");
+        assert_eq!(book.live as usize, live.len());
+        for i in 0..45u32 {
+            assert_eq!(d.find(h(i), |s| s == i).is_some(), live.contains(&i), "slot {i}");
+        }
+        // Removed after the growth: the new table's entry goes.
+        remove(&d, &mut book, &mut live, 40);
+        assert_eq!(d.find(h(40), |s| s == 40), None);
+    }
+
+    #[test]
+    fn a_rebuild_or_a_clear_overtakes_a_growth() {
+        let d = Dedupe::new();
+        let mut book = DedupeBook::default();
+        let mut live: Vec<u32> = Vec::new();
+        for i in 0..33 {
+            insert_deferred(&d, &mut book, &mut live, i);
+        }
+        let (id, capacity) = d.begin_growth(&mut book).expect("growth begins");
+        let stale = Dedupe::build(id, capacity, live.iter().map(|&s| (s, h(s))));
+        // Filled to three quarters while the growth is under way: rebuilt
+        // under the lock, which overtakes it.
+        for i in 33..49 {
+            insert_deferred(&d, &mut book, &mut live, i);
+        }
+        assert!(d.table().mask + 1 >= 128);
+        let grown = d.table() as *const Table;
+        d.finish_growth(&mut book, stale);
+        assert_eq!(d.table() as *const Table, grown, "an overtaken growth publishes nothing");
+        assert!(live.iter().all(|&i| d.find(h(i), |s| s == i).is_some()));
+        assert_eq!(book.live as usize, live.len());
+
+        // A clear overtakes one too.
+        let mut live: Vec<u32> = Vec::new();
+        d.clear(&mut book);
+        for i in 100..133 {
+            insert_deferred(&d, &mut book, &mut live, i);
+        }
+        let (id, capacity) = d.begin_growth(&mut book).expect("growth begins");
+        let stale = Dedupe::build(id, capacity, live.iter().map(|&s| (s, h(s))));
+        d.clear(&mut book);
+        d.finish_growth(&mut book, stale);
+        assert_eq!(d.find(h(100), |_| true), None, "cleared atoms stay gone");
+        assert_eq!((book.live, book.used), (0, 0));
+    }
+
     #[test]
     fn a_vacancy_reuses_the_first_removed_entry() {
         let d = Dedupe::new();
@@ -376,14 +628,14 @@ mod tests {
         // Too few to grow the table: nothing to list.
         let none = std::iter::empty;
         for (hash, slot) in [(hashes[0], 10), (hashes[1], 11)] {
-            let v = d.find_or_vacancy(&mut book, hash, |_| false, none).err().expect("a vacancy");
+            let v = d.find_or_vacancy(&mut book, hash, |_| false, none, false).expect_err("a vacancy");
             d.fill(&mut book, v, hash, slot);
         }
         d.remove(&mut book, hashes[0], 10);
         assert_eq!((book.live, book.used), (1, 2));
         // Found past the removed marker, not stopped by it.
-        assert_eq!(d.find_or_vacancy(&mut book, hashes[1], |s| s == 11, none).ok(), Some(11));
-        let v = d.find_or_vacancy(&mut book, hashes[2], |_| false, none).err().expect("a vacancy");
+        assert_eq!(d.find_or_vacancy(&mut book, hashes[1], |s| s == 11, none, false).ok(), Some(11));
+        let v = d.find_or_vacancy(&mut book, hashes[2], |_| false, none, false).expect_err("a vacancy");
         assert_eq!((v.index, v.empty), (5, false), "the removed entry, met first");
         d.fill(&mut book, v, hashes[2], 12);
         assert_eq!((book.live, book.used), (2, 2));
@@ -407,7 +659,7 @@ mod tests {
             let found = d.find(h(i), |s| s == i);
             assert_eq!(found.is_some(), live.contains(&i), "slot {i}");
         }
-        assert_eq!(book.live, live.len());
+        assert_eq!(book.live as usize, live.len());
         let retired = d.table().retired().count();
         assert!(retired > 0);
         assert!(d.allocated_bytes() > (d.table().mask + 1) * 4);

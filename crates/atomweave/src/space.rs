@@ -438,7 +438,9 @@ impl AtomSpace {
                 return Ok(h);
             }
         }
-        self.recs().add_node_in(&mut self.write_shard(s), hash, t, name)
+        let added = self.recs().add_node_in(&mut self.write_shard(s), hash, t, name, true);
+        self.store().grow_if_wanted(s, false);
+        added
     }
 
     /// Adds a link, or returns the existing one (in this space or a base).
@@ -457,8 +459,9 @@ impl AtomSpace {
                 return Ok(h);
             }
             self.recs().prefetch_incoming(&out);
-            let mut locks = self.store().lock(ShardMask::of(&out).with(home));
-            return self.recs().add_link_in(&mut locks, hash, t, &out, &[]).map(|(h, _)| h);
+            let added = self.recs().add_link_in(&mut self.store().lock(ShardMask::of(&out).with(home)), hash, t, &out, &[], true);
+            self.store().grow_if_wanted(home, true);
+            return added.map(|(h, _)| h);
         }
         // Members held by bases, each with its holder.
         let mut foreign: Vec<(Handle, AtomSpace)> = Vec::new();
@@ -485,7 +488,7 @@ impl AtomSpace {
         if let Some((x, _)) = foreign.iter().find(|(x, o)| o.recs().rec(*x).is_none()) {
             return Err(Error::InvalidHandle(*x));
         }
-        let (h, created) = self.recs().add_link_in(&mut locks, hash, t, &out, &foreign_members)?;
+        let (h, created) = self.recs().add_link_in(&mut locks, hash, t, &out, &foreign_members, false)?;
         if created {
             for (x, o) in &foreign {
                 owners.push(*x, o, h);

@@ -260,6 +260,11 @@ struct TypeSlots {
     live: usize,
 }
 
+/// The slot blocks of the node types (or the link types) of `by_type`.
+fn blocks_of_kind(by_type: &[TypeSlots], links: bool) -> impl Iterator<Item = &u32> {
+    by_type.iter().enumerate().filter(move |(t, _)| Type(*t as u16).is_link() == links).flat_map(|(_, ts)| &ts.blocks)
+}
+
 /// One page of truth values: the slots of one 64-slot block, each entry
 /// [`tv_bits`] of a truth value in one 16-byte atomic word, so that a
 /// reader or a lock-free writer never sees half of one and half of another
@@ -603,6 +608,31 @@ impl Store {
         self.shards[s].write()
     }
 
+    /// Grows shard `s`'s node (or link) dedupe table if a writer asked for
+    /// it (`find_or_vacancy` with `defer`). Called with no lock held.
+    #[inline]
+    pub(crate) fn grow_if_wanted(&self, s: usize, links: bool) {
+        if self.recs.dedupe(s, links).growth_wanted() {
+            self.grow_dedupe(s, links);
+        }
+    }
+
+    /// Grows the table without holding the lock while the new table is
+    /// built, so that other writers to the shard go on meanwhile (see
+    /// `dedupe::Growth`).
+    #[cold]
+    #[inline(never)]
+    fn grow_dedupe(&self, s: usize, links: bool) {
+        let table = self.recs.dedupe(s, links);
+        let (id, capacity, blocks) = {
+            let mut sh = self.write(s);
+            let Some((id, capacity)) = table.begin_growth(sh.book(links)) else { return };
+            (id, capacity, blocks_of_kind(&sh.by_type, links).copied().collect::<Vec<u32>>())
+        };
+        let built = Dedupe::build(id, capacity, self.recs.live_in(s, blocks.into_iter()));
+        table.finish_growth(self.write(s).book(links), built);
+    }
+
     pub(crate) fn lock(&self, mask: ShardMask) -> LockSet<'_> {
         let mut set = LockSet { shards: &self.shards, held: 0 };
         for_each_bit(mask.0, |s| {
@@ -690,13 +720,19 @@ impl Records {
     // ----- adding -----
 
     /// Adds a node; `hash` from [`Store::hash_node`]. The shard must be locked by the caller.
-    pub(crate) fn add_node_in(&self, sh: &mut Shard, hash: u64, t: Type, name: &str) -> Result<Handle> {
+    /// With `defer`, the caller grows the dedupe table after unlocking when it asks to be
+    /// ([`Store::grow_if_wanted`]).
+    pub(crate) fn add_node_in(&self, sh: &mut Shard, hash: u64, t: Type, name: &str, defer: bool) -> Result<Handle> {
         let s = shard_of_hash(hash);
         let recs = &self.records[s];
         let view = self.view(s);
-        let vacancy = match self.nodes_by_content[s]
-            .find_or_vacancy(&mut sh.node_book, short(hash), view.is_node(t, name), || self.live_of_kind(s, &sh.by_type, false))
-        {
+        let vacancy = match self.nodes_by_content[s].find_or_vacancy(
+            &mut sh.node_book,
+            short(hash),
+            view.is_node(t, name),
+            || self.live_of_kind(s, &sh.by_type, false),
+            defer,
+        ) {
             Ok(l) => return Ok(Handle::new(s, l)),
             Err(v) => v,
         };
@@ -727,8 +763,16 @@ impl Records {
     /// it is new. The caller holds the home shard (from `hash`) and the shards
     /// of every target. Members must be atoms of this store, or be listed in
     /// `foreign`: atoms of base spaces that the caller has found live and
-    /// whose owners' incoming sets it updates itself.
-    pub(crate) fn add_link_in(&self, acc: &mut impl ShardAccess, hash: u64, t: Type, out: &[Handle], foreign: &[Handle]) -> Result<(Handle, bool)> {
+    /// whose owners' incoming sets it updates itself. `defer` as for `add_node_in`.
+    pub(crate) fn add_link_in(
+        &self,
+        acc: &mut impl ShardAccess,
+        hash: u64,
+        t: Type,
+        out: &[Handle],
+        foreign: &[Handle],
+        defer: bool,
+    ) -> Result<(Handle, bool)> {
         for &x in out {
             // A foreign member may have been hidden here since the caller looked.
             if self.rec(x).is_none() && (!foreign.contains(&x) || self.is_hidden(x)) {
@@ -739,7 +783,7 @@ impl Records {
         // incoming sets, lock-free readers of those sets wait.
         // Checked above: a member is this store's unless foreign.
         let _sections = self.seq_sections(out, |x| !foreign.contains(&x));
-        self.insert_link(acc, hash, t, out, |_, x| (!foreign.contains(&x)).then(|| self.slot(x)))
+        self.insert_link(acc, hash, t, out, |_, x| (!foreign.contains(&x)).then(|| self.slot(x)), defer)
     }
 
     /// The slot of `h`, an atom of this store.
@@ -759,16 +803,22 @@ impl Records {
         t: Type,
         out: &[Handle],
         member: impl Fn(usize, Handle) -> Option<&'r Slot>,
+        defer: bool,
     ) -> Result<(Handle, bool)> {
         let s = shard_of_hash(hash);
         let recs = &self.records[s];
         let sh = acc.shard(s);
         let view = self.view(s);
-        let vacancy =
-            match self.links_by_content[s].find_or_vacancy(&mut sh.link_book, short(hash), view.is_link(t, out), || self.live_of_kind(s, &sh.by_type, true)) {
-                Ok(l) => return Ok((Handle::new(s, l), false)),
-                Err(v) => v,
-            };
+        let vacancy = match self.links_by_content[s].find_or_vacancy(
+            &mut sh.link_book,
+            short(hash),
+            view.is_link(t, out),
+            || self.live_of_kind(s, &sh.by_type, true),
+            defer,
+        ) {
+            Ok(l) => return Ok((Handle::new(s, l), false)),
+            Err(v) => v,
+        };
         let local = sh.alloc_slot(recs, &self.hashes[s], &self.next_slot[s], t)?;
         let long = out.len() >= LEN_ESCAPE as usize;
         let off = if long {
@@ -799,15 +849,30 @@ impl Records {
     /// The live links (or nodes) of shard `s`, whose slot blocks are
     /// `by_type`, with their stored hashes, in slot order: what the shard's
     /// link (or node) dedupe table holds, for growing it.
+    fn dedupe(&self, s: usize, links: bool) -> &Dedupe {
+        if links {
+            &self.links_by_content[s]
+        } else {
+            &self.nodes_by_content[s]
+        }
+    }
+
     fn live_of_kind<'a>(&'a self, s: usize, by_type: &'a [TypeSlots], links: bool) -> impl Iterator<Item = (u32, u32)> + 'a {
+        self.live_in(s, blocks_of_kind(by_type, links).copied())
+    }
+
+    /// The live atoms of the slot blocks `blocks` of shard `s`, with their
+    /// stored hashes, in slot order. Lock-free: a record is read before its
+    /// hash, which `publish` writes first.
+    fn live_in<'a>(&'a self, s: usize, blocks: impl Iterator<Item = u32> + 'a) -> impl Iterator<Item = (u32, u32)> + 'a {
         let (recs, hashes) = (&self.records[s], &self.hashes[s]);
-        let of_kind = by_type.iter().enumerate().filter(move |(t, _)| Type(*t as u16).is_link() == links);
-        of_kind.flat_map(|(_, ts)| &ts.blocks).flat_map(move |&b| {
+        blocks.flat_map(move |b| {
             // A block lies in one segment: slot numbers and segment sizes are multiples of it.
             let (slots, block_hashes) = (recs.slice(b as usize, BLOCK as usize), hashes.slice(b as usize, BLOCK as usize));
             (b..)
                 .zip(slots.iter().zip(block_hashes))
-                .filter_map(|(l, (slot, hash))| Rec(slot.rec.load(Ordering::Relaxed)).live().then(|| (l, hash.load(Ordering::Relaxed))))
+                .filter(|(_, (slot, _))| Rec(slot.rec.load(Ordering::Acquire)).live())
+                .map(|(l, (_, hash))| (l, hash.load(Ordering::Relaxed)))
         })
     }
 
@@ -816,8 +881,10 @@ impl Records {
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn publish(&self, table: &Dedupe, book: &mut DedupeBook, vacancy: Vacancy, s: usize, local: u32, word: u64, hash: u64) {
-        self.records[s].get(local as usize).expect("allocated slot").rec.store(word, Ordering::Release);
+        // The hash first: a growth reading records without the lock takes
+        // the hash of any record it finds live.
         self.hashes[s].get(local as usize).expect("allocated slot").store(short(hash), Ordering::Relaxed);
+        self.records[s].get(local as usize).expect("allocated slot").rec.store(word, Ordering::Release);
         table.fill(book, vacancy, short(hash), local);
     }
 
@@ -902,7 +969,7 @@ impl Records {
             }
             let (out, out_slots) = (batch.outgoing(i), &slots[batch.range(i)]);
             let sections = self.seq_sections(out, |_| true);
-            let added_one = self.insert_link(acc, hashes[i], batch.types[i], out, |j, _| Some(out_slots[j]));
+            let added_one = self.insert_link(acc, hashes[i], batch.types[i], out, |j, _| Some(out_slots[j]), false);
             drop(sections);
             match added_one {
                 Ok((h, new)) => {
@@ -1562,6 +1629,14 @@ fn short(hash: u64) -> u32 {
 }
 
 impl Shard {
+    fn book(&mut self, links: bool) -> &mut DedupeBook {
+        if links {
+            &mut self.link_book
+        } else {
+            &mut self.node_book
+        }
+    }
+
     #[inline(always)]
     fn alloc_slot(&mut self, recs: &SegVec<Slot>, hashes: &SegVec<AtomicU32>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
         let ti = usize::from(t.0);

@@ -96,7 +96,7 @@ impl AtomTable {
         let hash = self.store.recs.hash_node(t, name);
         let s = Records::home_of_hash(hash);
         let (recs, mut all) = self.store.split_mut();
-        recs.add_node_in(all.shard(s), hash, t, name)
+        recs.add_node_in(all.shard(s), hash, t, name, false)
     }
 
     /// Adds a link, or returns the existing one. Every member must be in the table.
@@ -105,7 +105,7 @@ impl AtomTable {
         let hash = self.store.recs.hash_link(t, &out);
         self.store.recs.prefetch_link(hash, &out);
         let (recs, mut all) = self.store.split_mut();
-        recs.add_link_in(&mut all, hash, t, &out, &[]).map(|(h, _)| h)
+        recs.add_link_in(&mut all, hash, t, &out, &[], false).map(|(h, _)| h)
     }
 
     /// Adds every link of `batch`, in order, overlapping their cache misses;

@@ -131,7 +131,7 @@ fn a_child_space_batches_over_base_atoms() {
     batch.push(SET_LINK, &[c, a]);
     let added = child.add_links(&batch).unwrap();
     assert_eq!(added[0], old);
-    let mut set = vec![c, a];
+    let mut set = [c, a];
     set.sort();
     assert_eq!(child.outgoing(added[1]).unwrap(), &set[..]);
     assert!(!base.contains(added[1]));

@@ -331,3 +331,59 @@ fn a_link_seen_is_in_its_members_incoming_sets() {
     });
     assert_eq!(missing, 0, "links found by content but missing from their members' incoming sets");
 }
+
+#[test]
+fn lookups_and_adds_stay_exact_while_tables_grow_outside_the_lock() {
+    // Enough distinct atoms that every shard's node and link tables grow
+    // several times while other threads add, extract and look up: each
+    // growth is built from the records without the lock and replays what
+    // changed meanwhile.
+    const PER_THREAD: u32 = 20_000;
+    let space = AtomSpace::new();
+    let kept: Vec<Vec<(Handle, Handle)>> = thread::scope(|scope| {
+        let workers: Vec<_> = (0..4u32)
+            .map(|t| {
+                let space = &space;
+                scope.spawn(move || {
+                    let mut rng = Xoshiro256PlusPlus::seed_from_u64(u64::from(t));
+                    let mut kept = Vec::new();
+                    let mut prev = space.add_node(CONCEPT_NODE, &format!("{t}-start")).unwrap();
+                    for i in 0..PER_THREAD {
+                        let n = space.add_node(CONCEPT_NODE, &format!("{t}-{i}")).unwrap();
+                        let l = space.add_link(LIST_LINK, &[prev, n]).unwrap();
+                        // Found at once, by the lock-free lookups.
+                        assert_eq!(space.get_node(CONCEPT_NODE, &format!("{t}-{i}")), Some(n));
+                        assert_eq!(space.get_link(LIST_LINK, &[prev, n]), Some(l));
+                        if rng.gen_bool(0.2) {
+                            space.extract(l, false).unwrap();
+                            assert_eq!(space.get_link(LIST_LINK, &[prev, n]), None);
+                        } else {
+                            kept.push((n, l));
+                        }
+                        prev = n;
+                        if i % 1000 == 999 {
+                            // Everything kept so far is still found, and adding
+                            // it again gives the same atom.
+                            for &(n, l) in kept.iter().step_by(97) {
+                                let name = space.name(n).unwrap();
+                                assert_eq!(space.add_node(CONCEPT_NODE, name).unwrap(), n);
+                                let out = space.outgoing(l).unwrap().to_vec();
+                                assert_eq!(space.add_link(LIST_LINK, &out).unwrap(), l);
+                            }
+                        }
+                    }
+                    kept
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let links: usize = kept.iter().map(Vec::len).sum();
+    assert_eq!(space.num_links(), links);
+    assert_eq!(space.num_nodes(), 4 * (PER_THREAD as usize + 1));
+    for &(n, l) in kept.iter().flatten() {
+        assert_eq!(space.get_node(CONCEPT_NODE, space.name(n).unwrap()), Some(n));
+        assert_eq!(space.get_link(LIST_LINK, space.outgoing(l).unwrap()), Some(l));
+    }
+    check_invariants(&space.read().unwrap());
+}
