@@ -55,10 +55,12 @@ its cache to a neighbour, as the seed diary found: it shows best of three).
 <method>_benchmark.csv (layer, atoms, ns/op, RSS per batch) for bench-plot.
 
 Threads: -T N runs the AtomSpace on N threads and, taking turns with them,
-on one thread timed the same way (wall clock from the start until the last
-thread ends, bookkeeping between batches included), and prints the scaling
-between the two: both come from the same stretch of machine time, which a
-shared machine's slow and fast spells would otherwise decide.";
+on one thread timed the same way (wall clock from the first thread's start
+to the last one's end, bookkeeping between batches included; the threads,
+this one among them, meet by spinning, so none waits to be woken), and
+prints the scaling between the two: both come from the same stretch of
+machine time, which a shared machine's slow and fast spells would
+otherwise decide.";
 
 /// The flags of upstream's `atomspace_bm`, plus threads and JSON.
 #[derive(clap::Args, Debug)]
