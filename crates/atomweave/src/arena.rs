@@ -50,36 +50,32 @@ impl<C: Cell> Arena<C> {
         Arena { cells: SegVec::new() }
     }
 
-    /// Appends `data` after `*end` (the arena's fill, which the caller keeps
-    /// under its lock), in one segment so it reads back as one slice.
-    /// Returns its start, or `None` past `u32::MAX` elements.
+    /// Appends `data` in the chunk `[*at, *chunk_end)` if it fits, or else
+    /// in a new chunk of at least `chunk` cells taken at `*end` (the arena's
+    /// fill mark), and says where.
     #[inline]
-    pub(crate) fn push(&self, end: &mut usize, data: &[C::Plain]) -> Option<u32> {
-        // Mostly the range fits in the segment being filled: one lookup.
-        match self.cells.try_slice(*end, data.len()) {
-            Some(cells) if *end + data.len() <= u32::MAX as usize => {
-                let start = *end;
-                Self::fill(cells, data);
-                *end = start + data.len();
-                Some(start as u32)
-            }
-            _ => self.push_elsewhere(end, data),
+    pub(crate) fn push_in(&self, at: &mut usize, chunk_end: &mut usize, end: &mut usize, chunk: usize, data: &[C::Plain]) -> Option<u32> {
+        if *at + data.len() <= *chunk_end {
+            // A chunk lies in one segment, as any range `push` places does.
+            let start = *at;
+            Self::fill(self.cells.slice(start, data.len()), data);
+            *at = start + data.len();
+            return Some(start as u32);
         }
+        self.new_chunk(at, chunk_end, end, chunk, data)
     }
 
-    /// `push` when the range does not fit where the arena ends: at the start
-    /// of the next segment, allocated here.
     #[cold]
     #[inline(never)]
-    fn push_elsewhere(&self, end: &mut usize, data: &[C::Plain]) -> Option<u32> {
-        let len = data.len();
+    fn new_chunk(&self, at: &mut usize, chunk_end: &mut usize, end: &mut usize, chunk: usize, data: &[C::Plain]) -> Option<u32> {
+        let len = data.len().max(chunk);
         let start = fit(*end, len);
-        // Checked before growing, so a refused push allocates nothing.
-        let start32 = u32::try_from(start + len).ok().map(|_| start as u32)?;
+        u32::try_from(start + len).ok()?;
         self.cells.ensure(start + len);
-        Self::fill(self.cells.slice(start, len), data);
+        Self::fill(self.cells.slice(start, data.len()), data);
         *end = start + len;
-        Some(start32)
+        (*at, *chunk_end) = (start + data.len(), start + len);
+        Some(start as u32)
     }
 
     #[inline]
@@ -120,11 +116,21 @@ mod tests {
         let a: Arena<AtomicU32> = Arena::new();
         let mut end = 0;
         let mut placed = Vec::new();
-        for n in [3usize, 1000, 30, 2000, 0, 5000, 7] {
+        // Two lanes taking chunks of 64 in turn, and one taking none.
+        let mut lanes = [(0, 0); 2];
+        for (i, n) in [3usize, 1000, 30, 2000, 0, 5000, 7, 40, 40, 20, 64].into_iter().enumerate() {
             let data: Vec<Handle> = (0..n as u32).map(Handle).collect();
-            let start = a.push(&mut end, &data).unwrap() as usize;
+            let start = match i % 3 {
+                2 => a.push_in(&mut 0, &mut 0, &mut end, 0, &data),
+                l => {
+                    let (at, chunk_end) = &mut lanes[l];
+                    a.push_in(at, chunk_end, &mut end, 64, &data)
+                }
+            }
+            .unwrap() as usize;
             let (seg_start, seg_len) = segment_of(start);
             assert!(n == 0 || start + n <= seg_start + seg_len);
+            assert!(placed.iter().all(|&(s, ref d): &(usize, Vec<Handle>)| start + n <= s || s + d.len() <= start), "{start}+{n} overlaps");
             placed.push((start, data));
         }
         for (start, data) in placed {
@@ -132,7 +138,7 @@ mod tests {
         }
         let b: Arena<AtomicU8> = Arena::new();
         let mut end = 0;
-        let s = b.push(&mut end, "héllo".as_bytes()).unwrap() as usize;
+        let s = b.push_in(&mut 0, &mut 0, &mut end, 0, "héllo".as_bytes()).unwrap() as usize;
         assert_eq!(b.get(s, 6), "héllo".as_bytes());
     }
 }

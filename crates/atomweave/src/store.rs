@@ -20,7 +20,7 @@
 //! number (see [`LockSet`]); no lock is held across calls back to the user.
 
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
@@ -255,9 +255,58 @@ fn for_each_bit(mut bits: u32, mut f: impl FnMut(usize)) {
 #[derive(Default, Clone)]
 struct TypeSlots {
     blocks: Vec<u32>,
+}
+
+/// Lanes of a shard: each thread adds through one (`lane()`), taking slots
+/// from its own block of the type and arena room from its own chunk, so
+/// that two threads adding to a shard in turn write different lines (only
+/// the lock's line passes between their cores). Two threads that shared
+/// every block and arena end stalled on each other's lines at every add.
+const LANES: usize = 4;
+
+/// Arena cells a lane takes at a time.
+const CHUNK: usize = 256;
+
+/// The lane of the calling thread: threads take lanes in turn.
+#[inline]
+fn lane() -> usize {
+    use std::cell::Cell;
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static LANE: Cell<usize> = const { Cell::new(usize::MAX) };
+    }
+    LANE.with(|l| {
+        if l.get() == usize::MAX {
+            l.set(NEXT.fetch_add(1, Ordering::Relaxed) % LANES);
+        }
+        l.get()
+    })
+}
+
+/// One lane's state in a shard, a cache line (or more) of its own.
+#[derive(Default)]
+#[repr(align(64))]
+struct Lane {
+    /// By type: the lane's current block.
+    slots: Vec<LaneSlots>,
+    names: Chunk,
+    outgoing: Chunk,
+}
+
+#[derive(Default, Clone, Copy)]
+struct LaneSlots {
     cursor: u32,
     end: u32,
-    live: usize,
+    /// Atoms of the type added through the lane, less those removed
+    /// through it (so it may be negative); a type's count is the sum.
+    live: isize,
+}
+
+/// The arena room a lane has taken and not yet filled.
+#[derive(Default)]
+struct Chunk {
+    at: usize,
+    end: usize,
 }
 
 /// The slot blocks of the node types (or the link types) of `by_type`.
@@ -384,8 +433,8 @@ pub struct Shard {
     // The shard-wide fields every add writes come first: with the lock word
     // before them, one cache line, so that two threads adding to a shard in
     // turn pass that one line between their cores rather than one per field
-    // (`C` keeps the order; a test checks the line). The add's per-type
-    // slot block, slots and arenas are lines of their own.
+    // (`C` keeps the order; a test checks the line). The add's slot block,
+    // slots and arena room are the lane's, lines of their own.
     /// Counts of the dedupe tables in `Records`.
     node_book: DedupeBook,
     link_book: DedupeBook,
@@ -396,6 +445,9 @@ pub struct Shard {
     nodes: u32,
     links: u32,
     by_type: Vec<TypeSlots>,
+    /// Boxed: aligned to a line in place, they would move the shard's
+    /// fields off the lock's line.
+    lanes: Box<[Lane; LANES]>,
     pool: Pool,
     /// `[mean, count]` of count truth values (their entries are marked).
     tv_counts: HashMap<u32, [f64; 2], FixedState>,
@@ -675,6 +727,7 @@ impl Store {
             total += self.recs.tv_pages[s].allocated_bytes() + sh.tv_counts.allocation_size();
             total += sh.values.allocation_size() + sh.values.values().map(|kv| kv.capacity() * std::mem::size_of::<(Handle, Value)>()).sum::<usize>();
             total += sh.by_type.capacity() * std::mem::size_of::<TypeSlots>() + sh.by_type.iter().map(|t| t.blocks.capacity() * 4).sum::<usize>();
+            total += sh.lanes.iter().map(|l| l.slots.capacity() * std::mem::size_of::<LaneSlots>()).sum::<usize>();
         }
         total
     }
@@ -740,16 +793,17 @@ impl Records {
         let too_big = || Error::InvalidValue("a shard's node names would exceed 4 GiB".into());
         let l32 = u32::try_from(len).map_err(|_| too_big())?;
         let long = len >= LEN_ESCAPE as usize;
-        let local = sh.alloc_slot(recs, &self.hashes[s], &self.next_slot[s], t)?;
+        let l = lane();
+        let local = sh.alloc_slot(l, recs, &self.hashes[s], &self.next_slot[s], t)?;
         let off = if long {
             let mut bytes = l32.to_le_bytes().to_vec();
             bytes.extend_from_slice(name.as_bytes());
-            self.names[s].push(&mut sh.names_end, &bytes)
+            sh.push_name(l, &self.names[s], &bytes)
         } else {
-            self.names[s].push(&mut sh.names_end, name.as_bytes())
+            sh.push_name(l, &self.names[s], name.as_bytes())
         };
         let Some(off) = off else {
-            sh.free_slot(t, local);
+            sh.free_slot(l, t, local);
             return Err(too_big());
         };
         let len_field = if long { LEN_ESCAPE } else { l32 };
@@ -819,17 +873,18 @@ impl Records {
             Ok(l) => return Ok((Handle::new(s, l), false)),
             Err(v) => v,
         };
-        let local = sh.alloc_slot(recs, &self.hashes[s], &self.next_slot[s], t)?;
+        let l = lane();
+        let local = sh.alloc_slot(l, recs, &self.hashes[s], &self.next_slot[s], t)?;
         let long = out.len() >= LEN_ESCAPE as usize;
         let off = if long {
             let mut members = vec![Handle(out.len() as u32)];
             members.extend_from_slice(out);
-            self.outgoing[s].push(&mut sh.outgoing_end, &members)
+            sh.push_outgoing(l, &self.outgoing[s], &members)
         } else {
-            self.outgoing[s].push(&mut sh.outgoing_end, out)
+            sh.push_outgoing(l, &self.outgoing[s], out)
         };
         let Some(off) = off else {
-            sh.free_slot(t, local);
+            sh.free_slot(l, t, local);
             return Err(Error::InvalidValue("a shard's outgoing sets would exceed 2^32 members".into()));
         };
         let len_field = if long { LEN_ESCAPE } else { out.len() as u32 };
@@ -1133,7 +1188,7 @@ impl Records {
         if rec.has_values() {
             sh.values.remove(&local);
         }
-        sh.by_type[usize::from(rec.ty().0)].live -= 1;
+        sh.lane_slots(lane(), rec.ty()).live -= 1;
         let slot = recs.get(h.local() as usize).expect("slot of a live atom");
         slot.rec.store(0, Ordering::Release);
         if rec.is_link() {
@@ -1516,7 +1571,7 @@ impl Records {
     }
 
     pub(crate) fn count_in(sh: &Shard, t: Type) -> usize {
-        sh.by_type.get(usize::from(t.0)).map_or(0, |ts| ts.live)
+        sh.lanes.iter().map(|l| l.slots.get(usize::from(t.0)).map_or(0, |ls| ls.live)).sum::<isize>() as usize
     }
 
     pub(crate) fn counts_in(sh: &Shard) -> (usize, usize) {
@@ -1638,23 +1693,22 @@ impl Shard {
     }
 
     #[inline(always)]
-    fn alloc_slot(&mut self, recs: &SegVec<Slot>, hashes: &SegVec<AtomicU32>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
-        let ti = usize::from(t.0);
-        match self.by_type.get_mut(ti) {
-            Some(ts) if ts.cursor != ts.end => {
-                let local = ts.cursor;
-                ts.cursor += 1;
-                ts.live += 1;
+    fn alloc_slot(&mut self, l: usize, recs: &SegVec<Slot>, hashes: &SegVec<AtomicU32>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
+        match self.lanes[l].slots.get_mut(usize::from(t.0)) {
+            Some(ls) if ls.cursor != ls.end => {
+                let local = ls.cursor;
+                ls.cursor += 1;
+                ls.live += 1;
                 Ok(local)
             }
-            _ => self.alloc_slot_block(recs, hashes, next_slot, t),
+            _ => self.alloc_slot_block(recs, hashes, next_slot, t, l),
         }
     }
 
-    /// `alloc_slot` when the type's block is used up: a new block.
+    /// `alloc_slot` when the lane's block of the type is used up: a new block.
     #[cold]
     #[inline(never)]
-    fn alloc_slot_block(&mut self, recs: &SegVec<Slot>, hashes: &SegVec<AtomicU32>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
+    fn alloc_slot_block(&mut self, recs: &SegVec<Slot>, hashes: &SegVec<AtomicU32>, next_slot: &AtomicU32, t: Type, l: usize) -> Result<u32> {
         let ti = usize::from(t.0);
         if self.by_type.len() <= ti {
             self.by_type.resize(ti + 1, TypeSlots::default());
@@ -1667,20 +1721,44 @@ impl Shard {
         self.high = self.high.max(start + BLOCK);
         recs.ensure(self.high as usize);
         hashes.ensure(self.high as usize);
-        let ts = &mut self.by_type[ti];
-        ts.blocks.push(start);
-        ts.cursor = start + 1;
-        ts.end = start + BLOCK;
-        ts.live += 1;
+        self.by_type[ti].blocks.push(start);
+        let ls = self.lane_slots(l, t);
+        ls.cursor = start + 1;
+        ls.end = start + BLOCK;
+        ls.live += 1;
         Ok(start)
     }
 
+    /// Lane `l`'s slots of type `t`.
+    fn lane_slots(&mut self, l: usize, t: Type) -> &mut LaneSlots {
+        let slots = &mut self.lanes[l].slots;
+        let ti = usize::from(t.0);
+        if slots.len() <= ti {
+            slots.resize(ti + 1, LaneSlots::default());
+        }
+        &mut slots[ti]
+    }
+
     /// Takes back the slot `alloc_slot` just gave out, when the add fails.
-    fn free_slot(&mut self, t: Type, local: u32) {
-        let ts = &mut self.by_type[usize::from(t.0)];
-        debug_assert_eq!(ts.cursor, local + 1);
-        ts.cursor = local;
-        ts.live -= 1;
+    fn free_slot(&mut self, l: usize, t: Type, local: u32) {
+        let ls = self.lane_slots(l, t);
+        debug_assert_eq!(ls.cursor, local + 1);
+        ls.cursor = local;
+        ls.live -= 1;
+    }
+
+    /// Appends a node name to the shard's name arena, in the lane's chunk.
+    #[inline(always)]
+    fn push_name(&mut self, l: usize, names: &Arena<AtomicU8>, name: &[u8]) -> Option<u32> {
+        let lane = &mut self.lanes[l];
+        names.push_in(&mut lane.names.at, &mut lane.names.end, &mut self.names_end, CHUNK, name)
+    }
+
+    /// Appends an outgoing set to the shard's outgoing arena, in the lane's chunk.
+    #[inline(always)]
+    fn push_outgoing(&mut self, l: usize, outgoing: &Arena<AtomicU32>, out: &[Handle]) -> Option<u32> {
+        let lane = &mut self.lanes[l];
+        outgoing.push_in(&mut lane.outgoing.at, &mut lane.outgoing.end, &mut self.outgoing_end, CHUNK, out)
     }
 
     /// The incoming set of slot `local`, in place. The caller holds the
@@ -1781,7 +1859,27 @@ impl Shard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::CONCEPT_NODE;
     use std::mem::offset_of;
+
+    #[test]
+    fn lanes_take_their_own_blocks_and_chunks() {
+        let store = Store::new();
+        let (recs, s) = (&store.recs, 3);
+        let mut sh = store.write(s);
+        let mut alloc = |l| sh.alloc_slot(l, &recs.records[s], &recs.hashes[s], &recs.next_slot[s], CONCEPT_NODE).unwrap();
+        let (a0, b0, a1, b1) = (alloc(0), alloc(1), alloc(0), alloc(1));
+        assert_eq!((a1, b1), (a0 + 1, b0 + 1), "each lane fills its own block in order");
+        assert_ne!(a0 / BLOCK, b0 / BLOCK, "two lanes never share a block");
+        let (n0, n1) = (sh.push_name(0, &recs.names[s], b"zero").unwrap(), sh.push_name(1, &recs.names[s], b"one").unwrap());
+        let n2 = sh.push_name(0, &recs.names[s], b"zero again").unwrap();
+        assert_eq!(n2, n0 + 4, "a lane appends in its chunk");
+        assert!(n1.abs_diff(n0) as usize >= CHUNK, "lanes append in chunks of their own");
+        assert_eq!(recs.names[s].get(n2 as usize, 10), b"zero again");
+        // A type's count sums its lanes, whichever lane an atom leaves through.
+        sh.lane_slots(1, CONCEPT_NODE).live -= 3;
+        assert_eq!(Records::count_in(&sh, CONCEPT_NODE), 1);
+    }
 
     #[test]
     fn the_fields_every_add_writes_share_the_lock_line() {
