@@ -5,7 +5,6 @@
 //! that is absent, through incoming sets and by full traversal.
 
 use std::hint::black_box;
-use std::sync::Barrier;
 use std::time::Instant;
 
 use atomweave::{types, AtomSpace, Handle, LinkBatch};
@@ -81,46 +80,31 @@ pub fn run(args: AtomBenchArgs) -> Result<(), String> {
     // Random pairs, drawn before the clock starts; thread t inserts every T-th one.
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed);
     let pairs: Vec<(Handle, Handle)> = (0..args.n).map(|_| (concepts[rng.gen_range(0..concepts.len())], concepts[rng.gen_range(0..concepts.len())])).collect();
-    let barrier = Barrier::new(args.threads + 1);
-    let insert_secs = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..args.threads)
-            .map(|t| {
-                let (space, pairs, barrier) = (&space, &pairs, &barrier);
-                scope.spawn(move || -> atomweave::Result<()> {
-                    barrier.wait();
-                    let mine = pairs.iter().skip(t).step_by(args.threads);
-                    if args.batch == 1 {
-                        for &(a, b) in mine {
-                            let list = space.add_link(types::LIST_LINK, &[a, b])?;
-                            space.add_link(types::EVALUATION_LINK, &[p, list])?;
-                        }
-                        return Ok(());
-                    }
-                    let (mut lists, mut evals) = (LinkBatch::new(), LinkBatch::new());
-                    let mine: Vec<_> = mine.collect();
-                    for chunk in mine.chunks(args.batch) {
-                        lists.clear();
-                        evals.clear();
-                        for &&(a, b) in chunk {
-                            lists.push(types::LIST_LINK, &[a, b]);
-                        }
-                        for list in space.add_links(&lists)? {
-                            evals.push(types::EVALUATION_LINK, &[p, list]);
-                        }
-                        space.add_links(&evals)?;
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        barrier.wait();
-        let start = Instant::now();
-        for w in workers {
-            w.join().expect("insert thread")?;
+    let (insert_secs, inserted) = super::together(args.threads, |t| -> atomweave::Result<()> {
+        let mine = pairs.iter().skip(t).step_by(args.threads);
+        if args.batch == 1 {
+            for &(a, b) in mine {
+                let list = space.add_link(types::LIST_LINK, &[a, b])?;
+                space.add_link(types::EVALUATION_LINK, &[p, list])?;
+            }
+            return Ok(());
         }
-        Ok::<f64, atomweave::Error>(start.elapsed().as_secs_f64())
-    })
-    .map_err(e)?;
+        let (mut lists, mut evals) = (LinkBatch::new(), LinkBatch::new());
+        let mine: Vec<_> = mine.collect();
+        for chunk in mine.chunks(args.batch) {
+            lists.clear();
+            evals.clear();
+            for &&(a, b) in chunk {
+                lists.push(types::LIST_LINK, &[a, b]);
+            }
+            for list in space.add_links(&lists)? {
+                evals.push(types::EVALUATION_LINK, &[p, list]);
+            }
+            space.add_links(&evals)?;
+        }
+        Ok(())
+    });
+    inserted.into_iter().collect::<atomweave::Result<()>>().map_err(e)?;
     let rss = rss_bytes().saturating_sub(rss0);
     let atoms = space.size();
 

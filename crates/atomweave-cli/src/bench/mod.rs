@@ -481,19 +481,33 @@ fn one_thread<T: Target>(args: &BenchArgs, method: Method, inputs: &Inputs, targ
     Ok((wall, batch_ns, rows))
 }
 
-/// Every thread runs its own inputs on the shared space, the calling thread
-/// one of them, so that N threads are N runnable threads. They meet by
-/// spinning, not parking: a parked thread's wake-up (and, with a thread
-/// more than there are cores, its wait for one) took milliseconds, as long
-/// as a whole fast read method's run at -n 5000000. The wall time runs
-/// from the first thread's start to the last one's end.
+/// Every thread runs its own inputs on the shared space (see `together`);
+/// the wall time runs from the first thread's start to the last one's end.
 fn run_threads(space: &AtomSpace, method: Method, inputs: &[Inputs], batch: usize) -> Samples {
+    let (wall, per_thread) = together(inputs.len(), |t| {
+        let (inp, mut target) = (&inputs[t], SpaceRef(space));
+        let mut ns = Vec::new();
+        for first in (0..inp.len()).step_by(batch) {
+            let end = (first + batch).min(inp.len());
+            ns.push(run(&mut target, method, inp, first..end).as_secs_f64() * 1e9 / (end - first) as f64);
+        }
+        ns
+    });
+    (wall, per_thread.concat(), Vec::new())
+}
+
+/// Runs `work(0..n)` on `n` threads at once, the calling thread one of
+/// them, so that N threads are N runnable threads, and returns the seconds
+/// from the first one's start to the last one's end, with their results.
+/// They meet by spinning, not parking: a parked thread's wake-up (and,
+/// with a thread more than there are cores, its wait for one) took
+/// milliseconds, as long as a whole fast read method's run at -n 5000000.
+pub(crate) fn together<R: Send>(n: usize, work: impl Fn(usize) -> R + Sync) -> (f64, Vec<R>) {
     let ready = AtomicUsize::new(0);
-    let timed = |inp: &Inputs| {
-        let mut target = SpaceRef(space);
+    let timed = |t: usize| {
         ready.fetch_add(1, Ordering::AcqRel);
         let mut spins = 0u32;
-        while ready.load(Ordering::Acquire) < inputs.len() {
+        while ready.load(Ordering::Acquire) < n {
             // More threads than cores: let the ones still to arrive run.
             spins += 1;
             if spins % 1024 == 0 {
@@ -502,22 +516,17 @@ fn run_threads(space: &AtomSpace, method: Method, inputs: &[Inputs], batch: usiz
             std::hint::spin_loop();
         }
         let start = Instant::now();
-        let mut ns = Vec::new();
-        for first in (0..inp.len()).step_by(batch) {
-            let end = (first + batch).min(inp.len());
-            ns.push(run(&mut target, method, inp, first..end).as_secs_f64() * 1e9 / (end - first) as f64);
-        }
-        (start, Instant::now(), ns)
+        let r = work(t);
+        (start, Instant::now(), r)
     };
-    let (last, others) = inputs.split_last().expect("at least one thread");
-    let runs: Vec<(Instant, Instant, Vec<f64>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = others.iter().map(|inp| scope.spawn(|| timed(inp))).collect();
-        let mine = timed(last);
-        handles.into_iter().map(|h| h.join().expect("benchmark thread")).chain([mine]).collect()
+    let runs: Vec<(Instant, Instant, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..n).map(|t| scope.spawn(move || timed(t))).collect();
+        let mine = timed(0);
+        std::iter::once(mine).chain(handles.into_iter().map(|h| h.join().expect("benchmark thread"))).collect()
     });
-    let start = runs.iter().map(|r| r.0).min().expect("a run");
-    let end = runs.iter().map(|r| r.1).max().expect("a run");
-    ((end - start).as_secs_f64(), runs.into_iter().flat_map(|r| r.2).collect(), Vec::new())
+    let start = runs.iter().map(|r| r.0).min().expect("at least one thread");
+    let end = runs.iter().map(|r| r.1).max().expect("at least one thread");
+    ((end - start).as_secs_f64(), runs.into_iter().map(|r| r.2).collect())
 }
 
 fn write_csv(args: &BenchArgs, method: Method, outcomes: &[Outcome]) -> Result<(), String> {
