@@ -41,6 +41,13 @@ unsafe impl Cell for AtomicU32 {
     }
 }
 
+/// Room in an arena that one writer took ahead and has not yet filled.
+#[derive(Default)]
+pub(crate) struct Chunk {
+    at: usize,
+    end: usize,
+}
+
 pub(crate) struct Arena<C: Cell> {
     cells: SegVec<C>,
 }
@@ -50,31 +57,34 @@ impl<C: Cell> Arena<C> {
         Arena { cells: SegVec::new() }
     }
 
-    /// Appends `data` in the chunk `[*at, *chunk_end)` if it fits, or else
-    /// in a new chunk of at least `chunk` cells taken at `*end` (the arena's
-    /// fill mark), and says where.
+    /// Appends `data` in `chunk` if it fits, or else in a new chunk of at
+    /// least `size` cells taken at `*end` (the arena's fill mark, which the
+    /// caller keeps under its lock), and says where: one segment holds it,
+    /// so it reads back as one slice. `None` past `u32::MAX` elements.
     #[inline]
-    pub(crate) fn push_in(&self, at: &mut usize, chunk_end: &mut usize, end: &mut usize, chunk: usize, data: &[C::Plain]) -> Option<u32> {
-        if *at + data.len() <= *chunk_end {
-            // A chunk lies in one segment, as any range `push` places does.
-            let start = *at;
+    pub(crate) fn push_in(&self, chunk: &mut Chunk, end: &mut usize, size: usize, data: &[C::Plain]) -> Option<u32> {
+        if chunk.at + data.len() <= chunk.end {
+            let start = chunk.at;
             Self::fill(self.cells.slice(start, data.len()), data);
-            *at = start + data.len();
+            chunk.at = start + data.len();
             return Some(start as u32);
         }
-        self.new_chunk(at, chunk_end, end, chunk, data)
+        self.new_chunk(chunk, end, size, data)
     }
 
+    /// `push_in` when `data` does not fit in the chunk: a new chunk at the
+    /// arena's end, or at the start of the next segment, allocated here.
     #[cold]
     #[inline(never)]
-    fn new_chunk(&self, at: &mut usize, chunk_end: &mut usize, end: &mut usize, chunk: usize, data: &[C::Plain]) -> Option<u32> {
-        let len = data.len().max(chunk);
+    fn new_chunk(&self, chunk: &mut Chunk, end: &mut usize, size: usize, data: &[C::Plain]) -> Option<u32> {
+        let len = data.len().max(size);
         let start = fit(*end, len);
+        // Checked before growing, so a refused push allocates nothing.
         u32::try_from(start + len).ok()?;
         self.cells.ensure(start + len);
         Self::fill(self.cells.slice(start, data.len()), data);
         *end = start + len;
-        (*at, *chunk_end) = (start + data.len(), start + len);
+        *chunk = Chunk { at: start + data.len(), end: start + len };
         Some(start as u32)
     }
 
@@ -116,16 +126,13 @@ mod tests {
         let a: Arena<AtomicU32> = Arena::new();
         let mut end = 0;
         let mut placed = Vec::new();
-        // Two lanes taking chunks of 64 in turn, and one taking none.
-        let mut lanes = [(0, 0); 2];
+        // Two writers taking chunks of 64 in turn, and one taking none.
+        let mut chunks = [Chunk::default(), Chunk::default()];
         for (i, n) in [3usize, 1000, 30, 2000, 0, 5000, 7, 40, 40, 20, 64].into_iter().enumerate() {
             let data: Vec<Handle> = (0..n as u32).map(Handle).collect();
             let start = match i % 3 {
-                2 => a.push_in(&mut 0, &mut 0, &mut end, 0, &data),
-                l => {
-                    let (at, chunk_end) = &mut lanes[l];
-                    a.push_in(at, chunk_end, &mut end, 64, &data)
-                }
+                2 => a.push_in(&mut Chunk::default(), &mut end, 0, &data),
+                w => a.push_in(&mut chunks[w], &mut end, 64, &data),
             }
             .unwrap() as usize;
             let (seg_start, seg_len) = segment_of(start);
@@ -138,7 +145,7 @@ mod tests {
         }
         let b: Arena<AtomicU8> = Arena::new();
         let mut end = 0;
-        let s = b.push_in(&mut 0, &mut 0, &mut end, 0, "héllo".as_bytes()).unwrap() as usize;
+        let s = b.push_in(&mut Chunk::default(), &mut end, 0, "héllo".as_bytes()).unwrap() as usize;
         assert_eq!(b.get(s, 6), "héllo".as_bytes());
     }
 }

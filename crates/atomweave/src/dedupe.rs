@@ -19,7 +19,7 @@
 //! is empty entries, and a lookup that misses confirms the miss against the
 //! current table before believing it.
 
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
 
 const EMPTY: u32 = 0;
 const REMOVED: u32 = 1;
@@ -125,8 +125,6 @@ pub(crate) struct Dedupe {
     /// A writer found the table half full and left its growth to be done
     /// after it unlocks (`find_or_vacancy` with `defer`): see [`Growth`].
     wanted: AtomicBool,
-    /// Numbers growths, so that one overtaken by a rebuild or a clear knows.
-    growths: AtomicU64,
 }
 
 /// An entry `Dedupe::find_or_vacancy` found free: an empty one, or a
@@ -159,7 +157,6 @@ pub(crate) struct DedupeBook {
 /// ([`Dedupe::build`]), and locks again to replay what changed meanwhile,
 /// logged here, and publish ([`Dedupe::finish_growth`]).
 pub(crate) struct Growth {
-    id: u64,
     /// Entries filled (slot, hash) and removed (slot | `LOG_REMOVED`, hash)
     /// since the growth began, in order.
     log: Vec<(u32, u32)>,
@@ -167,9 +164,19 @@ pub(crate) struct Growth {
 
 const LOG_REMOVED: u32 = 1 << 31;
 
-/// A table [`Dedupe::build`] made outside the lock, and the growth it is for.
+/// A growth begun ([`Dedupe::begin_growth`]): the table it replaces, and
+/// the new table's capacity.
+pub(crate) struct Ticket {
+    /// The current table when the growth began. A rebuild or a clear
+    /// publishes another, which overtakes the growth; a retired table is
+    /// not freed while the dedupe is shared, so its address is not reused.
+    base: *const Table,
+    capacity: usize,
+}
+
+/// A table [`Dedupe::build`] made outside the lock, for the growth of `base`.
 pub(crate) struct Built {
-    id: u64,
+    base: *const Table,
     table: Box<Table>,
     /// Entries it holds.
     used: u32,
@@ -177,7 +184,7 @@ pub(crate) struct Built {
 
 impl Dedupe {
     pub(crate) fn new() -> Self {
-        Dedupe { current: AtomicPtr::new(Box::into_raw(Table::new(64))), wanted: AtomicBool::new(false), growths: AtomicU64::new(0) }
+        Dedupe { current: AtomicPtr::new(Box::into_raw(Table::new(64))), wanted: AtomicBool::new(false) }
     }
 
     #[inline]
@@ -257,12 +264,14 @@ impl Dedupe {
         live: impl FnOnce() -> L,
         defer: bool,
     ) -> Result<u32, Vacancy> {
-        let capacity = self.table().mask + 1;
-        if (book.used as usize + 1) * 2 > capacity {
-            if (book.used as usize + 1) * 4 > capacity * 3 || !(defer || book.growth.is_some()) {
-                self.rebuild(book, live());
-            } else if book.growth.is_none() {
-                self.wanted.store(true, Ordering::Relaxed);
+        let (filled, capacity) = (book.used as usize + 1, self.table().mask + 1);
+        if filled * 2 > capacity {
+            match (book.growth.is_some(), defer) {
+                _ if filled * 4 > capacity * 3 => self.rebuild(book, live()),
+                // The growth under way makes room.
+                (true, _) => {}
+                (false, true) => self.wanted.store(true, Ordering::Relaxed),
+                (false, false) => self.rebuild(book, live()),
             }
         }
         let t = self.table();
@@ -349,38 +358,37 @@ impl Dedupe {
     }
 
     /// Starts the growth a writer asked for, unless another thread has, or
-    /// a rebuild made room meanwhile: the new table's capacity, for
-    /// [`build`](Self::build). The caller holds the write lock, and lists
-    /// the owner's slot blocks before it unlocks.
-    pub(crate) fn begin_growth(&self, book: &mut DedupeBook) -> Option<(u64, usize)> {
+    /// a rebuild made room meanwhile, for [`build`](Self::build). The
+    /// caller holds the write lock, and lists the owner's slot blocks
+    /// before it unlocks.
+    pub(crate) fn begin_growth(&self, book: &mut DedupeBook) -> Option<Ticket> {
         if !self.wanted.swap(false, Ordering::Relaxed) || book.growth.is_some() || (book.used as usize + 1) * 2 <= self.table().mask + 1 {
             return None;
         }
-        let id = self.growths.fetch_add(1, Ordering::Relaxed);
-        book.growth = Some(Box::new(Growth { id, log: Vec::new() }));
-        Some((id, book.live as usize * 3 + 2))
+        book.growth = Some(Box::new(Growth { log: Vec::new() }));
+        Some(Ticket { base: self.table(), capacity: book.live as usize * 3 + 2 })
     }
 
-    /// Builds the table for growth `id`, without the lock, from `live`:
-    /// the live slots of the blocks the owner had when the growth began,
-    /// read lock-free. It may miss a slot filled since, or list one
-    /// removed since; the log in the book has both, and
+    /// Builds the table for a growth, without the lock, from `live`: the
+    /// live slots of the blocks the owner had when the growth began, read
+    /// lock-free. It may miss a slot filled since, or list one removed
+    /// since; the log in the book has both, and
     /// [`finish_growth`](Self::finish_growth) replays it.
-    pub(crate) fn build(id: u64, capacity: usize, live: impl Iterator<Item = (u32, u32)>) -> Built {
-        let table = Table::new(capacity);
+    pub(crate) fn build(ticket: Ticket, live: impl Iterator<Item = (u32, u32)>) -> Built {
+        let table = Table::new(ticket.capacity);
         let used = table.enter_all(live);
-        Built { id, table, used }
+        Built { base: ticket.base, table, used }
     }
 
     /// Replays what changed since the growth began and publishes the table,
     /// unless a rebuild or a clear overtook the growth (then the table is
     /// dropped: no reader has seen it). The caller holds the write lock.
     pub(crate) fn finish_growth(&self, book: &mut DedupeBook, built: Built) {
-        let Built { id, table: t, mut used } = built;
-        if book.growth.as_ref().is_none_or(|g| g.id != id) {
+        let Built { base, table: t, mut used } = built;
+        if !std::ptr::eq(base, self.table()) {
             return;
         }
-        let growth = book.growth.take().expect("checked above");
+        let growth = book.growth.take().expect("a growth under way on the table it began on");
         for (slot, hash) in growth.log {
             let found = t.position(hash, slot & !LOG_REMOVED);
             match (slot & LOG_REMOVED != 0, found) {
@@ -560,7 +568,7 @@ mod tests {
         insert_deferred(&d, &mut book, &mut live, 32);
         assert!(d.growth_wanted());
         assert_eq!(d.table().mask + 1, 64, "a deferring writer does not rebuild");
-        let (id, capacity) = d.begin_growth(&mut book).expect("growth begins");
+        let ticket = d.begin_growth(&mut book).expect("growth begins");
         assert!(!d.growth_wanted() && d.begin_growth(&mut book).is_none(), "one growth at a time");
         // What the grower reads without the lock: slots 0..=32, except that
         // it sees 40 (filled meanwhile) and still sees 5 (removed meanwhile).
@@ -570,7 +578,7 @@ mod tests {
         for i in 33..41 {
             insert_deferred(&d, &mut book, &mut live, i);
         }
-        let built = Dedupe::build(id, capacity, snapshot.iter().map(|&s| (s, h(s))));
+        let built = Dedupe::build(ticket, snapshot.iter().map(|&s| (s, h(s))));
         assert_eq!(d.table().mask + 1, 64, "nothing is published before the growth ends");
         d.finish_growth(&mut book, built);
         assert!(d.table().mask + 1 >= 128, "published");
@@ -591,8 +599,8 @@ mod tests {
         for i in 0..33 {
             insert_deferred(&d, &mut book, &mut live, i);
         }
-        let (id, capacity) = d.begin_growth(&mut book).expect("growth begins");
-        let stale = Dedupe::build(id, capacity, live.iter().map(|&s| (s, h(s))));
+        let ticket = d.begin_growth(&mut book).expect("growth begins");
+        let stale = Dedupe::build(ticket, live.iter().map(|&s| (s, h(s))));
         // Filled to three quarters while the growth is under way: rebuilt
         // under the lock, which overtakes it.
         for i in 33..49 {
@@ -611,8 +619,8 @@ mod tests {
         for i in 100..133 {
             insert_deferred(&d, &mut book, &mut live, i);
         }
-        let (id, capacity) = d.begin_growth(&mut book).expect("growth begins");
-        let stale = Dedupe::build(id, capacity, live.iter().map(|&s| (s, h(s))));
+        let ticket = d.begin_growth(&mut book).expect("growth begins");
+        let stale = Dedupe::build(ticket, live.iter().map(|&s| (s, h(s))));
         d.clear(&mut book);
         d.finish_growth(&mut book, stale);
         assert_eq!(d.find(h(100), |_| true), None, "cleared atoms stay gone");

@@ -30,7 +30,7 @@ use portable_atomic::AtomicU128;
 use smallvec::SmallVec;
 use std::hash::{BuildHasher, Hasher};
 
-use crate::arena::Arena;
+use crate::arena::{Arena, Chunk};
 use crate::batch::LinkBatch;
 use crate::dedupe::{Dedupe, DedupeBook, Vacancy};
 use crate::error::{Error, Result};
@@ -300,13 +300,6 @@ struct LaneSlots {
     /// Atoms of the type added through the lane, less those removed
     /// through it (so it may be negative); a type's count is the sum.
     live: isize,
-}
-
-/// The arena room a lane has taken and not yet filled.
-#[derive(Default)]
-struct Chunk {
-    at: usize,
-    end: usize,
 }
 
 /// The slot blocks of the node types (or the link types) of `by_type`.
@@ -676,12 +669,12 @@ impl Store {
     #[inline(never)]
     fn grow_dedupe(&self, s: usize, links: bool) {
         let table = self.recs.dedupe(s, links);
-        let (id, capacity, blocks) = {
+        let (ticket, blocks) = {
             let mut sh = self.write(s);
-            let Some((id, capacity)) = table.begin_growth(sh.book(links)) else { return };
-            (id, capacity, blocks_of_kind(&sh.by_type, links).copied().collect::<Vec<u32>>())
+            let Some(ticket) = table.begin_growth(sh.book(links)) else { return };
+            (ticket, blocks_of_kind(&sh.by_type, links).copied().collect::<Vec<u32>>())
         };
-        let built = Dedupe::build(id, capacity, self.recs.live_in(s, blocks.into_iter()));
+        let built = Dedupe::build(ticket, self.recs.live_in(s, blocks.into_iter()));
         table.finish_growth(self.write(s).book(links), built);
     }
 
@@ -798,9 +791,9 @@ impl Records {
         let off = if long {
             let mut bytes = l32.to_le_bytes().to_vec();
             bytes.extend_from_slice(name.as_bytes());
-            sh.push_name(l, &self.names[s], &bytes)
+            self.names[s].push_in(&mut sh.lanes[l].names, &mut sh.names_end, CHUNK, &bytes)
         } else {
-            sh.push_name(l, &self.names[s], name.as_bytes())
+            self.names[s].push_in(&mut sh.lanes[l].names, &mut sh.names_end, CHUNK, name.as_bytes())
         };
         let Some(off) = off else {
             sh.free_slot(l, t, local);
@@ -879,9 +872,9 @@ impl Records {
         let off = if long {
             let mut members = vec![Handle(out.len() as u32)];
             members.extend_from_slice(out);
-            sh.push_outgoing(l, &self.outgoing[s], &members)
+            self.outgoing[s].push_in(&mut sh.lanes[l].outgoing, &mut sh.outgoing_end, CHUNK, &members)
         } else {
-            sh.push_outgoing(l, &self.outgoing[s], out)
+            self.outgoing[s].push_in(&mut sh.lanes[l].outgoing, &mut sh.outgoing_end, CHUNK, out)
         };
         let Some(off) = off else {
             sh.free_slot(l, t, local);
@@ -901,9 +894,7 @@ impl Records {
         Ok((h, true))
     }
 
-    /// The live links (or nodes) of shard `s`, whose slot blocks are
-    /// `by_type`, with their stored hashes, in slot order: what the shard's
-    /// link (or node) dedupe table holds, for growing it.
+    /// Shard `s`'s link (or node) dedupe table.
     fn dedupe(&self, s: usize, links: bool) -> &Dedupe {
         if links {
             &self.links_by_content[s]
@@ -912,6 +903,9 @@ impl Records {
         }
     }
 
+    /// The live links (or nodes) of shard `s`, whose slot blocks are
+    /// `by_type`, with their stored hashes, in slot order: what the shard's
+    /// link (or node) dedupe table holds, for growing it.
     fn live_of_kind<'a>(&'a self, s: usize, by_type: &'a [TypeSlots], links: bool) -> impl Iterator<Item = (u32, u32)> + 'a {
         self.live_in(s, blocks_of_kind(by_type, links).copied())
     }
@@ -1701,14 +1695,14 @@ impl Shard {
                 ls.live += 1;
                 Ok(local)
             }
-            _ => self.alloc_slot_block(recs, hashes, next_slot, t, l),
+            _ => self.alloc_slot_block(l, recs, hashes, next_slot, t),
         }
     }
 
     /// `alloc_slot` when the lane's block of the type is used up: a new block.
     #[cold]
     #[inline(never)]
-    fn alloc_slot_block(&mut self, recs: &SegVec<Slot>, hashes: &SegVec<AtomicU32>, next_slot: &AtomicU32, t: Type, l: usize) -> Result<u32> {
+    fn alloc_slot_block(&mut self, l: usize, recs: &SegVec<Slot>, hashes: &SegVec<AtomicU32>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
         let ti = usize::from(t.0);
         if self.by_type.len() <= ti {
             self.by_type.resize(ti + 1, TypeSlots::default());
@@ -1745,20 +1739,6 @@ impl Shard {
         debug_assert_eq!(ls.cursor, local + 1);
         ls.cursor = local;
         ls.live -= 1;
-    }
-
-    /// Appends a node name to the shard's name arena, in the lane's chunk.
-    #[inline(always)]
-    fn push_name(&mut self, l: usize, names: &Arena<AtomicU8>, name: &[u8]) -> Option<u32> {
-        let lane = &mut self.lanes[l];
-        names.push_in(&mut lane.names.at, &mut lane.names.end, &mut self.names_end, CHUNK, name)
-    }
-
-    /// Appends an outgoing set to the shard's outgoing arena, in the lane's chunk.
-    #[inline(always)]
-    fn push_outgoing(&mut self, l: usize, outgoing: &Arena<AtomicU32>, out: &[Handle]) -> Option<u32> {
-        let lane = &mut self.lanes[l];
-        outgoing.push_in(&mut lane.outgoing.at, &mut lane.outgoing.end, &mut self.outgoing_end, CHUNK, out)
     }
 
     /// The incoming set of slot `local`, in place. The caller holds the
@@ -1871,14 +1851,15 @@ mod tests {
         let (a0, b0, a1, b1) = (alloc(0), alloc(1), alloc(0), alloc(1));
         assert_eq!((a1, b1), (a0 + 1, b0 + 1), "each lane fills its own block in order");
         assert_ne!(a0 / BLOCK, b0 / BLOCK, "two lanes never share a block");
-        let (n0, n1) = (sh.push_name(0, &recs.names[s], b"zero").unwrap(), sh.push_name(1, &recs.names[s], b"one").unwrap());
-        let n2 = sh.push_name(0, &recs.names[s], b"zero again").unwrap();
+        let sh = &mut *sh;
+        let mut name = |l: usize, name: &[u8]| recs.names[s].push_in(&mut sh.lanes[l].names, &mut sh.names_end, CHUNK, name).unwrap();
+        let (n0, n1, n2) = (name(0, b"zero"), name(1, b"one"), name(0, b"zero again"));
         assert_eq!(n2, n0 + 4, "a lane appends in its chunk");
         assert!(n1.abs_diff(n0) as usize >= CHUNK, "lanes append in chunks of their own");
         assert_eq!(recs.names[s].get(n2 as usize, 10), b"zero again");
         // A type's count sums its lanes, whichever lane an atom leaves through.
         sh.lane_slots(1, CONCEPT_NODE).live -= 3;
-        assert_eq!(Records::count_in(&sh, CONCEPT_NODE), 1);
+        assert_eq!(Records::count_in(sh, CONCEPT_NODE), 1);
     }
 
     #[test]

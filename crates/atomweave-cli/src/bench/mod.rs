@@ -502,7 +502,7 @@ fn run_threads(space: &AtomSpace, method: Method, inputs: &[Inputs], batch: usiz
 /// They meet by spinning, not parking: a parked thread's wake-up (and,
 /// with a thread more than there are cores, its wait for one) took
 /// milliseconds, as long as a whole fast read method's run at -n 5000000.
-pub(crate) fn together<R: Send>(n: usize, work: impl Fn(usize) -> R + Sync) -> (f64, Vec<R>) {
+fn together<R: Send>(n: usize, work: impl Fn(usize) -> R + Sync) -> (f64, Vec<R>) {
     let ready = AtomicUsize::new(0);
     let timed = |t: usize| {
         ready.fetch_add(1, Ordering::AcqRel);
