@@ -124,18 +124,58 @@ struct ServeArgs {
     /// Longest line a client may send, in bytes.
     #[arg(long, default_value_t = atomweave_server::DEFAULT_MAX_LINE)]
     max_line: usize,
+    /// When a write acknowledged to a client is durable in --store:
+    /// `always` (before the reply; concurrent writes share commits) or a
+    /// number of milliseconds after it.
+    #[arg(long, default_value = "always", value_name = "always|MS")]
+    sync: atomweave_server::Durability,
+    /// Connections open at once; more are refused with a message.
+    #[arg(long, default_value_t = atomweave_server::DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+    /// MiB of unfinished input held for all clients together (beyond 64 KiB each).
+    #[arg(long, default_value_t = atomweave_server::DEFAULT_MAX_BUFFERED >> 20, value_name = "MIB")]
+    max_buffered: usize,
+    /// Close a connection silent for this many seconds (0: never).
+    #[arg(long, default_value_t = atomweave_server::DEFAULT_IDLE_TIMEOUT.as_secs(), value_name = "SECS")]
+    idle_timeout: u64,
+    /// Stop a `scm` command still running after this many seconds (0: never).
+    #[arg(long, default_value_t = atomweave_server::DEFAULT_SCM_TIMEOUT.as_secs(), value_name = "SECS")]
+    scm_timeout: u64,
+    /// A web page (`Origin`, e.g. https://app.example) allowed to use the web port; repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
 }
 
 fn cmd_serve(a: ServeArgs) -> Result<(), String> {
     let http_port = (!a.no_http).then_some(a.http_port);
-    let config = atomweave_server::Config { bind: a.bind, port: a.port, http_port, token: a.token, store: a.store, max_line: a.max_line };
+    let secs = |s: u64| (s > 0).then(|| std::time::Duration::from_secs(s));
+    let config = atomweave_server::Config {
+        bind: a.bind,
+        port: a.port,
+        http_port,
+        token: a.token,
+        store: a.store,
+        max_line: a.max_line,
+        sync: a.sync,
+        max_connections: a.max_connections,
+        max_buffered: a.max_buffered << 20,
+        idle_timeout: secs(a.idle_timeout),
+        scm_timeout: secs(a.scm_timeout),
+        allow_origins: a.allow_origin,
+        ..Default::default()
+    };
     let store = config.store.clone();
     let space = atomweave_server::serve_blocking(config, |addr, web| {
         let web = web.map_or(String::new(), |w| format!(", ws://{w}/json and /sexpr"));
         eprintln!("atomweave serve: listening on {addr} (telnet: `nc {} {}`){web}; shutdown, SIGTERM or Ctrl-C stops it", addr.ip(), addr.port());
+        if let Some(url) = &store {
+            eprintln!(
+                "atomweave serve: writes of the sexpr and json shells go through to {url}; the scm shell's do not (as upstream's): there, write with store-atom"
+            );
+        }
     })
     .map_err(|e| e.to_string())?;
-    eprintln!("atomweave serve: stopped with {} atoms{}", space.size(), store.map_or(String::new(), |s| format!(", flushed to {s}")));
+    eprintln!("atomweave serve: stopped with {} atoms{}", space.size(), store.map_or(String::new(), |s| format!(", its store {s} flushed and closed")));
     Ok(())
 }
 

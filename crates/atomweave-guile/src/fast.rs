@@ -340,8 +340,11 @@ subrs! {
         GENERATION.fetch_add(1, Ordering::AcqRel);
         Ok(ffi::UNSPECIFIED)
     }
+    interrupt_check "%atomweave-interrupt-check" () {
+        crate::interrupt::check()
+    }
 }
 
 pub(crate) fn primitives() -> Vec<(&'static str, i32, i32, i32, ffi::Subr)> {
-    vec![("%atomweave-module-changed", 0, 0, 0, module_changed as ffi::Subr)]
+    vec![("%atomweave-module-changed", 0, 0, 0, module_changed as ffi::Subr), ("%atomweave-interrupt-check", 0, 0, 0, interrupt_check as ffi::Subr)]
 }

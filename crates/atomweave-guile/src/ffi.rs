@@ -181,6 +181,9 @@ extern "C" {
     /// Throws for an index out of range.
     pub fn scm_c_value_ref(x: Scm, idx: usize) -> Scm;
     pub fn scm_current_module() -> Scm;
+    pub fn scm_current_thread() -> Scm;
+    /// Runs the thunk `proc_` in `thread` at its next safe point.
+    pub fn scm_system_async_mark_for_thread(proc_: Scm, thread: Scm) -> Scm;
     /// May throw (for a module that cannot be made).
     pub fn scm_c_resolve_module(name: *const c_char) -> Scm;
     /// Runs `body(body_data)`; a throw whose key matches `tag` (`#t`: any)

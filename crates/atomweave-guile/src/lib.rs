@@ -32,11 +32,14 @@ mod api;
 mod error;
 mod fast;
 pub mod ffi;
+mod interrupt;
 mod persist;
 mod read;
 mod smob;
 
 pub use ffi::Scm;
+pub use interrupt::{eval_within, interrupt_all};
+pub use persist::give_store;
 
 /// The modules' sources, in load order (each uses the ones before it).
 pub const MODULES: &[(&str, &str)] = &[
@@ -189,9 +192,10 @@ enum Shell {
     Call,
     Resolve,
     ErrorText,
+    Interrupt,
 }
 
-static SHELL: [std::sync::atomic::AtomicUsize; 8] = [const { std::sync::atomic::AtomicUsize::new(0) }; 8];
+static SHELL: [std::sync::atomic::AtomicUsize; 9] = [const { std::sync::atomic::AtomicUsize::new(0) }; 9];
 
 fn shell(p: Shell) -> Scm {
     let slot = &SHELL[p as usize];
@@ -206,6 +210,7 @@ fn shell(p: Shell) -> Scm {
                 Shell::Call => c"shell-call",
                 Shell::Resolve => c"shell-resolve",
                 Shell::ErrorText => c"shell-error-text",
+                Shell::Interrupt => c"shell-interrupt",
             };
             // SAFETY: the module is loaded by `boot` and exports the name; a
             // module's top-level procedure stays reachable, so its word stays valid.

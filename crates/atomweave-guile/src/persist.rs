@@ -54,15 +54,29 @@ fn where_of(args: &[Scm]) -> R<Where> {
     Ok(w)
 }
 
+/// Stores an embedder gave spaces (by space index): a call given no
+/// StorageNode, with none open, uses the current space's. The server gives
+/// its space the server's own store this way.
+static GIVEN: Mutex<Vec<(u32, Shared)>> = Mutex::new(Vec::new());
+
+/// Makes `store` the one the calls use, for `space`, when no StorageNode is
+/// open (see [`GIVEN`]); it is never closed from Scheme.
+pub fn give_store(space: u32, store: Box<dyn StorageNode>) {
+    GIVEN.lock().push((space, Arc::new(Mutex::new(Some(store)))));
+}
+
 /// Runs `f` on the store `node` names (or the current one).
 fn with_store<T>(node: Option<Atom>, f: impl FnOnce(&mut dyn StorageNode) -> atomweave_store::Result<T>) -> R<T> {
     let store = {
         let open = OPEN.lock();
         let found = match node {
-            Some(n) => open.iter().rev().find(|o| o.is(n)),
-            None => open.last(),
+            Some(n) => open.iter().rev().find(|o| o.is(n)).map(|o| o.store.clone()),
+            None => open.last().map(|o| o.store.clone()).or_else(|| {
+                let space = crate::api::current();
+                GIVEN.lock().iter().rev().find(|(s, _)| *s == space).map(|(_, st)| st.clone())
+            }),
         };
-        found.map(|o| o.store.clone()).ok_or_else(|| {
+        found.ok_or_else(|| {
             Error::msg(match node {
                 Some(_) => "that StorageNode is not open: cog-open it first",
                 None => "no StorageNode is open: cog-open one first",

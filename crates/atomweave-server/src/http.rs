@@ -4,8 +4,12 @@
 //! On a WebSocket each text message is one command and gets one text
 //! message back: the reply line the telnet shell would send, without
 //! prompts. A server with a token wants it as `Authorization: Bearer T` or
-//! `?token=T` in the URL; a server without one refuses requests that carry
-//! an `Origin` (made by a web page in a browser).
+//! `?token=T` in the URL. Requests that carry an `Origin` (made by a web
+//! page in a browser) are refused unless that origin was allowed
+//! (`--allow-origin`), token or not: a page could otherwise drive the
+//! shells with a token it was given or guessed. Without a token, the
+//! `Host` must name the loopback address, so that a page whose domain
+//! was re-pointed at 127.0.0.1 (DNS rebinding) cannot read the status page.
 
 use std::sync::Arc;
 
@@ -24,7 +28,8 @@ const MAX_HEAD: usize = 16 * 1024;
 
 pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream) {
     let _open = Open::new(&shared);
-    let Some(head) = read_head(&mut sock).await else {
+    let head = tokio::time::timeout(shared.config.handshake_timeout, read_head(&mut sock)).await.unwrap_or_default();
+    let Some(head) = head else {
         let _ = respond(&mut sock, "400 Bad Request", "text/plain", "a request head of at most 16 KiB, ending in an empty line, was expected\n").await;
         return;
     };
@@ -51,11 +56,21 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream) {
             return;
         }
     }
-    // A browser names the page that opened the socket. Without a token any
-    // web page the user visits could otherwise drive a loopback server.
-    if let (Some(origin), None) = (header("origin"), &shared.config.token) {
-        let msg = format!("a web page ({origin}) may use this server only when it was started with --token\n");
+    // A browser names the page that opened the socket: any web page the
+    // user visits could otherwise drive the server.
+    if let Some(origin) = header("origin").filter(|o| !shared.config.allow_origins.iter().any(|a| a == o)) {
+        let msg = format!("a web page ({origin}) may use this server only if it was started with --allow-origin {origin}\n");
         let _ = respond(&mut sock, "403 Forbidden", "text/plain", &msg).await;
+        return;
+    }
+    if shared.config.token.is_none() && !header("host").is_some_and(|h| loopback_host(&h)) {
+        let _ = respond(
+            &mut sock,
+            "421 Misdirected Request",
+            "text/plain",
+            "without --token this server answers requests for 127.0.0.1, [::1] or localhost only\n",
+        )
+        .await;
         return;
     }
     let upgrade = header("upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
@@ -103,6 +118,10 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream) {
         let msg = tokio::select! {
             m = ws.next() => m,
             _ = stop.wait_for(|s| *s) => break,
+            _ = crate::telnet::sleep_or_never(shared.config.idle_timeout) => {
+                shared.stats.timed_out.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                break;
+            }
         };
         let cmd = match msg {
             Some(Ok(Message::Text(t))) => t,
@@ -122,11 +141,24 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream) {
                 k => evaluate(&shared, k == Kind::Json, cmd.trim(), &mut out),
             }
         }
+        if let Err(msg) = shared.state.durable(crate::State::take_written()).await {
+            let _ = ws.send(Message::text(format!("error: {msg}; closing the connection\n"))).await;
+            break;
+        }
         if !out.is_empty() && ws.send(Message::text(out.as_str())).await.is_err() {
             break;
         }
     }
     let _ = ws.close(None).await;
+}
+
+/// Whether a `Host` header names this machine's loopback interface.
+fn loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(h, port)| if port.bytes().all(|b| b.is_ascii_digit()) { h } else { host }),
+    };
+    name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The request head, up to its empty line; read a byte at a time so that
@@ -150,4 +182,17 @@ async fn respond(sock: &mut TcpStream, status: &str, kind: &str, body: &str) -> 
     let msg = format!("HTTP/1.1 {status}\r\nServer: atomweave\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
     sock.write_all(msg.as_bytes()).await?;
     sock.shutdown().await
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn loopback_hosts() {
+        for h in ["127.0.0.1", "127.0.0.1:18080", "localhost:18080", "LOCALHOST", "[::1]:18080", "[::1]", "127.1.2.3:80"] {
+            assert!(super::loopback_host(h), "{h}");
+        }
+        for h in ["evil.example", "evil.example:18080", "10.0.0.1:18080", "localhost.evil.example", "", "[::2]:80"] {
+            assert!(!super::loopback_host(h), "{h}");
+        }
+    }
 }

@@ -26,7 +26,7 @@ use atomweave::types::Type;
 use atomweave::{AtomSpace, Handle, TruthValue, Value};
 use serde_json::{json, Value as Json};
 
-use crate::sexpr::State;
+use crate::State;
 
 /// Runs one call and appends its reply line (with the newline).
 pub fn eval(cx: &State, line: &str, out: &mut String) {
@@ -137,7 +137,7 @@ fn call(cx: &State, line: &str) -> Result<Json, String> {
                 _ => return Err("setTV takes an atom and a truth value".into()),
             };
             check(atom)?;
-            let tv = match value_of(cx, tv)? {
+            let tv = match value_of(cx, tv, false)? {
                 Value::Truth(tv) => tv,
                 _ => return Err("setTV takes a SimpleTruthValue or CountTruthValue".into()),
             };
@@ -157,10 +157,15 @@ fn call(cx: &State, line: &str) -> Result<Json, String> {
                 _ => return Err("setValue takes an atom, a key and a value".into()),
             };
             check(atom)?;
-            check(key)?;
-            let v = value_of(cx, value)?;
+            // Everything that can be refused is, before anything is added.
+            let tv_key = matches!(check(key)?, (t, Some(name), _) if t == atomweave::types::PREDICATE_NODE && name == atomweave::sexpr::TV_KEY);
+            let checked = value_of(cx, value, false)?;
+            if tv_key && !matches!(checked, Value::Truth(_)) {
+                return Err("the truth-value key holds a SimpleTruthValue or CountTruthValue".into());
+            }
             let h = make(cx, atom)?;
             let k = make(cx, key)?;
+            let v = value_of(cx, value, true)?;
             space.set_value(h, k, v).map_err(|e| e.to_string())?;
             cx.stored(h)?;
             json!(true)
@@ -255,7 +260,9 @@ fn make(cx: &State, j: &Json) -> Result<Handle, String> {
     .map_err(|e| e.to_string())
 }
 
-fn value_of(cx: &State, j: &Json) -> Result<Value, String> {
+/// The value a JSON names; atoms in it are added only with `add` (without,
+/// they are checked and stand as VoidValues).
+fn value_of(cx: &State, j: &Json, add: bool) -> Result<Value, String> {
     let obj = j.as_object().ok_or("expected a value such as {\"type\": \"FloatValue\", \"value\": [1, 2]}")?;
     let tname = obj.get("type").and_then(Json::as_str).ok_or("a value needs a \"type\"")?;
     let items = || obj.get("value").and_then(Json::as_array).ok_or_else(|| format!("{tname} needs a \"value\" array"));
@@ -264,7 +271,7 @@ fn value_of(cx: &State, j: &Json) -> Result<Value, String> {
         "FloatValue" => Value::float(floats()?),
         "StringValue" => Value::String(items()?.iter().map(|x| x.as_str().map(str::to_string).ok_or("StringValue holds strings")).collect::<Result<_, _>>()?),
         "BoolValue" => Value::Bool(items()?.iter().map(|x| x.as_bool().ok_or("BoolValue holds true and false")).collect::<Result<_, _>>()?),
-        "LinkValue" => Value::Link(items()?.iter().map(|x| value_of(cx, x)).collect::<Result<_, _>>()?),
+        "LinkValue" => Value::Link(items()?.iter().map(|x| value_of(cx, x, add)).collect::<Result<_, _>>()?),
         "SimpleTruthValue" | "stv" => match floats()?.as_slice() {
             &[s, c] => Value::Truth(TruthValue::simple(s, c)),
             _ => return Err("SimpleTruthValue holds two numbers".into()),
@@ -275,7 +282,11 @@ fn value_of(cx: &State, j: &Json) -> Result<Value, String> {
         },
         _ if Type::from_name(tname).is_some_and(|t| t.is_atom()) => {
             check(j)?;
-            Value::Atom(make(cx, j)?)
+            if add {
+                Value::Atom(make(cx, j)?)
+            } else {
+                Value::Void
+            }
         }
         other => return Err(format!("unknown value type `{other}`")),
     })
@@ -287,7 +298,7 @@ mod tests {
 
     #[test]
     fn verbs_answer_json() {
-        let cx = State::new(AtomSpace::new(), None);
+        let cx = State::new(AtomSpace::new(), None, crate::Durability::Always);
         let space = &cx.space;
         let ask = |line: &str| {
             let mut out = String::new();
@@ -333,6 +344,9 @@ mod tests {
             "AtomSpace.makeAtom({\"type\": \"NoSuch\", \"name\": \"x\"})",
             r#"AtomSpace.loadAtoms([{"type": "ConceptNode", "name": "ok"}, {"type": "ListLink", "outgoing": [{"type": "Nope", "name": "x"}]}])"#,
             "AtomSpace.makeAtom({",
+            // Refused values: the atom and key named are not added either.
+            r#"AtomSpace.setValue({"type": "ConceptNode", "name": "new"}, {"type": "PredicateNode", "name": "*-TruthValueKey-*"}, {"type": "FloatValue", "value": [1]})"#,
+            r#"AtomSpace.setValue({"type": "ConceptNode", "name": "new"}, {"type": "PredicateNode", "name": "newkey"}, {"type": "LinkValue", "value": [{"type": "ConceptNode", "name": "held"}, {"type": "Nope"}]})"#,
         ] {
             assert!(ask(bad).starts_with("{\"error\":"), "{bad}");
         }

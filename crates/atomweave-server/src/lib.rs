@@ -23,9 +23,10 @@ use tokio::sync::watch;
 mod http;
 pub mod json;
 pub mod sexpr;
+mod state;
 mod telnet;
 
-pub use sexpr::State;
+pub use state::{Durability, State};
 
 /// Upstream's telnet port.
 pub const DEFAULT_PORT: u16 = 17001;
@@ -33,6 +34,16 @@ pub const DEFAULT_PORT: u16 = 17001;
 pub const DEFAULT_HTTP_PORT: u16 = 18080;
 /// Longest accepted line, by default.
 pub const DEFAULT_MAX_LINE: usize = 16 << 20;
+/// Connections open at once, by default.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
+/// Unfinished input held for all connections together, by default.
+pub const DEFAULT_MAX_BUFFERED: usize = 256 << 20;
+/// A connection silent this long is closed, by default.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(3600);
+/// Time for a web request's head or a token line, by default.
+pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest `scm` evaluation, by default.
+pub const DEFAULT_SCM_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// How to run a server.
 #[derive(Clone, Debug)]
@@ -52,6 +63,27 @@ pub struct Config {
     /// Longest line a client may send; longer ones are refused and the
     /// connection closed.
     pub max_line: usize,
+    /// When an acknowledged write is durable in the store.
+    pub sync: Durability,
+    /// Connections open at once, telnet and web together; more are refused
+    /// with a message.
+    pub max_connections: usize,
+    /// Bytes of unfinished input (partial lines and expressions) held for
+    /// all connections together, beyond the first 64 KiB of each; a
+    /// connection that would go over it is closed with a message.
+    pub max_buffered: usize,
+    /// A connection that sends nothing for this long is closed (`None`:
+    /// never).
+    pub idle_timeout: Option<Duration>,
+    /// Time allowed for a web request's head, and for the token line of a
+    /// server that wants one.
+    pub handshake_timeout: Duration,
+    /// Longest a `scm` command may evaluate before it is interrupted
+    /// (`None`: no limit; shutdown interrupts it either way).
+    pub scm_timeout: Option<Duration>,
+    /// Web pages (`Origin` values, such as `https://app.example`) allowed to
+    /// use the web port; any other page is refused.
+    pub allow_origins: Vec<String>,
 }
 
 impl Default for Config {
@@ -63,6 +95,13 @@ impl Default for Config {
             token: None,
             store: None,
             max_line: DEFAULT_MAX_LINE,
+            sync: Durability::Always,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_buffered: DEFAULT_MAX_BUFFERED,
+            idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
+            handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+            scm_timeout: Some(DEFAULT_SCM_TIMEOUT),
+            allow_origins: Vec::new(),
         }
     }
 }
@@ -72,6 +111,8 @@ impl Default for Config {
 pub enum ServerError {
     #[error("refusing to listen on {0} without --token: anyone who reaches the port could change the space; pass --token or bind to 127.0.0.1")]
     TokenRequired(IpAddr),
+    #[error("refusing an empty --token: anyone could send it (was the variable holding it unset?)")]
+    EmptyToken,
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error(transparent)]
@@ -84,6 +125,12 @@ pub(crate) struct Stats {
     pub open: AtomicUsize,
     pub accepted: AtomicU64,
     pub commands: AtomicU64,
+    /// Connections refused at the cap, closed idle, or closed over the input budget.
+    pub refused: AtomicU64,
+    pub timed_out: AtomicU64,
+    pub over_budget: AtomicU64,
+    /// Bytes of input held beyond each connection's free allowance.
+    pub buffered: AtomicUsize,
 }
 
 /// What every connection shares.
@@ -119,16 +166,26 @@ impl Server {
     /// Opens the store (loading it into a new space) and binds the port.
     /// Must be called inside a tokio runtime.
     pub async fn bind(config: Config) -> Result<Server, ServerError> {
+        if config.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            return Err(ServerError::EmptyToken);
+        }
         if !config.bind.is_loopback() && config.token.is_none() {
             return Err(ServerError::TokenRequired(config.bind));
         }
         raise_fd_limit();
         let space = AtomSpace::new();
-        let store = match &config.store {
+        // Off the runtime's threads: a store's own client (PostgreSQL's)
+        // may run a runtime of its own, which cannot start inside this one.
+        let store = match config.store.clone() {
             Some(url) => {
-                let mut st = atomweave_store::open(url)?;
-                st.load_atomspace(&space, &mut |_| {})?;
-                Some(st)
+                let space = space.clone();
+                let opened = tokio::task::spawn_blocking(move || -> Result<_, ServerError> {
+                    let mut st = atomweave_store::open(&url)?;
+                    st.load_atomspace(&space, &mut |_| {})?;
+                    Ok(st)
+                });
+                let joined = opened.await.map_err(|e| atomweave_store::StoreError::Backend(format!("opening the store stopped: {e}")))?;
+                Some(joined?)
             }
             None => None,
         };
@@ -143,7 +200,7 @@ impl Server {
         };
         let (stop, _) = watch::channel(false);
         let shared = Arc::new(Shared {
-            state: State::new(space, store),
+            state: State::new(space, store, config.sync),
             config,
             stats: Stats::default(),
             started: Instant::now(),
@@ -182,15 +239,7 @@ impl Server {
         loop {
             tokio::select! {
                 _ = stop.wait_for(|s| *s) => break,
-                accepted = listener.accept() => match accepted {
-                    Ok((sock, _)) => {
-                        let _ = sock.set_nodelay(true);
-                        shared.stats.accepted.fetch_add(1, Ordering::Relaxed);
-                        tokio::spawn(telnet::serve(shared.clone(), sock));
-                    }
-                    // Out of descriptors and the like: back off instead of spinning.
-                    Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
-                },
+                accepted = listener.accept() => accepted_one(&shared, accepted, false).await,
             }
         }
         signals.abort();
@@ -198,6 +247,11 @@ impl Server {
             w.abort();
         }
         drop(listener);
+        // Scheme that is still running is stopped, or the store could not
+        // be closed (its evaluation may be writing) nor the process end.
+        if shared.scheme_space.get().is_some() {
+            atomweave_guile::interrupt_all("the server is shutting down");
+        }
         // Give in-flight commands a moment to finish, then close the store:
         // later writes (there should be none) would find no store.
         let deadline = Instant::now() + Duration::from_secs(2);
@@ -211,6 +265,7 @@ impl Server {
                 st.close()?;
                 Ok(())
             })?;
+            shared.state.closed_durably();
         }
         Ok(shared.state.space.clone())
     }
@@ -218,15 +273,46 @@ impl Server {
 
 async fn accept_web(shared: Arc<Shared>, listener: TcpListener) {
     loop {
-        match listener.accept().await {
-            Ok((sock, _)) => {
-                let _ = sock.set_nodelay(true);
-                shared.stats.accepted.fetch_add(1, Ordering::Relaxed);
-                tokio::spawn(http::serve(shared.clone(), sock));
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
-        }
+        accepted_one(&shared, listener.accept().await, true).await;
     }
+}
+
+/// Serves an accepted connection on a task of its own, or refuses it at
+/// the connection cap.
+async fn accepted_one(shared: &Arc<Shared>, accepted: std::io::Result<(tokio::net::TcpStream, SocketAddr)>, web: bool) {
+    let sock = match accepted {
+        Ok((sock, _)) => sock,
+        // Out of descriptors and the like: back off instead of spinning.
+        Err(_) => return tokio::time::sleep(Duration::from_millis(20)).await,
+    };
+    let _ = sock.set_nodelay(true);
+    if shared.stats.open.load(Ordering::Acquire) >= shared.config.max_connections {
+        shared.stats.refused.fetch_add(1, Ordering::Relaxed);
+        let msg = format!("error: this server has its most connections ({}) open; try again later\n", shared.config.max_connections);
+        tokio::spawn(refuse(sock, msg, web));
+        return;
+    }
+    shared.stats.accepted.fetch_add(1, Ordering::Relaxed);
+    if web {
+        tokio::spawn(http::serve(shared.clone(), sock));
+    } else {
+        tokio::spawn(telnet::serve(shared.clone(), sock));
+    }
+}
+
+/// Says why, briefly (a client that does not read gets nothing), and closes.
+async fn refuse(mut sock: tokio::net::TcpStream, msg: String, web: bool) {
+    use tokio::io::AsyncWriteExt;
+    let text = if web {
+        format!("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{msg}", msg.len())
+    } else {
+        msg
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let _ = sock.write_all(text.as_bytes()).await;
+        let _ = sock.shutdown().await;
+    })
+    .await;
 }
 
 async fn stop_on_signals(stop: watch::Sender<bool>) {
@@ -251,11 +337,15 @@ pub const WORKER_STACK: usize = 64 << 20;
 /// `ready` hears the bound address once clients can connect.
 pub fn serve_blocking(config: Config, ready: impl FnOnce(SocketAddr, Option<SocketAddr>)) -> Result<AtomSpace, ServerError> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().thread_stack_size(WORKER_STACK).build().expect("a tokio runtime");
-    rt.block_on(async {
+    let served = rt.block_on(async {
         let server = Server::bind(config).await?;
         ready(server.local_addr(), server.http_addr());
         server.run().await
-    })
+    });
+    // A command still running (one that ignores interrupts, in a store
+    // call) does not keep the process from ending.
+    rt.shutdown_timeout(Duration::from_secs(2));
+    served
 }
 
 /// Compares a token in time that depends on its length only, not on where

@@ -18,6 +18,7 @@
 //! | `(cog-execute-cache! Q K [M [#t]])` | the result, kept on Q under K; a kept one unless `#t` |
 //! | `(cog-atomspace-clear)` | `#t` |
 //! | `(cog-version)` | `0.1.0` |
+//! | `(barrier)` | `()` once every write before it is durable in the store |
 //! | `(ping)`, `ping`, `(cog-atomspace)` | `()` |
 //! | `(ConceptNode "a")`, any atom, also with values (not upstream) | the atom, added |
 //!
@@ -26,85 +27,12 @@
 //! command is answered `(error "what was wrong")`, changing nothing, where
 //! upstream logs it and sends nothing, which leaves its client waiting.
 
-use parking_lot::{MappedMutexGuard, Mutex, MutexGuard};
-
 use atomweave::query::{self, Executed};
 use atomweave::sexpr::{self, parse_str, write_str_literal, write_value, Expr};
 use atomweave::types::Type;
 use atomweave::{AtomSpace, Handle, Value};
-use atomweave_store::StorageNode;
 
-/// What the shells' commands run against: the space, and the store behind
-/// it if there is one. Changes are written through to the store (queued; it
-/// writes in batches), deletions delete there too.
-pub struct State {
-    pub space: AtomSpace,
-    /// `None` without a store, and after shutdown closed it.
-    store: Mutex<Option<Box<dyn StorageNode>>>,
-    /// Started with a store: once it is closed, writes are refused, not
-    /// silently kept in memory only.
-    has_store: bool,
-    /// Held across the read and write of an update when there is no store
-    /// (the store's lock does it otherwise), so concurrent increments from
-    /// many clients all count.
-    updates: Mutex<()>,
-}
-
-impl State {
-    pub fn new(space: AtomSpace, store: Option<Box<dyn StorageNode>>) -> State {
-        State { space, has_store: store.is_some(), store: Mutex::new(store), updates: Mutex::new(()) }
-    }
-
-    /// The store, locked; `Ok(None)` without one, an error once it is closed.
-    fn store(&self) -> Result<Option<MappedMutexGuard<'_, Box<dyn StorageNode>>>, String> {
-        match MutexGuard::try_map(self.store.lock(), |s| s.as_mut()) {
-            Ok(st) => Ok(Some(st)),
-            Err(_) if self.has_store => Err("the server is shutting down; its store is closed".into()),
-            Err(_) => Ok(None),
-        }
-    }
-
-    /// Queues `h` and every atom under it, with their values, for the
-    /// store: a command may set values on members too.
-    pub(crate) fn stored(&self, h: Handle) -> Result<(), String> {
-        let Some(mut st) = self.store()? else { return Ok(()) };
-        let mut todo = vec![h];
-        let mut seen = std::collections::HashSet::new();
-        while let Some(x) = todo.pop() {
-            if seen.insert(x) {
-                st.store_atom(&self.space, x).map_err(|e| e.to_string())?;
-                todo.extend_from_slice(self.space.outgoing(x).unwrap_or(&[]));
-            }
-        }
-        Ok(())
-    }
-
-    /// Extracts `h` from the space and the store; false if links hold it
-    /// and `recursive` is not set.
-    pub(crate) fn delete(&self, h: Handle, recursive: bool) -> Result<bool, String> {
-        match self.store()? {
-            Some(mut st) => st.delete(&self.space, h, recursive).map_err(|e| e.to_string()),
-            None => Ok(self.space.extract(h, recursive).is_ok()),
-        }
-    }
-
-    /// Adds `delta` to the value under `key`, atomically among updates.
-    pub(crate) fn update(&self, h: Handle, key: Handle, delta: &[f64]) -> Result<(), String> {
-        match self.store()? {
-            Some(mut st) => st.update_value(&self.space, h, key, delta).map(drop),
-            None => {
-                let _held = self.updates.lock();
-                atomweave_store::update_in_space(&self.space, h, key, delta).map(drop)
-            }
-        }
-        .map_err(|e| e.to_string())
-    }
-
-    /// Takes the store out, for shutdown to flush and close it.
-    pub(crate) fn take_store(&self) -> Option<Box<dyn StorageNode>> {
-        self.store.lock().take()
-    }
-}
+use crate::State;
 
 /// Runs one complete command and appends its reply (without the newline).
 pub fn eval(cx: &State, command: &str, out: &mut String) {
@@ -382,13 +310,17 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
             out.push_str("#t");
         }
         "cog-version" => out.push_str(env!("CARGO_PKG_VERSION")),
+        "barrier" if args.is_empty() => {
+            cx.barrier()?;
+            out.push_str("()");
+        }
         "ping" | "cog-atomspace" if args.is_empty() => out.push_str("()"),
         _ if Type::from_name(head).is_some_and(|t| t.is_atom()) => {
             let h = add(space, e)?;
             cx.stored(h)?;
             sexpr::write_structure(space, h, out);
         }
-        _ => return Err(format!("unknown command `{head}`; the sexpr shell knows cog-node, cog-link, cog-value, cog-set-value!, cog-set-values!, cog-set-tv!, cog-update-value!, cog-keys->alist, cog-incoming-set, cog-incoming-by-type, cog-get-atoms, cog-extract!, cog-extract-recursive!, cog-execute-cache!, cog-atomspace-clear, cog-version, ping, and atoms")),
+        _ => return Err(format!("unknown command `{head}`; the sexpr shell knows cog-node, cog-link, cog-value, cog-set-value!, cog-set-values!, cog-set-tv!, cog-update-value!, cog-keys->alist, cog-incoming-set, cog-incoming-by-type, cog-get-atoms, cog-extract!, cog-extract-recursive!, cog-execute-cache!, cog-atomspace-clear, cog-version, barrier, ping, and atoms")),
     }
     Ok(())
 }
@@ -471,7 +403,7 @@ mod tests {
 
     #[test]
     fn commands_answer_one_expression() {
-        let cx = State::new(AtomSpace::new(), None);
+        let cx = State::new(AtomSpace::new(), None, crate::Durability::Always);
         let space = &cx.space;
         assert_eq!(ask(&cx, "ping"), "()");
         assert_eq!(ask(&cx, "(ping)"), "()");
@@ -508,7 +440,7 @@ mod tests {
 
     #[test]
     fn execute_cache_keeps_results_until_asked_to_recompute() {
-        let cx = State::new(AtomSpace::new(), None);
+        let cx = State::new(AtomSpace::new(), None, crate::Durability::Always);
         ask(&cx, "(Inheritance (Concept \"cat\") (Concept \"animal\"))");
         let q = "(GetLink (Inheritance (Variable \"$x\") (Concept \"animal\")))";
         let first = ask(&cx, &format!("(cog-execute-cache! {q} (Predicate \"results\"))"));
@@ -522,7 +454,7 @@ mod tests {
 
     #[test]
     fn bad_commands_are_errors_that_change_nothing() {
-        let cx = State::new(AtomSpace::new(), None);
+        let cx = State::new(AtomSpace::new(), None, crate::Durability::Always);
         let space = &cx.space;
         for bad in [
             "(cog-frobnicate)",
@@ -554,7 +486,7 @@ mod tests {
 
     #[test]
     fn a_value_holding_its_own_atom_prints_once() {
-        let cx = State::new(AtomSpace::new(), None);
+        let cx = State::new(AtomSpace::new(), None, crate::Durability::Always);
         assert_eq!(ask(&cx, "(cog-set-value! (Concept \"a\") (Predicate \"k\") (Concept \"a\"))"), "()");
         assert_eq!(ask(&cx, "(cog-value (Concept \"a\") (Predicate \"k\"))"), "(ConceptNode \"a\")");
         assert_eq!(ask(&cx, "(cog-keys->alist (Concept \"a\"))"), "(((PredicateNode \"k\") . (ConceptNode \"a\")))");
@@ -562,7 +494,7 @@ mod tests {
 
     #[test]
     fn the_truth_value_key_need_not_be_an_atom() {
-        let cx = State::new(AtomSpace::new(), None);
+        let cx = State::new(AtomSpace::new(), None, crate::Durability::Always);
         assert_eq!(ask(&cx, "(cog-set-tv! (Concept \"t\") (stv 0.5 0.25))"), "()");
         let tv_key = "(PredicateNode \"*-TruthValueKey-*\")";
         assert_eq!(cx.space.get_node(atomweave::types::PREDICATE_NODE, sexpr::TV_KEY), None);

@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 
@@ -50,37 +50,48 @@ impl Drop for Open<'_> {
 
 pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
     let _open = Open::new(&shared);
-    let (mut rd, wr) = sock.into_split();
-    let mut wr = BufWriter::with_capacity(16 * 1024, wr);
+    let (mut rd, mut wr) = sock.into_split();
     let mut stop = shared.stop.subscribe();
     let mut buf = BytesMut::with_capacity(4096);
     let mut session =
         Session { shell: Shell::Command, hushed: false, authorized: shared.config.token.is_none(), pending: String::new(), balance: sexpr::Balance::default() };
-    if session.authorized && wr.write_all(PROMPT.as_bytes()).await.and(wr.flush().await).is_err() {
+    if session.authorized && wr.write_all(PROMPT.as_bytes()).await.is_err() {
         return;
     }
+    let mut budget = Budget::new(&shared);
+    let mut replies = String::new();
     let mut out = String::new();
     loop {
+        // Before its token a client gets a few seconds; after, the idle limit.
+        let patience = if session.authorized { shared.config.idle_timeout } else { Some(shared.config.handshake_timeout) };
         let read = match spin_read(&shared, &rd, &mut buf) {
             Some(r) => r,
             None => tokio::select! {
                 r = rd.read_buf(&mut buf) => r,
                 _ = stop.wait_for(|s| *s) => return,
+                _ = sleep_or_never(patience) => Err(std::io::ErrorKind::TimedOut.into()),
             },
         };
+        if read.as_ref().is_err_and(|e| e.kind() == std::io::ErrorKind::TimedOut) {
+            shared.stats.timed_out.fetch_add(1, Ordering::Relaxed);
+            let _ = wr.write_all(b"error: nothing was sent for too long; closing the connection\n").await;
+            return;
+        }
         let at_eof = !matches!(read, Ok(n) if n > 0);
+        // Replies are held until the writes they acknowledge are durable.
+        let mut wrote = 0;
         // Every complete line in the buffer; at the end of input, the rest too.
         loop {
             // Before the token, a line is a token: no need for megabytes.
             let limit = if session.authorized { shared.config.max_line } else { PRE_AUTH_LINE };
             // Ctrl-D ends a line of its own, as upstream's reader has it.
             let (raw, end) = match memchr::memchr2(b'\n', CTRL_D, &buf) {
-                Some(i) if i > limit => return refuse_long_line(&mut wr, limit).await,
+                Some(i) if i > limit => return refuse_long_line(&shared, &mut wr, &mut replies, wrote, limit).await,
                 Some(i) => {
                     let keep = if buf[i] == CTRL_D { i + 1 } else { i };
                     (buf.split_to(i + 1), keep)
                 }
-                None if buf.len() > limit => return refuse_long_line(&mut wr, limit).await,
+                None if buf.len() > limit => return refuse_long_line(&shared, &mut wr, &mut replies, wrote, limit).await,
                 None if at_eof && !buf.is_empty() => {
                     let rest = buf.split();
                     let n = rest.len();
@@ -92,21 +103,99 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
             let line = strip_telnet_commands(line);
             out.clear();
             let step = session.line(&shared, &line, &mut out);
-            if wr.write_all(out.as_bytes()).await.is_err() {
+            wrote = wrote.max(crate::State::take_written());
+            replies.push_str(&out);
+            if step == Step::Close {
+                let _ = send(&shared, &mut wr, &mut replies, wrote).await;
                 return;
             }
-            if step == Step::Close {
-                let _ = wr.flush().await;
-                return;
+            // A long pipelined batch goes out in parts.
+            if replies.len() >= REPLY_CHUNK {
+                if send(&shared, &mut wr, &mut replies, wrote).await.is_err() {
+                    return;
+                }
+                wrote = 0;
             }
         }
-        if wr.flush().await.is_err() || at_eof {
+        if send(&shared, &mut wr, &mut replies, wrote).await.is_err() || at_eof {
+            return;
+        }
+        if !budget.hold(buf.len() + session.pending.len()) {
+            let _ = wr.write_all(b"error: the server holds too much unfinished input from its clients; closing the connection\n").await;
             return;
         }
         // A connection that sat idle with a large buffer gives it back.
         if buf.is_empty() && buf.capacity() > 64 * 1024 {
             buf = BytesMut::with_capacity(4096);
         }
+        if replies.capacity() > REPLY_CHUNK * 2 {
+            replies = String::new();
+        }
+    }
+}
+
+/// Replies are written in parts of about this size.
+const REPLY_CHUNK: usize = 64 * 1024;
+
+/// Writes the replies once write `wrote` is durable (see [`crate::State`]);
+/// if it never will be, says so instead and fails.
+async fn send(shared: &Shared, wr: &mut OwnedWriteHalf, replies: &mut String, wrote: u64) -> std::io::Result<()> {
+    if let Err(msg) = shared.state.durable(wrote).await {
+        replies.clear();
+        let _ = wr.write_all(format!("error: {msg}; closing the connection\n").as_bytes()).await;
+        return Err(std::io::Error::other("the store is broken"));
+    }
+    let sent = wr.write_all(replies.as_bytes()).await;
+    replies.clear();
+    sent
+}
+
+/// Sleeps for `d`, or forever.
+pub(crate) async fn sleep_or_never(d: Option<std::time::Duration>) {
+    match d {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A connection's share of the server's budget for unfinished input
+/// ([`crate::Config::max_buffered`]); given back when it closes.
+pub(crate) struct Budget<'a> {
+    shared: &'a Shared,
+    held: usize,
+}
+
+/// Input each connection may hold without drawing on the budget.
+const FREE_INPUT: usize = 64 * 1024;
+
+impl<'a> Budget<'a> {
+    pub(crate) fn new(shared: &'a Shared) -> Self {
+        Budget { shared, held: 0 }
+    }
+
+    /// Accounts for `bytes` of unfinished input now held; false if that
+    /// would take the server over its budget (nothing is taken then).
+    pub(crate) fn hold(&mut self, bytes: usize) -> bool {
+        let want = bytes.saturating_sub(FREE_INPUT);
+        let total = &self.shared.stats.buffered;
+        if want > self.held {
+            let more = want - self.held;
+            if total.fetch_add(more, Ordering::AcqRel) + more > self.shared.config.max_buffered {
+                total.fetch_sub(more, Ordering::AcqRel);
+                self.shared.stats.over_budget.fetch_add(1, Ordering::Relaxed);
+                return false;
+            }
+        } else {
+            total.fetch_sub(self.held - want, Ordering::AcqRel);
+        }
+        self.held = want;
+        true
+    }
+}
+
+impl Drop for Budget<'_> {
+    fn drop(&mut self) {
+        self.shared.stats.buffered.fetch_sub(self.held, Ordering::AcqRel);
     }
 }
 
@@ -138,11 +227,14 @@ fn strip_telnet_commands(line: &[u8]) -> Cow<'_, [u8]> {
     Cow::Owned(out)
 }
 
-/// Says why, and ends the connection: nothing of the line is evaluated.
-async fn refuse_long_line(wr: &mut BufWriter<OwnedWriteHalf>, limit: usize) {
+/// Says why, and ends the connection: nothing of the line is evaluated
+/// (the commands before it are answered first).
+async fn refuse_long_line(shared: &Shared, wr: &mut OwnedWriteHalf, replies: &mut String, wrote: u64, limit: usize) {
+    if send(shared, wr, replies, wrote).await.is_err() {
+        return;
+    }
     let msg = format!("error: line longer than {limit} bytes; closing the connection\n");
     let _ = wr.write_all(msg.as_bytes()).await;
-    let _ = wr.flush().await;
 }
 
 /// How long a connection polls for the next command before it sleeps.
@@ -365,11 +457,15 @@ pub(crate) fn evaluate_scm(shared: &Shared, code: &str, out: &mut String) {
     let done = tokio::task::block_in_place(|| {
         let space = *shared.scheme_space.get_or_init(|| {
             atomweave_guile::boot(shared.state.space.clone());
-            atomweave_guile::register_space(shared.state.space.clone())
+            let index = atomweave_guile::register_space(shared.state.space.clone());
+            if let Some(store) = shared.state.for_scheme() {
+                atomweave_guile::give_store(index, store);
+            }
+            index
         });
         atomweave_guile::with_guile(|| {
             atomweave_guile::select_space(space);
-            atomweave_guile::eval(code)
+            atomweave_guile::eval_within(code, shared.config.scm_timeout)
         })
     });
     match done {
@@ -446,4 +542,21 @@ pub(crate) fn stats(shared: &Shared, out: &mut String) {
     let _ = writeln!(out, "uptime: {}h {:02}m {:02}s", up / 3600, up / 60 % 60, up % 60);
     let _ = writeln!(out, "memory: {:.1} MiB resident", crate::resident_bytes() as f64 / (1 << 20) as f64);
     let _ = writeln!(out, "store: {}", shared.config.store.as_deref().map_or("none".into(), redacted));
+    if shared.config.store.is_some() {
+        let sync = match shared.config.sync {
+            crate::Durability::Always => "before each reply".to_string(),
+            crate::Durability::Within(d) => format!("within {} ms of each reply", d.as_millis()),
+        };
+        let _ = writeln!(out, "store lag: {} writes not yet durable (writes are made durable {sync})", shared.state.lag());
+    }
+    let _ = writeln!(
+        out,
+        "limits: {} connections refused at the cap of {}, {} closed idle, {} closed over the input budget ({} of {} MiB held)",
+        s.refused.load(Ordering::Relaxed),
+        shared.config.max_connections,
+        s.timed_out.load(Ordering::Relaxed),
+        s.over_budget.load(Ordering::Relaxed),
+        s.buffered.load(Ordering::Relaxed) >> 20,
+        shared.config.max_buffered >> 20
+    );
 }

@@ -424,8 +424,12 @@ fn ws_ask(ws: &mut tungstenite::WebSocket<TcpStream>, cmd: &str) -> String {
 }
 
 fn http_get(web: SocketAddr, path: &str) -> String {
+    http_get_as(web, path, &web.to_string())
+}
+
+fn http_get_as(web: SocketAddr, path: &str, host: &str) -> String {
     let mut s = TcpStream::connect(web).unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes()).unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes()).unwrap();
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
     out
@@ -514,6 +518,10 @@ fn websocket_shells_and_the_status_page() {
     assert_eq!(ws(srv.web, "/py").err().unwrap(), "404 Not Found");
     let page = http_get(srv.web, "/");
     assert!(page.starts_with("HTTP/1.1 200 OK") && page.contains("atoms: 1"), "{page}");
+    assert!(http_get_as(srv.web, "/", "localhost").starts_with("HTTP/1.1 200 OK"));
+    // A page whose domain was pointed at 127.0.0.1 (DNS rebinding) reads nothing.
+    let rebound = http_get_as(srv.web, "/", "evil.example");
+    assert!(rebound.starts_with("HTTP/1.1 421") && !rebound.contains("atoms:"), "{rebound}");
     let post = {
         let mut s = TcpStream::connect(srv.web).unwrap();
         s.write_all(b"POST / HTTP/1.1\r\n\r\n").unwrap();
@@ -529,6 +537,20 @@ fn websocket_shells_and_the_status_page() {
     assert!(http_get(srv.web, "/").starts_with("HTTP/1.1 401"));
     let mut sx = ws(srv.web, "/sexpr?token=t0k").unwrap();
     assert_eq!(ws_ask(&mut sx, "(ping)"), "()\n");
+    // With a token too, a web page is refused unless its origin is allowed.
+    let from_page = |srv: &Running, origin: &str| {
+        let mut s = TcpStream::connect(srv.web).unwrap();
+        let req =
+            format!("GET /scm?token=t0k HTTP/1.1\r\nHost: x\r\nOrigin: {origin}\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n");
+        s.write_all(req.as_bytes()).unwrap();
+        let mut reply = vec![0u8; 12];
+        s.read_exact(&mut reply).unwrap();
+        String::from_utf8(reply).unwrap()
+    };
+    assert_eq!(from_page(&srv, "http://evil.example"), "HTTP/1.1 403");
+    let srv = start(Config { token: Some("t0k".into()), allow_origins: vec!["https://app.example".into()], ..Config::default() });
+    assert_eq!(from_page(&srv, "http://evil.example"), "HTTP/1.1 403");
+    assert_eq!(from_page(&srv, "https://app.example"), "HTTP/1.1 101");
 }
 
 #[test]

@@ -308,3 +308,60 @@ fn a_decorated_truth_value_key_is_still_the_truth_value_key() {
         assert_eq!(t.size(), 0, "{text}");
     }
 }
+
+#[test]
+fn a_value_keyed_by_its_own_atom_prints_once_and_reads_back() {
+    let mut t = AtomTable::new();
+    let k = t.add_node(PREDICATE_NODE, "k").unwrap();
+    t.set_value(k, k, Value::float(vec![1.0])).unwrap();
+    let a = t.add_node(CONCEPT_NODE, "a").unwrap();
+    let key = t.add_link(LIST_LINK, &[a]).unwrap();
+    t.set_value(a, key, Value::float(vec![2.0])).unwrap();
+    t.set_value(key, a, Value::Atom(key)).unwrap();
+    assert_eq!(atom_to_string(&t, k, Form::Wire), r#"(PredicateNode "k" (alist (cons (PredicateNode "k")(FloatValue 1))))"#);
+    assert_eq!(
+        atom_to_string(&t, key, Form::Wire),
+        r#"(ListLink (alist (cons (ConceptNode "a")(ListLink (ConceptNode "a")))) (ConceptNode "a" (alist (cons (ListLink (ConceptNode "a"))(FloatValue 2)))))"#
+    );
+    let mut text = Vec::new();
+    dump(&t, Select::Roots, Form::Wire, &mut text, |_| {}).unwrap();
+    let mut back = AtomTable::new();
+    load_str(&mut back, std::str::from_utf8(&text).unwrap()).unwrap();
+    let (k2, a2) = (back.get_node(PREDICATE_NODE, "k").unwrap(), back.get_node(CONCEPT_NODE, "a").unwrap());
+    let key2 = back.get_link(LIST_LINK, &[a2]).unwrap();
+    assert_eq!(back.get_value(k2, k2), Some(Value::float(vec![1.0])));
+    assert_eq!(back.get_value(a2, key2), Some(Value::float(vec![2.0])));
+    assert_eq!(back.get_value(key2, a2), Some(Value::Atom(key2)));
+}
+
+#[test]
+fn atoms_nested_deeper_than_any_stack_print_in_every_form() {
+    // Built through the API, which does not bound nesting as the reader
+    // does; printed on a small stack.
+    let depth = 200_000;
+    let mut t = AtomTable::new();
+    let leaf = t.add_node(CONCEPT_NODE, "leaf").unwrap();
+    let top = (0..depth).fold(leaf, |h, _| t.add_link(LIST_LINK, &[h]).unwrap());
+    t.set_tv(leaf, TruthValue::simple(0.5, 0.5)).unwrap();
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            let wire = atom_to_string(&t, top, Form::Wire);
+            assert!(wire.starts_with("(ListLink (ListLink "));
+            assert!(wire.contains(r#"(ConceptNode "leaf" (alist (cons (PredicateNode "*-TruthValueKey-*")(SimpleTruthValue 0.5 0.5))))"#));
+            assert_eq!(wire.matches('(').count(), wire.matches(')').count());
+            // The REPL form indents each level: its size grows with the
+            // square of the depth, so it is checked on a shallower part.
+            let part = t.outgoing(top).unwrap()[0];
+            let part = (0..depth - 3000).fold(part, |h, _| t.outgoing(h).unwrap()[0]);
+            let repl = atom_to_string(&t, part, Form::Repl);
+            assert_eq!(repl.lines().count(), 3000);
+            assert!(repl.lines().last().unwrap().trim_start().starts_with(r#"(Concept "leaf" (stv 0.5 0.5))"#));
+            let mut s = String::new();
+            sexpr::write_structure(&t, top, &mut s);
+            assert_eq!(s.len(), "(ListLink ".len() * depth + r#"(ConceptNode "leaf")"#.len() + depth);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

@@ -8,7 +8,7 @@
   #:use-module (ice-9 eval-string)
   #:use-module (system base compile)
   #:export (shell-eval shell-run shell-value shell-memoize shell-compile shell-call
-            shell-resolve shell-error-text))
+            shell-resolve shell-error-text shell-interrupt))
 
 (define user (resolve-module '(guile-user)))
 
@@ -139,3 +139,8 @@ come already read: a list of expressions."
 
 (define (shell-call proc arg)
   (guarded (proc arg) '(#t . "")))
+
+;; What an embedder's watchdog runs in a thread whose evaluation it stops
+;; (interrupt.rs): throws if that evaluation is still being stopped.
+(define (shell-interrupt)
+  (%atomweave-interrupt-check))

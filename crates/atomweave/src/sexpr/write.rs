@@ -131,41 +131,91 @@ pub fn atom_to_string(r: &(impl AtomSource + ?Sized), h: Handle, form: Form) -> 
 
 /// Appends the atom in the given form.
 pub fn write_atom(r: &(impl AtomSource + ?Sized), h: Handle, form: Form, out: &mut String) {
-    match form {
-        Form::Repl => write_repl(r, h, 0, out),
-        Form::Wire => write_wire(r, h, out),
-    }
+    write_tree(r, h, if form == Form::Repl { Tree::Repl } else { Tree::Wire }, out);
 }
 
 /// Appends the atom's structure alone in the wire layout, without values:
 /// `(ListLink (ConceptNode "a")(ConceptNode "b"))`, the form upstream's
 /// network shell answers with.
 pub fn write_structure(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String) {
-    if !open_atom(r, h, Form::Wire, out) {
-        return;
-    }
-    if r.name(h).is_none() {
-        out.push(' ');
-        for &c in r.outgoing(h).unwrap_or(&[]) {
-            write_structure(r, c, out);
-        }
-    }
-    out.push(')');
+    write_tree(r, h, Tree::Structure, out);
 }
 
-fn write_repl(r: &(impl AtomSource + ?Sized), h: Handle, indent: usize, out: &mut String) {
-    if !open_atom(r, h, Form::Repl, out) {
+/// How [`write_tree`] prints each atom of a tree.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Tree {
+    /// Wire layout, no values: what the network shells answer with.
+    Structure,
+    /// Indented, short names, non-default truth values.
+    Repl,
+    /// Wire layout with every value; a key prints as its structure.
+    Wire,
+}
+
+/// Prints the tree under `h` with an explicit stack, not recursion: links
+/// built through the API nest as deep as their makers like.
+fn write_tree(r: &(impl AtomSource + ?Sized), h: Handle, tree: Tree, out: &mut String) {
+    // `Some((atom, depth))` opens an atom; `None` closes the innermost one.
+    let mut stack = vec![Some((h, 0usize))];
+    while let Some(step) = stack.pop() {
+        let Some((h, depth)) = step else {
+            out.push(')');
+            continue;
+        };
+        if tree == Tree::Repl && depth > 0 {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', depth * 2));
+        }
+        let form = if tree == Tree::Repl { Form::Repl } else { Form::Wire };
+        if !open_atom(r, h, form, out) {
+            continue;
+        }
+        let out_set = r.outgoing(h).unwrap_or(&[]);
+        match tree {
+            Tree::Structure if r.name(h).is_none() => out.push(' '),
+            Tree::Structure => {}
+            Tree::Repl => {
+                let tv = r.get_tv(h).unwrap_or_default();
+                if !tv.is_default() {
+                    out.push(' ');
+                    write_tv(tv, out);
+                }
+            }
+            Tree::Wire => {
+                write_alist(r, h, out);
+                if !out_set.is_empty() {
+                    out.push(' ');
+                }
+            }
+        }
+        stack.push(None);
+        stack.extend(out_set.iter().rev().map(|&c| Some((c, depth + 1))));
+    }
+}
+
+/// ` (alist (cons K V)...)`: the atom's values, when it has any besides
+/// the default truth value. Keys print as their structure: a key's own
+/// values belong to the key (printed where it is), and a key may hold, or
+/// be, the atom whose value it keys.
+fn write_alist(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String) {
+    let tv = r.get_tv(h).unwrap_or_default();
+    let kvs = r.key_values(h);
+    if tv.is_default() && kvs.is_empty() {
         return;
     }
-    let tv = r.get_tv(h).unwrap_or_default();
+    out.push_str(" (alist");
     if !tv.is_default() {
-        out.push(' ');
-        write_tv(tv, out);
+        out.push_str(" (cons (PredicateNode ");
+        write_str_literal(out, TV_KEY);
+        out.push(')');
+        write_value(r, &Value::Truth(tv), out);
+        out.push(')');
     }
-    for &c in r.outgoing(h).unwrap_or(&[]) {
-        out.push('\n');
-        out.extend(std::iter::repeat_n(' ', indent + 2));
-        write_repl(r, c, indent + 2, out);
+    for (i, (k, v)) in kvs.iter().enumerate() {
+        out.push_str(if i == 0 && tv.is_default() { " (cons " } else { "(cons " });
+        write_tree(r, *k, Tree::Structure, out);
+        write_value(r, v, out);
+        out.push(')');
     }
     out.push(')');
 }
@@ -198,83 +248,56 @@ fn open_atom(r: &(impl AtomSource + ?Sized), h: Handle, form: Form, out: &mut St
     true
 }
 
-fn write_wire(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String) {
-    if !open_atom(r, h, Form::Wire, out) {
-        return;
-    }
-    let tv = r.get_tv(h).unwrap_or_default();
-    let kvs = r.key_values(h);
-    if !tv.is_default() || !kvs.is_empty() {
-        out.push_str(" (alist");
-        if !tv.is_default() {
-            out.push_str(" (cons (PredicateNode ");
-            write_str_literal(out, TV_KEY);
-            out.push(')');
-            write_value(r, &Value::Truth(tv), out);
-            out.push(')');
-        }
-        for (i, (k, v)) in kvs.iter().enumerate() {
-            out.push_str(if i == 0 && tv.is_default() { " (cons " } else { "(cons " });
-            write_wire(r, *k, out);
-            write_value(r, v, out);
-            out.push(')');
-        }
-        out.push(')');
-    }
-    let out_set = r.outgoing(h).unwrap_or(&[]);
-    if !out_set.is_empty() {
-        out.push(' ');
-    }
-    for &c in out_set {
-        write_wire(r, c, out);
-    }
-    out.push(')');
-}
-
 /// Appends a value in wire form: `(FloatValue 1 2)`, `(SimpleTruthValue 0.9 0.8)`, ...
+/// LinkValues nest to any depth: they are walked with a stack.
 pub fn write_value(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String) {
-    match v {
-        Value::Float(xs) => {
-            out.push_str("(FloatValue");
-            for x in xs.iter() {
-                out.push(' ');
-                out.push_str(&fmt_f64(*x));
-            }
+    // `Some(v)` prints a value; `None` closes the innermost LinkValue.
+    let mut stack = vec![Some(v)];
+    while let Some(step) = stack.pop() {
+        let Some(v) = step else {
             out.push(')');
-        }
-        Value::String(ss) => {
-            out.push_str("(StringValue");
-            for s in ss.iter() {
-                out.push(' ');
-                write_str_literal(out, s);
+            continue;
+        };
+        match v {
+            Value::Float(xs) => {
+                out.push_str("(FloatValue");
+                for x in xs.iter() {
+                    out.push(' ');
+                    out.push_str(&fmt_f64(*x));
+                }
+                out.push(')');
             }
-            out.push(')');
-        }
-        Value::Bool(bs) => {
-            out.push_str("(BoolValue");
-            for b in bs.iter() {
-                out.push_str(if *b { " #t" } else { " #f" });
+            Value::String(ss) => {
+                out.push_str("(StringValue");
+                for s in ss.iter() {
+                    out.push(' ');
+                    write_str_literal(out, s);
+                }
+                out.push(')');
             }
-            out.push(')');
-        }
-        Value::Link(vs) => {
-            out.push_str("(LinkValue");
-            for (i, v) in vs.iter().enumerate() {
-                out.push_str(if i == 0 { " " } else { "" });
-                write_value(r, v, out);
+            Value::Bool(bs) => {
+                out.push_str("(BoolValue");
+                for b in bs.iter() {
+                    out.push_str(if *b { " #t" } else { " #f" });
+                }
+                out.push(')');
             }
-            out.push(')');
+            Value::Link(vs) => {
+                out.push_str(if vs.is_empty() { "(LinkValue" } else { "(LinkValue " });
+                stack.push(None);
+                stack.extend(vs.iter().rev().map(Some));
+            }
+            Value::Void => out.push_str("(VoidValue)"),
+            Value::Truth(TruthValue::Simple { strength, confidence }) => {
+                let _ = write!(out, "(SimpleTruthValue {} {})", fmt_f64(*strength), fmt_f64(*confidence));
+            }
+            Value::Truth(TruthValue::Count { mean, confidence, count }) => {
+                let _ = write!(out, "(CountTruthValue {} {} {})", fmt_f64(*mean), fmt_f64(*confidence), fmt_f64(*count));
+            }
+            // Structure only, as upstream: an atom's own values are its own
+            // business, and a value may hold the atom that holds it.
+            Value::Atom(h) => write_structure(r, *h, out),
         }
-        Value::Void => out.push_str("(VoidValue)"),
-        Value::Truth(TruthValue::Simple { strength, confidence }) => {
-            let _ = write!(out, "(SimpleTruthValue {} {})", fmt_f64(*strength), fmt_f64(*confidence));
-        }
-        Value::Truth(TruthValue::Count { mean, confidence, count }) => {
-            let _ = write!(out, "(CountTruthValue {} {} {})", fmt_f64(*mean), fmt_f64(*confidence), fmt_f64(*count));
-        }
-        // Structure only, as upstream: an atom's own values are its own
-        // business, and a value may hold the atom that holds it.
-        Value::Atom(h) => write_structure(r, *h, out),
     }
 }
 

@@ -1,0 +1,373 @@
+//! What the shells' commands run against: the space, the store behind it,
+//! and the commits that make a client's writes durable.
+//!
+//! Every write a command makes goes to the store (which queues it) and is
+//! numbered. A committer thread makes queued writes durable (the store's
+//! `barrier`) and publishes how far it got, so that:
+//! - with [`Durability::Always`] (the default), a connection holds its replies
+//!   until every write they acknowledge is durable. Writes that arrive
+//!   while a commit runs share the next one (a group commit), so many
+//!   clients cost one commit, not one each;
+//! - with [`Durability::Within`], replies go out at once and the committer makes
+//!   each write durable within the given time.
+//!
+//! A commit that fails leaves the store broken: what it held may be lost,
+//! so no later write is acknowledged (each is refused with the error) and
+//! connections waiting on it are closed; the server says so on stderr.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use atomweave::{AtomSpace, Handle};
+use atomweave_store::StorageNode;
+use parking_lot::{Condvar, MappedMutexGuard, Mutex, MutexGuard};
+use tokio::sync::watch;
+
+/// When a write acknowledged to a client is durable in the store.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Durability {
+    /// Before the reply that acknowledges it is sent (group commit).
+    #[default]
+    Always,
+    /// At most this long after it was acknowledged.
+    Within(Duration),
+}
+
+impl std::str::FromStr for Durability {
+    type Err = String;
+
+    /// `always`, or a number of milliseconds.
+    fn from_str(s: &str) -> Result<Durability, String> {
+        match s {
+            "always" => Ok(Durability::Always),
+            ms => ms
+                .parse::<u64>()
+                .map(|ms| Durability::Within(Duration::from_millis(ms)))
+                .map_err(|_| format!("--sync takes `always` or a number of milliseconds, not `{ms}`")),
+        }
+    }
+}
+
+/// How far the committer got.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Durable {
+    /// Writes numbered up to this one are durable.
+    pub upto: u64,
+    /// Set when a commit failed: nothing after `upto` will be.
+    pub broken: Option<Arc<str>>,
+}
+
+thread_local! {
+    /// The newest write made by commands run on this thread since
+    /// [`State::take_written`] last looked: a command runs on one thread,
+    /// start to end, so its connection finds its writes here.
+    static WRITTEN: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The store and the numbering of its writes, shared with the committer.
+struct Commits {
+    /// `None` without a store, and after shutdown closed it.
+    store: Mutex<Option<Box<dyn StorageNode>>>,
+    /// Writes handed to the store so far; changed under the store's lock.
+    queued: AtomicU64,
+    durable: watch::Sender<Durable>,
+    /// Set when there are writes to commit, or at shutdown; the committer
+    /// waits on it.
+    wake: Mutex<Wake>,
+    woken: Condvar,
+    sync: Durability,
+}
+
+#[derive(Default)]
+struct Wake {
+    work: bool,
+    stop: bool,
+}
+
+impl Commits {
+    /// Numbers a write just handed to the store (under its lock), for the
+    /// connection that made it, and wakes the committer.
+    fn written(&self) {
+        let n = self.queued.fetch_add(1, Ordering::AcqRel) + 1;
+        WRITTEN.with(|w| w.set(n));
+        let mut wake = self.wake.lock();
+        if !wake.work {
+            wake.work = true;
+            self.woken.notify_one();
+        }
+    }
+
+    /// Makes every queued write durable, or marks the store broken.
+    fn commit(&self) {
+        let mut store = self.store.lock();
+        let Some(st) = store.as_mut() else { return };
+        let target = self.queued.load(Ordering::Acquire);
+        if target <= self.durable.borrow().upto || self.durable.borrow().broken.is_some() {
+            return;
+        }
+        match st.barrier() {
+            Ok(()) => {
+                self.durable.send_modify(|d| d.upto = target);
+            }
+            Err(e) => {
+                let msg: Arc<str> = format!("the store failed to commit ({e}); no write is acknowledged from here on: restart the server").into();
+                eprintln!("atomweave serve: {msg}");
+                self.durable.send_modify(|d| d.broken = Some(msg));
+            }
+        }
+    }
+
+    fn run(&self) {
+        loop {
+            {
+                let mut wake = self.wake.lock();
+                while !wake.work && !wake.stop {
+                    self.woken.wait(&mut wake);
+                }
+                if wake.stop {
+                    return;
+                }
+                wake.work = false;
+            }
+            if let Durability::Within(delay) = self.sync {
+                // Writes of the next moments join this commit.
+                std::thread::sleep(delay);
+            }
+            self.commit();
+        }
+    }
+}
+
+/// What the shells' commands run against: the space, and the store behind
+/// it if there is one. Changes are written through to the store,
+/// deletions delete there too.
+pub struct State {
+    pub space: AtomSpace,
+    commits: Arc<Commits>,
+    /// Started with a store: once it is closed, writes are refused, not
+    /// silently kept in memory only.
+    pub(crate) has_store: bool,
+    /// Held across the read and write of an update when there is no store
+    /// (the store's lock does it otherwise), so concurrent increments from
+    /// many clients all count.
+    updates: Mutex<()>,
+    committer: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl State {
+    pub fn new(space: AtomSpace, store: Option<Box<dyn StorageNode>>, sync: Durability) -> State {
+        let has_store = store.is_some();
+        let commits = Arc::new(Commits {
+            store: Mutex::new(store),
+            queued: AtomicU64::new(0),
+            durable: watch::Sender::new(Durable::default()),
+            wake: Mutex::new(Wake::default()),
+            woken: Condvar::new(),
+            sync,
+        });
+        let committer = has_store.then(|| {
+            let c = commits.clone();
+            std::thread::Builder::new().name("atomweave-commit".into()).spawn(move || c.run()).expect("a committer thread")
+        });
+        State { space, commits, has_store, updates: Mutex::new(()), committer: Mutex::new(committer) }
+    }
+
+    /// The store, locked; `Ok(None)` without one, an error once it is
+    /// closed or broken.
+    fn store(&self) -> Result<Option<MappedMutexGuard<'_, Box<dyn StorageNode>>>, String> {
+        if let Some(msg) = &self.commits.durable.borrow().broken {
+            return Err(msg.to_string());
+        }
+        match MutexGuard::try_map(self.commits.store.lock(), |s| s.as_mut()) {
+            Ok(st) => Ok(Some(st)),
+            Err(_) if self.has_store => Err("the server is shutting down; its store is closed".into()),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Numbers a write just handed to the store (whose lock `_held` is),
+    /// for the connection that made it, and wakes the committer.
+    fn written(&self, _held: &MappedMutexGuard<'_, Box<dyn StorageNode>>) {
+        self.commits.written();
+    }
+
+    /// The server's store as the `scm` shell's calls (`store-atom`, ...)
+    /// see it: their writes are numbered and committed as the other
+    /// shells' are. `None` without a store.
+    pub(crate) fn for_scheme(&self) -> Option<Box<dyn StorageNode>> {
+        let url = self.commits.store.lock().as_ref()?.url().to_string();
+        Some(Box::new(Through { commits: self.commits.clone(), url }))
+    }
+
+    /// The newest write made on this thread since the last call (0: none).
+    pub(crate) fn take_written() -> u64 {
+        WRITTEN.with(|w| w.replace(0))
+    }
+
+    /// Waits until write `n` is durable, if the sync policy holds replies
+    /// for that; an error if it never will be.
+    pub(crate) async fn durable(&self, n: u64) -> Result<(), Arc<str>> {
+        if n == 0 || self.commits.sync != Durability::Always {
+            return Ok(());
+        }
+        let mut rx = self.commits.durable.subscribe();
+        let d = rx.wait_for(|d| d.upto >= n || d.broken.is_some()).await.map_err(|_| Arc::<str>::from("the server stopped"))?;
+        match (&d.broken, d.upto >= n) {
+            (_, true) => Ok(()),
+            (Some(msg), false) => Err(msg.clone()),
+            (None, false) => unreachable!("waited for one of the two"),
+        }
+    }
+
+    /// Makes every write so far durable now, whatever the sync policy.
+    pub(crate) fn barrier(&self) -> Result<(), String> {
+        self.commits.commit();
+        match &self.commits.durable.borrow().broken {
+            Some(msg) => Err(msg.to_string()),
+            None => Ok(()),
+        }
+    }
+
+    /// How many writes are queued and not yet durable (for `stats`).
+    pub(crate) fn lag(&self) -> u64 {
+        self.commits.queued.load(Ordering::Acquire).saturating_sub(self.commits.durable.borrow().upto)
+    }
+
+    /// Stores `h` and every atom under it, with their values: a command
+    /// may set values on members too.
+    pub(crate) fn stored(&self, h: Handle) -> Result<(), String> {
+        let Some(mut st) = self.store()? else { return Ok(()) };
+        let mut todo = vec![h];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(x) = todo.pop() {
+            if seen.insert(x) {
+                st.store_atom(&self.space, x).map_err(|e| e.to_string())?;
+                todo.extend_from_slice(self.space.outgoing(x).unwrap_or(&[]));
+            }
+        }
+        self.written(&st);
+        Ok(())
+    }
+
+    /// Extracts `h` from the space and the store; false if links hold it
+    /// and `recursive` is not set.
+    pub(crate) fn delete(&self, h: Handle, recursive: bool) -> Result<bool, String> {
+        match self.store()? {
+            Some(mut st) => {
+                let done = st.delete(&self.space, h, recursive).map_err(|e| e.to_string())?;
+                self.written(&st);
+                Ok(done)
+            }
+            None => Ok(self.space.extract(h, recursive).is_ok()),
+        }
+    }
+
+    /// Adds `delta` to the value under `key`, atomically among updates.
+    pub(crate) fn update(&self, h: Handle, key: Handle, delta: &[f64]) -> Result<(), String> {
+        match self.store()? {
+            Some(mut st) => {
+                st.update_value(&self.space, h, key, delta).map_err(|e| e.to_string())?;
+                self.written(&st);
+                Ok(())
+            }
+            None => {
+                let _held = self.updates.lock();
+                atomweave_store::update_in_space(&self.space, h, key, delta).map(drop).map_err(|e| e.to_string())
+            }
+        }
+    }
+
+    /// Stops the committer and takes the store out, for shutdown to
+    /// flush and close it.
+    pub(crate) fn take_store(&self) -> Option<Box<dyn StorageNode>> {
+        {
+            let mut wake = self.commits.wake.lock();
+            wake.stop = true;
+            self.commits.woken.notify_one();
+        }
+        if let Some(t) = self.committer.lock().take() {
+            let _ = t.join();
+        }
+        self.commits.store.lock().take()
+    }
+
+    /// Shutdown flushed and closed the store: everything queued is durable.
+    pub(crate) fn closed_durably(&self) {
+        let n = self.commits.queued.load(Ordering::Acquire);
+        self.commits.durable.send_modify(|d| d.upto = n);
+    }
+}
+
+/// The server's store, for the `scm` shell ([`State::for_scheme`]).
+struct Through {
+    commits: Arc<Commits>,
+    url: String,
+}
+
+impl Through {
+    /// Runs `f` on the store; `write` numbers it as a write.
+    fn with<T>(&mut self, write: bool, f: impl FnOnce(&mut dyn StorageNode) -> atomweave_store::Result<T>) -> atomweave_store::Result<T> {
+        use atomweave_store::StoreError;
+        if let Some(msg) = &self.commits.durable.borrow().broken {
+            return Err(StoreError::Backend(msg.to_string()));
+        }
+        let mut store = self.commits.store.lock();
+        let st = store.as_mut().ok_or_else(|| StoreError::Backend("the server is shutting down; its store is closed".into()))?;
+        let done = f(st.as_mut())?;
+        if write {
+            self.commits.written();
+        }
+        Ok(done)
+    }
+}
+
+impl StorageNode for Through {
+    fn url(&self) -> &str {
+        &self.url
+    }
+    fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> atomweave_store::Result<()> {
+        self.with(true, |s| s.store_atom(space, h))
+    }
+    fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> atomweave_store::Result<()> {
+        self.with(true, |s| s.store_value(space, h, key))
+    }
+    fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> atomweave_store::Result<atomweave::Value> {
+        self.with(true, |s| s.update_value(space, h, key, delta))
+    }
+    fn fetch_atom(&mut self, space: &AtomSpace, h: Handle) -> atomweave_store::Result<bool> {
+        self.with(false, |s| s.fetch_atom(space, h))
+    }
+    fn fetch_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> atomweave_store::Result<bool> {
+        self.with(false, |s| s.fetch_value(space, h, key))
+    }
+    fn fetch_incoming_set(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> atomweave_store::Result<usize> {
+        self.with(false, |s| s.fetch_incoming_set(space, h, recursive))
+    }
+    fn fetch_incoming_by_type(&mut self, space: &AtomSpace, h: Handle, t: atomweave::Type) -> atomweave_store::Result<usize> {
+        self.with(false, |s| s.fetch_incoming_by_type(space, h, t))
+    }
+    fn load_atoms_of_type(&mut self, space: &AtomSpace, t: atomweave::Type) -> atomweave_store::Result<usize> {
+        self.with(false, |s| s.load_atoms_of_type(space, t))
+    }
+    fn load_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> atomweave_store::Result<u64> {
+        self.with(false, |s| s.load_atomspace(space, progress))
+    }
+    fn store_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> atomweave_store::Result<u64> {
+        self.with(true, |s| s.store_atomspace(space, progress))
+    }
+    fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> atomweave_store::Result<bool> {
+        self.with(true, |s| s.delete(space, h, recursive))
+    }
+    fn barrier(&mut self) -> atomweave_store::Result<()> {
+        self.with(false, |s| s.barrier())
+    }
+    fn fetch_query(&mut self, space: &AtomSpace, query: Handle, key: Handle, fresh: bool) -> atomweave_store::Result<atomweave::Value> {
+        self.with(false, |s| s.fetch_query(space, query, key, fresh))
+    }
+    /// The server closes its store at shutdown; Scheme cannot.
+    fn close(self: Box<Self>) -> atomweave_store::Result<()> {
+        Ok(())
+    }
+}
