@@ -63,7 +63,7 @@ fn sigterm_flushes_the_store_and_exits_cleanly() {
     let mut rest = String::new();
     err.read_to_string(&mut rest).unwrap();
     assert!(status.success(), "{rest}");
-    assert!(rest.contains("stopped with 3 atoms, flushed to lmdb://"), "{rest}");
+    assert!(rest.contains("stopped with 3 atoms, its store lmdb://") && rest.contains(" flushed and closed"), "{rest}");
     let dump = atomweave().args(["dump", "--from", &url]).output().unwrap();
     let text = String::from_utf8(dump.stdout).unwrap();
     assert!(
@@ -187,4 +187,206 @@ fn deeply_nested_atoms_do_not_crash_the_server() {
     assert_eq!(lines[1].matches("ListLink").count(), 1);
     assert_eq!(lines[0].matches("(ListLink").count(), depth);
     assert_eq!(lines[2], "()\n");
+}
+
+/// A connection in the sexpr shell of the server at `port`.
+struct Sexpr {
+    rd: BufReader<TcpStream>,
+    wr: TcpStream,
+}
+
+impl Sexpr {
+    fn open(port: u16) -> Sexpr {
+        let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut rd = BufReader::new(s.try_clone().unwrap());
+        let mut wr = s;
+        wr.write_all(b"sexpr\n").unwrap();
+        let mut prompt = [0u8; 9];
+        rd.read_exact(&mut prompt).unwrap();
+        assert_eq!(&prompt, b"opencog> ");
+        Sexpr { rd, wr }
+    }
+
+    /// Sends the commands in one write and returns their reply lines.
+    fn ask(&mut self, cmds: &[String]) -> Vec<String> {
+        let text: String = cmds.iter().map(|c| format!("{c}\n")).collect();
+        self.wr.write_all(text.as_bytes()).unwrap();
+        (0..cmds.len())
+            .map(|_| {
+                let mut l = String::new();
+                assert!(self.rd.read_line(&mut l).unwrap() > 0, "closed");
+                l.trim_end().to_string()
+            })
+            .collect()
+    }
+}
+
+fn sigkill(child: &mut Served) {
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// The atoms `dump --from url` prints, one a line.
+fn dumped(url: &str) -> String {
+    let out = atomweave().args(["dump", "--from", url]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_value_keyed_by_its_own_atom_crashes_nothing_and_is_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}/kb.scm", dir.path().display());
+    let (mut child, port, _err) = serve(&["--store", &url]);
+    let mut c = Sexpr::open(port);
+    let replies = c.ask(&[
+        r#"(cog-set-value! (Predicate "k") (Predicate "k") (FloatValue 1))"#.into(),
+        r#"(cog-set-value! (Concept "a") (List (Concept "a")) (FloatValue 2))"#.into(),
+        r#"(cog-keys->alist (Predicate "k"))"#.into(),
+        r#"(Predicate "k")"#.into(),
+    ]);
+    assert_eq!(replies[..2], ["()", "()"]);
+    assert_eq!(replies[2], r#"(((PredicateNode "k") . (FloatValue 1)))"#);
+    assert_eq!(replies[3], r#"(PredicateNode "k")"#);
+    // Acknowledged, so in the file whatever happens to the server now.
+    sigkill(&mut child);
+    let text = dumped(&url);
+    assert!(text.contains(r#"(PredicateNode "k" (alist (cons (PredicateNode "k")(FloatValue 1))))"#), "{text}");
+    assert!(text.contains(r#"(ConceptNode "a" (alist (cons (ListLink (ConceptNode "a"))(FloatValue 2))))"#), "{text}");
+}
+
+/// Makes `n` acknowledged writes over four connections in pipelined
+/// batches, SIGKILLs the server, and checks the store holds them all.
+fn acknowledged_writes_survive_sigkill(url: &str, n: usize) {
+    let (mut child, port, _err) = serve(&["--store", url]);
+    let per = n / 4;
+    let clients: Vec<_> = (0..4)
+        .map(|c| {
+            std::thread::spawn(move || {
+                let mut s = Sexpr::open(port);
+                for batch in (0..per).collect::<Vec<_>>().chunks(50) {
+                    let cmds: Vec<String> = batch.iter().map(|i| format!(r#"(cog-set-tv! (Concept "c{c}-{i}") (stv 0.5 0.25))"#)).collect();
+                    assert!(s.ask(&cmds).iter().all(|r| r == "()"));
+                }
+            })
+        })
+        .collect();
+    clients.into_iter().for_each(|t| t.join().unwrap());
+    sigkill(&mut child);
+    let text = dumped(url);
+    let stored = text.lines().filter(|l| l.starts_with(r#"(ConceptNode "c"#) && l.contains("(SimpleTruthValue 0.5 0.25)")).count();
+    assert_eq!(stored, per * 4, "acknowledged writes lost");
+}
+
+#[test]
+fn acknowledged_writes_survive_sigkill_in_lmdb() {
+    let dir = tempfile::tempdir().unwrap();
+    acknowledged_writes_survive_sigkill(&format!("lmdb://{}", dir.path().display()), 1000);
+}
+
+#[test]
+fn acknowledged_writes_survive_sigkill_in_postgres() {
+    let pg = atomweave_store::pg::scratch::ScratchServer::start(true).unwrap();
+    // The server opens the store inside its runtime: this start panicked.
+    acknowledged_writes_survive_sigkill(&pg.url(), 1000);
+}
+
+#[test]
+fn runaway_scheme_is_stopped_by_the_time_limit_and_by_shutdown() {
+    let (mut child, port, mut err) = serve(&["--scm-timeout", "1"]);
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let start = std::time::Instant::now();
+    s.write_all(b"scm hush\n(let loop () (loop))\n(+ 2 2)\n").unwrap();
+    let mut rd = BufReader::new(s.try_clone().unwrap());
+    let mut got = String::new();
+    while !got.contains("4\n") {
+        let mut l = String::new();
+        assert!(rd.read_line(&mut l).unwrap() > 0, "{got}");
+        got.push_str(&l);
+    }
+    assert!(got.contains("ERROR:") && got.contains("ran longer than the 1 s"), "{got}");
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+    drop((rd, s));
+    sigkill(&mut child);
+    let _ = err.read_to_string(&mut String::new());
+
+    // No limit: shutdown stops the evaluation and the process ends.
+    let (mut child, port, _err) = serve(&["--scm-timeout", "0"]);
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(b"scm hush\n(let loop () (loop))\n").unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let mut t = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    t.write_all(b"shutdown\n").unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while child.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "the server did not stop while Scheme ran");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn an_empty_token_is_refused() {
+    for (args, env) in [(vec!["--token", ""], None), (vec!["--bind", "0.0.0.0"], Some("")), (vec!["--token", "  "], None)] {
+        let mut cmd = atomweave();
+        cmd.args(["serve", "--port", "0", "--no-http"]).args(&args);
+        if let Some(v) = env {
+            cmd.env("ATOMWEAVE_TOKEN", v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("empty --token"), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+#[test]
+fn connections_are_capped_timed_out_and_their_input_budgeted() {
+    let (_child, port, _err) = serve(&["--max-connections", "3", "--idle-timeout", "2", "--max-buffered", "1"]);
+    let held: Vec<TcpStream> = (0..3).map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut fourth = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    fourth.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut refusal = String::new();
+    fourth.read_to_string(&mut refusal).unwrap();
+    assert!(refusal.contains("most connections (3)"), "{refusal:?}");
+    // Silent for longer than the idle limit: closed, with a word why.
+    let mut idle = BufReader::new(held.into_iter().next().unwrap());
+    idle.get_ref().set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut rest = String::new();
+    idle.read_to_string(&mut rest).unwrap();
+    assert!(rest.ends_with("nothing was sent for too long; closing the connection\n"), "{rest:?}");
+    drop(idle);
+    std::thread::sleep(Duration::from_millis(200));
+    // Two unfinished lines of 700 KiB: the second goes over the 1 MiB budget.
+    let partial = vec![b'x'; 700 << 10];
+    let mut a = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    a.write_all(&partial).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut b = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    b.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    b.write_all(&partial).unwrap();
+    let mut why = String::new();
+    let _ = b.read_to_string(&mut why);
+    assert!(why.contains("too much unfinished input"), "{why:?}");
+    assert!(stats(port).contains("1 closed over the input budget"));
+    drop(a);
+}
+
+#[test]
+fn the_scm_shell_writes_to_the_servers_store_with_store_atom() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("lmdb://{}", dir.path().display());
+    let (mut child, port, _err) = serve(&["--store", &url]);
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(b"scm hush\n(store-atom (Concept \"from scheme\" (stv 0.5 0.5)))\n").unwrap();
+    let mut rd = BufReader::new(s);
+    let mut l = String::new();
+    while !l.contains("from scheme") {
+        l.clear();
+        assert!(rd.read_line(&mut l).unwrap() > 0);
+    }
+    sigkill(&mut child);
+    assert!(dumped(&url).contains("(ConceptNode \"from scheme\" (alist (cons (PredicateNode \"*-TruthValueKey-*\")(SimpleTruthValue 0.5 0.5))))"));
 }

@@ -43,8 +43,35 @@ impl FileStore {
         w.write_all(line.as_bytes()).map_err(|e| StoreError::Io { path: self.path.clone(), err: e })
     }
 
+    /// Writes the whole space to `tmp`, synced, and renames it over the file.
+    fn write_whole(&self, space: &AtomSpace, tmp: &str, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+        let f = File::create(tmp).map_err(|e| self.io(e))?;
+        let mut w = BufWriter::new(f);
+        let n = match space.read() {
+            Some(view) => sexpr::dump(&view, Select::Roots, Form::Wire, &mut w, &mut *progress).map_err(|e| self.io(e))?,
+            None => {
+                let mut n = 0;
+                for h in space.handles_by_type(atomweave::types::ATOM, true).filter(|&h| space.incoming_size(h) == Some(0)) {
+                    w.write_all((sexpr::atom_to_string(space, h, Form::Wire) + "\n").as_bytes()).map_err(|e| self.io(e))?;
+                    n += 1;
+                }
+                n
+            }
+        };
+        let f = w.into_inner().map_err(|e| self.io(e.into_error()))?;
+        f.sync_all().map_err(|e| self.io(e))?;
+        std::fs::rename(tmp, &self.path).map_err(|e| self.io(e))?;
+        progress(n);
+        Ok(n)
+    }
+
+    /// Loads the file; one not written yet is an empty store ([`crate::open`]
+    /// makes stores; `open_existing` refuses a missing file first).
     fn load_into(&self, space: &AtomSpace) -> Result<u64> {
-        let f = File::open(&self.path).map_err(|e| self.io(e))?;
+        let f = match File::open(&self.path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            f => f.map_err(|e| self.io(e))?,
+        };
         let stats = sexpr::load(&mut &*space, BufReader::new(f), |_| {}).map_err(|e| StoreError::Backend(format!("{}: {e}", self.path)))?;
         Ok(stats.expressions)
     }
@@ -105,24 +132,11 @@ impl StorageNode for FileStore {
         self.appender = None;
         // Written beside the file and renamed over it: a crash leaves the old file or the new, whole.
         let tmp = format!("{}.tmp", self.path);
-        let f = File::create(&tmp).map_err(|e| self.io(e))?;
-        let mut w = BufWriter::new(f);
-        let n = match space.read() {
-            Some(view) => sexpr::dump(&view, Select::Roots, Form::Wire, &mut w, &mut *progress).map_err(|e| self.io(e))?,
-            None => {
-                let mut n = 0;
-                for h in space.handles_by_type(atomweave::types::ATOM, true).filter(|&h| space.incoming_size(h) == Some(0)) {
-                    w.write_all((sexpr::atom_to_string(space, h, Form::Wire) + "\n").as_bytes()).map_err(|e| self.io(e))?;
-                    n += 1;
-                }
-                n
-            }
-        };
-        let f = w.into_inner().map_err(|e| self.io(e.into_error()))?;
-        f.sync_all().map_err(|e| self.io(e))?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| self.io(e))?;
-        progress(n);
-        Ok(n)
+        let written = self.write_whole(space, &tmp, progress);
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written
     }
 
     fn delete(&mut self, _space: &AtomSpace, _h: Handle, _recursive: bool) -> Result<bool> {
