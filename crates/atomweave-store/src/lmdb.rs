@@ -29,11 +29,16 @@
 //! space stored into an empty store takes a faster path: records are
 //! appended, content lookups skipped, and the indexes and values written
 //! at the end in key order; until they are, a marker says the store is
-//! incomplete, and opening it empties it again.
+//! incomplete, and opening it empties it again. That store holds the
+//! store's lock exclusively throughout, and every other transaction holds
+//! it shared ([`lock`]), so other processes wait for it rather than write
+//! between its steps.
 
 use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RoTxn, RwTxn};
+
+mod lock;
 
 use crate::{add, atoms_in, codec, holds_only_live, is_tv_key, live_values, Batching, IdCache, Op, Result, StorageNode, StoreError, BATCH};
 
@@ -188,6 +193,7 @@ fn split_record(id: u64, bytes: &[u8]) -> Result<(u16, bool, TruthValue, &[u8])>
 pub struct LmdbStore {
     url: String,
     env: Env,
+    lock: std::sync::Arc<lock::StoreLock>,
     db: Dbs,
     /// The store's type table: names by code, resolved where known here.
     type_names: Vec<String>,
@@ -215,6 +221,9 @@ impl LmdbStore {
             return Err(open_err("no directory given: use lmdb:///path/to/dir".into()));
         }
         std::fs::create_dir_all(path).map_err(|e| open_err(format!("cannot create the directory: {e}")))?;
+        let lock = lock::StoreLock::open(std::path::Path::new(path)).map_err(|e| open_err(format!("cannot open its lock file: {e}")))?;
+        // Waits for a whole-space store another process is making.
+        let held = lock.shared().map_err(|e| open_err(format!("cannot lock: {e}")))?;
         // SAFETY: the environment is opened once per LmdbStore, and the
         // files are not modified outside LMDB while it is open.
         let env = unsafe { EnvOpenOptions::new().map_size(MAP_SIZE).max_dbs(8).open(path) }.map_err(|e| match e {
@@ -258,6 +267,7 @@ impl LmdbStore {
         let mut store = LmdbStore {
             url: url.to_string(),
             env,
+            lock,
             db,
             type_names: Vec::new(),
             types_of_code: Vec::new(),
@@ -273,13 +283,16 @@ impl LmdbStore {
         };
         {
             let env = store.env.clone();
+            let _lock = store.shared_lock()?;
             let r = env.read_txn().map_err(backend)?;
             store.refresh_meta(&r)?;
         }
-        // A first whole-space store that did not finish left an incomplete store.
+        // A first whole-space store that did not finish left an incomplete
+        // store (one still running would hold the lock exclusively).
         if store.indexing_unfinished()? {
             store.discard_unfinished()?;
         }
+        drop(held);
         Ok(store)
     }
 
@@ -634,6 +647,7 @@ impl LmdbStore {
         self.use_space(&space);
         let ops = std::mem::take(&mut self.pending);
         let env = self.env.clone();
+        let _lock = self.shared_lock()?;
         let mut w = env.write_txn().map_err(backend)?;
         let result = (|| -> Result<()> {
             self.refresh_meta(&w)?;
@@ -676,6 +690,7 @@ impl LmdbStore {
 
     fn reload_meta(&mut self) -> Result<()> {
         let env = self.env.clone();
+        let _lock = self.shared_lock()?;
         let r = env.read_txn().map_err(backend)?;
         self.refresh_meta(&r)
     }
@@ -866,6 +881,7 @@ impl StorageNode for LmdbStore {
         self.flush()?;
         self.use_space(space);
         let env = self.env.clone();
+        let _lock = self.shared_lock()?;
         let r = env.read_txn().map_err(backend)?;
         // Another process may have written since: its types and ids too.
         self.refresh_meta(&r)?;
@@ -881,6 +897,7 @@ impl StorageNode for LmdbStore {
         self.flush()?;
         self.use_space(space);
         let env = self.env.clone();
+        let _lock = self.shared_lock()?;
         let r = env.read_txn().map_err(backend)?;
         // Another process may have written since: its types and ids too.
         self.refresh_meta(&r)?;
@@ -909,6 +926,7 @@ impl StorageNode for LmdbStore {
         self.use_space(space);
         let Some(code) = self.code_known(t) else { return Ok(0) };
         let env = self.env.clone();
+        let _lock = self.shared_lock()?;
         let r = env.read_txn().map_err(backend)?;
         // Another process may have written since: its types and ids too.
         self.refresh_meta(&r)?;
@@ -935,6 +953,7 @@ impl StorageNode for LmdbStore {
         self.flush()?;
         self.use_space(space);
         let env = self.env.clone();
+        let _lock = self.shared_lock()?;
         let r = env.read_txn().map_err(backend)?;
         // Another process may have written since: its types and ids too.
         self.refresh_meta(&r)?;
@@ -1000,11 +1019,14 @@ impl StorageNode for LmdbStore {
 
     fn store_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
         self.flush()?;
+        // No other process writes (or reads) until the store is whole.
+        let _alone = self.lock.exclusive().map_err(|e| StoreError::Backend(format!("{}: cannot lock the store: {e}", self.url)))?;
         self.use_space(space);
         let all: Vec<Handle> = space.handles_by_type(types::ATOM, true).collect();
         let mut n = 0u64;
         // Whether the store is empty is decided in the first write
-        // transaction (another process may have written since we looked).
+        // transaction, under the lock (another process may have written
+        // since we looked).
         self.fresh = true;
         self.deferred = Some(Deferred::default());
         let result = self.store_chunks(space, &all, &mut n, progress);
@@ -1039,19 +1061,23 @@ impl StorageNode for LmdbStore {
 impl LmdbStore {
     fn clear_indexing(&mut self) -> Result<()> {
         let env = self.env.clone();
+        let _lock = self.shared_lock()?;
         let mut w = env.write_txn().map_err(backend)?;
         self.db.meta.delete(&mut w, b"indexing").map_err(backend)?;
         w.commit().map_err(backend)
     }
 
-    /// Did a first whole-space store stop before finishing? Not while the
-    /// process that runs it is alive: it may still be writing.
+    /// Did a first whole-space store stop before finishing? Asked holding
+    /// the lock: a store still running would hold it exclusively, so the
+    /// marker is this process's failed one or a dead process's.
     fn indexing_unfinished(&self) -> Result<bool> {
+        let _lock = self.shared_lock()?;
         let r = self.env.read_txn().map_err(backend)?;
-        let Some(pid) = self.db.meta.get(&r, b"indexing").map_err(backend)? else { return Ok(false) };
-        let pid = std::str::from_utf8(pid).unwrap_or_default();
-        let ours = pid == std::process::id().to_string();
-        Ok(ours || !std::path::Path::new("/proc").join(pid).exists())
+        Ok(self.db.meta.get(&r, b"indexing").map_err(backend)?.is_some())
+    }
+
+    fn shared_lock(&self) -> Result<lock::Guard> {
+        self.lock.shared().map_err(|e| StoreError::Backend(format!("{}: cannot lock the store: {e}", self.url)))
     }
 
     /// Writes deferred index entries in key order, appending (the indexes
@@ -1087,6 +1113,7 @@ impl LmdbStore {
         let mut last: Vec<u8> = Vec::new();
         let mut entries = entries.into_iter().peekable();
         while entries.peek().is_some() {
+            let _lock = self.shared_lock()?;
             let mut w = self.env.write_txn().map_err(backend)?;
             // One cursor that stays at the end: no descent from the root per entry.
             let mut cursor = db.iter_mut(&mut w).map_err(backend)?;
@@ -1110,6 +1137,7 @@ impl LmdbStore {
     /// store was empty when it began, its indexes and values were still
     /// held back, so nothing of it was ever complete.
     fn discard_unfinished(&mut self) -> Result<()> {
+        let _lock = self.shared_lock()?;
         let mut w = self.env.write_txn().map_err(backend)?;
         for db in [self.db.atoms, self.db.nodes, self.db.links, self.db.incoming, self.db.values] {
             db.clear(&mut w).map_err(backend)?;
@@ -1124,6 +1152,7 @@ impl LmdbStore {
     fn store_chunks(&mut self, space: &AtomSpace, all: &[Handle], n: &mut u64, progress: &mut dyn FnMut(u64)) -> Result<()> {
         for chunk in all.chunks(BATCH) {
             let env = self.env.clone();
+            let _lock = self.shared_lock()?;
             let mut w = env.write_txn().map_err(backend)?;
             let result = (|| -> Result<()> {
                 self.refresh_meta(&w)?;
@@ -1169,6 +1198,7 @@ impl LmdbStore {
             return Ok(false);
         }
         let env = self.env.clone();
+        let _lock = self.shared_lock()?;
         let mut w = env.write_txn().map_err(backend)?;
         self.refresh_meta(&w)?;
         let found = {
@@ -1214,6 +1244,7 @@ impl LmdbStore {
     pub fn check(&mut self) -> Result<u64> {
         self.flush()?;
         let env = self.env.clone();
+        let _lock = self.shared_lock()?;
         let r = env.read_txn().map_err(backend)?;
         // Another process may have written since: its types and ids too.
         self.refresh_meta(&r)?;
@@ -1289,6 +1320,7 @@ impl LmdbStore {
         self.flush()?;
         self.use_space(space);
         let env = self.env.clone();
+        let _lock = self.shared_lock()?;
         let r = env.read_txn().map_err(backend)?;
         // Another process may have written since: its types and ids too.
         self.refresh_meta(&r)?;

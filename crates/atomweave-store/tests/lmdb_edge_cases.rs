@@ -727,6 +727,38 @@ fn opening_a_store_during_another_process_whole_space_store_leaves_it_alone() {
     assert_eq!((finished, atoms), (true, Ok(want)), "writer: {first_err}");
 }
 
+/// A second writer while another process stores a whole space into an
+/// empty store: it wrote between the other's steps, whose index appends
+/// then failed (MDB_KEYEXIST) and whose clean-up emptied the store, the
+/// second writer's atoms included. Now it waits for the store to be whole.
+#[test]
+fn a_second_writer_during_a_whole_space_store_waits_and_both_keep_their_atoms() {
+    let d = dir();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "review_bulk_child", "--nocapture", "--test-threads", "1"])
+        .env("ATOMWEAVE_REVIEW_BULK", d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let want: u64 = lines.by_ref().map_while(Result::ok).find_map(|l| l.find("storing ").map(|i| l[i + 8..].trim().parse().unwrap())).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    let mine = AtomSpace::new();
+    for i in 0..100 {
+        mine.add_node(CONCEPT_NODE, &format!("second writer {i}")).unwrap();
+    }
+    let mut store = reopen(&d);
+    assert_eq!(store.store_atomspace(&mine, &mut |_| {}).unwrap(), 100);
+    drop(store);
+    let finished = lines.map_while(Result::ok).any(|l| l.contains("stored"));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    child.wait().unwrap();
+    assert!(finished, "the first writer failed: {}", err.lines().find(|l| l.contains("panicked") || l.contains("Err")).unwrap_or(""));
+    assert_eq!(reopen(&d).check().unwrap(), want + 100);
+}
+
 /// Exploration (needs a small filesystem): ATOMWEAVE_REVIEW_FULL=/mnt/small/db.
 #[test]
 fn explore_full_disk() {
