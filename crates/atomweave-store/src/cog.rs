@@ -11,6 +11,11 @@
 //! bad command with nothing at all, a refused command leaves the client
 //! waiting.
 //!
+//! A server that stops answering, or answers without end, is an error, not
+//! a hang or a flood: a reply must start within `?timeout=SECS` (default
+//! 120 s; 0 waits forever) and be at most `?max_reply=BYTES` (default
+//! 256 MiB) long.
+//!
 //! [`barrier`]: StorageNode::barrier
 
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
@@ -28,6 +33,10 @@ const MAX_OWED: usize = 2048;
 /// Bytes of requests sent before their (possibly long) replies are read.
 const REQUEST_BYTES: usize = 32 * 1024;
 const PROMPT: &[u8] = b"opencog> ";
+/// How long a reply may take to come, by default.
+const TIMEOUT: Duration = Duration::from_secs(120);
+/// Longest reply line, by default.
+const MAX_REPLY: usize = 256 << 20;
 
 pub struct CogStore {
     url: String,
@@ -38,6 +47,7 @@ pub struct CogStore {
     /// The first refused write since the last barrier.
     refused: Option<String>,
     line: String,
+    max_reply: usize,
 }
 
 impl CogStore {
@@ -49,12 +59,19 @@ impl CogStore {
         let addr = if addr.contains(':') { addr.to_string() } else { format!("{addr}:17001") };
         // Only from the URL: a token sent to a server that wants none would
         // be answered as a command, and throw the reply count off.
-        let token = query.split('&').find_map(|kv| kv.strip_prefix("token=")).map(str::to_string);
+        let param = |name: &str| query.split('&').find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='));
+        let token = param("token").map(str::to_string);
+        let number = |name: &str, default: u64| match param(name) {
+            Some(v) => v.parse::<u64>().map_err(|_| open_err(format!("{name}= takes a whole number, not `{v}`"))),
+            None => Ok(default),
+        };
+        let timeout = Some(Duration::from_secs(number("timeout", TIMEOUT.as_secs())?)).filter(|d| !d.is_zero());
+        let max_reply = number("max_reply", MAX_REPLY as u64)? as usize;
         let sock = TcpStream::connect(&addr).map_err(|e| open_err(format!("cannot connect to {addr}: {e}; is `atomweave serve` running there?")))?;
         let _ = sock.set_nodelay(true);
         let rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| open_err(e.to_string()))?);
         let wr = BufWriter::with_capacity(1 << 16, sock);
-        let mut st = CogStore { url: url.to_string(), rd, wr, owed: 0, refused: None, line: String::new() };
+        let mut st = CogStore { url: url.to_string(), rd, wr, owed: 0, refused: None, line: String::new(), max_reply };
         let greet = |st: &mut CogStore| -> std::io::Result<()> {
             if let Some(t) = &token {
                 st.wr.write_all(t.as_bytes())?;
@@ -75,7 +92,7 @@ impl CogStore {
                 }
                 seen.push(b[0]);
             }
-            st.rd.get_ref().set_read_timeout(None)
+            st.rd.get_ref().set_read_timeout(timeout)
         };
         greet(&mut st).map_err(|e| open_err(format!("{addr} did not answer as a CogServer: {e}")))?;
         Ok(st)
@@ -110,9 +127,18 @@ impl CogStore {
 
     fn read_line(&mut self) -> Result<()> {
         self.line.clear();
-        let n = self.rd.read_line(&mut self.line).map_err(|e| StoreError::Backend(format!("{}: the connection failed: {e}", self.url)))?;
+        let n = (&mut self.rd).take(self.max_reply as u64 + 1).read_line(&mut self.line).map_err(|e| {
+            let why = match e.kind() {
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => "no reply in time (the URL's timeout=SECS sets how long to wait)".to_string(),
+                _ => format!("the connection failed: {e}"),
+            };
+            StoreError::Backend(format!("{}: {why}", self.url))
+        })?;
         if n == 0 {
             return Err(StoreError::Backend(format!("{}: the server closed the connection", self.url)));
+        }
+        if n > self.max_reply {
+            return Err(StoreError::Backend(format!("{}: a reply longer than {} bytes (the URL's max_reply=BYTES allows more)", self.url, self.max_reply)));
         }
         // Upstream's idle probe byte.
         if self.line.starts_with('\u{16}') {
@@ -414,5 +440,59 @@ impl StorageNode for CogStore {
         // Leave the shell, then the connection, as upstream's client does.
         let _ = self.wr.write_all(b".\nquit\n").and_then(|_| self.wr.flush());
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    use super::*;
+
+    /// A fake server that greets, reads a command, then does `then`.
+    fn hostile(then: fn(&mut std::net::TcpStream)) -> String {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            s.write_all(PROMPT).unwrap();
+            let mut b = [0u8; 64];
+            let _ = s.read(&mut b);
+            then(&mut s);
+        });
+        format!("cog://{addr}")
+    }
+
+    fn fetch(url: &str) -> String {
+        let space = AtomSpace::new();
+        let a = space.add_node(types::CONCEPT_NODE, "a").unwrap();
+        let mut st = CogStore::open(url).unwrap();
+        st.fetch_atom(&space, a).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_server_that_never_answers_is_a_timeout() {
+        let url = hostile(|_| std::thread::sleep(Duration::from_secs(5)));
+        let start = std::time::Instant::now();
+        let err = fetch(&format!("{url}?timeout=1"));
+        assert!(err.contains("no reply in time"), "{err}");
+        assert!(start.elapsed() < Duration::from_secs(4));
+    }
+
+    #[test]
+    fn a_reply_without_end_is_refused_at_the_cap() {
+        let url = hostile(|s| {
+            let chunk = vec![b'x'; 1 << 16];
+            while s.write_all(&chunk).is_ok() {}
+        });
+        let err = fetch(&format!("{url}?max_reply=1000000"));
+        assert!(err.contains("a reply longer than 1000000 bytes"), "{err}");
+    }
+
+    #[test]
+    fn url_parameters_are_checked() {
+        let err = CogStore::open("cog://127.0.0.1:1?timeout=soon").err().unwrap().to_string();
+        assert!(err.contains("timeout= takes a whole number"), "{err}");
     }
 }

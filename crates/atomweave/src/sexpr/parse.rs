@@ -344,6 +344,13 @@ impl<R: BufRead> Parser<R> {
         // character boundary.
         let text = &self.buf[self.pos..self.pos + len];
         let expr = match parse_number(text) {
+            // A literal too large for a double would read as infinity: a
+            // different number, silently.
+            Some(x) if x.is_infinite() && !text.ends_with("inf.0") => {
+                let shown: String = text.chars().take(24).collect();
+                let more = if text.len() > shown.len() { "..." } else { "" };
+                return Err(self.error_at(self.pos, format!("the number {shown}{more} is too large for a double (at most about 1.8e308)")));
+            }
             Some(x) => Expr::Number(x, start),
             None => Expr::Symbol(text.to_owned(), start),
         };
@@ -893,6 +900,16 @@ mod tests {
         for capacity in [1, 2, 3, 7] {
             assert_eq!(run(BufReader::with_capacity(capacity, input)), whole, "capacity {capacity}: {input:?}");
         }
+    }
+
+    #[test]
+    fn numbers_too_large_for_a_double_are_errors_not_infinity() {
+        let digits = "9".repeat(400);
+        let e = error(&format!("(Number {digits})"));
+        assert!(e.message.contains("too large for a double") && e.message.contains("999..."), "{e}");
+        assert_eq!((e.line, e.col), (1, 9));
+        assert!(error("(Number 1e400)").message.contains("the number 1e400 is too large"));
+        assert_eq!(shown("+inf.0 -inf.0 1e308"), ["inf", "-inf", "1e308"]);
     }
 
     #[test]
