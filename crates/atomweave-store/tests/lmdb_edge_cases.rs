@@ -659,6 +659,21 @@ fn review_bulk_child() {
     println!("stored");
 }
 
+/// Starts `review_bulk_child` on `d` and waits for it to begin storing;
+/// returns it, the rest of its output and how many atoms it stores.
+fn start_bulk_child(d: &tempfile::TempDir) -> (std::process::Child, std::io::Lines<BufReader<std::process::ChildStdout>>, u64) {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "review_bulk_child", "--nocapture", "--test-threads", "1"])
+        .env("ATOMWEAVE_REVIEW_BULK", d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let want = lines.by_ref().map_while(Result::ok).find_map(|l| l.find("storing ").map(|i| l[i + 8..].trim().parse().unwrap())).unwrap();
+    (child, lines, want)
+}
+
 /// tests/lmdb.rs's a_killed_whole_space_store_leaves_all_or_nothing waits
 /// for a line that *starts with* "storing", but libtest prints it after
 /// "test bulk_crash_child ... ": it only kills the child once it has
@@ -667,20 +682,7 @@ fn review_bulk_child() {
 fn a_whole_space_store_killed_mid_way_leaves_all_or_nothing() {
     for delay_ms in [30, 300, 450, 550, 650, 750] {
         let d = dir();
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "review_bulk_child", "--nocapture", "--test-threads", "1"])
-            .env("ATOMWEAVE_REVIEW_BULK", d.path())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut want = 0u64;
-        for line in lines.by_ref().map_while(Result::ok) {
-            if let Some(i) = line.find("storing ") {
-                want = line[i + 8..].trim().parse().unwrap();
-                break;
-            }
-        }
+        let (mut child, lines, want) = start_bulk_child(&d);
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
         child.kill().unwrap();
         child.wait().unwrap();
@@ -700,21 +702,7 @@ fn a_whole_space_store_killed_mid_way_leaves_all_or_nothing() {
 #[test]
 fn opening_a_store_during_another_process_whole_space_store_leaves_it_alone() {
     let d = dir();
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "review_bulk_child", "--nocapture", "--test-threads", "1"])
-        .env("ATOMWEAVE_REVIEW_BULK", d.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut want = 0u64;
-    for line in lines.by_ref().map_while(Result::ok) {
-        if let Some(i) = line.find("storing ") {
-            want = line[i + 8..].trim().parse().unwrap();
-            break;
-        }
-    }
+    let (mut child, lines, want) = start_bulk_child(&d);
     std::thread::sleep(std::time::Duration::from_millis(200));
     drop(reopen(&d));
     let finished = lines.map_while(Result::ok).any(|l| l.contains("stored"));
@@ -734,15 +722,7 @@ fn opening_a_store_during_another_process_whole_space_store_leaves_it_alone() {
 #[test]
 fn a_second_writer_during_a_whole_space_store_waits_and_both_keep_their_atoms() {
     let d = dir();
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "review_bulk_child", "--nocapture", "--test-threads", "1"])
-        .env("ATOMWEAVE_REVIEW_BULK", d.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let want: u64 = lines.by_ref().map_while(Result::ok).find_map(|l| l.find("storing ").map(|i| l[i + 8..].trim().parse().unwrap())).unwrap();
+    let (mut child, lines, want) = start_bulk_child(&d);
     std::thread::sleep(std::time::Duration::from_millis(150));
     let mine = AtomSpace::new();
     for i in 0..100 {
