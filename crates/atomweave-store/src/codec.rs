@@ -119,7 +119,9 @@ fn read(r: &mut Reader<'_>, atom_of: &mut dyn FnMut(u64) -> Result<atomweave::Ha
         }
         STRING => {
             let n = r.u32()?;
-            let mut v = Vec::with_capacity(n.min(1 << 16));
+            // Each string takes at least its 4-byte length: a damaged count
+            // cannot make a large allocation.
+            let mut v = Vec::with_capacity(n.min(r.0.len() / 4));
             for _ in 0..n {
                 let len = r.u32()?;
                 let s = std::str::from_utf8(r.take(len)?).map_err(|_| StoreError::Corrupt("a StringValue is not UTF-8".into()))?;
@@ -133,7 +135,7 @@ fn read(r: &mut Reader<'_>, atom_of: &mut dyn FnMut(u64) -> Result<atomweave::Ha
         }
         LINK => {
             let n = r.u32()?;
-            let mut v = Vec::with_capacity(n.min(1 << 16));
+            let mut v = Vec::with_capacity(n.min(r.0.len()));
             for _ in 0..n {
                 v.push(read(r, atom_of, depth + 1)?);
             }

@@ -15,7 +15,7 @@ use smallvec::SmallVec;
 use crate::batch::LinkBatch;
 use crate::error::{Error, Result};
 use crate::handle::{Handle, SHARDS};
-use crate::read::{query_types, sealed, AtomRead};
+use crate::read::{sealed, AtomRead};
 use crate::store::{Records, Shard, ShardAccess, ShardMask, Store};
 use crate::table::{link_key, node_type, tv_of, AtomTable};
 use crate::types::Type;
@@ -900,13 +900,22 @@ impl AtomSpace {
     /// copies only the list of slot blocks (one entry per 64 atoms) and reads
     /// records lock-free; atoms added or removed meanwhile may or may not show.
     pub fn handles_by_type(&self, t: Type, subtypes: bool) -> Box<dyn Iterator<Item = Handle> + '_> {
-        let mut blocks: Vec<(usize, u32)> = Vec::new();
-        for t in query_types(t, subtypes) {
-            for s in 0..SHARDS {
-                blocks.extend(Records::blocks_in(&self.read_shard(s), t).iter().map(|&b| (s, b)));
+        // One read lock per shard, and only the types the shard holds:
+        // `Atom` with subtypes covers some 250 types. Sorted back to type
+        // order (type ids ascend as `Type::subtypes` lists them).
+        let mut blocks: Vec<(Type, usize, u32)> = Vec::new();
+        for s in 0..SHARDS {
+            let sh = self.read_shard(s);
+            if subtypes {
+                for ty in Records::types_in(&sh).filter(|ty| ty.is_a(t)) {
+                    blocks.extend(Records::blocks_in(&sh, ty).iter().map(|&b| (ty, s, b)));
+                }
+            } else {
+                blocks.extend(Records::blocks_in(&sh, t).iter().map(|&b| (t, s, b)));
             }
         }
-        let own = blocks.into_iter().flat_map(move |(s, b)| self.recs().block_atoms(s, b));
+        blocks.sort_by_key(|&(ty, s, _)| (ty.0, s));
+        let own = blocks.into_iter().flat_map(move |(_, s, b)| self.recs().block_atoms(s, b));
         if self.is_root() {
             return Box::new(own);
         }

@@ -1442,6 +1442,11 @@ impl Records {
     /// Empties shard `s` (held by the caller). Slot numbers keep counting up
     /// so old handles stay dead.
     pub(crate) fn clear_shard(&self, sh: &mut Shard, s: usize) {
+        // Most shards of a small space are empty: resetting them would
+        // reallocate their tables for nothing.
+        if sh.nodes == 0 && sh.links == 0 && sh.overlay.is_empty() && sh.values.is_empty() && sh.tv_counts.is_empty() {
+            return;
+        }
         let _seq = SeqWrite::begin(&self.inc_seq, 1 << s);
         // Only the slots this store used: a child's slot range is sparse,
         // and touching all of it would make it resident.

@@ -1,0 +1,29 @@
+//! The Atomese reader: the same text read whole and in small pieces gives
+//! the same atoms and the same error, a failing expression adds nothing,
+//! and the indexes stay consistent.
+#![no_main]
+
+use atomweave::sexpr::{self, Parser};
+use atomweave_fuzz::{assert_same_space, with_spaces, Chunks};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| with_spaces(3, |spaces| {
+    let [whole, pieces, before] = spaces else { unreachable!() };
+    let (sizes, text) = data.split_at(data.len().min(4));
+
+    let whole_result = sexpr::load(&mut &*whole, text, |_| {});
+    let pieces_result = sexpr::load(&mut &*pieces, Chunks::new(text, sizes), |_| {});
+    assert_eq!(whole_result, pieces_result, "whole and chunked reads disagree");
+    assert_same_space(whole, pieces, true);
+
+    // The expressions before a failure, evaluated alone, make exactly what
+    // the failed load kept: the failing one added nothing.
+    if let Err(e) = whole_result {
+        let mut parser = Parser::new(text);
+        for _ in 0..e.loaded {
+            let expr = parser.next_expr().unwrap().unwrap();
+            sexpr::eval(&mut &*before, &expr).unwrap();
+        }
+        assert_same_space(before, whole, true);
+    }
+}));

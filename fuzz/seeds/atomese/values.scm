@@ -1,0 +1,6 @@
+(cog-set-values! (Concept "a") (alist (cons (Predicate "k1") (FloatValue 1)) (cons (Predicate "k2") (Concept "b"))))
+(cog-set-value! (Predicate "k") (Predicate "k") (FloatValue 1))
+(cog-set-value! (Concept "a") (List (Concept "a")) (TruthValue 0.2 0.3))
+(Number 1e308)
+(Variable "$x")
+(BindLink (VariableList (TypedVariable (Variable "$x") (Type "ConceptNode"))) (Inheritance (Variable "$x") (Concept "animal")) (Variable "$x"))
