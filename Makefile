@@ -12,7 +12,7 @@ BIN := target/release/atomweave
 VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 
-.PHONY: all deps build build-release build-guile test test-rust test-python test-scheme py-build guile-env install-guile bench clean
+.PHONY: all deps build build-release build-guile test test-rust test-python test-scheme test-fuzz fuzz miri py-build guile-env install-guile bench clean
 
 all: build
 
@@ -25,11 +25,31 @@ build: deps
 build-release: deps
 	$(CARGO) build --release -p atomweave-cli
 
-test: deps test-rust test-python test-scheme
+test: deps test-rust test-python test-scheme test-fuzz
 
 test-rust:
 	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace
+
+# Fuzzing (cargo-fuzz, nightly; scripts/fuzz.sh installs both when
+# missing): `make fuzz` runs each target for FUZZ_SECONDS, `make test` a
+# short smoke run of each. Figures of long runs: docs/RELIABILITY.md.
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 10
+
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+test-fuzz:
+	scripts/fuzz.sh $(FUZZ_SMOKE_SECONDS)
+
+# Miri over the lock-free units: the segmented vectors and arenas, the
+# dedupe tables, the shard lock and the seqlocked incoming sets.
+miri:
+	@rustup run nightly rustc --version >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
+	@rustup +nightly component list --installed | grep -q '^miri' || rustup +nightly component add miri rust-src
+	$(CARGO) +nightly miri test -p atomweave --lib -- segvec:: arena:: lock:: dedupe:: store::tests::
 
 # The Python package, built into a virtualenv of its own (maturin, pytest).
 $(VENV)/bin/maturin:

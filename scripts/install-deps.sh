@@ -34,6 +34,17 @@ if ! have cargo; then
     exit 1
 fi
 
+# `make test` checks formatting and lints; rustup's default profile has both.
+if ! cargo clippy --version >/dev/null 2>&1; then
+    if have rustup; then
+        echo "install-deps: installing clippy"
+        rustup component add clippy
+    else
+        echo "install-deps: cargo clippy is missing and there is no rustup to add it" >&2
+        exit 1
+    fi
+fi
+
 # `make test` checks formatting; rustup's default profile has rustfmt.
 if ! cargo fmt --version >/dev/null 2>&1; then
     if have rustup; then

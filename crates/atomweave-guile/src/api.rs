@@ -26,7 +26,7 @@ pub(crate) fn init(default_space: u32) {
     // SAFETY: in Guile mode; the objects are protected for the process's life.
     unsafe {
         let fluid = ffi::scm_gc_protect_object(ffi::scm_make_fluid_with_default(smob::space_obj(default_space)));
-        CURRENT.store(fluid.0, Ordering::Relaxed);
+        CURRENT.store(fluid.bits(), Ordering::Relaxed);
     }
 }
 
@@ -35,13 +35,13 @@ pub(crate) fn init(default_space: u32) {
 /// The current atomspace's index.
 pub fn current() -> u32 {
     // SAFETY: the fluid made at init; fluid-ref does not throw.
-    let x = unsafe { ffi::scm_fluid_ref(Scm(CURRENT.load(Ordering::Relaxed))) };
+    let x = unsafe { ffi::scm_fluid_ref(Scm::from_bits(CURRENT.load(Ordering::Relaxed))) };
     smob::space_of(x).unwrap_or(0)
 }
 
 pub(crate) fn set_current(i: u32) {
     // SAFETY: the fluid made at init.
-    unsafe { ffi::scm_fluid_set_x(Scm(CURRENT.load(Ordering::Relaxed)), smob::space_obj(i)) };
+    unsafe { ffi::scm_fluid_set_x(Scm::from_bits(CURRENT.load(Ordering::Relaxed)), smob::space_obj(i)) };
 }
 
 /// An optional atomspace argument (the current one when absent).
@@ -54,7 +54,7 @@ fn space_arg(x: Scm) -> R<u32> {
 
 /// A type, named by a symbol or string.
 pub fn type_arg(x: Scm) -> R<Type> {
-    if let Some(t) = TYPE_SYMBOLS.read().as_ref().and_then(|m| m.get(&x.0)) {
+    if let Some(t) = TYPE_SYMBOLS.read().as_ref().and_then(|m| m.get(&x.bits())) {
         return Ok(*t);
     }
     let symbol = x.is_symbol();
@@ -64,7 +64,7 @@ pub fn type_arg(x: Scm) -> R<Type> {
     if symbol {
         // SAFETY: protecting keeps the symbol interned, so its address keeps naming it.
         unsafe { ffi::scm_gc_protect_object(x) };
-        TYPE_SYMBOLS.write().get_or_insert_with(HashMap::default).insert(x.0, t);
+        TYPE_SYMBOLS.write().get_or_insert_with(HashMap::default).insert(x.bits(), t);
     }
     Ok(t)
 }
@@ -79,10 +79,11 @@ fn type_symbol(t: Type) -> Scm {
             // SAFETY: protected for good, so the word stays valid; two threads
             // racing here store the same (interned) symbol.
             let sym = unsafe { ffi::scm_gc_protect_object(ffi::symbol(t.name())) };
-            slot.store(sym.0, Ordering::Release);
+            slot.store(sym.bits(), Ordering::Release);
             sym
         }
-        bits => Scm(bits),
+        // SAFETY: stored above from a protected symbol.
+        bits => unsafe { Scm::from_bits(bits) },
     }
 }
 

@@ -77,10 +77,11 @@ fn user_module() -> Scm {
         0 => {
             // SAFETY: in Guile mode after `boot`, which made the module.
             let m = unsafe { ffi::scm_c_resolve_module(c"guile-user".as_ptr()) };
-            USER.store(m.0, Ordering::Release);
+            USER.store(m.bits(), Ordering::Release);
             m
         }
-        bits => Scm(bits),
+        // SAFETY: stored above; modules are never collected.
+        bits => unsafe { Scm::from_bits(bits) },
     }
 }
 
@@ -273,7 +274,8 @@ struct Run<'p> {
 }
 
 unsafe extern "C" fn handler(data: *mut c_void, key: Scm, args: Scm) -> Scm {
-    let run = &mut *(data as *mut Run);
+    // SAFETY: `data` is the `Run` that `run` passed to the catch, alive for it.
+    let run = unsafe { &mut *(data as *mut Run) };
     run.key = key;
     run.args = args;
     run.thrown = true;
@@ -281,20 +283,30 @@ unsafe extern "C" fn handler(data: *mut c_void, key: Scm, args: Scm) -> Scm {
 }
 
 unsafe extern "C" fn body(data: *mut c_void) -> Scm {
-    exec(&mut *(data as *mut Run))
+    // SAFETY: `data` is the `Run` that `run` passed to the catch, in Guile mode.
+    unsafe { exec(&mut *(data as *mut Run)) }
 }
 
 /// The first of several values (an error for none), as a one-value
 /// continuation takes them.
+///
+/// # Safety
+/// In Guile mode.
 unsafe fn one(x: Scm) -> Scm {
-    if ffi::scm_c_nvalues(x) == 1 {
-        x
-    } else {
-        ffi::scm_c_value_ref(x, 0)
+    // SAFETY: both take any object; the second throws for no values.
+    unsafe {
+        if ffi::scm_c_nvalues(x) == 1 {
+            x
+        } else {
+            ffi::scm_c_value_ref(x, 0)
+        }
     }
 }
 
 /// Runs a program. A plain old frame: a throw may leave it at any call.
+///
+/// # Safety
+/// In Guile mode, inside a catch (its calls may throw).
 unsafe fn exec(run: &mut Run) -> Scm {
     // The values live on the C stack, which the collector scans.
     let mut stack = [ffi::UNSPECIFIED; STACK];
@@ -307,20 +319,25 @@ unsafe fn exec(run: &mut Run) -> Scm {
             Op::Float(f) => ffi::from_f64(*f),
             Op::Str(s) => ffi::string(s),
             Op::Sym(s) => ffi::symbol(s),
-            Op::Var(v) => ffi::scm_variable_ref(*v),
+            // SAFETY: the compiler made `v` from a bound variable, which the program protects.
+            Op::Var(v) => unsafe { ffi::scm_variable_ref(*v) },
             Op::Call(argc) => {
                 sp -= argc + 1;
-                let args = stack.as_mut_ptr().add(sp + 1);
-                for k in 0..*argc {
-                    *args.add(k) = one(*args.add(k));
+                let args = &mut stack[sp + 1..sp + 1 + argc];
+                for a in args.iter_mut() {
+                    // SAFETY: in Guile mode (the caller's).
+                    *a = unsafe { one(*a) };
                 }
-                ffi::scm_call_n(stack[sp], args, *argc)
+                // SAFETY: `args` holds `argc` objects; a throw leaves through the caller's catch.
+                unsafe { ffi::scm_call_n(stack[sp], stack.as_mut_ptr().add(sp + 1), *argc) }
             }
             Op::End(next) => {
                 sp -= 1;
-                last = match ffi::scm_c_nvalues(stack[sp]) {
+                // SAFETY: in Guile mode (the caller's).
+                last = match unsafe { ffi::scm_c_nvalues(stack[sp]) } {
                     0 => ffi::UNSPECIFIED,
-                    _ => one(stack[sp]),
+                    // SAFETY: as above.
+                    _ => unsafe { one(stack[sp]) },
                 };
                 if *next != LAST && GENERATION.load(Ordering::Acquire) != run.program.generation {
                     run.resume = Some(*next);

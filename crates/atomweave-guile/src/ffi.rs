@@ -11,9 +11,14 @@
 use std::ffi::{c_char, c_int, c_long, c_void};
 
 /// A Scheme object: `SCM` (a tagged word).
+///
+/// Invariant: the word is an immediate or points to a heap object of
+/// Guile's. Only libguile's calls, the constants below and the unsafe
+/// [`Scm::from_bits`] make one, so the safe predicates (`is_pair`, ...) may
+/// read a heap object's first word.
 #[repr(transparent)]
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Scm(pub usize);
+pub struct Scm(usize);
 
 pub type scm_t_bits = usize;
 
@@ -25,6 +30,20 @@ pub const UNSPECIFIED: Scm = Scm(0x804);
 pub const UNDEFINED: Scm = Scm(0x904);
 
 impl Scm {
+    /// The object's word, as libguile's `SCM_UNPACK`.
+    pub const fn bits(self) -> usize {
+        self.0
+    }
+
+    /// The object whose word [`Scm::bits`] gave.
+    ///
+    /// # Safety
+    /// `bits` must be an immediate or the word of a heap object that is
+    /// still alive (protected, or reachable from Scheme).
+    pub const unsafe fn from_bits(bits: usize) -> Scm {
+        Scm(bits)
+    }
+
     pub fn bool(b: bool) -> Scm {
         if b {
             BOOL_T
@@ -52,17 +71,23 @@ impl Scm {
         self.0 & 6 == 0
     }
 
-    /// The first word of a heap object.
+    /// Word `n` of a heap object.
+    ///
+    /// # Safety
+    /// `self` must be a heap object of more than `n` words.
     unsafe fn word(self, n: usize) -> usize {
-        *(self.0 as *const usize).add(n)
+        // SAFETY: the caller's.
+        unsafe { *(self.0 as *const usize).add(n) }
     }
 
     /// `scm_is_symbol` (a macro in libguile: type code 7 of a heap object).
     pub fn is_symbol(self) -> bool {
+        // SAFETY: a heap object (the type's invariant) has a first word.
         self.is_heap() && unsafe { self.word(0) } & 0x7f == 0x05
     }
 
     pub fn is_pair(self) -> bool {
+        // SAFETY: a heap object (the type's invariant) has a first word.
         self.is_heap() && unsafe { self.word(0) } & 1 == 0
     }
 
@@ -71,7 +96,8 @@ impl Scm {
     /// # Safety
     /// `self` must be a pair (`is_pair`).
     pub unsafe fn car(self) -> Scm {
-        Scm(self.word(0))
+        // SAFETY: a pair has two words, the car first.
+        Scm(unsafe { self.word(0) })
     }
 
     /// `SCM_CDR`.
@@ -79,7 +105,8 @@ impl Scm {
     /// # Safety
     /// `self` must be a pair (`is_pair`).
     pub unsafe fn cdr(self) -> Scm {
-        Scm(self.word(1))
+        // SAFETY: a pair has two words, the cdr second.
+        Scm(unsafe { self.word(1) })
     }
 
     /// `SCM_SETCDR`.
@@ -88,7 +115,8 @@ impl Scm {
     /// `self` must be a pair that no one else holds yet (Guile's collector
     /// needs no write barrier for it then).
     pub unsafe fn set_cdr(self, x: Scm) {
-        *(self.0 as *mut usize).add(1) = x.0;
+        // SAFETY: a pair's second word is its cdr; the caller owns the pair.
+        unsafe { *(self.0 as *mut usize).add(1) = x.0 };
     }
 
     /// A fixnum's value, if this is one.
@@ -104,6 +132,7 @@ impl Scm {
 
     /// `SCM_SMOB_PREDICATE`.
     pub fn is_smob(self, tag: scm_t_bits) -> bool {
+        // SAFETY: a heap object (the type's invariant) has a first word.
         self.is_heap() && unsafe { self.word(0) } & 0xffff == tag
     }
 
@@ -112,7 +141,8 @@ impl Scm {
     /// # Safety
     /// `self` must be a SMOB (`is_smob`).
     pub unsafe fn smob_flags(self) -> usize {
-        self.word(0) >> 16
+        // SAFETY: a SMOB's first word holds its tag and flags.
+        unsafe { self.word(0) >> 16 }
     }
 
     /// A SMOB's data word `n`.
@@ -120,7 +150,8 @@ impl Scm {
     /// # Safety
     /// `self` must be a SMOB (`is_smob`) and `n` in `1..=3`.
     pub unsafe fn smob_data(self, n: usize) -> usize {
-        self.word(n)
+        // SAFETY: a double SMOB has four words, data in 1..=3.
+        unsafe { self.word(n) }
     }
 
     /// Iterates a proper list's elements (stops at the first non-pair).

@@ -47,7 +47,7 @@ pub fn eval_within(code: &str, limit: Option<Duration>) -> Result<String, String
     });
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     // SAFETY: in Guile mode, as this function requires.
-    let thread = unsafe { ffi::scm_current_thread() }.0;
+    let thread = unsafe { ffi::scm_current_thread() }.bits();
     RUNNING.lock().push(Running { id, thread, deadline: limit.map(|l| Instant::now() + l), limit, stop: None });
     CHANGED.notify_one();
     let result = crate::eval(code);
@@ -96,7 +96,7 @@ fn watch() {
                 let proc_ = crate::shell(crate::Shell::Interrupt);
                 for t in marks {
                     // SAFETY: in Guile mode; `t` is a live thread object and `proc_` a thunk.
-                    unsafe { ffi::scm_system_async_mark_for_thread(proc_, Scm(t)) };
+                    unsafe { ffi::scm_system_async_mark_for_thread(proc_, Scm::from_bits(t)) };
                 }
             });
         }
@@ -113,7 +113,7 @@ fn watch() {
 /// with: throws if an evaluation on this thread is being stopped.
 pub(crate) fn check() -> R<Scm> {
     // SAFETY: a primitive runs in Guile mode.
-    let me = unsafe { ffi::scm_current_thread() }.0;
+    let me = unsafe { ffi::scm_current_thread() }.bits();
     match RUNNING.lock().iter().find(|r| r.thread == me).and_then(|r| r.stop.clone()) {
         Some(why) => Err(Error::msg(why)),
         None => Ok(ffi::UNSPECIFIED),

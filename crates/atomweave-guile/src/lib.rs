@@ -75,7 +75,8 @@ pub unsafe extern "C" fn atomweave_guile_init() {
 }
 
 unsafe extern "C" fn registered_init(_: *mut c_void) {
-    atomweave_guile_init();
+    // SAFETY: Guile calls this in Guile mode, as `load-extension` would.
+    unsafe { atomweave_guile_init() };
 }
 
 /// Starts Guile in this process (once; later calls do nothing) and loads
@@ -113,7 +114,7 @@ pub fn with_guile<F: FnOnce() -> T, T>(f: F) -> T {
     struct Call<F, T>(Option<F>, Outcome<T>);
     unsafe extern "C" fn tramp<F: FnOnce() -> T, T>(data: *mut c_void) -> *mut c_void {
         // SAFETY: `data` is the `Call` below, alive for the call.
-        let call = &mut *(data as *mut Call<F, T>);
+        let call = unsafe { &mut *(data as *mut Call<F, T>) };
         if let Some(f) = call.0.take() {
             // A panic must not unwind into Guile's C frames: it is carried out.
             call.1 = Some(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
@@ -215,10 +216,11 @@ fn shell(p: Shell) -> Scm {
             // SAFETY: the module is loaded by `boot` and exports the name; a
             // module's top-level procedure stays reachable, so its word stays valid.
             let f = unsafe { ffi::scm_c_public_ref(c"atomweave shell".as_ptr(), name.as_ptr()) };
-            slot.store(f.0, std::sync::atomic::Ordering::Release);
+            slot.store(f.bits(), std::sync::atomic::Ordering::Release);
             f
         }
-        bits => Scm(bits),
+        // SAFETY: stored above from a module's procedure, which stays reachable.
+        bits => unsafe { Scm::from_bits(bits) },
     }
 }
 

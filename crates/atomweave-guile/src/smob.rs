@@ -52,7 +52,7 @@ pub(crate) fn init() {
         }
     }
     // SAFETY: protected for the process's life.
-    DEFAULT_TV.store(unsafe { ffi::scm_gc_protect_object(tv_obj(TruthValue::DEFAULT)) }.0, Ordering::Relaxed);
+    DEFAULT_TV.store(unsafe { ffi::scm_gc_protect_object(tv_obj(TruthValue::DEFAULT)) }.bits(), Ordering::Relaxed);
 }
 
 // ----- atomspaces -----
@@ -168,7 +168,8 @@ pub fn tv_obj(tv: TruthValue) -> Scm {
     if tv == TruthValue::DEFAULT {
         let shared = DEFAULT_TV.load(Ordering::Relaxed);
         if shared != 0 {
-            return Scm(shared);
+            // SAFETY: stored by `init` from a protected object.
+            return unsafe { Scm::from_bits(shared) };
         }
     }
     // SAFETY: allocation only; the words are numbers.
@@ -212,7 +213,7 @@ unsafe extern "C" fn equal_tvs(a: Scm, b: Scm) -> Scm {
 /// A value object: its type and its elements, a Scheme list.
 pub fn value_obj(t: Type, elements: Scm) -> Scm {
     // SAFETY: allocation only; the collector scans SMOB words, so the list lives.
-    unsafe { ffi::scm_new_double_smob(tag(&VALUE), t.id() as usize, elements.0, 0) }
+    unsafe { ffi::scm_new_double_smob(tag(&VALUE), t.id() as usize, elements.bits(), 0) }
 }
 
 /// A value object's type and elements.
@@ -221,7 +222,7 @@ pub fn value_parts(x: Scm) -> Option<(Type, Scm)> {
         return None;
     }
     // SAFETY: one of our values.
-    unsafe { Some((Type::from_id(x.smob_data(1) as u16)?, Scm(x.smob_data(2)))) }
+    unsafe { Some((Type::from_id(x.smob_data(1) as u16)?, Scm::from_bits(x.smob_data(2)))) }
 }
 
 /// Whether `x` is a value (truth values and atoms included, as upstream).

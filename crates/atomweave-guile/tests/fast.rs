@@ -8,9 +8,12 @@
 use atomweave::AtomSpace;
 use atomweave_guile::{boot, eval, eval_atom, fast_path_runs, run, with_guile};
 
+/// What `eval_atom` answers: the space and atom of the result, if an atom.
+type Answer = Result<Option<(u32, atomweave::Handle)>, String>;
+
 /// `eval_atom` of `text`, checked to have taken the fast path, beside the
 /// shell's answer (`begin` is a macro, so the shell evaluates that text).
-fn both(text: &str) -> (Result<Option<(u32, atomweave::Handle)>, String>, Result<Option<(u32, atomweave::Handle)>, String>) {
+fn both(text: &str) -> (Answer, Answer) {
     let before = fast_path_runs();
     let fast = eval_atom(text);
     assert_eq!(fast_path_runs(), before + 1, "not plain: {text}");

@@ -88,7 +88,7 @@ pub(crate) fn fit(mut start: usize, len: usize) -> usize {
 /// `floor(log2(j))` for `j > 0`.
 #[inline(always)]
 fn log2(j: usize) -> u32 {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         let k: usize;
         // `bsr` leaves its output untouched for a zero input, so CPUs treat
@@ -108,7 +108,7 @@ fn log2(j: usize) -> u32 {
         }
         k as u32
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(any(not(target_arch = "x86_64"), miri))]
     {
         usize::BITS - 1 - j.leading_zeros()
     }

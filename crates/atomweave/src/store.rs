@@ -1844,8 +1844,40 @@ impl Shard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::CONCEPT_NODE;
+    use crate::types::{CONCEPT_NODE, LIST_LINK};
     use std::mem::offset_of;
+
+    /// Lock-free copies of an incoming set (the seqlock) while another
+    /// thread adds and extracts links: each copy is whole (no link twice,
+    /// each holding the atom, or extracted since), and the last is exact.
+    #[test]
+    fn incoming_copies_are_whole_while_links_change() {
+        let space = crate::AtomSpace::new();
+        let x = space.add_node(CONCEPT_NODE, "x").unwrap();
+        let n: usize = if cfg!(miri) { 24 } else { 3000 };
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for i in 0..n {
+                    let y = space.add_node(CONCEPT_NODE, &i.to_string()).unwrap();
+                    let l = space.add_link(LIST_LINK, &[x, y]).unwrap();
+                    if i % 3 == 0 {
+                        space.extract(l, false).unwrap();
+                    }
+                }
+            });
+            for _ in 0..n {
+                let links = space.incoming(x).unwrap();
+                let mut seen: Vec<Handle> = links.to_vec();
+                seen.sort_unstable();
+                seen.dedup();
+                assert_eq!(seen.len(), links.len(), "a link twice in one copy");
+                for l in seen {
+                    assert!(space.outgoing(l).is_none_or(|out| out.contains(&x)), "a link without the atom");
+                }
+            }
+        });
+        assert_eq!(space.incoming(x).unwrap().len(), n - n.div_ceil(3));
+    }
 
     #[test]
     fn lanes_take_their_own_blocks_and_chunks() {
