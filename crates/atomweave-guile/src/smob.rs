@@ -14,7 +14,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use atomweave::sexpr::{self, Form};
-use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
+use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value, MAX_VALUE_NESTING};
 
 use crate::error::{Error, R};
 use crate::ffi::{self, scm_t_bits, Scm};
@@ -250,6 +250,11 @@ pub fn to_scm(v: &Value, space: u32) -> Scm {
 /// A Scheme value object (or truth value, or atom) as a core value, its atoms
 /// given as handles of `into` (`atom` maps them).
 pub fn from_scm(x: Scm, atom: &mut impl FnMut(Atom) -> R<Handle>) -> R<Value> {
+    from_scm_in(x, atom, 0)
+}
+
+/// [`from_scm`] of an element `depth` LinkValues down.
+fn from_scm_in(x: Scm, atom: &mut impl FnMut(Atom) -> R<Handle>, depth: usize) -> R<Value> {
     if let Some(tv) = tv_of(x) {
         return Ok(Value::Truth(tv));
     }
@@ -257,16 +262,23 @@ pub fn from_scm(x: Scm, atom: &mut impl FnMut(Atom) -> R<Handle>) -> R<Value> {
         return Ok(Value::Atom(atom(a)?));
     }
     let (t, xs) = value_parts(x).ok_or_else(|| Error::wrong_type("a value (FloatValue, StringValue, LinkValue, a truth value or an atom)", x))?;
-    build_value(t, xs.list_iter(), atom)
+    build_value_in(t, xs.list_iter(), atom, depth)
 }
 
 /// A value of type `t` from Scheme elements.
 pub fn build_value(t: Type, xs: impl Iterator<Item = Scm>, atom: &mut impl FnMut(Atom) -> R<Handle>) -> R<Value> {
+    build_value_in(t, xs, atom, 0)
+}
+
+/// [`build_value`] of a value `depth` LinkValues down: a Scheme LinkValue
+/// may nest deeper than a space allows, and converting it recurses.
+fn build_value_in(t: Type, xs: impl Iterator<Item = Scm>, atom: &mut impl FnMut(Atom) -> R<Handle>, depth: usize) -> R<Value> {
     Ok(match t {
         types::FLOAT_VALUE => Value::float(xs.map(|x| ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))).collect::<R<Vec<_>>>()?),
         types::STRING_VALUE => Value::String(xs.map(|x| ffi::to_string(x).ok_or_else(|| Error::wrong_type("a string", x))).collect::<R<Vec<_>>>()?.into()),
         types::BOOL_VALUE => Value::bool(xs.map(|x| Ok(!x.is_false())).collect::<R<Vec<_>>>()?),
-        types::LINK_VALUE => Value::link(xs.map(|x| from_scm(x, atom)).collect::<R<Vec<_>>>()?),
+        types::LINK_VALUE if depth >= MAX_VALUE_NESTING => return Err(Error::msg(format!("LinkValues nest at most {MAX_VALUE_NESTING} deep"))),
+        types::LINK_VALUE => Value::link(xs.map(|x| from_scm_in(x, atom, depth + 1)).collect::<R<Vec<_>>>()?),
         types::VOID_VALUE => Value::Void,
         types::SIMPLE_TRUTH_VALUE | types::COUNT_TRUTH_VALUE => {
             let n = xs.map(|x| ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))).collect::<R<Vec<_>>>()?;

@@ -114,6 +114,15 @@
   (cog-set-value! a k (LinkValue (Concept "m") (FloatValue 4)))
   (test-equal "LinkValue" (list (Concept "m") (FloatValue 4)) (cog-value->list (cog-value a k)))
   (test-equal "LinkValue prints" "(LinkValue (ConceptNode \"m\")(FloatValue 4))" (format #f "~a" (cog-value a k)))
+  ;; LinkValues nest at most 256 deep, as in a space: a loop that nests
+  ;; them deeper gets an error at level 257, not a crash.
+  (let loop ((v (FloatValue 1)) (i 0))
+    (if (< i 256)
+        (loop (LinkValue v) (+ i 1))
+        (begin
+          (cog-set-value! a k v)
+          (test-equal "256 levels of LinkValue" v (cog-value a k))
+          (test-error "257 levels of LinkValue" #t (LinkValue v)))))
   (cog-set-value! a k #f)
   (test-equal "removed" #f (cog-value a k))
   (cog-set-values! a (list (cons k (FloatValue 7)) (cons k2 (StringValue "z"))))

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use atomweave::sexpr::fmt_f64;
-use atomweave::{TruthValue, Value};
-use pyo3::exceptions::PyTypeError;
+use atomweave::{TruthValue, Value, MAX_VALUE_NESTING};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString};
 
@@ -154,7 +154,22 @@ impl PyStringValue {
 
 /// A vector of values and atoms.
 #[pyclass(name = "LinkValue", module = "atomweave", frozen)]
-pub struct PyLinkValue(Vec<PyObject>);
+pub struct PyLinkValue {
+    items: Vec<PyObject>,
+    /// How deep LinkValues nest in it: at most `MAX_VALUE_NESTING`, as in a
+    /// space, so that its drop, comparison and conversion stay shallow.
+    depth: usize,
+}
+
+impl PyLinkValue {
+    fn of(items: Vec<PyObject>, py: Python<'_>) -> PyResult<Self> {
+        let depth = 1 + items.iter().filter_map(|x| x.bind(py).downcast::<PyLinkValue>().ok().map(|l| l.get().depth)).max().unwrap_or(0);
+        if depth > MAX_VALUE_NESTING {
+            return Err(PyValueError::new_err(format!("LinkValues nest at most {MAX_VALUE_NESTING} deep")));
+        }
+        Ok(PyLinkValue { items, depth })
+    }
+}
 
 #[pymethods]
 impl PyLinkValue {
@@ -166,25 +181,25 @@ impl PyLinkValue {
                 return Err(PyTypeError::new_err(format!("a LinkValue holds Atoms and values, not {}", x.get_type().name()?)));
             }
         }
-        Ok(PyLinkValue(items.into_iter().map(Bound::unbind).collect()))
+        PyLinkValue::of(items.into_iter().map(Bound::unbind).collect(), values.py())
     }
 
     /// The atoms and values, as a list.
     fn to_list(&self, py: Python<'_>) -> Vec<PyObject> {
-        self.0.iter().map(|x| x.clone_ref(py)).collect()
+        self.items.iter().map(|x| x.clone_ref(py)).collect()
     }
 
     fn __len__(&self) -> usize {
-        self.0.len()
+        self.items.len()
     }
 
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
         let Ok(o) = other.downcast::<PyLinkValue>() else { return Ok(false) };
-        let o = &o.get().0;
-        if o.len() != self.0.len() {
+        let o = &o.get().items;
+        if o.len() != self.items.len() {
             return Ok(false);
         }
-        for (a, b) in self.0.iter().zip(o) {
+        for (a, b) in self.items.iter().zip(o) {
             if !a.bind(py).eq(b.bind(py))? {
                 return Ok(false);
             }
@@ -193,7 +208,7 @@ impl PyLinkValue {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let parts = self.0.iter().map(|x| x.bind(py).repr().map(|r| r.to_string())).collect::<PyResult<Vec<_>>>()?;
+        let parts = self.items.iter().map(|x| x.bind(py).repr().map(|r| r.to_string())).collect::<PyResult<Vec<_>>>()?;
         Ok(format!("(LinkValue {})", parts.join(" ")))
     }
 }
@@ -229,7 +244,7 @@ pub(crate) fn from_py(space: &PySpace, py: Python<'_>, v: &Bound<'_, PyAny>) -> 
         return Ok(Value::Atom(space.handle_of(v)?));
     }
     if let Ok(l) = v.downcast::<PyLinkValue>() {
-        let items = l.get().0.iter().map(|x| from_py(space, py, x.bind(py))).collect::<PyResult<Vec<_>>>()?;
+        let items = l.get().items.iter().map(|x| from_py(space, py, x.bind(py))).collect::<PyResult<Vec<_>>>()?;
         return Ok(Value::link(items));
     }
     if let Ok(l) = v.downcast::<PyList>() {
@@ -258,7 +273,7 @@ pub(crate) fn to_py(space: &Bound<'_, PySpace>, v: Value) -> PyResult<PyObject> 
         Value::Atom(h) => PySpace::atom(space, h).into_pyobject(py)?.into_any().unbind(),
         Value::Link(items) => {
             let items = items.iter().map(|x| to_py(space, x.clone())).collect::<PyResult<Vec<_>>>()?;
-            PyLinkValue(items).into_pyobject(py)?.into_any().unbind()
+            PyLinkValue::of(items, py)?.into_pyobject(py)?.into_any().unbind()
         }
     })
 }

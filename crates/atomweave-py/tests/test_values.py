@@ -271,3 +271,18 @@ def test_set_value_on_the_space_and_the_atom_agree(space):
     assert a.get_value(k) == StringValue("v")
     space.set_value(a, k, [1.0])
     assert a.get_value(k) == FloatValue(1.0)
+
+
+def test_linkvalue_nested_too_deep_is_refused(space):
+    # LinkValues nest at most 256 deep, as in a space: a loop that nests
+    # them deeper gets a clear error, not a crash of the interpreter when
+    # the chain is printed, compared, stored or freed.
+    a, k = ConceptNode("deep"), PredicateNode("k")
+    v = FloatValue([1])
+    for _ in range(256):
+        v = LinkValue([v])
+    a.set_value(k, v)
+    assert a.get_value(k) == v
+    with pytest.raises(ValueError, match="nest at most 256 deep"):
+        LinkValue([v])
+    assert LinkValue([a.get_value(k).to_list()[0]]) == v

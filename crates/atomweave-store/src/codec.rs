@@ -16,8 +16,8 @@ const STV: u8 = 5;
 const CTV: u8 = 6;
 const ATOM: u8 = 7;
 
-/// LinkValues nest at most this deep (as the Atomese reader allows).
-const MAX_DEPTH: usize = 256;
+/// LinkValues nest at most this deep (as a space allows).
+const MAX_DEPTH: usize = atomweave::MAX_VALUE_NESTING;
 
 /// Appends `v`; `id_of` gives the store id of an atom the value holds.
 pub fn encode(v: &Value, out: &mut Vec<u8>, id_of: &mut dyn FnMut(atomweave::Handle) -> Result<u64>) -> Result<()> {

@@ -86,6 +86,11 @@ impl Default for TruthValue {
     }
 }
 
+/// LinkValues nest at most this deep in a space, in Atomese text and in a
+/// store, so that every walk over a value (its drop and comparison
+/// included, which recurse) stays shallow.
+pub const MAX_VALUE_NESTING: usize = 256;
+
 /// A value: what an atom holds under a key.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -124,6 +129,32 @@ impl Value {
     /// LinkValue from values.
     pub fn link(v: impl Into<Vec<Value>>) -> Self {
         Value::Link(v.into().into())
+    }
+
+    /// How deep LinkValues nest in this value: 0 for any other value, 1
+    /// for a LinkValue of plain values. Found with a stack, and only as far
+    /// as one past [`MAX_VALUE_NESTING`].
+    pub fn nesting(&self) -> usize {
+        let mut deepest = 0;
+        let mut todo = vec![(self, 0)];
+        while let Some((v, depth)) = todo.pop() {
+            if let Value::Link(items) = v {
+                deepest = deepest.max(depth + 1);
+                if deepest > MAX_VALUE_NESTING {
+                    break;
+                }
+                todo.extend(items.iter().map(|x| (x, depth + 1)));
+            }
+        }
+        deepest
+    }
+
+    /// An error unless the value nests at most [`MAX_VALUE_NESTING`] deep.
+    pub fn check_nesting(&self) -> crate::Result<()> {
+        if self.nesting() > MAX_VALUE_NESTING {
+            return Err(crate::Error::InvalidValue(format!("LinkValues nest at most {MAX_VALUE_NESTING} deep")));
+        }
+        Ok(())
     }
 
     /// The value's type (FloatValue, StringValue, ...; for an atom, its handle's type is

@@ -301,3 +301,28 @@ fn space_is_send_and_sync() {
     check::<AtomSpace>();
     check::<AtomTable>();
 }
+
+/// LinkValues nest at most MAX_VALUE_NESTING deep in a space (as in Atomese
+/// text and in stores): a deeper one is refused and changes nothing, so
+/// every walk over a stored value (drop and comparison included) is shallow.
+#[test]
+fn values_nested_too_deep_are_refused() {
+    fn nested(levels: usize) -> Value {
+        (0..levels).fold(Value::float(vec![1.0]), |v, _| Value::link(vec![v]))
+    }
+    let space = AtomSpace::new();
+    let (a, k) = (space.add_node(CONCEPT_NODE, "a").unwrap(), space.add_node(PREDICATE_NODE, "k").unwrap());
+    space.set_value(a, k, nested(atomweave::MAX_VALUE_NESTING)).unwrap();
+    assert_eq!(space.get_value(a, k).unwrap().nesting(), atomweave::MAX_VALUE_NESTING);
+    let deep = nested(atomweave::MAX_VALUE_NESTING + 1);
+    let err = space.set_value(a, k, deep.clone()).unwrap_err().to_string();
+    assert!(err.contains("nest at most 256 deep"), "{err}");
+    assert_eq!(space.get_value(a, k).unwrap().nesting(), atomweave::MAX_VALUE_NESTING, "the refused value replaced the old one");
+    let mut table = AtomTable::new();
+    let b = table.add_node(CONCEPT_NODE, "b").unwrap();
+    let tk = table.add_node(PREDICATE_NODE, "k").unwrap();
+    assert!(table.set_value(b, tk, deep).is_err());
+    assert_eq!(table.get_value(b, tk), None);
+    // Breadth is not depth: a wide LinkValue of shallow ones is fine.
+    space.set_value(a, k, Value::link(vec![nested(3); 10_000])).unwrap();
+}

@@ -8,11 +8,9 @@ use std::io::BufRead;
 
 use super::parse::{Expr, ParseError, Parser, Pos, MAX_NESTING};
 
-/// Deepest nesting of LinkValues: each level costs more stack than an atom's.
-const MAX_VALUE_NESTING: usize = 256;
 use crate::sink::AtomSink;
 use crate::types::{self, Type};
-use crate::{AtomSpace, Handle, TruthValue, Value};
+use crate::{AtomSpace, Handle, TruthValue, Value, MAX_VALUE_NESTING};
 
 /// Name of the key under which upstream keeps truth values.
 pub const TV_KEY: &str = "*-TruthValueKey-*";
