@@ -6,6 +6,7 @@
 //! lock. [`AtomSpace::read`] read-locks every shard once for bulk work and
 //! gives incoming sets in place. Writes lock only the shards they touch.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -234,19 +235,18 @@ impl AtomSpace {
         if self.same_hierarchy(from) {
             return Ok(h);
         }
-        let t = from.get_type(h).ok_or(Error::InvalidHandle(h))?;
-        let copy = match from.name(h) {
-            Some(name) => self.add_node(t, name)?,
-            None => {
-                let out = from.outgoing(h).unwrap_or(&[]).iter().map(|&m| self.import(from, m)).collect::<Result<Vec<_>>>()?;
-                self.add_link(t, &out)?
+        let copied = map_up(from, h, |x, t, content| {
+            let copy = match content {
+                Ok(name) => self.add_node(t, name)?,
+                Err(members) => self.add_link(t, members)?,
+            };
+            let tv = from.get_tv(x).unwrap_or_default();
+            if !tv.is_default() {
+                self.set_tv(copy, tv)?;
             }
-        };
-        let tv = from.get_tv(h).unwrap_or_default();
-        if !tv.is_default() {
-            self.set_tv(copy, tv)?;
-        }
-        Ok(copy)
+            Ok(Some(copy))
+        })?;
+        Ok(copied.expect("every atom is copied"))
     }
 
     /// Atom `h` of space `from`, here, if it is: the same handle within one
@@ -255,14 +255,14 @@ impl AtomSpace {
         if self.same_hierarchy(from) {
             return Some(h);
         }
-        let t = from.get_type(h)?;
-        match from.name(h) {
-            Some(name) => self.get_node(t, name),
-            None => {
-                let out = from.outgoing(h)?.iter().map(|&m| self.find(from, m)).collect::<Option<Vec<_>>>()?;
-                self.get_link(t, &out)
-            }
-        }
+        map_up(from, h, |_, t, content| {
+            Ok(match content {
+                Ok(name) => self.get_node(t, name),
+                Err(members) => self.get_link(t, members),
+            })
+        })
+        .ok()
+        .flatten()
     }
 
     /// The base spaces (empty for a root space).
@@ -1016,4 +1016,44 @@ impl sealed::Access for SpaceRead<'_> {
     fn shard(&self, s: usize) -> &Shard {
         &self.guards[s]
     }
+}
+
+/// Maps atom `h` of `from` and every atom under it, members before the
+/// links that hold them: `map` gets each atom, its type, and its name
+/// (`Ok`) or its members' images (`Err`), and its `None` ends the walk with
+/// `None`. A stack and a memo, not recursion: a chain of links may be
+/// deeper than any stack, and a shared member is mapped once.
+fn map_up(
+    from: &AtomSpace,
+    h: Handle,
+    mut map: impl FnMut(Handle, Type, std::result::Result<&str, &[Handle]>) -> Result<Option<Handle>>,
+) -> Result<Option<Handle>> {
+    let mut done: HashMap<Handle, Handle> = HashMap::new();
+    let mut todo = vec![h];
+    let mut members = Vec::new();
+    while let Some(&x) = todo.last() {
+        if done.contains_key(&x) {
+            todo.pop();
+            continue;
+        }
+        let t = from.get_type(x).ok_or(Error::InvalidHandle(x))?;
+        let image = match from.name(x) {
+            Some(name) => map(x, t, Ok(name))?,
+            None => {
+                let out = from.outgoing(x).unwrap_or(&[]);
+                let waiting = todo.len();
+                todo.extend(out.iter().filter(|m| !done.contains_key(m)));
+                if todo.len() > waiting {
+                    continue;
+                }
+                members.clear();
+                members.extend(out.iter().map(|m| done[m]));
+                map(x, t, Err(&members))?
+            }
+        };
+        let Some(image) = image else { return Ok(None) };
+        done.insert(x, image);
+        todo.pop();
+    }
+    Ok(done.get(&h).copied())
 }

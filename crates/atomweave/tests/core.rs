@@ -326,3 +326,33 @@ fn values_nested_too_deep_are_refused() {
     // Breadth is not depth: a wide LinkValue of shallow ones is fine.
     space.set_value(a, k, Value::link(vec![nested(3); 10_000])).unwrap();
 }
+
+/// Copying an atom into an unrelated space (`import`) and finding it there
+/// (`find`) walk with a stack and a memo: a chain deeper than the thread's
+/// stack, and a tower of shared members (2^64 paths, 128 atoms), both work.
+#[test]
+fn import_and_find_take_any_depth_and_sharing() {
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            let (from, to) = (AtomSpace::new(), AtomSpace::new());
+            let mut chain = from.add_node(CONCEPT_NODE, "leaf").unwrap();
+            for _ in 0..100_000 {
+                chain = from.add_link(LIST_LINK, &[chain]).unwrap();
+            }
+            let mut tower = from.add_node(CONCEPT_NODE, "base").unwrap();
+            for _ in 0..64 {
+                tower = from.add_link(LIST_LINK, &[tower, tower]).unwrap();
+            }
+            for h in [chain, tower] {
+                assert_eq!(to.find(&from, h), None);
+                let copy = to.import(&from, h).unwrap();
+                assert_eq!(to.find(&from, h), Some(copy));
+                assert_eq!(to.import(&from, h).unwrap(), copy, "imported twice");
+            }
+            assert_eq!(to.size(), from.size());
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
