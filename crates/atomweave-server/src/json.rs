@@ -22,6 +22,7 @@
 //! | `AtomSpace.execute(atom)` | the result: an atom or a value |
 
 use atomweave::query::{self, Executed};
+use atomweave::sexpr::parse::MAX_NESTING;
 use atomweave::types::Type;
 use atomweave::{AtomSpace, Handle, TruthValue, Value};
 use serde_json::{json, Value as Json};
@@ -70,7 +71,7 @@ fn call(cx: &State, line: &str) -> Result<Json, String> {
         }
         "getAtoms" => {
             let t = type_named(arg(0)?)?;
-            Json::Array(space.handles_by_type(t, flag(1)).map(|h| atom_json(space, h)).collect())
+            Json::Array(space.handles_by_type(t, flag(1)).map(|h| atom_json(space, h)).collect::<Result<_, _>>()?)
         }
         "haveNode" => {
             let t = type_named(arg(0)?)?;
@@ -111,23 +112,23 @@ fn call(cx: &State, line: &str) -> Result<Json, String> {
                 Some(t) => space.incoming_by_type(h, type_named(t)?),
                 None => space.incoming(h).map(|i| i.to_vec()).unwrap_or_default(),
             };
-            Json::Array(links.iter().map(|&l| atom_json(space, l)).collect())
+            Json::Array(links.iter().map(|&l| atom_json(space, l)).collect::<Result<_, _>>()?)
         }
         "getValues" => {
             let Some(h) = find(space, arg(0)?)? else { return Ok(json!([])) };
             let mut vals = Vec::new();
             let tv = space.get_tv(h).unwrap_or_default();
             if !tv.is_default() {
-                vals.push(json!({ "key": { "type": "PredicateNode", "name": atomweave::sexpr::TV_KEY }, "value": value_json(space, &Value::Truth(tv)) }));
+                vals.push(json!({ "key": { "type": "PredicateNode", "name": atomweave::sexpr::TV_KEY }, "value": value_json(space, &Value::Truth(tv))? }));
             }
             for (k, v) in space.key_values(h) {
-                vals.push(json!({ "key": atom_json(space, k), "value": value_json(space, &v) }));
+                vals.push(json!({ "key": atom_json(space, k)?, "value": value_json(space, &v)? }));
             }
             Json::Array(vals)
         }
         "getTV" => {
             let Some(h) = find(space, arg(0)?)? else { return Ok(json!([])) };
-            json!([{ "value": value_json(space, &Value::Truth(space.get_tv(h).unwrap_or_default())) }])
+            json!([{ "value": value_json(space, &Value::Truth(space.get_tv(h).unwrap_or_default()))? }])
         }
         "setTV" => {
             // Upstream's form puts the truth value in the atom: {..., "value": tv}.
@@ -179,8 +180,8 @@ fn call(cx: &State, line: &str) -> Result<Json, String> {
             let q = make(cx, arg(0)?)?;
             cx.stored(q)?;
             match query::execute(space, q).map_err(|e| e.to_string())? {
-                Executed::Atom(h) => atom_json(space, h),
-                Executed::Value(v) => value_json(space, &v),
+                Executed::Atom(h) => atom_json(space, h)?,
+                Executed::Value(v) => value_json(space, &v)?,
             }
         }
         other => return Err(format!("unknown verb `{other}`")),
@@ -193,25 +194,40 @@ fn type_named(j: &Json) -> Result<Type, String> {
 }
 
 /// An atom's JSON: type, then name or outgoing.
-pub fn atom_json(space: &AtomSpace, h: Handle) -> Json {
-    let Some(t) = space.get_type(h) else { return Json::Null };
-    match space.name(h) {
-        Some(name) => json!({ "type": t.name(), "name": name }),
-        None => json!({ "type": t.name(), "outgoing": space.outgoing(h).unwrap_or(&[]).iter().map(|&c| atom_json(space, c)).collect::<Vec<_>>() }),
-    }
+///
+/// An atom nested deeper than an Atomese expression may be (a chain a
+/// Scheme loop built) is an error: the JSON is built, written and freed
+/// by recursion.
+pub fn atom_json(space: &AtomSpace, h: Handle) -> Result<Json, String> {
+    atom_json_in(space, h, 0)
 }
 
-fn value_json(space: &AtomSpace, v: &Value) -> Json {
+fn atom_json_in(space: &AtomSpace, h: Handle, depth: usize) -> Result<Json, String> {
+    if depth > MAX_NESTING {
+        return Err(format!("an atom nested more than {MAX_NESTING} deep cannot be sent as JSON"));
+    }
+    let Some(t) = space.get_type(h) else { return Ok(Json::Null) };
+    Ok(match space.name(h) {
+        Some(name) => json!({ "type": t.name(), "name": name }),
+        None => {
+            let members = space.outgoing(h).unwrap_or(&[]).iter().map(|&c| atom_json_in(space, c, depth + 1)).collect::<Result<Vec<_>, _>>()?;
+            json!({ "type": t.name(), "outgoing": members })
+        }
+    })
+}
+
+/// A value as JSON (LinkValues nest at most `MAX_VALUE_NESTING` deep).
+fn value_json(space: &AtomSpace, v: &Value) -> Result<Json, String> {
     let t = v.value_type().name();
-    match v {
+    Ok(match v {
         Value::Float(xs) => json!({ "type": t, "value": xs.to_vec() }),
         Value::String(ss) => json!({ "type": t, "value": ss.to_vec() }),
         Value::Bool(bs) => json!({ "type": t, "value": bs.to_vec() }),
-        Value::Link(vs) => json!({ "type": t, "value": vs.iter().map(|v| value_json(space, v)).collect::<Vec<_>>() }),
+        Value::Link(vs) => json!({ "type": t, "value": vs.iter().map(|v| value_json(space, v)).collect::<Result<Vec<_>, _>>()? }),
         Value::Void => json!({ "type": t, "value": [] }),
         Value::Truth(tv) => json!({ "type": t, "value": tv.to_vec() }),
-        Value::Atom(h) => atom_json(space, *h),
-    }
+        Value::Atom(h) => atom_json(space, *h)?,
+    })
 }
 
 /// Checks an atom's JSON (types known, shapes right) without adding it.

@@ -603,3 +603,32 @@ fn fetching_many_large_atoms_and_values_does_not_stall() {
     let links = theirs.incoming(h).unwrap();
     assert!(links.iter().all(|&l| theirs.get_value(l, k).as_ref() == Some(&blob)));
 }
+
+/// The json shell answers an atom nested deeper than an Atomese expression
+/// may be (a chain a Scheme loop built) with an error, not a stack overflow
+/// of the worker building, writing or freeing its JSON; shallower ones print.
+#[test]
+fn json_refuses_atoms_nested_too_deep_to_send() {
+    use atomweave_server::{json, Durability, State};
+    std::thread::Builder::new()
+        .stack_size(atomweave_server::WORKER_STACK)
+        .spawn(|| {
+            let space = AtomSpace::new();
+            let mut h = space.add_node(CONCEPT_NODE, "leaf").unwrap();
+            for _ in 0..100 {
+                h = space.add_link(LIST_LINK, &[h]).unwrap();
+            }
+            let state = State::new(space.clone(), None, Durability::Always);
+            let mut out = String::new();
+            json::eval(&state, r#"AtomSpace.getIncoming({"type": "ConceptNode", "name": "leaf"})"#, &mut out);
+            assert!(out.starts_with(r#"[{"outgoing":[{"#) || out.starts_with(r#"[{"type""#), "{}", &out[..out.len().min(200)]);
+            for _ in 0..100_000 {
+                h = space.add_link(LIST_LINK, &[h]).unwrap();
+            }
+            let err = json::atom_json(&space, h).unwrap_err();
+            assert!(err.contains("nested more than 4096 deep cannot be sent as JSON"), "{err}");
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
