@@ -209,11 +209,22 @@ pub struct LmdbStore {
     /// looked up (it cannot be there yet) and the indexes are deferred.
     fresh: bool,
     deferred: Option<Deferred>,
+    /// The node whose storing fails: see [`LmdbStore::fail_when_storing`].
+    fail_on: Option<(atomweave::Type, String)>,
     /// Ids from here on were made by the current write: they have no old values.
     made_from: u64,
 }
 
 impl LmdbStore {
+    /// For tests of failure handling: from now on, storing the node `(t,
+    /// name)` fails after the node got its store id, every time, as a
+    /// failing disk would make it fail (the space itself can hold nothing
+    /// this store refuses).
+    #[doc(hidden)]
+    pub fn fail_when_storing(&mut self, t: atomweave::Type, name: &str) {
+        self.fail_on = Some((t, name.to_string()));
+    }
+
     /// Opens (creating if needed) the store in directory `path`.
     pub fn open(url: &str, path: &str) -> Result<LmdbStore> {
         let open_err = |msg: String| StoreError::Open { url: url.to_string(), msg };
@@ -278,6 +289,7 @@ impl LmdbStore {
             ids: IdCache::default(),
             cache_space: None,
             fresh: false,
+            fail_on: None,
             deferred: None,
             made_from: u64::MAX,
         };
@@ -625,6 +637,11 @@ impl LmdbStore {
     /// Stores `h` and all its values, replacing values stored before.
     fn put_atom(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, h: Handle) -> Result<()> {
         let id = self.id_for(w, space, h)?;
+        if let Some((t, name)) = &self.fail_on {
+            if space.get_type(h) == Some(*t) && space.name(h) == Some(name) {
+                return Err(StoreError::Backend(format!("a failure injected storing ({} {name:?})", t.name())));
+            }
+        }
         if id < self.made_from {
             self.delete_values(w, id)?;
         }

@@ -29,18 +29,20 @@ fn load_all(store: &mut dyn StorageNode) -> AtomSpace {
     s
 }
 
-/// A space whose atom `bad` has a value under a key that was removed from
-/// the space since: storing `bad` fails (InvalidHandle for the key).
+/// Adds (ConceptNode "bad") with a value under a new PredicateNode key:
+/// a store from `poisoned` fails storing it, after giving it an id.
 fn poison(space: &AtomSpace) -> Handle {
     let bad = space.add_node(CONCEPT_NODE, "bad").unwrap();
-    let k = space.add_node(PREDICATE_NODE, "too-deep").unwrap();
-    // Deeper than a store writes: storing it fails.
-    let mut v = Value::float(vec![1.0]);
-    for _ in 0..300 {
-        v = Value::link(vec![v]);
-    }
-    space.set_value(bad, k, v).unwrap();
+    let k = space.add_node(PREDICATE_NODE, "key").unwrap();
+    space.set_value(bad, k, Value::float(vec![1.0])).unwrap();
     bad
+}
+
+/// An LMDB store in `d` that fails storing (ConceptNode "bad").
+fn poisoned(d: &tempfile::TempDir) -> LmdbStore {
+    let mut store = LmdbStore::open(&url_of(d), d.path().to_str().unwrap()).unwrap();
+    store.fail_when_storing(CONCEPT_NODE, "bad");
+    store
 }
 
 // ------------------------------------------- whole-space fast path (fresh)
@@ -54,13 +56,13 @@ fn fresh_store_failure_then_store_atom_is_wiped_on_reopen() {
     space.add_node(CONCEPT_NODE, "x").unwrap();
     poison(&space);
     let d = dir();
-    let mut store = open(&url_of(&d)).unwrap();
+    let mut store = poisoned(&d);
     assert!(store.store_atomspace(&space, &mut |_| {}).is_err());
     let s2 = AtomSpace::new();
     let keep = s2.add_node(CONCEPT_NODE, "keep me").unwrap();
     store.store_atom(&s2, keep).unwrap();
     store.barrier().unwrap();
-    store.close().unwrap();
+    Box::new(store).close().unwrap();
     let back = load_all(&mut reopen(&d));
     assert!(back.get_node(CONCEPT_NODE, "keep me").is_some(), "an atom stored and barriered after a failed whole-space store was lost on reopen");
 }
@@ -74,17 +76,12 @@ fn fresh_store_failing_in_a_later_chunk_then_a_good_store_is_lost() {
     for i in 0..70_000 {
         space.add_node(CONCEPT_NODE, &format!("n{i}")).unwrap();
     }
-    // Types are iterated in order; a PredicateNode-keyed value on a WordNode
-    // puts the bad atom after the 65536 ConceptNodes.
+    // Types are iterated in order: a WordNode comes after the 65536
+    // ConceptNodes, in the second chunk.
     let bad = space.add_node(WORD_NODE, "bad").unwrap();
-    let k = space.add_node(PREDICATE_NODE, "too-deep").unwrap();
-    let mut v = Value::float(vec![1.0]);
-    for _ in 0..300 {
-        v = Value::link(vec![v]);
-    }
-    space.set_value(bad, k, v).unwrap();
     let d = dir();
     let mut store = LmdbStore::open(&url_of(&d), d.path().to_str().unwrap()).unwrap();
+    store.fail_when_storing(WORD_NODE, "bad");
     assert!(store.store_atomspace(&space, &mut |_| {}).is_err());
     // In the session: records without indexes, an atom that is stored cannot be fetched.
     let probe = AtomSpace::new();
@@ -141,13 +138,13 @@ fn a_failed_write_leaves_an_unpersisted_type_code() {
     let space = AtomSpace::new();
     let bad = poison(&space);
     let d = dir();
-    let mut store = open(&url_of(&d)).unwrap();
+    let mut store = poisoned(&d);
     store.store_atom(&space, bad).unwrap();
     assert!(store.barrier().is_err());
     let ok = space.add_node(CONCEPT_NODE, "ok").unwrap();
     store.store_atom(&space, ok).unwrap();
     store.barrier().unwrap();
-    store.close().unwrap();
+    Box::new(store).close().unwrap();
     let mut s = reopen(&d);
     let back = AtomSpace::new();
     let r = s.load_atomspace(&back, &mut |_| {});
