@@ -28,29 +28,35 @@ fn write(v: &Value, out: &mut Vec<u8>, id_of: &mut dyn FnMut(atomweave::Handle) 
     if depth > MAX_DEPTH {
         return Err(StoreError::Unsupported(format!("a LinkValue nested more than {MAX_DEPTH} deep cannot be stored")));
     }
-    let len = |out: &mut Vec<u8>, n: usize| out.extend_from_slice(&(n as u32).to_le_bytes());
+    // Counts and lengths are 32-bit: a longer one is an error, not a wrap.
+    let len = |out: &mut Vec<u8>, n: usize| -> Result<()> {
+        let n =
+            u32::try_from(n).map_err(|_| StoreError::Unsupported(format!("a value of {n} elements or bytes is too large to store (at most {})", u32::MAX)))?;
+        out.extend_from_slice(&n.to_le_bytes());
+        Ok(())
+    };
     match v {
         Value::Float(xs) => {
             out.push(FLOAT);
-            len(out, xs.len());
+            len(out, xs.len())?;
             xs.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         }
         Value::String(ss) => {
             out.push(STRING);
-            len(out, ss.len());
+            len(out, ss.len())?;
             for s in ss.iter() {
-                len(out, s.len());
+                len(out, s.len())?;
                 out.extend_from_slice(s.as_bytes());
             }
         }
         Value::Bool(bs) => {
             out.push(BOOL);
-            len(out, bs.len());
+            len(out, bs.len())?;
             out.extend(bs.iter().map(|&b| u8::from(b)));
         }
         Value::Link(vs) => {
             out.push(LINK);
-            len(out, vs.len());
+            len(out, vs.len())?;
             for v in vs.iter() {
                 write(v, out, id_of, depth + 1)?;
             }
