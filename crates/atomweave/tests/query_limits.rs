@@ -53,3 +53,24 @@ fn deep_queries_are_refused_not_overflowed() {
     }
     assert!(execute(&space, sum).is_err());
 }
+
+/// The depth check measures a shared sub-atom once, and still counts it
+/// from every place it is met: a ladder A(k+1) = A(k) under 200 ListLinks,
+/// listed (A1 ... A8) so that A(k) is measured shallow first, is 1,600
+/// deep and refused, not recursed into by the evaluator.
+#[test]
+fn a_shared_subterm_met_deeper_counts_its_depth() {
+    let space = AtomSpace::new();
+    let mut rungs = Vec::new();
+    let mut a = space.add_node(NUMBER_NODE, "1").unwrap();
+    for _ in 0..8 {
+        for _ in 0..200 {
+            a = space.add_link(LIST_LINK, &[a]).unwrap();
+        }
+        rungs.push(a);
+    }
+    let all = space.add_link(LIST_LINK, &rungs).unwrap();
+    let q = space.add_link(EQUAL_LINK, &[all, all]).unwrap();
+    let err = execute(&space, q).unwrap_err().to_string();
+    assert!(err.contains("nested more than 256 deep"), "{err}");
+}

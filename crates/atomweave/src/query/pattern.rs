@@ -171,6 +171,10 @@ pub(crate) fn check_depth(space: &AtomSpace, h: Handle) -> Result<()> {
             return Err(bad(format!("the query is nested more than {MAX_DEPTH} deep")));
         }
         if let Some(&d) = seen.get(&h) {
+            // Met again lower down: its depth counts from here.
+            if level + d > MAX_DEPTH {
+                return Err(bad(format!("the query is nested more than {MAX_DEPTH} deep")));
+            }
             return Ok(d);
         }
         let mut d = 0;
