@@ -89,6 +89,11 @@ fn members_of(id: u64, mut body: &[u8], out: &mut Vec<u64>) -> Result<()> {
                 break;
             }
         }
+        // Members are stored before the links that hold them: a member id
+        // not below the link's is damage, and following it could loop.
+        if x >= id {
+            return Err(StoreError::Corrupt(format!("link {id} holds atom {x}, which was not stored before it")));
+        }
         out.push(x);
     }
     Ok(())

@@ -800,3 +800,42 @@ fn full_disk_child() {
     let ro = open(&db).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(ro.contains("Read-only file system") && ro.contains("cannot open"), "read-only open: {ro}");
 }
+
+/// A damaged link record naming itself as its member is a clear "damaged"
+/// error for fetches and loads, not an endless walk.
+#[test]
+fn a_link_record_holding_itself_is_damage_not_a_loop() {
+    let d = dir();
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let l = space.add_link(LIST_LINK, &[a]).unwrap();
+    let mut store = open(&url_of(&d)).unwrap();
+    store.store_atom(&space, l).unwrap();
+    store.close().unwrap();
+    {
+        // SAFETY: the store above is closed; nothing else has this environment open.
+        let env = unsafe { heed::EnvOpenOptions::new().max_dbs(8).open(d.path()) }.unwrap();
+        let mut w = env.write_txn().unwrap();
+        let atoms = env.open_database::<heed::types::Bytes, heed::types::Bytes>(&w, Some("atoms")).unwrap().unwrap();
+        // Ids count up from 1: (ConceptNode "a") is 1, the link 2. Its
+        // record: type code (2 bytes), flags, then member ids as varints.
+        let mut rec = atoms.get(&w, &2u64.to_be_bytes()).unwrap().unwrap()[..3].to_vec();
+        rec.push(2);
+        atoms.put(&mut w, &2u64.to_be_bytes(), &rec).unwrap();
+        w.commit().unwrap();
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = url_of(&d);
+    std::thread::spawn(move || {
+        let mut store = open(&path).unwrap();
+        let probe = AtomSpace::new();
+        let l = probe.add_link(LIST_LINK, &[probe.add_node(CONCEPT_NODE, "a").unwrap()]).unwrap();
+        let fetched = store.fetch_atom(&probe, l).map_err(|e| e.to_string());
+        let loaded = store.load_atomspace(&AtomSpace::new(), &mut |_| {}).map_err(|e| e.to_string());
+        let _ = tx.send((fetched, loaded));
+    });
+    let (fetched, loaded) = rx.recv_timeout(std::time::Duration::from_secs(30)).expect("reading the damaged record did not finish in 30 s");
+    for r in [fetched.map(drop), loaded.map(drop)] {
+        assert!(r.as_ref().is_err_and(|e| e.contains("damaged")), "{r:?}");
+    }
+}
