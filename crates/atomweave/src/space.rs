@@ -205,10 +205,18 @@ impl AtomSpace {
         if bases.iter().any(|b| !b.store().same_hierarchy(first.store())) {
             return Err(Error::Hierarchy("the base spaces of a child space must descend from one root space".into()));
         }
+        // A base given twice is one base: each lookup walks every path
+        // through the bases, and (s, s) at every level doubled them.
+        let mut unique: Vec<AtomSpace> = Vec::with_capacity(bases.len());
+        for &b in bases {
+            if !unique.iter().any(|u| Arc::ptr_eq(&u.inner, &b.inner)) {
+                unique.push(b.clone());
+            }
+        }
         let hierarchy = first.inner.hierarchy.clone();
         let inner = Arc::new(Inner {
             store: Store::child_of(first.store()),
-            bases: bases.iter().map(|&b| b.clone()).collect(),
+            bases: unique,
             depth: 1 + bases.iter().map(|b| b.inner.depth).max().unwrap_or(0),
             hierarchy: hierarchy.clone(),
             hides: AtomicBool::new(false),

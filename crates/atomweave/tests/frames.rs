@@ -301,3 +301,20 @@ fn lookups_survive_table_growth_after_removals_in_base_and_child() {
         }
     }
 }
+
+/// A base given twice is one base: 64 levels of (s, s) are a chain of 64
+/// spaces, and a lookup that misses walks 64 spaces, not 2^64 paths.
+#[test]
+fn a_base_given_twice_is_one_base() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut s = AtomSpace::new();
+        let a = s.add_node(CONCEPT_NODE, "a").unwrap();
+        for _ in 0..64 {
+            s = AtomSpace::new_child(&[&s, &s]).unwrap();
+        }
+        let _ = tx.send((s.bases().len(), s.get_node(CONCEPT_NODE, "absent"), s.get_node(CONCEPT_NODE, "a") == Some(a)));
+    });
+    let got = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("a lookup through 64 levels of (s, s) did not finish in 20 s");
+    assert_eq!(got, (1, None, true));
+}
