@@ -35,23 +35,14 @@ if ! have cargo; then
 fi
 
 # `make test` checks formatting and lints; rustup's default profile has both.
-if ! cargo clippy --version >/dev/null 2>&1; then
-    if have rustup; then
-        echo "install-deps: installing clippy"
-        rustup component add clippy
-    else
-        echo "install-deps: cargo clippy is missing and there is no rustup to add it" >&2
-        exit 1
+for tool in fmt:rustfmt clippy:clippy; do
+    if ! cargo "${tool%%:*}" --version >/dev/null 2>&1; then
+        if have rustup; then
+            echo "install-deps: installing ${tool#*:}"
+            rustup component add "${tool#*:}"
+        else
+            echo "install-deps: cargo ${tool%%:*} is missing and there is no rustup to add it" >&2
+            exit 1
+        fi
     fi
-fi
-
-# `make test` checks formatting; rustup's default profile has rustfmt.
-if ! cargo fmt --version >/dev/null 2>&1; then
-    if have rustup; then
-        echo "install-deps: installing rustfmt"
-        rustup component add rustfmt
-    else
-        echo "install-deps: cargo fmt is missing and there is no rustup to add it" >&2
-        exit 1
-    fi
-fi
+done

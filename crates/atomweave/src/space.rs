@@ -923,7 +923,9 @@ impl AtomSpace {
                 blocks.extend(Records::blocks_in(&sh, t).iter().map(|&b| (t, s, b)));
             }
         }
-        blocks.sort_by_key(|&(ty, s, _)| (ty.0, s));
+        if subtypes {
+            blocks.sort_by_key(|&(ty, s, _)| (ty.0, s));
+        }
         let own = blocks.into_iter().flat_map(move |(_, s, b)| self.recs().block_atoms(s, b));
         if self.is_root() {
             return Box::new(own);
@@ -1036,6 +1038,11 @@ fn map_up(
     h: Handle,
     mut map: impl FnMut(Handle, Type, std::result::Result<&str, &[Handle]>) -> Result<Option<Handle>>,
 ) -> Result<Option<Handle>> {
+    let t = from.get_type(h).ok_or(Error::InvalidHandle(h))?;
+    if let Some(name) = from.name(h) {
+        // A node, the usual case: no stack or memo.
+        return map(h, t, Ok(name));
+    }
     let mut done: HashMap<Handle, Handle> = HashMap::new();
     let mut todo = vec![h];
     let mut members = Vec::new();

@@ -135,6 +135,10 @@ impl Value {
     /// for a LinkValue of plain values. Found with a stack, and only as far
     /// as one past [`MAX_VALUE_NESTING`].
     pub fn nesting(&self) -> usize {
+        // Most values are flat: no stack for them (set_value asks every time).
+        if !matches!(self, Value::Link(_)) {
+            return 0;
+        }
         let mut deepest = 0;
         let mut todo = vec![(self, 0)];
         while let Some((v, depth)) = todo.pop() {
