@@ -45,6 +45,9 @@ struct Inner {
     /// Longest chain of bases below this space (0 for a root). Write locks
     /// on several stores are taken deepest store first.
     depth: usize,
+    /// Is the hierarchy below a chain (at most one base each)? Then each
+    /// space below is reached once, on one path, and walks need no memo.
+    chain: bool,
     hierarchy: Arc<Hierarchy>,
     /// Has this space hidden a base atom? Then a link seen from it or its
     /// children is visible only while all its members are.
@@ -62,8 +65,24 @@ struct Hierarchy {
 
 impl Drop for Inner {
     fn drop(&mut self) {
+        // Dropping the last clone of a base here, and of its base in turn,
+        // would recurse once per level of a frame stack of any depth: the
+        // bases are let go in a loop instead.
+        let mut bases = self.release();
+        while let Some(b) = bases.pop() {
+            if let Ok(mut inner) = Arc::try_unwrap(b.inner) {
+                bases.append(&mut inner.release());
+            }
+        }
+    }
+}
+
+impl Inner {
+    /// Unregisters a child space's links from the base atoms they contain,
+    /// and hands over its bases (nothing for a root or a released space).
+    fn release(&mut self) -> Vec<AtomSpace> {
         if self.bases.is_empty() {
-            return;
+            return Vec::new();
         }
         // Unregister this space's links from the base atoms they contain.
         // Nothing else can reach this store any more, so these locks are free.
@@ -74,7 +93,16 @@ impl Drop for Inner {
             owner.recs().inc_remove_in(&mut owner.write_shard(x.shard()), x, l);
         }
         self.hierarchy.live_children.fetch_sub(1, Ordering::Release);
+        std::mem::take(&mut self.bases)
     }
+}
+
+/// What a walk over the spaces below a frame does after visiting one.
+enum Visit<R> {
+    Found(R),
+    Descend,
+    /// Skip this space's bases (they may still be reached on another path).
+    Prune,
 }
 
 /// Write locks on the shards of base atoms' owners, for registering a
@@ -186,7 +214,9 @@ impl std::fmt::Debug for AtomSpace {
 
 impl From<AtomTable> for AtomSpace {
     fn from(t: AtomTable) -> Self {
-        AtomSpace { inner: Arc::new(Inner { store: t.store, bases: Vec::new(), depth: 0, hierarchy: Arc::default(), hides: AtomicBool::new(false) }) }
+        AtomSpace {
+            inner: Arc::new(Inner { store: t.store, bases: Vec::new(), depth: 0, chain: true, hierarchy: Arc::default(), hides: AtomicBool::new(false) }),
+        }
     }
 }
 
@@ -216,8 +246,9 @@ impl AtomSpace {
         let hierarchy = first.inner.hierarchy.clone();
         let inner = Arc::new(Inner {
             store: Store::child_of(first.store()),
+            depth: 1 + unique.iter().map(|b| b.inner.depth).max().unwrap_or(0),
+            chain: unique.len() == 1 && unique[0].inner.chain,
             bases: unique,
-            depth: 1 + bases.iter().map(|b| b.inner.depth).max().unwrap_or(0),
             hierarchy: hierarchy.clone(),
             hides: AtomicBool::new(false),
         });
@@ -336,40 +367,90 @@ impl AtomSpace {
     fn owner_in_frame(&self, h: Handle) -> Option<&AtomSpace> {
         let o = self.raw_owner(h)?;
         // A link whose member is hidden on the way is hidden with it.
-        if self.hides_on_path() {
-            let o_rec = o.recs().rec(h)?;
-            if o_rec.is_link() {
-                let members = o.recs().outgoing(h).unwrap_or(&[]);
-                if !members.iter().all(|&m| self.owner(m).is_some()) {
-                    return None;
-                }
-            }
+        if self.hides_on_path() && o.recs().rec(h)?.is_link() && !self.members_visible(o.recs().outgoing(h).unwrap_or(&[])) {
+            return None;
         }
         Some(o)
     }
 
+    /// Are these atoms, and the members under them, all held along the
+    /// bases and not hidden? A stack and a memo: links nest deeper than any
+    /// stack, and a shared member is looked up once.
+    #[cold]
+    fn members_visible(&self, members: &[Handle]) -> bool {
+        let mut todo = members.to_vec();
+        let mut seen = std::collections::HashSet::new();
+        while let Some(m) = todo.pop() {
+            if !seen.insert(m) {
+                continue;
+            }
+            let Some(o) = self.raw_owner(m) else { return false };
+            todo.extend_from_slice(o.recs().outgoing(m).unwrap_or(&[]));
+        }
+        true
+    }
+
+    /// Visits this space and every space below it once, depth first in
+    /// base order (the order lookups through bases take), until `visit`
+    /// finds something. A stack, not recursion: frame stacks have no depth
+    /// limit; and a memo where bases share spaces, so a diamond of frames
+    /// costs its size, not its number of paths.
+    fn walk<'a, R>(&'a self, mut visit: impl FnMut(&'a AtomSpace) -> Visit<R>) -> Option<R> {
+        let mut stack: SmallVec<[&'a AtomSpace; 8]> = SmallVec::new();
+        stack.push(self);
+        let mut seen: Option<std::collections::HashSet<*const Inner>> = (!self.inner.chain).then(Default::default);
+        while let Some(s) = stack.pop() {
+            if let Some(seen) = seen.as_mut() {
+                if !seen.insert(Arc::as_ptr(&s.inner)) {
+                    continue;
+                }
+            }
+            match visit(s) {
+                Visit::Found(r) => return Some(r),
+                Visit::Prune => {}
+                Visit::Descend => stack.extend(s.inner.bases.iter().rev()),
+            }
+        }
+        None
+    }
+
     /// The space that holds `h` along the bases, ignoring hidden members.
     fn raw_owner(&self, h: Handle) -> Option<&AtomSpace> {
-        if self.recs().rec(h).is_some() {
-            return Some(self);
-        }
-        if self.is_root() || self.recs().is_hidden(h) {
-            return None;
-        }
-        self.inner.bases.iter().find_map(|b| b.raw_owner(h))
+        self.walk(|s| match s.recs().rec(h) {
+            Some(_) => Visit::Found(s),
+            None if s.recs().is_hidden(h) => Visit::Prune,
+            None => Visit::Descend,
+        })
     }
 
     /// The store among this space and its bases that holds `h`, hidden or not.
     fn holder(&self, h: Handle) -> Option<&AtomSpace> {
-        if self.recs().rec(h).is_some() {
-            return Some(self);
-        }
-        self.inner.bases.iter().find_map(|b| b.holder(h))
+        self.walk(|s| if s.recs().rec(h).is_some() { Visit::Found(s) } else { Visit::Descend })
     }
 
     /// Does `self` have `ancestor` among its bases, transitively?
     fn descends_from(&self, ancestor: &AtomSpace) -> bool {
-        self.inner.bases.iter().any(|b| b == ancestor || b.descends_from(ancestor))
+        self != ancestor && self.walk(|s| if s == ancestor { Visit::Found(()) } else { Visit::Descend }).is_some()
+    }
+
+    /// The spaces from this one down to the one that holds `h`, each the
+    /// first base of the one before that shows `h`: where a frame's own
+    /// truth value or value of `h` overrides its bases'. `h` must be visible.
+    fn view_path(&self, h: Handle) -> SmallVec<[&AtomSpace; 4]> {
+        let mut path: SmallVec<[&AtomSpace; 4]> = SmallVec::new();
+        let mut s = self;
+        path.push(s);
+        while s.recs().rec(h).is_none() {
+            // In a chain the one base shows `h`; no need to ask it.
+            let next = match s.inner.bases.as_slice() {
+                [b] if s.inner.chain => Some(b),
+                bases => bases.iter().find(|b| b.contains(h)),
+            };
+            let Some(next) = next else { break };
+            s = next;
+            path.push(s);
+        }
+        path
     }
 
     /// Are there live child spaces over this one?
@@ -397,7 +478,7 @@ impl AtomSpace {
 
     /// Has this space, or a base below it, hidden anything?
     fn hides_on_path(&self) -> bool {
-        self.inner.hides.load(Ordering::Acquire) || self.inner.bases.iter().any(AtomSpace::hides_on_path)
+        self.walk(|s| if s.inner.hides.load(Ordering::Acquire) { Visit::Found(()) } else { Visit::Descend }).is_some()
     }
 
     /// The record of `h` as seen from this space: its own, or a base's.
@@ -418,15 +499,6 @@ impl AtomSpace {
         }
         let children = self.inner.hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
         children.iter().filter_map(Weak::upgrade).find(|c| c.store.recs.rec(h).is_some()).map(|inner| AtomSpace { inner })
-    }
-
-    /// Is the hierarchy under this space a chain (at most one base each)?
-    fn is_chain(&self) -> bool {
-        match self.inner.bases.as_slice() {
-            [] => true,
-            [b] => b.is_chain(),
-            _ => false,
-        }
     }
 
     // ----- adding and looking up -----
@@ -549,23 +621,26 @@ impl AtomSpace {
 
     /// The node of this type and name, if present.
     pub fn get_node(&self, t: Type, name: &str) -> Option<Handle> {
-        let hash = self.recs().hash_node(t, name);
-        let own = self.recs().find_node(hash, t, name);
-        if own.is_some() || self.is_root() {
-            return own;
-        }
-        self.inner.bases.iter().filter_map(|b| b.get_node(t, name)).find(|&h| self.contains(h))
+        self.find_visible(|r| r.find_node(r.hash_node(t, name), t, name))
     }
 
     /// The link of this type and outgoing set, if present.
     pub fn get_link(&self, t: Type, outgoing: &[Handle]) -> Option<Handle> {
         let out = link_key(t, outgoing).ok()?;
-        let hash = self.recs().hash_link(t, &out);
-        let own = self.recs().find_link(hash, t, &out);
-        if own.is_some() || self.is_root() {
-            return own;
+        self.find_visible(|r| r.find_link(r.hash_link(t, &out), t, &out))
+    }
+
+    /// The atom that `find` finds in the store of this space or of a space
+    /// below it, if this space shows it.
+    #[inline]
+    fn find_visible(&self, find: impl Fn(&Records) -> Option<Handle>) -> Option<Handle> {
+        if self.is_root() {
+            return find(self.recs());
         }
-        self.inner.bases.iter().filter_map(|b| b.get_link(t, &out)).find(|&h| self.contains(h))
+        self.walk(|s| match find(s.recs()) {
+            Some(h) if s == self || self.contains(h) => Visit::Found(h),
+            _ => Visit::Descend,
+        })
     }
 
     // ----- reading one atom -----
@@ -662,10 +737,7 @@ impl AtomSpace {
 
     /// The truth value as this space keeps it, else as the base that shows `h` does.
     fn tv_through(&self, h: Handle) -> Option<TruthValue> {
-        if let Some(tv) = self.recs().get_tv_in(&self.read_shard(h.shard()), h) {
-            return Some(tv);
-        }
-        self.inner.bases.iter().find(|b| b.contains(h)).and_then(|b| b.tv_through(h))
+        self.view_path(h).into_iter().find_map(|s| s.recs().get_tv_in(&s.read_shard(h.shard()), h))
     }
 
     /// Is `key` the truth-value key? Checked before any shard is locked.
@@ -684,13 +756,7 @@ impl AtomSpace {
     }
 
     fn value_through(&self, h: Handle, key: Handle) -> Option<Value> {
-        if let Some(v) = self.recs().get_value_in(&self.read_shard(h.shard()), h, key) {
-            return Some(v);
-        }
-        if self.recs().rec(h).is_some() {
-            return None;
-        }
-        self.inner.bases.iter().find(|b| b.contains(h)).and_then(|b| b.value_through(h, key))
+        self.view_path(h).into_iter().find_map(|s| s.recs().get_value_in(&s.read_shard(h.shard()), h, key))
     }
 
     /// Keys and values of the atom, truth value excluded; a child's values
@@ -699,15 +765,13 @@ impl AtomSpace {
         if self.owner(h).is_none() {
             return Vec::new();
         }
-        let mut kvs = if self.recs().rec(h).is_some() {
-            Vec::new()
-        } else {
-            self.inner.bases.iter().find(|b| b.contains(h)).map(|b| b.key_values(h)).unwrap_or_default()
-        };
-        for (k, v) in self.recs().key_values_in(&self.read_shard(h.shard()), h) {
-            match kvs.iter_mut().find(|(kk, _)| kk == k) {
-                Some(slot) => slot.1 = v.clone(),
-                None => kvs.push((*k, v.clone())),
+        let mut kvs: Vec<(Handle, Value)> = Vec::new();
+        for s in self.view_path(h).into_iter().rev() {
+            for (k, v) in s.recs().key_values_in(&s.read_shard(h.shard()), h) {
+                match kvs.iter_mut().find(|(kk, _)| kk == k) {
+                    Some(slot) => slot.1 = v.clone(),
+                    None => kvs.push((*k, v.clone())),
+                }
             }
         }
         kvs
@@ -909,6 +973,24 @@ impl AtomSpace {
     /// copies only the list of slot blocks (one entry per 64 atoms) and reads
     /// records lock-free; atoms added or removed meanwhile may or may not show.
     pub fn handles_by_type(&self, t: Type, subtypes: bool) -> Box<dyn Iterator<Item = Handle> + '_> {
+        let own = self.own_by_type(t, subtypes);
+        if self.is_root() {
+            return Box::new(own);
+        }
+        // Every space below once (a handle lives in one store, so nothing
+        // shows twice), with what this frame or a base hid filtered out.
+        let mut below = Vec::new();
+        self.walk(|s| {
+            below.push(s);
+            Visit::<()>::Descend
+        });
+        let hides = self.hides_on_path();
+        let from_bases = below.into_iter().skip(1).flat_map(move |s| s.own_by_type(t, subtypes));
+        Box::new(own.chain(from_bases.filter(move |&h| !hides || self.contains(h))))
+    }
+
+    /// The atoms of type `t` (and subtypes) in this space's own store.
+    fn own_by_type(&self, t: Type, subtypes: bool) -> impl Iterator<Item = Handle> + '_ {
         // One read lock per shard, and only the types the shard holds:
         // `Atom` with subtypes covers some 250 types. Sorted back to type
         // order (type ids ascend as `Type::subtypes` lists them).
@@ -926,20 +1008,7 @@ impl AtomSpace {
         if subtypes {
             blocks.sort_by_key(|&(ty, s, _)| (ty.0, s));
         }
-        let own = blocks.into_iter().flat_map(move |(_, s, b)| self.recs().block_atoms(s, b));
-        if self.is_root() {
-            return Box::new(own);
-        }
-        let from_bases = self.inner.bases.iter().flat_map(move |b| b.handles_by_type(t, subtypes));
-        let hides = self.hides_on_path();
-        let visible = from_bases.filter(move |&h| if hides { self.contains(h) } else { !self.recs().is_hidden(h) });
-        if self.is_chain() {
-            Box::new(own.chain(visible))
-        } else {
-            // Bases that share an ancestor would show its atoms twice.
-            let mut seen = std::collections::HashSet::new();
-            Box::new(own.chain(visible).filter(move |&h| seen.insert(h)))
-        }
+        blocks.into_iter().flat_map(move |(_, s, b)| self.recs().block_atoms(s, b))
     }
 
     /// Atoms of type `t` (or its subtypes) that no link contains.

@@ -318,3 +318,100 @@ fn a_base_given_twice_is_one_base() {
     let got = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("a lookup through 64 levels of (s, s) did not finish in 20 s");
     assert_eq!(got, (1, None, true));
 }
+
+/// Runs `f` on a thread with a 256 KiB stack, failing after `secs`: a walk
+/// that recursed once per frame or per member would overflow it, and one
+/// that followed every path through shared spaces would not finish.
+fn on_small_stack(secs: u64, f: impl FnOnce() + Send + 'static) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            f();
+            let _ = tx.send(());
+        })
+        .unwrap();
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(()) => worker.join().unwrap(),
+        Err(_) if worker.is_finished() => std::panic::resume_unwind(worker.join().unwrap_err()),
+        Err(_) => panic!("did not finish in {secs} s"),
+    }
+}
+
+/// A stack of 20,000 frames: lookups, values, hiding, counts and dropping
+/// the stack all walk it without recursion.
+#[test]
+fn a_frame_stack_of_any_depth() {
+    on_small_stack(120, || {
+        let root = AtomSpace::new();
+        let a = root.add_node(CONCEPT_NODE, "a").unwrap();
+        let b = root.add_node(CONCEPT_NODE, "b").unwrap();
+        let l = root.add_link(LIST_LINK, &[a, b]).unwrap();
+        let k = root.add_node(PREDICATE_NODE, "k").unwrap();
+        root.set_value(a, k, Value::float(vec![1.0])).unwrap();
+        let mut top = AtomSpace::new_child(&[&root]).unwrap();
+        top.set_tv(a, TruthValue::simple(0.5, 0.5)).unwrap();
+        for _ in 0..20_000 {
+            top = AtomSpace::new_child(&[&top]).unwrap();
+        }
+        assert_eq!(top.get_node(CONCEPT_NODE, "a"), Some(a));
+        assert_eq!(top.get_node(CONCEPT_NODE, "absent"), None);
+        assert_eq!(top.get_link(LIST_LINK, &[a, b]), Some(l));
+        assert_eq!(top.get_tv(a), Some(TruthValue::simple(0.5, 0.5)), "the bottom frame's truth value shows through");
+        assert_eq!(top.get_value(a, k), Some(Value::float(vec![1.0])));
+        assert_eq!(top.key_values(a).len(), 1);
+        assert_eq!(top.size(), 4);
+        top.extract(b, true).unwrap();
+        assert!(!top.contains(b) && !top.contains(l) && top.contains(a));
+        assert_eq!(top.size(), 2);
+        assert!(root.contains(l), "hiding in the top frame leaves the root alone");
+        drop(top);
+        assert!(root.read().is_some(), "every frame was released");
+    });
+}
+
+/// Forty levels of diamonds (each level two frames over both frames of the
+/// level below: 2^40 paths, 80 spaces): each space is walked once.
+#[test]
+fn diamonds_of_frames_cost_their_size() {
+    on_small_stack(60, || {
+        let root = AtomSpace::new();
+        let a = root.add_node(CONCEPT_NODE, "a").unwrap();
+        let mut level = vec![AtomSpace::new_child(&[&root]).unwrap(), AtomSpace::new_child(&[&root]).unwrap()];
+        let left_only = level[0].add_node(CONCEPT_NODE, "left").unwrap();
+        for _ in 0..40 {
+            let both: Vec<&AtomSpace> = level.iter().collect();
+            level = vec![AtomSpace::new_child(&both).unwrap(), AtomSpace::new_child(&both).unwrap()];
+        }
+        let top = &level[1];
+        assert_eq!(top.get_node(CONCEPT_NODE, "absent"), None);
+        assert_eq!(top.get_node(CONCEPT_NODE, "left"), Some(left_only));
+        assert_eq!(sorted(top.handles_by_type(NODE, true).collect()), sorted(vec![a, left_only]));
+        top.extract(a, false).unwrap();
+        assert!(!top.contains(a) && level[0].contains(a));
+        assert_eq!(top.size(), 1);
+    });
+}
+
+/// In a frame that hides something, a link is shown only while every
+/// member under it is: a chain 100,000 links deep, and a tower of shared
+/// members (2^64 paths), are checked with a stack and a memo.
+#[test]
+fn hiding_frames_check_deep_and_shared_links() {
+    on_small_stack(60, || {
+        let root = AtomSpace::new();
+        let mut chain = root.add_node(CONCEPT_NODE, "leaf").unwrap();
+        for _ in 0..100_000 {
+            chain = root.add_link(LIST_LINK, &[chain]).unwrap();
+        }
+        let mut tower = root.add_node(CONCEPT_NODE, "base").unwrap();
+        for _ in 0..64 {
+            tower = root.add_link(LIST_LINK, &[tower, tower]).unwrap();
+        }
+        let other = root.add_node(CONCEPT_NODE, "other").unwrap();
+        let child = AtomSpace::new_child(&[&root]).unwrap();
+        child.extract(other, false).unwrap();
+        assert!(child.contains(chain) && child.contains(tower));
+        assert_eq!(child.get_type(chain), Some(LIST_LINK));
+    });
+}
