@@ -74,3 +74,120 @@ fn a_shared_subterm_met_deeper_counts_its_depth() {
     let err = execute(&space, q).unwrap_err().to_string();
     assert!(err.contains("nested more than 256 deep"), "{err}");
 }
+
+/// Runs `f` on a thread with a stack of `kib` KiB, failing after 60 s.
+fn on_stack(kib: usize, f: impl FnOnce() + Send + 'static) {
+    let (tx, rx) = mpsc::channel();
+    let worker = std::thread::Builder::new()
+        .stack_size(kib << 10)
+        .spawn(move || {
+            f();
+            let _ = tx.send(());
+        })
+        .unwrap();
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(()) => worker.join().unwrap(),
+        Err(_) if worker.is_finished() => std::panic::resume_unwind(worker.join().unwrap_err()),
+        Err(_) => panic!("did not finish in 60 s"),
+    }
+}
+
+/// The one result of a GetLink with one variable.
+fn only_result(space: &AtomSpace, q: atomweave::Handle) -> atomweave::Handle {
+    let Executed::Atom(set) = execute(space, q).unwrap() else { panic!("a GetLink gives an atom") };
+    match space.outgoing(set).unwrap() {
+        [one] => *one,
+        other => panic!(
+            "expected one result, got {:?}",
+            other
+                .iter()
+                .map(|&h| atomweave::sexpr::atom_to_string(space, h, atomweave::sexpr::Form::Wire).chars().take(80).collect::<String>())
+                .collect::<Vec<_>>()
+        ),
+    }
+}
+
+/// Constants in a pattern are compared in place: a link of 100,000 members
+/// with one variable among them, ordered, with a glob, or unordered, is
+/// matched on a 256 KiB stack.
+#[test]
+fn wide_links_of_constants_match_on_a_small_stack() {
+    on_stack(256, || {
+        for (ty, glob) in [(LIST_LINK, false), (SET_LINK, false), (LIST_LINK, true)] {
+            let space = AtomSpace::new();
+            let consts: Vec<_> = (0..100_000).map(|i| space.add_node(CONCEPT_NODE, &format!("c{i}")).unwrap()).collect();
+            let answer = space.add_node(CONCEPT_NODE, "answer").unwrap();
+            let data: Vec<_> = consts.iter().copied().chain([answer]).collect();
+            space.add_link(ty, &data).unwrap();
+            let var = space.add_node(if glob { GLOB_NODE } else { VARIABLE_NODE }, "$v").unwrap();
+            let pattern: Vec<_> = consts.iter().copied().chain([var]).collect();
+            let clause = space.add_link(ty, &pattern).unwrap();
+            let vardecl = space.add_link(VARIABLE_LIST, &[var]).unwrap();
+            let q = space.add_link(GET_LINK, &[vardecl, clause]).unwrap();
+            let got = only_result(&space, q);
+            let want = if glob { space.get_link(LIST_LINK, &[answer]).unwrap() } else { answer };
+            assert_eq!(got, want, "{ty:?}, glob {glob}");
+        }
+    });
+}
+
+/// A pattern with more variable terms than the matcher keeps on its stack
+/// is refused with an error naming the limit, and adds nothing; one at the
+/// limit matches. A DAG-shaped pattern (2^40 places) is refused at once.
+#[test]
+fn patterns_too_large_to_match_are_refused() {
+    on_stack(8 << 10, || {
+        let space = AtomSpace::new();
+        let (a, b) = (space.add_node(CONCEPT_NODE, "a").unwrap(), space.add_node(CONCEPT_NODE, "b").unwrap());
+        let x = space.add_node(VARIABLE_NODE, "$x").unwrap();
+        let choice = space.add_link(CHOICE_LINK, &[a, b]).unwrap();
+        let wide = |n: usize| {
+            let pattern: Vec<_> = std::iter::once(x).chain(std::iter::repeat_n(choice, n)).collect();
+            let data: Vec<_> = std::iter::once(b).chain(std::iter::repeat_n(a, n)).collect();
+            space.add_link(LIST_LINK, &data).unwrap();
+            let clause = space.add_link(LIST_LINK, &pattern).unwrap();
+            space.add_link(GET_LINK, &[clause]).unwrap()
+        };
+        // The ListLink, $x, and a ChoiceLink per member: 2,048 in all.
+        let at_limit = wide(2046);
+        assert_eq!(only_result(&space, at_limit), b);
+        let over = wide(2047);
+        let before = space.size();
+        let err = execute(&space, over).unwrap_err().to_string();
+        assert!(err.contains("too large to match") && err.contains("2049"), "{err}");
+        assert_eq!(space.size(), before);
+
+        let mut dag = x;
+        for _ in 0..40 {
+            dag = space.add_link(LIST_LINK, &[dag, dag]).unwrap();
+        }
+        let q = space.add_link(GET_LINK, &[dag]).unwrap();
+        let err = execute(&space, q).unwrap_err().to_string();
+        assert!(err.contains("too large to match"), "{err}");
+    });
+}
+
+/// A candidate grounding is checked for being part of the query itself;
+/// when the variables sit in too many links to list, each candidate is
+/// looked into, with a memo: a tower of shared members (2^64 paths) is
+/// looked through in time linear in its 64 links.
+#[test]
+fn a_shared_candidate_is_checked_once_per_member() {
+    on_stack(2 << 10, || {
+        let space = AtomSpace::new();
+        let x = space.add_node(VARIABLE_NODE, "$x").unwrap();
+        for i in 0..5000 {
+            let c = space.add_node(CONCEPT_NODE, &format!("other{i}")).unwrap();
+            space.add_link(LIST_LINK, &[x, c]).unwrap();
+        }
+        let mut tower = space.add_node(CONCEPT_NODE, "base").unwrap();
+        for _ in 0..64 {
+            tower = space.add_link(LIST_LINK, &[tower, tower]).unwrap();
+        }
+        let c = space.add_node(CONCEPT_NODE, "c").unwrap();
+        space.add_link(INHERITANCE_LINK, &[tower, c]).unwrap();
+        let clause = space.add_link(INHERITANCE_LINK, &[x, c]).unwrap();
+        let q = space.add_link(GET_LINK, &[x, clause]).unwrap();
+        assert_eq!(only_result(&space, q), tower);
+    });
+}

@@ -92,6 +92,11 @@ const MAX_CLAUSES: usize = 64;
 const MAX_ALTERNATIVES: usize = 4096;
 /// Deepest query: compiling, matching and rewriting recurse this deep.
 pub(crate) const MAX_DEPTH: usize = 256;
+/// Most terms one alternative may hold for matching, counting a shared
+/// subterm at each place it occurs and no constants: the matcher takes a
+/// stack frame or two per term, kept until the conjunction is matched
+/// (some 500 bytes each in a release build: 1 MiB in all).
+const MAX_MATCH_SIZE: usize = 2048;
 
 pub(crate) fn is_vardecl_type(t: Type) -> bool {
     matches!(t, types::VARIABLE_NODE | types::GLOB_NODE | types::TYPED_VARIABLE_LINK | types::VARIABLE_LIST | types::VARIABLE_SET)
@@ -143,12 +148,19 @@ impl Forbidden {
         if self.complete {
             return false;
         }
-        let mut work = vec![h];
+        let Some(out) = space.outgoing(h).filter(|o| !o.is_empty()) else {
+            return self.vars.contains(&h);
+        };
+        // A memo: a link's members may share members, 2^depth paths deep.
+        let mut work = out.to_vec();
+        let mut seen: HashSet<Handle> = HashSet::default();
         while let Some(x) = work.pop() {
             if self.vars.contains(&x) {
                 return true;
             }
-            work.extend_from_slice(space.outgoing(x).unwrap_or(&[]));
+            if seen.insert(x) {
+                work.extend_from_slice(space.outgoing(x).unwrap_or(&[]));
+            }
         }
         false
     }
@@ -185,6 +197,24 @@ pub(crate) fn check_depth(space: &AtomSpace, h: Handle) -> Result<()> {
         Ok(d)
     }
     depth(space, h, 0, &mut HashMap::default()).map(drop)
+}
+
+/// How many terms each term puts on the matcher's stack: itself and its
+/// members', a shared member at each place (constants are compared in
+/// place, a choice tries one alternative at a time). Members come before
+/// the links that hold them, so one pass in order sees them first.
+fn match_sizes(terms: &[Term]) -> Vec<usize> {
+    let mut sizes: Vec<usize> = Vec::with_capacity(terms.len());
+    for t in terms {
+        let size = match t {
+            Term::Const(_) => 0,
+            Term::Var(_) | Term::Glob(_) => 1,
+            Term::Choice(alts) => 1 + alts.iter().map(|&a| sizes[a as usize]).max().unwrap_or(0),
+            Term::Link { kids, .. } => kids.iter().fold(1usize, |n, &k| n.saturating_add(sizes[k as usize])),
+        };
+        sizes.push(size);
+    }
+    sizes
 }
 
 pub(crate) fn own_links(space: &AtomSpace, roots: &[Handle]) -> HashSet<Handle> {
@@ -244,6 +274,13 @@ impl Pattern {
             let v = c.vars[partial.trailing_zeros() as usize].handle;
             return Err(bad(format!("variable {} is grounded in some alternatives of the body and not in others", describe(space, v))));
         }
+        let sizes = match_sizes(&c.terms);
+        for alt in &alternatives {
+            let size = alt.iter().fold(0usize, |n, cl| n.saturating_add(sizes[cl.root as usize]));
+            if size > MAX_MATCH_SIZE {
+                return Err(bad(format!("the query is too large to match: {size} variable terms in one conjunction, at most {MAX_MATCH_SIZE}")));
+            }
+        }
         let mut rewrite_terms = Vec::new();
         for &r in rewrites {
             rewrite_terms.push(c.rewrite(r, grounded)?);
@@ -258,6 +295,10 @@ impl Pattern {
         let mut c = Compiler::new(space);
         c.free_variables(p, false, &mut HashSet::default())?;
         let root = c.term(p, false, false)?;
+        let size = match_sizes(&c.terms)[root as usize];
+        if size > MAX_MATCH_SIZE {
+            return Err(bad(format!("the pattern is too large to match: {size} variable terms, at most {MAX_MATCH_SIZE}")));
+        }
         Ok((Pattern { terms: c.terms, vars: c.vars, ..Pattern::default() }, root))
     }
 

@@ -469,13 +469,57 @@ impl<'a> Search<'a> {
                     return Flow::Go;
                 }
                 let mut used: SmallVec<[bool; 8]> = SmallVec::from_elem(false, out.len());
-                self.perm(&plain, glob.first().copied(), out, &mut used, b, k)
+                // A constant takes a member equal to it, any one of them
+                // (they are interchangeable): no search, and no stack.
+                let (consts, open): (SmallVec<[TermId; 8]>, SmallVec<[TermId; 8]>) =
+                    plain.iter().copied().partition(|&p| matches!(self.pat.term(p), Term::Const(_)));
+                if !consts.is_empty() && !self.take_consts(&consts, out, &mut used) {
+                    return Flow::Go;
+                }
+                self.perm(&open, glob.first().copied(), out, &mut used, b, k)
             }
         }
     }
 
+    /// Marks a member of `out` used for each constant term in `consts`, as
+    /// many times as it occurs; false when some constant has no member left.
+    /// Sorted and merged: an unordered link may hold very many members.
+    fn take_consts(&self, consts: &[TermId], out: &[Handle], used: &mut [bool]) -> bool {
+        let mut want: Vec<Handle> = consts.iter().filter_map(|&c| if let Term::Const(h) = self.pat.term(c) { Some(*h) } else { None }).collect();
+        want.sort_unstable();
+        let mut have: Vec<(Handle, usize)> = out.iter().copied().zip(0..).collect();
+        have.sort_unstable();
+        let mut i = 0;
+        for h in want {
+            while i < have.len() && have[i].0 < h {
+                i += 1;
+            }
+            if i == have.len() || have[i].0 != h {
+                return false;
+            }
+            used[have[i].1] = true;
+            i += 1;
+        }
+        true
+    }
+
     fn may_ground(&self, v: usize, a: Handle) -> bool {
         !self.pat.forbidden.contains(self.space, a) && self.space.get_type(a).is_some_and(|t| self.pat.vars[v].allows(t))
+    }
+
+    /// The leading constant terms of `kids` compared with `out` in place
+    /// (a continuation each would take stack per member: see
+    /// `MAX_MATCH_SIZE`): how many matched, or `None` on a mismatch.
+    fn consts(&self, kids: &[TermId], out: &[Handle]) -> Option<usize> {
+        let mut n = 0;
+        for (&t, &a) in kids.iter().zip(out) {
+            match self.pat.term(t) {
+                Term::Const(h) if *h == a => n += 1,
+                Term::Const(_) => return None,
+                _ => break,
+            }
+        }
+        Some(n)
     }
 
     /// Members in order, one term each.
@@ -483,9 +527,10 @@ impl<'a> Search<'a> {
     where
         'a: 'b,
     {
-        match kids.split_first() {
+        let Some(n) = self.consts(kids, out) else { return Flow::Go };
+        match kids[n..].split_first() {
             None => k(b),
-            Some((&t, rest)) => self.unify(t, out[0], b, &mut |b| self.seq(rest, &out[1..], b, k)),
+            Some((&t, rest)) => self.unify(t, out[n], b, &mut |b| self.seq(rest, &out[n + 1..], b, k)),
         }
     }
 
@@ -494,6 +539,8 @@ impl<'a> Search<'a> {
     where
         'a: 'b,
     {
+        let Some(n) = self.consts(kids, out) else { return Flow::Go };
+        let (kids, out) = (&kids[n..], &out[n..]);
         let Some((&t, rest)) = kids.split_first() else {
             return if out.is_empty() { k(b) } else { Flow::Go };
         };
