@@ -94,7 +94,7 @@ pub fn assert_same_space(a: &AtomSpace, b: &AtomSpace, values: bool) {
             }
         };
         let Some(g) = found else {
-            panic!("{} is missing after the round trip", atomweave::sexpr::atom_to_string(&a.read().unwrap(), h, atomweave::sexpr::Form::Wire))
+            panic!("{} is missing after the round trip", atomweave::sexpr::atom_to_string(&a.read().unwrap(), h, atomweave::sexpr::Form::Wire).unwrap())
         };
         assert_eq!(a.get_tv(h).map(|tv| format!("{tv:?}")), b.get_tv(g).map(|tv| format!("{tv:?}")));
         map.insert(h, g);

@@ -22,7 +22,7 @@ pub fn run(atoms: u64, seed: u64, output: Option<&Path>) -> Result<(), String> {
         if rng.gen_bool(0.01) {
             buf.push_str("; a comment line\n");
         }
-        write_atom(&table, h, if rng.gen_bool(0.5) { Form::Repl } else { Form::Wire }, &mut buf);
+        write_atom(&table, h, if rng.gen_bool(0.5) { Form::Repl } else { Form::Wire }, &mut buf).map_err(|e| e.to_string())?;
         buf.push('\n');
         out.write_all(buf.as_bytes()).map_err(io)?;
     }

@@ -41,7 +41,7 @@ pub fn run(args: QueryArgs) -> Result<(), String> {
         let queries = sexpr::load_str(&mut &space, &text).map_err(|e| format!("{origin}: {e}"))?;
         for q in queries {
             let result = pool.install(|| execute(&space, q)).map_err(|e| format!("{origin}: {e}"))?;
-            println!("{}", show(&space, &result));
+            println!("{}", show(&space, &result).map_err(|e| format!("{origin}: {e}"))?);
         }
     }
     Ok(())
@@ -59,16 +59,16 @@ fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, String> {
 }
 
 /// A result in the REPL form.
-fn show(space: &AtomSpace, r: &Executed) -> String {
+fn show(space: &AtomSpace, r: &Executed) -> Result<String, String> {
     let view = space.read().expect("a root space");
     let mut out = String::new();
     match r {
-        Executed::Atom(h) => sexpr::write_atom(&view, *h, Form::Repl, &mut out),
+        Executed::Atom(h) => sexpr::write_atom(&view, *h, Form::Repl, &mut out).map_err(|e| e.to_string())?,
         // Truth values as the REPL writes them on atoms.
         Executed::Value(atomweave::Value::Truth(tv)) => sexpr::write_tv(*tv, &mut out),
-        Executed::Value(v) => sexpr::write_value(&view, v, &mut out),
+        Executed::Value(v) => sexpr::write_value(&view, v, &mut out).map_err(|e| e.to_string())?,
     }
-    out
+    Ok(out)
 }
 
 #[derive(Args)]
@@ -142,7 +142,7 @@ fn animals(iterations: usize) -> Result<(), String> {
             Ok(())
         })?;
         let us = start.elapsed().as_secs_f64() * 1e6 / iterations.max(1) as f64;
-        println!("  {name:<9} {us:>8.2} us/query   {}", show(&space, &first).split_whitespace().collect::<Vec<_>>().join(" "));
+        println!("  {name:<9} {us:>8.2} us/query   {}", show(&space, &first)?.split_whitespace().collect::<Vec<_>>().join(" "));
     }
     Ok(())
 }

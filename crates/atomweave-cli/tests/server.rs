@@ -390,3 +390,44 @@ fn the_scm_shell_writes_to_the_servers_store_with_store_atom() {
     sigkill(&mut child);
     assert!(dumped(&url).contains("(ConceptNode \"from scheme\" (alist (cons (PredicateNode \"*-TruthValueKey-*\")(SimpleTruthValue 0.5 0.5))))"));
 }
+
+/// A link whose members share members prints each shared member at every
+/// place: rewriting (List $x ×64) four times over makes an atom of 64^4
+/// leaves from a few short commands. Printing it is refused with an error
+/// (past 256 MiB in the sexpr shell, a million parts in the json shell),
+/// not built until memory runs out; the server goes on answering.
+#[test]
+fn atoms_too_large_to_print_are_refused_not_printed() {
+    let (_child, port, _err) = serve(&[]);
+    let mut c = Sexpr::open(port);
+    let x64 = r#"(Variable "$x") "#.repeat(64);
+    let step = |k: usize| {
+        format!(
+            r#"(cog-execute-cache! (Bind (Variable "$x") (Present (Evaluation (Predicate "L{k}") (Variable "$x"))) (Evaluation (Predicate "L{}") (List {x64}))) (Predicate "result"))"#,
+            k + 1
+        )
+    };
+    assert_eq!(c.ask(&[r#"(Evaluation (Predicate "L0") (Concept "a"))"#.into()])[0], r#"(EvaluationLink (PredicateNode "L0")(ConceptNode "a"))"#);
+    for k in 0..3 {
+        let reply = &c.ask(&[step(k)])[0];
+        assert!(reply.starts_with("(SetLink (EvaluationLink"), "step {k}: {}", &reply[..reply.len().min(200)]);
+    }
+    for k in 3..5 {
+        let reply = &c.ask(&[step(k)])[0];
+        assert!(reply.starts_with("(error ") && reply.contains("prints to more than 256 MiB"), "step {k}: {}", &reply[..reply.len().min(200)]);
+    }
+    let replies = c.ask(&["(cog-get-atoms 'EvaluationLink)".into(), "(ping)".into()]);
+    assert!(replies[0].contains("prints to more than 256 MiB"), "{}", &replies[0][..replies[0].len().min(200)]);
+    assert_eq!(replies[1], "()");
+
+    let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut rd = BufReader::new(s.try_clone().unwrap());
+    let mut wr = s;
+    wr.write_all(b"json\nAtomSpace.getAtoms(\"EvaluationLink\")\n").unwrap();
+    let mut reply = String::new();
+    while !reply.contains("parts as JSON") {
+        reply.clear();
+        assert!(rd.read_line(&mut reply).unwrap() > 0, "closed");
+    }
+}

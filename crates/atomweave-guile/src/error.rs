@@ -63,10 +63,8 @@ pub fn describe(x: Scm) -> String {
         return f.to_string();
     }
     if let Some(a) = crate::smob::Atom::from_scm(x) {
-        let mut s = String::new();
         if a.space().contains(a.h) {
-            atomweave::sexpr::write_structure(a.space(), a.h, &mut s);
-            return format!("the atom {s}");
+            return format!("the atom {}", atomweave::sexpr::atom_prefix(a.space(), a.h, atomweave::sexpr::Form::Wire, 200));
         }
         return "an extracted atom".into();
     }

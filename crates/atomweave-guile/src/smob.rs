@@ -120,9 +120,7 @@ pub fn is_atom(x: Scm) -> bool {
 fn atom_text(x: Scm) -> String {
     Atom::from_scm(x).map_or_else(String::new, |a| {
         if a.space().contains(a.h) {
-            let mut s = sexpr::atom_to_string(a.space(), a.h, Form::Repl);
-            s.push('\n');
-            s
+            sexpr::atom_to_string(a.space(), a.h, Form::Repl).map_or_else(|e| format!("#<{e}>\n"), |s| s + "\n")
         } else {
             "#<Invalid handle>".into()
         }
@@ -309,7 +307,9 @@ fn value_text(x: Scm) -> String {
     };
     if let Ok(v) = from_scm(x, &mut handle) {
         let a = space.map_or(0, |a: Atom| a.space);
-        sexpr::write_value(space_at(a), &v, &mut text);
+        if let Err(e) = sexpr::write_value(space_at(a), &v, &mut text) {
+            text = format!("#<{e}>");
+        }
     }
     text
 }

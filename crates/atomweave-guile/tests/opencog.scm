@@ -123,6 +123,13 @@
           (cog-set-value! a k v)
           (test-equal "256 levels of LinkValue" v (cog-value a k))
           (test-error "257 levels of LinkValue" #t (LinkValue v)))))
+  ;; A link of shared members prints each at every place: one doubled 40
+  ;; times (2^40 leaves) prints as a note saying so, not until memory ends.
+  (let loop ((x (Concept "leaf")) (i 0))
+    (if (< i 40)
+        (loop (List x x) (+ i 1))
+        (test-assert "an atom too large to print"
+                     (string-contains (format #f "~a" x) "prints to more than 256 MiB"))))
   (cog-set-value! a k #f)
   (test-equal "removed" #f (cog-value a k))
   (cog-set-values! a (list (cons k (FloatValue 7)) (cons k2 (StringValue "z"))))

@@ -182,16 +182,16 @@ impl PyAtom {
     }
 
     /// The atom in Atomese, as the Scheme REPL prints it.
-    fn __repr__(&self) -> String {
-        sexpr::atom_to_string(self.core(), self.handle, Form::Repl)
+    fn __repr__(&self) -> PyResult<String> {
+        sexpr::atom_to_string(self.core(), self.handle, Form::Repl).or_py()
     }
 
-    fn __str__(&self) -> String {
+    fn __str__(&self) -> PyResult<String> {
         self.__repr__()
     }
 
     /// The atom on one line, with its values: the form Atomese files and the network use.
-    fn long_string(&self) -> String {
-        sexpr::atom_to_string(self.core(), self.handle, Form::Wire)
+    fn long_string(&self) -> PyResult<String> {
+        sexpr::atom_to_string(self.core(), self.handle, Form::Wire).or_py()
     }
 }

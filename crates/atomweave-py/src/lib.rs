@@ -44,6 +44,12 @@ impl<T> OrPy<T> for atomweave::Result<T> {
     }
 }
 
+impl<T> OrPy<T> for Result<T, atomweave::sexpr::TooLarge> {
+    fn or_py(self) -> PyResult<T> {
+        self.map_err(|e| to_py(e.into()))
+    }
+}
+
 #[pymodule]
 fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<space::PySpace>()?;

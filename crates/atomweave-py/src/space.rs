@@ -387,7 +387,7 @@ pub fn dump(py: Python<'_>, atomspace: Option<Py<PySpace>>, path: Option<std::pa
             None => {
                 for h in me.space.handles_by_type(atomweave::types::ATOM, true) {
                     if me.space.incoming_size(h) == Some(0) {
-                        buf.extend_from_slice(sexpr::atom_to_string(&me.space, h, Form::Wire).as_bytes());
+                        buf.extend_from_slice(sexpr::atom_to_string(&me.space, h, Form::Wire).or_py()?.as_bytes());
                         buf.push(b'\n');
                     }
                 }

@@ -158,6 +158,16 @@ def test_repr_is_atomese(space):
     assert repr(a) == '(Concept "cat" (stv 0.5 0.25))'
 
 
+def test_repr_of_an_atom_too_large_to_print_raises(space):
+    # Doubling 40 times: 2^40 leaves in text, refused instead of printed.
+    dag = ConceptNode("a")
+    for _ in range(40):
+        dag = ListLink(dag, dag)
+    for show in (repr, str, Atom.long_string):
+        with pytest.raises(RuntimeError, match="prints to more than 256 MiB"):
+            show(dag)
+
+
 def test_repr_of_nested_link_is_upstream_repl_form(space):
     e = EvaluationLink(
         PredicateNode("breathe"),

@@ -193,24 +193,37 @@ fn type_named(j: &Json) -> Result<Type, String> {
     Type::from_name(name).ok_or_else(|| format!("unknown type `{name}`"))
 }
 
+/// Most atoms and values one atom's or value's JSON may hold, counting a
+/// shared member at each place it occurs (as JSON repeats it): a link
+/// built by doubling would otherwise hold 2^depth of them.
+const MAX_JSON_PARTS: usize = 1 << 20;
+
 /// An atom's JSON: type, then name or outgoing.
 ///
 /// An atom nested deeper than an Atomese expression may be (a chain a
 /// Scheme loop built) is an error: the JSON is built, written and freed
-/// by recursion.
+/// by recursion. So is one of more than a million parts.
 pub fn atom_json(space: &AtomSpace, h: Handle) -> Result<Json, String> {
-    atom_json_in(space, h, 0)
+    atom_json_in(space, h, 0, &mut { MAX_JSON_PARTS })
 }
 
-fn atom_json_in(space: &AtomSpace, h: Handle, depth: usize) -> Result<Json, String> {
+fn spend(budget: &mut usize) -> Result<(), String> {
+    *budget = budget
+        .checked_sub(1)
+        .ok_or_else(|| format!("the atom or value has more than {MAX_JSON_PARTS} parts as JSON (members it shares are repeated at every place)"))?;
+    Ok(())
+}
+
+fn atom_json_in(space: &AtomSpace, h: Handle, depth: usize, budget: &mut usize) -> Result<Json, String> {
     if depth > MAX_NESTING {
         return Err(format!("an atom nested more than {MAX_NESTING} deep cannot be sent as JSON"));
     }
+    spend(budget)?;
     let Some(t) = space.get_type(h) else { return Ok(Json::Null) };
     Ok(match space.name(h) {
         Some(name) => json!({ "type": t.name(), "name": name }),
         None => {
-            let members = space.outgoing(h).unwrap_or(&[]).iter().map(|&c| atom_json_in(space, c, depth + 1)).collect::<Result<Vec<_>, _>>()?;
+            let members = space.outgoing(h).unwrap_or(&[]).iter().map(|&c| atom_json_in(space, c, depth + 1, budget)).collect::<Result<Vec<_>, _>>()?;
             json!({ "type": t.name(), "outgoing": members })
         }
     })
@@ -218,15 +231,20 @@ fn atom_json_in(space: &AtomSpace, h: Handle, depth: usize) -> Result<Json, Stri
 
 /// A value as JSON (LinkValues nest at most `MAX_VALUE_NESTING` deep).
 fn value_json(space: &AtomSpace, v: &Value) -> Result<Json, String> {
+    value_json_in(space, v, &mut { MAX_JSON_PARTS })
+}
+
+fn value_json_in(space: &AtomSpace, v: &Value, budget: &mut usize) -> Result<Json, String> {
+    spend(budget)?;
     let t = v.value_type().name();
     Ok(match v {
         Value::Float(xs) => json!({ "type": t, "value": xs.to_vec() }),
         Value::String(ss) => json!({ "type": t, "value": ss.to_vec() }),
         Value::Bool(bs) => json!({ "type": t, "value": bs.to_vec() }),
-        Value::Link(vs) => json!({ "type": t, "value": vs.iter().map(|v| value_json(space, v)).collect::<Result<Vec<_>, _>>()? }),
+        Value::Link(vs) => json!({ "type": t, "value": vs.iter().map(|v| value_json_in(space, v, budget)).collect::<Result<Vec<_>, _>>()? }),
         Value::Void => json!({ "type": t, "value": [] }),
         Value::Truth(tv) => json!({ "type": t, "value": tv.to_vec() }),
-        Value::Atom(h) => atom_json(space, *h)?,
+        Value::Atom(h) => atom_json_in(space, *h, 0, budget)?,
     })
 }
 

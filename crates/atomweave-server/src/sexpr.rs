@@ -145,7 +145,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
             if !t.is_node() {
                 return Err(format!("{t} is not a Node type"));
             }
-            atom_or_nil(space, space.get_node(t, name), out);
+            atom_or_nil(space, space.get_node(t, name), out)?;
         }
         "cog-link" => {
             let Some((t, members)) = args.split_first() else { return Err("cog-link takes a type and atoms".into()) };
@@ -163,7 +163,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                     }
                 }
             }
-            atom_or_nil(space, space.get_link(t, &out_set), out);
+            atom_or_nil(space, space.get_link(t, &out_set), out)?;
         }
         "cog-set-value!" if matches!(args, [_, _, v] if is_none(v)) => {
             check(&args[..2])?;
@@ -197,7 +197,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                 h.zip(find(space, k)?).and_then(|(h, key)| space.get_value(h, key))
             };
             match value {
-                Some(v) => write_value(space, &v, out),
+                Some(v) => write_value(space, &v, out).map_err(|e| e.to_string())?,
                 None => out.push_str(" #f"),
             }
         }
@@ -206,10 +206,10 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
             out.push('(');
             if let Some(h) = find(space, a)? {
                 let tv = space.get_tv(h).unwrap_or_default();
-                let pair = |out: &mut String, k: Option<Handle>, v: &Value| {
+                let pair = |out: &mut String, k: Option<Handle>, v: &Value| -> Result<(), sexpr::TooLarge> {
                     out.push('(');
                     match k {
-                        Some(k) => sexpr::write_structure(space, k, out),
+                        Some(k) => sexpr::write_structure(space, k, out)?,
                         None => {
                             out.push_str("(PredicateNode ");
                             write_str_literal(out, sexpr::TV_KEY);
@@ -217,14 +217,15 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                         }
                     }
                     out.push_str(" . ");
-                    write_value(space, v, out);
+                    write_value(space, v, out)?;
                     out.push(')');
+                    Ok(())
                 };
                 if !tv.is_default() {
-                    pair(out, None, &Value::Truth(tv));
+                    pair(out, None, &Value::Truth(tv)).map_err(|e| e.to_string())?;
                 }
                 for (k, v) in space.key_values(h) {
-                    pair(out, Some(k), &v);
+                    pair(out, Some(k), &v).map_err(|e| e.to_string())?;
                 }
             }
             out.push(')');
@@ -235,7 +236,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                 Some(h) => space.incoming(h).map(|i| i.to_vec()).unwrap_or_default(),
                 None => Vec::new(),
             };
-            atom_list(space, &links, out);
+            atom_list(space, &links, out)?;
         }
         "cog-incoming-by-type" => {
             let [a, t] = args else { return Err("cog-incoming-by-type takes an atom and a type".into()) };
@@ -244,7 +245,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                 Some(h) => space.incoming_by_type(h, t),
                 None => Vec::new(),
             };
-            atom_list(space, &links, out);
+            atom_list(space, &links, out)?;
         }
         "cog-get-atoms" => {
             let (t, subtypes) = match args {
@@ -253,7 +254,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                 _ => return Err("cog-get-atoms takes a type and an optional #t for subtypes".into()),
             };
             let atoms: Vec<Handle> = space.handles_by_type(t, subtypes).collect();
-            atom_list(space, &atoms, out);
+            atom_list(space, &atoms, out)?;
         }
         "cog-extract!" | "cog-extract-recursive!" => {
             let [a] = args else { return Err(format!("{head} takes an atom")) };
@@ -300,7 +301,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                     v
                 }
             };
-            write_value(space, &result, out);
+            write_value(space, &result, out).map_err(|e| e.to_string())?;
         }
         "cog-atomspace-clear" => {
             if cx.has_store {
@@ -318,7 +319,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
         _ if Type::from_name(head).is_some_and(|t| t.is_atom()) => {
             let h = add(space, e)?;
             cx.stored(h)?;
-            sexpr::write_structure(space, h, out);
+            sexpr::write_structure(space, h, out).map_err(|e| e.to_string())?;
         }
         _ => return Err(format!("unknown command `{head}`; the sexpr shell knows cog-node, cog-link, cog-value, cog-set-value!, cog-set-values!, cog-set-tv!, cog-update-value!, cog-keys->alist, cog-incoming-set, cog-incoming-by-type, cog-get-atoms, cog-extract!, cog-extract-recursive!, cog-execute-cache!, cog-atomspace-clear, cog-version, barrier, ping, and atoms")),
     }
@@ -376,19 +377,23 @@ fn is_none(e: &Expr) -> bool {
     }
 }
 
-fn atom_or_nil(space: &AtomSpace, h: Option<Handle>, out: &mut String) {
+fn atom_or_nil(space: &AtomSpace, h: Option<Handle>, out: &mut String) -> Result<(), String> {
     match h {
-        Some(h) => sexpr::write_structure(space, h, out),
-        None => out.push_str("()"),
+        Some(h) => sexpr::write_structure(space, h, out).map_err(|e| e.to_string()),
+        None => {
+            out.push_str("()");
+            Ok(())
+        }
     }
 }
 
-fn atom_list(space: &AtomSpace, atoms: &[Handle], out: &mut String) {
+fn atom_list(space: &AtomSpace, atoms: &[Handle], out: &mut String) -> Result<(), String> {
     out.push('(');
     for &h in atoms {
-        sexpr::write_structure(space, h, out);
+        sexpr::write_structure(space, h, out).map_err(|e| e.to_string())?;
     }
     out.push(')');
+    Ok(())
 }
 
 #[cfg(test)]

@@ -394,12 +394,12 @@ fn cog_storage_round_trip() {
     let rk = third.add_node(PREDICATE_NODE, "results").unwrap();
     let mut cog = atomweave_store::open(&srv.url()).unwrap();
     let found = cog.fetch_query(&third, q, rk, false).unwrap();
-    let text = atomweave::sexpr::atom_to_string(&third, q, atomweave::sexpr::Form::Wire);
+    let text = atomweave::sexpr::atom_to_string(&third, q, atomweave::sexpr::Form::Wire).unwrap();
     assert_eq!(text.matches("(ConceptNode \"n").count(), 5000, "the 5000 members, kept on the query here");
     assert!(matches!(found, Value::Atom(_) | Value::Link(_)), "{found:?}");
     let mut probe = Client::sexpr(srv.addr);
     let mut qs = String::new();
-    atomweave::sexpr::write_structure(&third, q, &mut qs);
+    atomweave::sexpr::write_structure(&third, q, &mut qs).unwrap();
     let kept = probe.ask(&format!("(cog-value {qs} (PredicateNode \"results\"))"));
     assert!(kept.matches("(ConceptNode \"n").count() == 5000, "and on the server: {}", &kept[..kept.len().min(200)]);
     st.close().unwrap();

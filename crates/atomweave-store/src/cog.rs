@@ -181,7 +181,7 @@ impl CogStore {
     fn apply_alist(&self, space: &AtomSpace, h: Handle, reply: &str) -> Result<()> {
         let exprs = self.parse(reply)?;
         let Some(Expr::List(pairs, _)) = exprs.first() else { return Err(self.garbled(reply)) };
-        let me = self.parse(&structure(space, h))?.pop().ok_or_else(|| self.garbled(reply))?;
+        let me = self.parse(&structure(space, h)?)?.pop().ok_or_else(|| self.garbled(reply))?;
         for p in pairs {
             let Expr::List(kv, _) = p else { return Err(self.garbled(reply)) };
             let [k, Expr::Symbol(dot, _), v] = kv.as_slice() else { return Err(self.garbled(reply)) };
@@ -205,7 +205,7 @@ impl CogStore {
             // and neither side waits on the other.
             let (mut cmds, mut bytes) = (Vec::new(), 0);
             while cmds.len() < rest.len() && cmds.len() < MAX_OWED && bytes < REQUEST_BYTES {
-                let cmd = format!("(cog-keys->alist {})", structure(space, rest[cmds.len()]));
+                let cmd = format!("(cog-keys->alist {})", structure(space, rest[cmds.len()])?);
                 bytes += cmd.len() + 1;
                 cmds.push(cmd);
             }
@@ -240,43 +240,43 @@ impl CogStore {
 }
 
 /// The atom's structure, one line, no values.
-fn structure(space: &AtomSpace, h: Handle) -> String {
+fn structure(space: &AtomSpace, h: Handle) -> Result<String> {
     let mut s = String::new();
-    write_structure(space, h, &mut s);
-    s
+    write_structure(space, h, &mut s)?;
+    Ok(s)
 }
 
 /// `(cog-set-values! A (alist ...))` with every value the atom has, or
 /// `(cog-set-tv! A (stv 1 0))` (the default truth value) when it has none:
 /// what upstream's client sends to store an atom.
-fn store_command(space: &AtomSpace, h: Handle) -> String {
-    let me = structure(space, h);
+fn store_command(space: &AtomSpace, h: Handle) -> Result<String> {
+    let me = structure(space, h)?;
     let tv = space.get_tv(h).unwrap_or_default();
     let values = live_values(space, h);
     if tv.is_default() && values.is_empty() {
-        return format!("(cog-set-tv! {me} (stv 1 0))");
+        return Ok(format!("(cog-set-tv! {me} (stv 1 0))"));
     }
     let mut s = format!("(cog-set-values! {me} (alist");
     if !tv.is_default() {
         s.push_str(" (cons (PredicateNode ");
         write_str_literal(&mut s, sexpr::TV_KEY);
         s.push(')');
-        write_value(space, &Value::Truth(tv), &mut s);
+        write_value(space, &Value::Truth(tv), &mut s)?;
         s.push(')');
     }
     for (k, v) in values {
         s.push_str(" (cons ");
-        write_structure(space, k, &mut s);
-        write_value(space, &v, &mut s);
+        write_structure(space, k, &mut s)?;
+        write_value(space, &v, &mut s)?;
         s.push(')');
     }
     s.push_str("))");
-    s
+    Ok(s)
 }
 
-fn lookup_command(space: &AtomSpace, h: Handle) -> Option<String> {
-    let t = space.get_type(h)?;
-    Some(match space.name(h) {
+fn lookup_command(space: &AtomSpace, h: Handle) -> Result<String> {
+    let t = space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+    Ok(match space.name(h) {
         Some(name) => {
             let mut s = format!("(cog-node '{} ", t.name());
             write_str_literal(&mut s, name);
@@ -287,7 +287,7 @@ fn lookup_command(space: &AtomSpace, h: Handle) -> Option<String> {
             let mut s = format!("(cog-link '{}", t.name());
             for &c in space.outgoing(h).unwrap_or(&[]) {
                 s.push(' ');
-                write_structure(space, c, &mut s);
+                write_structure(space, c, &mut s)?;
             }
             s.push(')');
             s
@@ -303,7 +303,7 @@ impl StorageNode for CogStore {
     /// Runs `query` on the server, keeps the result there on the query
     /// under `key` (reusing a kept one unless `fresh`), and sets it here.
     fn fetch_query(&mut self, space: &AtomSpace, query: Handle, key: Handle, fresh: bool) -> Result<Value> {
-        let (q, k) = (structure(space, query), structure(space, key));
+        let (q, k) = (structure(space, query)?, structure(space, key)?);
         let cmd = if fresh { format!("(cog-execute-cache! {q} {k} (PredicateNode \"*-query-time-*\") #t)") } else { format!("(cog-execute-cache! {q} {k})") };
         let reply = self.ask(cmd)?;
         let set = self.parse(&format!("(cog-set-value! {q} {k} {reply})"))?.pop().ok_or_else(|| self.garbled(&reply))?;
@@ -313,15 +313,15 @@ impl StorageNode for CogStore {
 
     fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
         space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        self.send(&store_command(space, h))
+        self.send(&store_command(space, h)?)
     }
 
     fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
         space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
         space.get_type(key).ok_or(atomweave::Error::InvalidHandle(key))?;
-        let mut cmd = format!("(cog-set-value! {} {} ", structure(space, h), structure(space, key));
+        let mut cmd = format!("(cog-set-value! {} {} ", structure(space, h)?, structure(space, key)?);
         match space.get_value(h, key) {
-            Some(v) if crate::holds_only_live(space, &v) => write_value(space, &v, &mut cmd),
+            Some(v) if crate::holds_only_live(space, &v) => write_value(space, &v, &mut cmd)?,
             _ => cmd.push_str("#f"),
         }
         cmd.push(')');
@@ -331,28 +331,28 @@ impl StorageNode for CogStore {
     fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
         space.get_type(key).ok_or(atomweave::Error::InvalidHandle(key))?;
         let new = crate::update_in_space(space, h, key, delta)?;
-        let mut cmd = format!("(cog-update-value! {} {} ", structure(space, h), structure(space, key));
-        write_value(space, &Value::float(delta.to_vec()), &mut cmd);
+        let mut cmd = format!("(cog-update-value! {} {} ", structure(space, h)?, structure(space, key)?);
+        write_value(space, &Value::float(delta.to_vec()), &mut cmd)?;
         cmd.push(')');
         self.send(&cmd)?;
         Ok(new)
     }
 
     fn fetch_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<bool> {
-        let look = lookup_command(space, h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        let look = lookup_command(space, h)?;
         // One after the other: upstream's server adds the atom it is asked
         // the values of.
         if self.ask(look)? == "()" {
             return Ok(false);
         }
-        let alist = self.ask(format!("(cog-keys->alist {})", structure(space, h)))?;
+        let alist = self.ask(format!("(cog-keys->alist {})", structure(space, h)?))?;
         self.apply_alist(space, h, &alist)?;
         Ok(true)
     }
 
     fn fetch_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<bool> {
         space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        let (a, k) = (structure(space, h), structure(space, key));
+        let (a, k) = (structure(space, h)?, structure(space, key)?);
         let reply = self.ask(format!("(cog-value {a} {k})"))?;
         if reply.trim() == "#f" || reply.trim().is_empty() {
             return Ok(false);
@@ -367,7 +367,7 @@ impl StorageNode for CogStore {
         let mut seen = std::collections::HashSet::new();
         let mut count = 0;
         while let Some(x) = todo.pop() {
-            let reply = self.ask(format!("(cog-incoming-set {})", structure(space, x)))?;
+            let reply = self.ask(format!("(cog-incoming-set {})", structure(space, x)?))?;
             let links = self.add_list(space, &reply)?;
             self.fetch_values(space, &links)?;
             count += links.len();
@@ -380,7 +380,7 @@ impl StorageNode for CogStore {
 
     fn fetch_incoming_by_type(&mut self, space: &AtomSpace, h: Handle, t: Type) -> Result<usize> {
         space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        let reply = self.ask(format!("(cog-incoming-by-type {} '{})", structure(space, h), t.name()))?;
+        let reply = self.ask(format!("(cog-incoming-by-type {} '{})", structure(space, h)?, t.name()))?;
         let links = self.add_list(space, &reply)?;
         self.fetch_values(space, &links)?;
         Ok(links.len())
@@ -419,7 +419,7 @@ impl StorageNode for CogStore {
             return Ok(false);
         }
         let cmd = if recursive { "cog-extract-recursive!" } else { "cog-extract!" };
-        let reply = self.ask(format!("({cmd} {})", structure(space, h)))?;
+        let reply = self.ask(format!("({cmd} {})", structure(space, h)?))?;
         if reply != "#t" {
             return Ok(false);
         }

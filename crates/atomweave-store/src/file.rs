@@ -38,7 +38,7 @@ impl FileStore {
             let f = OpenOptions::new().create(true).append(true).open(&self.path).map_err(|e| self.io(e))?;
             self.appender = Some(BufWriter::new(f));
         }
-        let line = sexpr::atom_to_string(space, h, Form::Wire) + "\n";
+        let line = sexpr::atom_to_string(space, h, Form::Wire)? + "\n";
         let w = self.appender.as_mut().expect("opened");
         w.write_all(line.as_bytes()).map_err(|e| StoreError::Io { path: self.path.clone(), err: e })
     }
@@ -52,7 +52,7 @@ impl FileStore {
             None => {
                 let mut n = 0;
                 for h in space.handles_by_type(atomweave::types::ATOM, true).filter(|&h| space.incoming_size(h) == Some(0)) {
-                    w.write_all((sexpr::atom_to_string(space, h, Form::Wire) + "\n").as_bytes()).map_err(|e| self.io(e))?;
+                    w.write_all((sexpr::atom_to_string(space, h, Form::Wire)? + "\n").as_bytes()).map_err(|e| self.io(e))?;
                     n += 1;
                 }
                 n

@@ -44,6 +44,12 @@ pub enum StoreError {
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
+impl From<atomweave::sexpr::TooLarge> for StoreError {
+    fn from(e: atomweave::sexpr::TooLarge) -> Self {
+        StoreError::Space(e.into())
+    }
+}
+
 /// Upstream's StorageNode calls. Atoms move between a space and the store
 /// by content; handles are the space's, never stored.
 pub trait StorageNode: Send {

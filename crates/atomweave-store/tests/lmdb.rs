@@ -159,7 +159,7 @@ fn a_killed_writer_loses_nothing_before_its_last_barrier() {
     }
     // Whole structures only: four atoms each, plus P.
     assert_eq!((space.size() - 1) % 4, 0, "a partial structure survived");
-    let text = sexpr::atom_to_string(&space, p, Form::Wire);
+    let text = sexpr::atom_to_string(&space, p, Form::Wire).unwrap();
     assert!(text.contains("\"P\""));
 }
 

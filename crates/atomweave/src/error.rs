@@ -29,6 +29,8 @@ pub enum Error {
     Query(String),
     #[error(transparent)]
     Parse(#[from] crate::sexpr::ParseError),
+    #[error(transparent)]
+    TooLarge(#[from] crate::sexpr::TooLarge),
 }
 
 /// The core's result type.

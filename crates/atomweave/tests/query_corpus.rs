@@ -126,7 +126,7 @@ fn parse_case(text: &str) -> Result<Case, String> {
 /// the same built from single-atom reads.
 fn show_atom(space: &AtomSpace, h: Handle) -> String {
     match space.read() {
-        Some(r) => fold(&atom_to_string(&r, h, Form::Repl)),
+        Some(r) => fold(&atom_to_string(&r, h, Form::Repl).unwrap()),
         None => {
             let mut out = String::new();
             show_atom_slow(space, h, &mut out);
@@ -168,7 +168,7 @@ fn show_atom_slow(space: &AtomSpace, h: Handle, out: &mut String) {
 fn show_value(space: &AtomSpace, v: &Value) -> String {
     if let Some(r) = space.read() {
         let mut out = String::new();
-        write_value(&r, v, &mut out);
+        write_value(&r, v, &mut out).unwrap();
         return out;
     }
     match v {

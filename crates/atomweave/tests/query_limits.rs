@@ -101,7 +101,7 @@ fn only_result(space: &AtomSpace, q: atomweave::Handle) -> atomweave::Handle {
             "expected one result, got {:?}",
             other
                 .iter()
-                .map(|&h| atomweave::sexpr::atom_to_string(space, h, atomweave::sexpr::Form::Wire).chars().take(80).collect::<String>())
+                .map(|&h| atomweave::sexpr::atom_to_string(space, h, atomweave::sexpr::Form::Wire).unwrap().chars().take(80).collect::<String>())
                 .collect::<Vec<_>>()
         ),
     }

@@ -73,15 +73,15 @@ fn repl_form_matches_upstream() {
     let mut t = AtomTable::new();
     let tops = load_str(&mut t, UPSTREAM_STYLE).unwrap();
     assert_eq!(
-        atom_to_string(&t, tops[0], Form::Repl),
+        atom_to_string(&t, tops[0], Form::Repl).unwrap(),
         "(Evaluation (stv 0.9 0.8)\n  (Predicate \"breathe\")\n  (List\n    (Concept \"birds\" (stv 0.5 0.1))\n    (Concept \"air\" (stv 0.3 0.4))))"
     );
     let s = AtomSpace::new();
     let h = load_str(&mut &s, r#"(EvaluationLink (PredicateNode "breathe")(ListLink (ConceptNode "birds")(ConceptNode "air")))"#).unwrap()[0];
     let r = s.read().unwrap();
-    assert_eq!(atom_to_string(&r, h, Form::Repl), "(Evaluation\n  (Predicate \"breathe\")\n  (List\n    (Concept \"birds\")\n    (Concept \"air\")))");
-    assert_eq!(atom_to_string(&r, h, Form::Wire), r#"(EvaluationLink (PredicateNode "breathe")(ListLink (ConceptNode "birds")(ConceptNode "air")))"#);
-    assert_eq!(atom_to_string(&r, Handle::from_u32(4_000_000), Form::Wire), "#<invalid #4000000>");
+    assert_eq!(atom_to_string(&r, h, Form::Repl).unwrap(), "(Evaluation\n  (Predicate \"breathe\")\n  (List\n    (Concept \"birds\")\n    (Concept \"air\")))");
+    assert_eq!(atom_to_string(&r, h, Form::Wire).unwrap(), r#"(EvaluationLink (PredicateNode "breathe")(ListLink (ConceptNode "birds")(ConceptNode "air")))"#);
+    assert_eq!(atom_to_string(&r, Handle::from_u32(4_000_000), Form::Wire).unwrap(), "#<invalid #4000000>");
 }
 
 #[test]
@@ -89,16 +89,20 @@ fn wire_form_carries_values() {
     let mut t = AtomTable::new();
     let c = t.add_node(CONCEPT_NODE, "birds").unwrap();
     t.set_tv(c, TruthValue::simple(0.9, 0.8)).unwrap();
-    assert_eq!(atom_to_string(&t, c, Form::Wire), r#"(ConceptNode "birds" (alist (cons (PredicateNode "*-TruthValueKey-*")(SimpleTruthValue 0.9 0.8))))"#);
+    assert_eq!(
+        atom_to_string(&t, c, Form::Wire).unwrap(),
+        r#"(ConceptNode "birds" (alist (cons (PredicateNode "*-TruthValueKey-*")(SimpleTruthValue 0.9 0.8))))"#
+    );
     let k = t.add_node(PREDICATE_NODE, "k").unwrap();
     t.set_value(c, k, Value::float(vec![1.0, 2.0])).unwrap();
     assert_eq!(
-        atom_to_string(&t, c, Form::Wire),
+        atom_to_string(&t, c, Form::Wire).unwrap(),
         r#"(ConceptNode "birds" (alist (cons (PredicateNode "*-TruthValueKey-*")(SimpleTruthValue 0.9 0.8))(cons (PredicateNode "k")(FloatValue 1 2))))"#
     );
     let l = t.add_link(LIST_LINK, &[c]).unwrap();
     t.set_tv(l, TruthValue::count(0.5, 0.25, 3.0)).unwrap();
     assert!(atom_to_string(&t, l, Form::Wire)
+        .unwrap()
         .starts_with(r#"(ListLink (alist (cons (PredicateNode "*-TruthValueKey-*")(CountTruthValue 0.5 0.25 3))) (ConceptNode"#));
 }
 
@@ -318,9 +322,9 @@ fn a_value_keyed_by_its_own_atom_prints_once_and_reads_back() {
     let key = t.add_link(LIST_LINK, &[a]).unwrap();
     t.set_value(a, key, Value::float(vec![2.0])).unwrap();
     t.set_value(key, a, Value::Atom(key)).unwrap();
-    assert_eq!(atom_to_string(&t, k, Form::Wire), r#"(PredicateNode "k" (alist (cons (PredicateNode "k")(FloatValue 1))))"#);
+    assert_eq!(atom_to_string(&t, k, Form::Wire).unwrap(), r#"(PredicateNode "k" (alist (cons (PredicateNode "k")(FloatValue 1))))"#);
     assert_eq!(
-        atom_to_string(&t, key, Form::Wire),
+        atom_to_string(&t, key, Form::Wire).unwrap(),
         r#"(ListLink (alist (cons (ConceptNode "a")(ListLink (ConceptNode "a")))) (ConceptNode "a" (alist (cons (ListLink (ConceptNode "a"))(FloatValue 2)))))"#
     );
     let mut text = Vec::new();
@@ -346,7 +350,7 @@ fn atoms_nested_deeper_than_any_stack_print_in_every_form() {
     std::thread::Builder::new()
         .stack_size(256 << 10)
         .spawn(move || {
-            let wire = atom_to_string(&t, top, Form::Wire);
+            let wire = atom_to_string(&t, top, Form::Wire).unwrap();
             assert!(wire.starts_with("(ListLink (ListLink "));
             assert!(wire.contains(r#"(ConceptNode "leaf" (alist (cons (PredicateNode "*-TruthValueKey-*")(SimpleTruthValue 0.5 0.5))))"#));
             assert_eq!(wire.matches('(').count(), wire.matches(')').count());
@@ -354,14 +358,42 @@ fn atoms_nested_deeper_than_any_stack_print_in_every_form() {
             // square of the depth, so it is checked on a shallower part.
             let part = t.outgoing(top).unwrap()[0];
             let part = (0..depth - 3000).fold(part, |h, _| t.outgoing(h).unwrap()[0]);
-            let repl = atom_to_string(&t, part, Form::Repl);
+            let repl = atom_to_string(&t, part, Form::Repl).unwrap();
             assert_eq!(repl.lines().count(), 3000);
             assert!(repl.lines().last().unwrap().trim_start().starts_with(r#"(Concept "leaf" (stv 0.5 0.5))"#));
             let mut s = String::new();
-            sexpr::write_structure(&t, top, &mut s);
+            sexpr::write_structure(&t, top, &mut s).unwrap();
             assert_eq!(s.len(), "(ListLink ".len() * depth + r#"(ConceptNode "leaf")"#.len() + depth);
         })
         .unwrap()
         .join()
         .unwrap();
+}
+
+/// Members shared inside a link print at every place: a link built by
+/// doubling 40 times prints to 2^40 leaves. The writers stop at
+/// `MAX_PRINTED` with an error, for atoms, values holding them, LinkValues
+/// holding one value many times, and dumps; error messages show a prefix.
+#[test]
+fn atoms_too_large_to_print_are_refused() {
+    let t = AtomSpace::new();
+    let mut dag = t.add_node(CONCEPT_NODE, "a").unwrap();
+    for _ in 0..40 {
+        dag = t.add_link(LIST_LINK, &[dag, dag]).unwrap();
+    }
+    assert_eq!(atom_to_string(&t, dag, Form::Repl), Err(sexpr::TooLarge));
+    let mut s = String::new();
+    assert_eq!(sexpr::write_value(&t, &Value::Atom(dag), &mut s), Err(sexpr::TooLarge));
+    assert!(s.len() <= sexpr::MAX_PRINTED + 64, "stopped near the limit, not at {}", s.len());
+    let mut v = Value::float(vec![1.0; 1000]);
+    for _ in 0..40 {
+        v = Value::link(vec![v.clone(), v]);
+    }
+    assert_eq!(sexpr::write_value(&t, &v, &mut String::new()), Err(sexpr::TooLarge));
+    let err = dump(&t.read().unwrap(), Select::Roots, Form::Wire, std::io::sink(), |_| {}).unwrap_err();
+    assert!(err.to_string().contains("prints to more than 256 MiB"), "{err}");
+    let prefix = sexpr::atom_prefix(&t, dag, Form::Wire, 50);
+    assert_eq!(prefix.chars().count(), 50);
+    assert!(prefix.starts_with("(ListLink (ListLink") && prefix.ends_with("..."), "{prefix}");
+    assert_eq!(sexpr::atom_prefix(&t, t.get_node(CONCEPT_NODE, "a").unwrap(), Form::Wire, 50), r#"(ConceptNode "a")"#);
 }

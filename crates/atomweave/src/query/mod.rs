@@ -244,10 +244,5 @@ pub(crate) fn bad(msg: String) -> Error {
 
 /// An atom as the error messages show it: its Atomese, cut short.
 pub(crate) fn describe(space: &AtomSpace, h: Handle) -> String {
-    let s = crate::sexpr::atom_to_string(space, h, crate::sexpr::Form::Wire);
-    if s.chars().count() > 120 {
-        format!("{}...", s.chars().take(117).collect::<String>())
-    } else {
-        s
-    }
+    crate::sexpr::atom_prefix(space, h, crate::sexpr::Form::Wire, 120)
 }

@@ -8,4 +8,7 @@ pub mod write;
 
 pub use load::{check, eval, is_tv_key, load, load_str, lookup, LoadError, LoadStats, AV_KEY, TV_KEY};
 pub use parse::{parse_str, Expr, ParseError, Parser, Pos};
-pub use write::{atom_to_string, dump, fmt_f64, write_atom, write_str_literal, write_structure, write_tv, write_value, AtomSource, Form, Select};
+pub use write::{
+    atom_prefix, atom_to_string, dump, fmt_f64, write_atom, write_str_literal, write_structure, write_tv, write_value, AtomSource, Form, Select, TooLarge,
+    MAX_PRINTED,
+};

@@ -34,6 +34,17 @@ pub enum Form {
     Wire,
 }
 
+/// Most text one atom or value prints to: 256 MiB. Members shared inside
+/// a link (or a LinkValue) print at every place they occur, so a link
+/// built by doubling prints to 2^depth copies; such an atom is refused
+/// ([`TooLarge`]) rather than printed until memory runs out.
+pub const MAX_PRINTED: usize = 256 << 20;
+
+/// An atom or value whose text would pass [`MAX_PRINTED`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the atom or value prints to more than {} MiB of text (members it shares print at every place they occur)", MAX_PRINTED >> 20)]
+pub struct TooLarge;
+
 /// Formats a double the way Scheme reads it back exactly.
 pub fn fmt_f64(x: f64) -> String {
     if x.is_nan() {
@@ -123,22 +134,37 @@ fn type_name(t: Type, form: Form) -> &'static str {
 }
 
 /// The atom in the given form (no trailing newline). An invalid handle prints as `#<invalid #N>`.
-pub fn atom_to_string(r: &(impl AtomSource + ?Sized), h: Handle, form: Form) -> String {
+pub fn atom_to_string(r: &(impl AtomSource + ?Sized), h: Handle, form: Form) -> Result<String, TooLarge> {
     let mut out = String::new();
-    write_atom(r, h, form, &mut out);
-    out
+    write_atom(r, h, form, &mut out)?;
+    Ok(out)
 }
 
-/// Appends the atom in the given form.
-pub fn write_atom(r: &(impl AtomSource + ?Sized), h: Handle, form: Form, out: &mut String) {
-    write_tree(r, h, if form == Form::Repl { Tree::Repl } else { Tree::Wire }, out);
+/// Appends the atom in the given form. On [`TooLarge`], `out` holds part of it.
+pub fn write_atom(r: &(impl AtomSource + ?Sized), h: Handle, form: Form, out: &mut String) -> Result<(), TooLarge> {
+    let end = out.len().saturating_add(MAX_PRINTED);
+    write_tree(r, h, if form == Form::Repl { Tree::Repl } else { Tree::Wire }, out, end)
+}
+
+/// The atom's first `chars` characters (at least 3), with `...` in place
+/// of the rest when it is longer: printed only as far as needed, for
+/// error messages.
+pub fn atom_prefix(r: &(impl AtomSource + ?Sized), h: Handle, form: Form, chars: usize) -> String {
+    let mut out = String::new();
+    // A char takes at most 4 bytes: this many bytes hold `chars` + 1 of them.
+    let _ = write_tree(r, h, if form == Form::Repl { Tree::Repl } else { Tree::Wire }, &mut out, 4 * chars + 4);
+    if out.chars().count() > chars {
+        out = out.chars().take(chars - 3).chain("...".chars()).collect();
+    }
+    out
 }
 
 /// Appends the atom's structure alone in the wire layout, without values:
 /// `(ListLink (ConceptNode "a")(ConceptNode "b"))`, the form upstream's
 /// network shell answers with.
-pub fn write_structure(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String) {
-    write_tree(r, h, Tree::Structure, out);
+pub fn write_structure(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String) -> Result<(), TooLarge> {
+    let end = out.len().saturating_add(MAX_PRINTED);
+    write_tree(r, h, Tree::Structure, out, end)
 }
 
 /// How [`write_tree`] prints each atom of a tree.
@@ -153,11 +179,15 @@ enum Tree {
 }
 
 /// Prints the tree under `h` with an explicit stack, not recursion: links
-/// built through the API nest as deep as their makers like.
-fn write_tree(r: &(impl AtomSource + ?Sized), h: Handle, tree: Tree, out: &mut String) {
+/// built through the API nest as deep as their makers like. Stops once
+/// `out` is longer than `end`.
+fn write_tree(r: &(impl AtomSource + ?Sized), h: Handle, tree: Tree, out: &mut String, end: usize) -> Result<(), TooLarge> {
     // `Some((atom, depth))` opens an atom; `None` closes the innermost one.
     let mut stack = vec![Some((h, 0usize))];
     while let Some(step) = stack.pop() {
+        if out.len() > end {
+            return Err(TooLarge);
+        }
         let Some((h, depth)) = step else {
             out.push(')');
             continue;
@@ -182,7 +212,7 @@ fn write_tree(r: &(impl AtomSource + ?Sized), h: Handle, tree: Tree, out: &mut S
                 }
             }
             Tree::Wire => {
-                write_alist(r, h, out);
+                write_alist(r, h, out, end)?;
                 if !out_set.is_empty() {
                     out.push(' ');
                 }
@@ -191,33 +221,35 @@ fn write_tree(r: &(impl AtomSource + ?Sized), h: Handle, tree: Tree, out: &mut S
         stack.push(None);
         stack.extend(out_set.iter().rev().map(|&c| Some((c, depth + 1))));
     }
+    Ok(())
 }
 
 /// ` (alist (cons K V)...)`: the atom's values, when it has any besides
 /// the default truth value. Keys print as their structure: a key's own
 /// values belong to the key (printed where it is), and a key may hold, or
 /// be, the atom whose value it keys.
-fn write_alist(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String) {
+fn write_alist(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String, end: usize) -> Result<(), TooLarge> {
     let tv = r.get_tv(h).unwrap_or_default();
     let kvs = r.key_values(h);
     if tv.is_default() && kvs.is_empty() {
-        return;
+        return Ok(());
     }
     out.push_str(" (alist");
     if !tv.is_default() {
         out.push_str(" (cons (PredicateNode ");
         write_str_literal(out, TV_KEY);
         out.push(')');
-        write_value(r, &Value::Truth(tv), out);
+        value_into(r, &Value::Truth(tv), out, end)?;
         out.push(')');
     }
     for (i, (k, v)) in kvs.iter().enumerate() {
         out.push_str(if i == 0 && tv.is_default() { " (cons " } else { "(cons " });
-        write_tree(r, *k, Tree::Structure, out);
-        write_value(r, v, out);
+        write_tree(r, *k, Tree::Structure, out, end)?;
+        value_into(r, v, out, end)?;
         out.push(')');
     }
     out.push(')');
+    Ok(())
 }
 
 /// A truth value in the short form the REPL shows on atoms: `(stv s c)`, `(ctv m c n)`.
@@ -250,10 +282,20 @@ fn open_atom(r: &(impl AtomSource + ?Sized), h: Handle, form: Form, out: &mut St
 
 /// Appends a value in wire form: `(FloatValue 1 2)`, `(SimpleTruthValue 0.9 0.8)`, ...
 /// LinkValues nest to any depth: they are walked with a stack.
-pub fn write_value(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String) {
+pub fn write_value(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String) -> Result<(), TooLarge> {
+    let end = out.len().saturating_add(MAX_PRINTED);
+    value_into(r, v, out, end)
+}
+
+/// [`write_value`] until `out` is longer than `end`: a LinkValue may hold
+/// one value many times over.
+fn value_into(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: usize) -> Result<(), TooLarge> {
     // `Some(v)` prints a value; `None` closes the innermost LinkValue.
     let mut stack = vec![Some(v)];
     while let Some(step) = stack.pop() {
+        if out.len() > end {
+            return Err(TooLarge);
+        }
         let Some(v) = step else {
             out.push(')');
             continue;
@@ -296,9 +338,10 @@ pub fn write_value(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String) 
             }
             // Structure only, as upstream: an atom's own values are its own
             // business, and a value may hold the atom that holds it.
-            Value::Atom(h) => write_structure(r, *h, out),
+            Value::Atom(h) => write_tree(r, *h, Tree::Structure, out, end)?,
         }
     }
+    Ok(())
 }
 
 /// Which atoms a [`dump`] prints.
@@ -321,7 +364,7 @@ pub fn dump(r: &impl AtomRead, select: Select, form: Form, mut w: impl io::Write
     let mut n = 0u64;
     for h in atoms {
         buf.clear();
-        write_atom(r, h, form, &mut buf);
+        write_atom(r, h, form, &mut buf).map_err(io::Error::other)?;
         buf.push('\n');
         w.write_all(buf.as_bytes())?;
         n += 1;
