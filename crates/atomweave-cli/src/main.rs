@@ -141,6 +141,9 @@ struct ServeArgs {
     /// Stop a `scm` command still running after this many seconds (0: never).
     #[arg(long, default_value_t = atomweave_server::DEFAULT_SCM_TIMEOUT.as_secs(), value_name = "SECS")]
     scm_timeout: u64,
+    /// Stop a query of the `sexpr` or `json` shell still running after this many seconds, with an error (0: never).
+    #[arg(long, default_value_t = atomweave_server::DEFAULT_QUERY_TIMEOUT.as_secs(), value_name = "SECS")]
+    query_timeout: u64,
     /// A web page (`Origin`, e.g. https://app.example) allowed to use the web port; repeatable.
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
@@ -161,6 +164,7 @@ fn cmd_serve(a: ServeArgs) -> Result<(), String> {
         max_buffered: a.max_buffered << 20,
         idle_timeout: secs(a.idle_timeout),
         scm_timeout: secs(a.scm_timeout),
+        query_timeout: secs(a.query_timeout),
         allow_origins: a.allow_origin,
         ..Default::default()
     };

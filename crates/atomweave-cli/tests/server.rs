@@ -308,6 +308,21 @@ fn runaway_scheme_is_stopped_by_the_time_limit_and_by_shutdown() {
     }
     assert!(got.contains("ERROR:") && got.contains("ran longer than the 1 s"), "{got}");
     assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+    // A query runs in Rust, out of reach of Guile's interrupts: it watches
+    // the same deadline (12! permutations, each rejected, take minutes).
+    let members: String = (0..12).map(|i| format!(r#"(Concept "m{i}")"#)).collect();
+    let vars: String = (0..12).map(|i| format!(r#"(Variable "$v{i}")"#)).collect();
+    let start = std::time::Instant::now();
+    s.write_all(format!("(Set {members})\n(cog-execute! (Get (And (Set {vars}) (Equal (Variable \"$v0\") (Concept \"none\")))))\n(+ 3 3)\n").as_bytes())
+        .unwrap();
+    got.clear();
+    while !got.contains("6\n") {
+        let mut l = String::new();
+        assert!(rd.read_line(&mut l).unwrap() > 0, "{got}");
+        got.push_str(&l);
+    }
+    assert!(got.contains("ERROR:") && got.contains("1 s"), "{got}");
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
     drop((rd, s));
     sigkill(&mut child);
     let _ = err.read_to_string(&mut String::new());
@@ -430,4 +445,24 @@ fn atoms_too_large_to_print_are_refused_not_printed() {
         reply.clear();
         assert!(rd.read_line(&mut reply).unwrap() > 0, "closed");
     }
+}
+
+/// A query that would run for minutes (12! permutations of an unordered
+/// link, each rejected) stops at `--query-timeout` with an error reply;
+/// the connection and the server go on.
+#[test]
+fn runaway_queries_stop_at_the_query_timeout() {
+    let (_child, port, _err) = serve(&["--query-timeout", "1"]);
+    let mut c = Sexpr::open(port);
+    let members: String = (0..12).map(|i| format!(r#"(Concept "m{i}")"#)).collect();
+    let vars: String = (0..12).map(|i| format!(r#"(Variable "$v{i}")"#)).collect();
+    let start = std::time::Instant::now();
+    let replies = c.ask(&[
+        format!("(Set {members})"),
+        format!(r#"(cog-execute-cache! (Get (And (Set {vars}) (Equal (Variable "$v0") (Concept "none")))) (Predicate "r"))"#),
+        "(ping)".into(),
+    ]);
+    assert!(replies[1].starts_with("(error ") && replies[1].contains("time limit"), "{}", replies[1]);
+    assert_eq!(replies[2], "()");
+    assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
 }

@@ -48,9 +48,12 @@ pub fn eval_within(code: &str, limit: Option<Duration>) -> Result<String, String
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     // SAFETY: in Guile mode, as this function requires.
     let thread = unsafe { ffi::scm_current_thread() }.bits();
-    RUNNING.lock().push(Running { id, thread, deadline: limit.map(|l| Instant::now() + l), limit, stop: None });
+    let deadline = limit.map(|l| Instant::now() + l);
+    RUNNING.lock().push(Running { id, thread, deadline, limit, stop: None });
     CHANGED.notify_one();
-    let result = crate::eval(code);
+    // Guile's interrupts reach Scheme code only: a query the command runs
+    // watches the deadline itself.
+    let result = atomweave::query::with_limits(atomweave::query::Limits { deadline, ..Default::default() }, || crate::eval(code));
     let stopped = {
         let mut running = RUNNING.lock();
         let i = running.iter().position(|r| r.id == id).expect("registered above");

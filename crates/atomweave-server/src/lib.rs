@@ -44,6 +44,8 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(3600);
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest `scm` evaluation, by default.
 pub const DEFAULT_SCM_TIMEOUT: Duration = Duration::from_secs(300);
+/// Longest query of the `sexpr` and `json` shells, by default.
+pub const DEFAULT_QUERY_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// How to run a server.
 #[derive(Clone, Debug)]
@@ -81,6 +83,10 @@ pub struct Config {
     /// Longest a `scm` command may evaluate before it is interrupted
     /// (`None`: no limit; shutdown interrupts it either way).
     pub scm_timeout: Option<Duration>,
+    /// Longest a query (`cog-execute-cache!`, `AtomSpace.execute`) of the
+    /// `sexpr` and `json` shells may run before it stops with an error
+    /// (`None`: no limit).
+    pub query_timeout: Option<Duration>,
     /// Web pages (`Origin` values, such as `https://app.example`) allowed to
     /// use the web port; any other page is refused.
     pub allow_origins: Vec<String>,
@@ -101,6 +107,7 @@ impl Default for Config {
             idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             scm_timeout: Some(DEFAULT_SCM_TIMEOUT),
+            query_timeout: Some(DEFAULT_QUERY_TIMEOUT),
             allow_origins: Vec::new(),
         }
     }

@@ -431,12 +431,9 @@ impl Session {
 /// Runs one `json` or `sexpr` shell command and appends its reply line.
 pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String) {
     let start = out.len();
+    let limits = atomweave::query::Limits { deadline: shared.config.query_timeout.map(|t| std::time::Instant::now() + t), ..Default::default() };
     let run = |out: &mut String| {
-        if json {
-            json::eval(&shared.state, cmd, out)
-        } else {
-            sexpr::eval(&shared.state, cmd, out)
-        }
+        atomweave::query::with_limits(limits, || if json { json::eval(&shared.state, cmd, out) } else { sexpr::eval(&shared.state, cmd, out) })
     };
     // A command that may take long, or write to a store (a batch commit,
     // a network round trip), moves the other connections off this worker

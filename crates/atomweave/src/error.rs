@@ -27,6 +27,8 @@ pub enum Error {
     Hierarchy(String),
     #[error("query: {0}")]
     Query(String),
+    #[error("the query ran past its time limit")]
+    TimedOut,
     #[error(transparent)]
     Parse(#[from] crate::sexpr::ParseError),
     #[error(transparent)]

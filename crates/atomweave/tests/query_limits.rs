@@ -191,3 +191,65 @@ fn a_shared_candidate_is_checked_once_per_member() {
         assert_eq!(only_result(&space, q), tower);
     });
 }
+
+/// A GetLink of an unordered link of `n` variables against a SetLink of
+/// `n` members, whose every grounding an EqualLink then rejects: n!
+/// permutations tried, none kept.
+fn permutations_query(space: &AtomSpace, n: usize) -> atomweave::Handle {
+    let vars: Vec<_> = (0..n).map(|i| space.add_node(VARIABLE_NODE, &format!("$v{i}")).unwrap()).collect();
+    let members: Vec<_> = (0..n).map(|i| space.add_node(CONCEPT_NODE, &format!("m{i}")).unwrap()).collect();
+    space.add_link(SET_LINK, &members).unwrap();
+    let set = space.add_link(SET_LINK, &vars).unwrap();
+    let none = space.add_node(CONCEPT_NODE, "none").unwrap();
+    let never = space.add_link(EQUAL_LINK, &[vars[0], none]).unwrap();
+    let body = space.add_link(AND_LINK, &[set, never]).unwrap();
+    space.add_link(GET_LINK, &[body]).unwrap()
+}
+
+/// A search that would take minutes stops at its deadline with
+/// `TimedOut`, soon after it, having added nothing; so does one run under
+/// `with_limits`, and a query started after the deadline.
+#[test]
+fn queries_stop_at_their_deadline() {
+    use atomweave::query::{execute_until, with_limits, Limits};
+    let with_deadline = |d, f: &dyn Fn() -> _| with_limits(Limits { deadline: Some(d), ..Limits::default() }, f);
+    use std::time::Instant;
+    let space = AtomSpace::new();
+    let q = permutations_query(&space, 12);
+    let before = space.size();
+    let start = Instant::now();
+    assert_eq!(execute_until(&space, q, start + Duration::from_millis(200)), Err(atomweave::Error::TimedOut));
+    assert!(start.elapsed() < Duration::from_secs(10), "stopped {:?} after the deadline", start.elapsed());
+    assert_eq!(space.size(), before);
+    let start = Instant::now();
+    let got = with_deadline(start + Duration::from_millis(100), &|| execute(&space, q));
+    assert_eq!(got, Err(atomweave::Error::TimedOut));
+    assert_eq!(with_deadline(start, &|| execute(&space, q)), Err(atomweave::Error::TimedOut));
+    // Without one, a small query of the same shape runs to its end.
+    let space = AtomSpace::new();
+    let small = permutations_query(&space, 4);
+    assert!(matches!(execute(&space, small), Ok(Executed::Atom(_))));
+}
+
+/// A query with more groundings than its limit (16 M by default) is
+/// refused with an error before they fill memory, adding nothing: 7
+/// variables in an unordered link against 7 members ground in 7! = 5,040
+/// ways, over a limit of 1,000; a limit of 5,040 lets them all through.
+#[test]
+fn queries_with_too_many_groundings_are_refused() {
+    use atomweave::query::{with_limits, Limits};
+    assert_eq!(Limits::default().max_groundings, 1 << 24);
+    let space = AtomSpace::new();
+    let vars: Vec<_> = (0..7).map(|i| space.add_node(VARIABLE_NODE, &format!("$v{i}")).unwrap()).collect();
+    let members: Vec<_> = (0..7).map(|i| space.add_node(CONCEPT_NODE, &format!("m{i}")).unwrap()).collect();
+    space.add_link(SET_LINK, &members).unwrap();
+    let set = space.add_link(SET_LINK, &vars).unwrap();
+    let q = space.add_link(GET_LINK, &[set]).unwrap();
+    let before = space.size();
+    let limited = |max_groundings| with_limits(Limits { max_groundings, ..Limits::default() }, || execute(&space, q));
+    let err = limited(1000).unwrap_err().to_string();
+    assert!(err.contains("more than 1000 groundings"), "{err}");
+    assert_eq!(space.size(), before);
+    let Executed::Atom(set) = limited(5040).unwrap() else { panic!("a GetLink gives an atom") };
+    assert_eq!(space.arity(set), Some(5040));
+}

@@ -66,6 +66,9 @@ pub(crate) fn arithmetic(t: Type, args: &[Vec<f64>], what: impl Fn() -> String) 
 
 /// The truth of evaluatable atom `h` under `b`.
 pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_>) -> Result<bool> {
+    if super::expired() {
+        return Err(crate::Error::TimedOut);
+    }
     let t = space.get_type(h).ok_or(crate::Error::InvalidHandle(h))?;
     let out = space.outgoing(h).unwrap_or(&[]);
     match t {
@@ -161,6 +164,9 @@ fn run_value(space: &AtomSpace, r: &[Handle]) -> Ev {
 /// their groundings (a glob's run spliced into the link around it),
 /// arithmetic computed, other links looked up.
 fn value(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_>) -> Result<Ev> {
+    if super::expired() {
+        return Err(crate::Error::TimedOut);
+    }
     if let Some(i) = var_index(pat, h) {
         return Ok(match &b[i] {
             Some(Bound::One(a)) => Ev::Atom(*a),
@@ -213,6 +219,9 @@ pub(crate) fn instantiate(space: &AtomSpace, pat: &Pattern, t: TermId, b: &Bindi
 }
 
 fn build(space: &AtomSpace, pat: &Pattern, t: TermId, b: &Bindings<'_>, into: &mut Vec<Handle>) -> Result<()> {
+    if super::expired() {
+        return Err(crate::Error::TimedOut);
+    }
     match pat.term(t) {
         Term::Const(h) => into.push(*h),
         Term::Var(v) | Term::Glob(v) => match &b[*v] {

@@ -68,6 +68,14 @@
 //! Large searches are split across the threads of the current rayon pool
 //! (run `execute` inside `ThreadPool::install` to choose how many), with
 //! the same results as one thread.
+//!
+//! A search may take time exponential in its pattern (unordered links try
+//! every permutation; a link of shared members is evaluated at each
+//! place): [`execute_until`] and [`with_limits`] give up at a deadline
+//! with [`Error::TimedOut`]. A query stopped while it searches adds
+//! nothing; a BindLink stopped while it builds its rewrites keeps those
+//! built. A query finding more than [`Limits::max_groundings`] (16 M by
+//! default) is refused.
 
 mod eval;
 mod pattern;
@@ -75,6 +83,9 @@ mod search;
 
 type HashSet<T> = hashbrown::HashSet<T, foldhash::fast::RandomState>;
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
+
+use std::cell::Cell;
+use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::types::{self, Type};
@@ -95,7 +106,88 @@ pub enum Executed {
 /// MeetLink, QueryLink, SatisfactionLink, DualLink), arithmetic, or an
 /// evaluatable link. See the [module documentation](self) for what each
 /// returns. A bad query is an error, and adds nothing to the space.
+///
+/// Under [`with_limits`], it stops with [`Error::TimedOut`] at the deadline.
 pub fn execute(space: &AtomSpace, query: Handle) -> Result<Executed> {
+    check_deadline()?;
+    run(space, query)
+}
+
+/// [`execute`], stopping with [`Error::TimedOut`] once `deadline` has passed.
+pub fn execute_until(space: &AtomSpace, query: Handle, deadline: Instant) -> Result<Executed> {
+    with_limits(Limits { deadline: Some(deadline), ..Limits::default() }, || execute(space, query))
+}
+
+/// What a query may take: a server sets them around each client's command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// When a query stops with [`Error::TimedOut`] (`None`: never).
+    pub deadline: Option<Instant>,
+    /// Most groundings a search may find before it stops with an error
+    /// (16 M by default: as many results may fill gigabytes; each thread
+    /// of a split search counts its own).
+    pub max_groundings: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { deadline: None, max_groundings: 1 << 24 }
+    }
+}
+
+thread_local! {
+    /// The limits of the queries this thread runs; how many steps a search
+    /// took since it last read the clock; and whether the deadline passed.
+    static LIMITS: Cell<Limits> = Cell::new(Limits::default());
+    static STEPS: Cell<u32> = const { Cell::new(0) };
+    static PAST: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with `limits` for every query it executes on this thread. The
+/// threads a search is split across work under the same limits.
+pub fn with_limits<R>(limits: Limits, f: impl FnOnce() -> R) -> R {
+    struct Restore(Limits, bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LIMITS.set(self.0);
+            PAST.set(self.1);
+        }
+    }
+    let _restore = Restore(LIMITS.replace(limits), PAST.replace(false));
+    f()
+}
+
+/// This thread's query limits.
+pub(crate) fn limits() -> Limits {
+    LIMITS.get()
+}
+
+/// Has the query's deadline passed? A step of the search or the
+/// evaluator: the clock is read every 1,024 steps.
+#[inline]
+pub(crate) fn expired() -> bool {
+    if PAST.get() {
+        return true;
+    }
+    let n = STEPS.get().wrapping_add(1);
+    STEPS.set(n);
+    if n % 1024 != 0 {
+        return false;
+    }
+    let past = LIMITS.get().deadline.is_some_and(|d| Instant::now() >= d);
+    PAST.set(past);
+    past
+}
+
+/// [`Error::TimedOut`] once the deadline has passed (the clock read now).
+pub(crate) fn check_deadline() -> Result<()> {
+    if PAST.get() || LIMITS.get().deadline.is_some_and(|d| Instant::now() >= d) {
+        return Err(Error::TimedOut);
+    }
+    Ok(())
+}
+
+fn run(space: &AtomSpace, query: Handle) -> Result<Executed> {
     let t = space.get_type(query).ok_or(Error::InvalidHandle(query))?;
     let out = space.outgoing(query).unwrap_or(&[]);
     pattern::check_depth(space, query)?;
@@ -233,6 +325,7 @@ fn dual(space: &AtomSpace, query: Handle, term: Handle) -> Result<Vec<Handle>> {
             found.push(p);
         }
     }
+    check_deadline()?;
     found.sort_unstable();
     Ok(found)
 }

@@ -89,6 +89,8 @@ impl<'a> Search<'a> {
         let mut all = HashSet::default();
         for alt in &self.pat.alternatives {
             all.extend(self.solve_alternative(alt, first_only)?);
+            // A search stopped by its deadline may look complete.
+            super::check_deadline()?;
             if first_only && !all.is_empty() {
                 break;
             }
@@ -137,7 +139,8 @@ impl<'a> Search<'a> {
             return run(&cands);
         }
         let chunk = cands.len().div_ceil(rayon::current_num_threads() * 8).max(16);
-        cands.par_chunks(chunk).map(run).try_reduce(HashSet::default, |mut a, b| {
+        let limits = super::limits();
+        cands.par_chunks(chunk).map(|c| super::with_limits(limits, || run(c))).try_reduce(HashSet::default, |mut a, b| {
             a.extend(b);
             Ok(a)
         })
@@ -187,6 +190,10 @@ impl<'a> Search<'a> {
             }
         }
         out.insert(b.iter().map(|v| v.as_ref().map(Val::from)).collect());
+        let max = super::limits().max_groundings;
+        if out.len() > max {
+            return Err(super::bad(format!("the query has more than {max} groundings (the limit)")));
+        }
         if ctx.first_only {
             ctx.stop.store(true, Ordering::Relaxed);
             return Ok(Flow::Stop);
@@ -419,6 +426,9 @@ impl<'a> Search<'a> {
     where
         'a: 'b,
     {
+        if super::expired() {
+            return Flow::Stop;
+        }
         match self.pat.term(t) {
             Term::Const(h) => {
                 if *h == a {
