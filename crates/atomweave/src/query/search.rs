@@ -537,7 +537,16 @@ impl<'a> Search<'a> {
     where
         'a: 'b,
     {
-        let Some(n) = self.consts(kids, out) else { return Flow::Go };
+        // `out` is as long as `kids` here: compared in place, without
+        // the bounds `consts` checks (this is the matcher's inner loop).
+        let mut n = 0;
+        while let Some(&t) = kids.get(n) {
+            let Term::Const(h) = *self.pat.term(t) else { break };
+            if h != out[n] {
+                return Flow::Go;
+            }
+            n += 1;
+        }
         match kids[n..].split_first() {
             None => k(b),
             Some((&t, rest)) => self.unify(t, out[n], b, &mut |b| self.seq(rest, &out[n + 1..], b, k)),
