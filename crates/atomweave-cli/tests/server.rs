@@ -318,7 +318,12 @@ fn runaway_scheme_is_stopped_by_the_time_limit_and_by_shutdown() {
     got.clear();
     while !got.contains("6\n") {
         let mut l = String::new();
-        assert!(rd.read_line(&mut l).unwrap() > 0, "{got}");
+        if rd.read_line(&mut l).unwrap() == 0 {
+            sigkill(&mut child);
+            let mut e = String::new();
+            let _ = err.read_to_string(&mut e);
+            panic!("closed: {got}\nstderr: {}", &e[..e.len().min(6000)]);
+        }
         got.push_str(&l);
     }
     assert!(got.contains("ERROR:") && got.contains("1 s"), "{got}");
@@ -327,10 +332,14 @@ fn runaway_scheme_is_stopped_by_the_time_limit_and_by_shutdown() {
     sigkill(&mut child);
     let _ = err.read_to_string(&mut String::new());
 
-    // No limit: shutdown stops the evaluation and the process ends.
+    // No limit: shutdown stops the evaluations (one in Scheme, one in a
+    // query) and the process ends.
     let (mut child, port, _err) = serve(&["--scm-timeout", "0"]);
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.write_all(b"scm hush\n(let loop () (loop))\n").unwrap();
+    let mut q = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    q.write_all(format!("scm hush\n(Set {members})\n(cog-execute! (Get (And (Set {vars}) (Equal (Variable \"$v0\") (Concept \"none\")))))\n").as_bytes())
+        .unwrap();
     std::thread::sleep(Duration::from_millis(500));
     let mut t = TcpStream::connect(("127.0.0.1", port)).unwrap();
     t.write_all(b"shutdown\n").unwrap();
@@ -465,4 +474,18 @@ fn runaway_queries_stop_at_the_query_timeout() {
     assert!(replies[1].starts_with("(error ") && replies[1].contains("time limit"), "{}", replies[1]);
     assert_eq!(replies[2], "()");
     assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
+
+    // No limit: shutdown stops the query and the process ends.
+    let (mut child, port, _err) = serve(&["--query-timeout", "0"]);
+    let mut c = Sexpr::open(port);
+    c.ask(&[format!("(Set {members})")]);
+    c.wr.write_all(format!("(cog-execute-cache! (Get (And (Set {vars}) (Equal (Variable \"$v0\") (Concept \"none\")))) (Predicate \"r\"))\n").as_bytes())
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    TcpStream::connect(("127.0.0.1", port)).unwrap().write_all(b"shutdown\n").unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while child.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "the server did not stop while a query ran");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

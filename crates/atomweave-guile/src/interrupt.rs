@@ -10,9 +10,11 @@
 //! evaluation is still the one overdue, so a mark that lands just after
 //! an evaluation finished does not stop the next one. Code that catches
 //! every exception is marked again every [`REMARK`] until it ends. A
-//! primitive running in Rust (a large query) is stopped when it returns.
+//! query running in Rust, out of the asyncs' reach, watches the same
+//! deadline and a cancel flag that [`interrupt_all`] sets.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
@@ -29,6 +31,8 @@ struct Running {
     limit: Option<Duration>,
     /// Why it is being stopped, once it is.
     stop: Option<String>,
+    /// Stops the queries it runs.
+    cancel: Arc<AtomicBool>,
 }
 
 static RUNNING: Mutex<Vec<Running>> = Mutex::new(Vec::new());
@@ -49,11 +53,13 @@ pub fn eval_within(code: &str, limit: Option<Duration>) -> Result<String, String
     // SAFETY: in Guile mode, as this function requires.
     let thread = unsafe { ffi::scm_current_thread() }.bits();
     let deadline = limit.map(|l| Instant::now() + l);
-    RUNNING.lock().push(Running { id, thread, deadline, limit, stop: None });
+    let cancel = Arc::new(AtomicBool::new(false));
+    RUNNING.lock().push(Running { id, thread, deadline, limit, stop: None, cancel: cancel.clone() });
     CHANGED.notify_one();
     // Guile's interrupts reach Scheme code only: a query the command runs
-    // watches the deadline itself.
-    let result = atomweave::query::with_limits(atomweave::query::Limits { deadline, ..Default::default() }, || crate::eval(code));
+    // watches the deadline and the cancel flag itself.
+    let limits = atomweave::query::Limits { deadline, cancel: Some(cancel), ..Default::default() };
+    let result = atomweave::query::with_limits(limits, || crate::eval(code));
     let stopped = {
         let mut running = RUNNING.lock();
         let i = running.iter().position(|r| r.id == id).expect("registered above");
@@ -61,14 +67,22 @@ pub fn eval_within(code: &str, limit: Option<Duration>) -> Result<String, String
     };
     match (result, stopped) {
         (Err(_), Some(why)) => Err(why),
+        // A query saw the deadline before the watchdog did.
+        (Err(_), None) if deadline.is_some_and(|d| Instant::now() >= d) => Err(overdue(limit)),
         (result, _) => result,
     }
+}
+
+/// Why an evaluation past its time limit was stopped.
+fn overdue(limit: Option<Duration>) -> String {
+    format!("evaluation stopped: it ran longer than the {} s a command may take", limit.map_or(0.0, |l| l.as_secs_f64()))
 }
 
 /// Stops every evaluation started by [`eval_within`] that is running.
 pub fn interrupt_all(why: &str) {
     for r in RUNNING.lock().iter_mut() {
         r.stop.get_or_insert_with(|| why.to_string());
+        r.cancel.store(true, Ordering::Relaxed);
     }
     CHANGED.notify_one();
 }
@@ -82,8 +96,7 @@ fn watch() {
         let mut next: Option<Instant> = None;
         for r in running.iter_mut() {
             if r.stop.is_none() && r.deadline.is_some_and(|d| d <= now) {
-                let limit = r.limit.map_or(0.0, |l| l.as_secs_f64());
-                r.stop = Some(format!("evaluation stopped: it ran longer than the {limit} s a command may take"));
+                r.stop = Some(overdue(r.limit));
             }
             if r.stop.is_some() {
                 marks.push(r.thread);

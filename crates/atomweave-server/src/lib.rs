@@ -150,6 +150,8 @@ pub(crate) struct Shared {
     pub stop: watch::Sender<bool>,
     /// The space's index in Scheme, once the scm shell has been used.
     pub scheme_space: std::sync::OnceLock<u32>,
+    /// Set at shutdown: stops the queries of the sexpr and json shells.
+    pub cancel: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A bound server, ready to [`run`](Server::run).
@@ -213,6 +215,7 @@ impl Server {
             started: Instant::now(),
             stop,
             scheme_space: std::sync::OnceLock::new(),
+            cancel: Arc::default(),
         });
         Ok(Server { shared, listener, web })
     }
@@ -259,6 +262,7 @@ impl Server {
         if shared.scheme_space.get().is_some() {
             atomweave_guile::interrupt_all("the server is shutting down");
         }
+        shared.cancel.store(true, Ordering::Relaxed);
         // Give in-flight commands a moment to finish, then close the store:
         // later writes (there should be none) would find no store.
         let deadline = Instant::now() + Duration::from_secs(2);

@@ -431,7 +431,11 @@ impl Session {
 /// Runs one `json` or `sexpr` shell command and appends its reply line.
 pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String) {
     let start = out.len();
-    let limits = atomweave::query::Limits { deadline: shared.config.query_timeout.map(|t| std::time::Instant::now() + t), ..Default::default() };
+    let limits = atomweave::query::Limits {
+        deadline: shared.config.query_timeout.map(|t| std::time::Instant::now() + t),
+        cancel: Some(shared.cancel.clone()),
+        ..Default::default()
+    };
     let run = |out: &mut String| {
         atomweave::query::with_limits(limits, || if json { json::eval(&shared.state, cmd, out) } else { sexpr::eval(&shared.state, cmd, out) })
     };

@@ -27,7 +27,7 @@ pub enum Error {
     Hierarchy(String),
     #[error("query: {0}")]
     Query(String),
-    #[error("the query ran past its time limit")]
+    #[error("the query was stopped: it ran past its time limit, or was cancelled")]
     TimedOut,
     #[error(transparent)]
     Parse(#[from] crate::sexpr::ParseError),

@@ -225,7 +225,19 @@ fn queries_stop_at_their_deadline() {
     let got = with_deadline(start + Duration::from_millis(100), &|| execute(&space, q));
     assert_eq!(got, Err(atomweave::Error::TimedOut));
     assert_eq!(with_deadline(start, &|| execute(&space, q)), Err(atomweave::Error::TimedOut));
-    // Without one, a small query of the same shape runs to its end.
+    // Cancelled from another thread, a query with no deadline stops too.
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = cancel.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let start = Instant::now();
+    let got = with_limits(Limits { cancel: Some(cancel), ..Limits::default() }, || execute(&space, q));
+    assert_eq!(got, Err(atomweave::Error::TimedOut));
+    assert!(start.elapsed() < Duration::from_secs(10), "stopped {:?} after the start", start.elapsed());
+    canceller.join().unwrap();
+    // Without limits, a small query of the same shape runs to its end.
     let space = AtomSpace::new();
     let small = permutations_query(&space, 4);
     assert!(matches!(execute(&space, small), Ok(Executed::Atom(_))));

@@ -20,9 +20,14 @@
 (define (on-error e)
   (cons #f (error-text (exception-kind e) (exception-args e))))
 
+;; Inside a command's body: where an embedder's watchdog may throw.
+(define in-body (make-fluid #f))
+
 ;; with-exception-handler, unwinding: what catch does, for less.
 (define-syntax-rule (guarded body ...)
-  (with-exception-handler on-error (lambda () body ...) #:unwind? #t))
+  (with-exception-handler on-error
+    (lambda () (with-fluid* in-body #t (lambda () body ...)))
+    #:unwind? #t))
 
 ;; Rust's fast path (fast.rs) caches what symbols of the user module name;
 ;; any new binding or use there makes the caches stale.
@@ -141,6 +146,9 @@ come already read: a list of expressions."
   (guarded (proc arg) '(#t . "")))
 
 ;; What an embedder's watchdog runs in a thread whose evaluation it stops
-;; (interrupt.rs): throws if that evaluation is still being stopped.
+;; (interrupt.rs): throws if that evaluation is still being stopped, and
+;; only in a command's body: a mark that arrives while the error is turned
+;; into text, or on the way out, would throw past every handler.
 (define (shell-interrupt)
-  (%atomweave-interrupt-check))
+  (when (fluid-ref in-body)
+    (%atomweave-interrupt-check)))

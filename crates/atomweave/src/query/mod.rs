@@ -84,7 +84,9 @@ mod search;
 type HashSet<T> = hashbrown::HashSet<T, foldhash::fast::RandomState>;
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
@@ -119,10 +121,13 @@ pub fn execute_until(space: &AtomSpace, query: Handle, deadline: Instant) -> Res
 }
 
 /// What a query may take: a server sets them around each client's command.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Limits {
     /// When a query stops with [`Error::TimedOut`] (`None`: never).
     pub deadline: Option<Instant>,
+    /// Set (by another thread: a shutdown) to stop the query at once with
+    /// [`Error::TimedOut`].
+    pub cancel: Option<Arc<AtomicBool>>,
     /// Most groundings a search may find before it stops with an error
     /// (16 M by default: as many results may fill gigabytes; each thread
     /// of a split search counts its own).
@@ -131,14 +136,14 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { deadline: None, max_groundings: 1 << 24 }
+        Limits { deadline: None, cancel: None, max_groundings: 1 << 24 }
     }
 }
 
 thread_local! {
     /// The limits of the queries this thread runs; how many steps a search
     /// took since it last read the clock; and whether the deadline passed.
-    static LIMITS: Cell<Limits> = Cell::new(Limits::default());
+    static LIMITS: RefCell<Limits> = RefCell::new(Limits::default());
     static STEPS: Cell<u32> = const { Cell::new(0) };
     static PAST: Cell<bool> = const { Cell::new(false) };
 }
@@ -146,20 +151,32 @@ thread_local! {
 /// Runs `f` with `limits` for every query it executes on this thread. The
 /// threads a search is split across work under the same limits.
 pub fn with_limits<R>(limits: Limits, f: impl FnOnce() -> R) -> R {
-    struct Restore(Limits, bool);
+    struct Restore(Option<Limits>, bool);
     impl Drop for Restore {
         fn drop(&mut self) {
-            LIMITS.set(self.0);
+            if let Some(limits) = self.0.take() {
+                LIMITS.set(limits);
+            }
             PAST.set(self.1);
         }
     }
-    let _restore = Restore(LIMITS.replace(limits), PAST.replace(false));
+    let _restore = Restore(Some(LIMITS.replace(limits)), PAST.replace(false));
     f()
 }
 
 /// This thread's query limits.
 pub(crate) fn limits() -> Limits {
-    LIMITS.get()
+    LIMITS.with_borrow(Limits::clone)
+}
+
+/// The most groundings this thread's query may find.
+pub(crate) fn max_groundings() -> usize {
+    LIMITS.with_borrow(|l| l.max_groundings)
+}
+
+/// Are this thread's query's limits passed (the clock read now)?
+fn past_limits() -> bool {
+    LIMITS.with_borrow(|l| l.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) || l.deadline.is_some_and(|d| Instant::now() >= d))
 }
 
 /// Has the query's deadline passed? A step of the search or the
@@ -174,14 +191,14 @@ pub(crate) fn expired() -> bool {
     if n % 1024 != 0 {
         return false;
     }
-    let past = LIMITS.get().deadline.is_some_and(|d| Instant::now() >= d);
+    let past = past_limits();
     PAST.set(past);
     past
 }
 
-/// [`Error::TimedOut`] once the deadline has passed (the clock read now).
+/// [`Error::TimedOut`] once the deadline has passed or the query was cancelled.
 pub(crate) fn check_deadline() -> Result<()> {
-    if PAST.get() || LIMITS.get().deadline.is_some_and(|d| Instant::now() >= d) {
+    if PAST.get() || past_limits() {
         return Err(Error::TimedOut);
     }
     Ok(())

@@ -140,7 +140,7 @@ impl<'a> Search<'a> {
         }
         let chunk = cands.len().div_ceil(rayon::current_num_threads() * 8).max(16);
         let limits = super::limits();
-        cands.par_chunks(chunk).map(|c| super::with_limits(limits, || run(c))).try_reduce(HashSet::default, |mut a, b| {
+        cands.par_chunks(chunk).map(|c| super::with_limits(limits.clone(), || run(c))).try_reduce(HashSet::default, |mut a, b| {
             a.extend(b);
             Ok(a)
         })
@@ -190,7 +190,7 @@ impl<'a> Search<'a> {
             }
         }
         out.insert(b.iter().map(|v| v.as_ref().map(Val::from)).collect());
-        let max = super::limits().max_groundings;
+        let max = super::max_groundings();
         if out.len() > max {
             return Err(super::bad(format!("the query has more than {max} groundings (the limit)")));
         }
