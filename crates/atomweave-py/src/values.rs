@@ -1,6 +1,7 @@
 //! `TruthValue`, `FloatValue`, `StringValue`, `LinkValue`, and conversions
 //! between core values and Python objects.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use atomweave::sexpr::fmt_f64;
@@ -200,7 +201,9 @@ impl PyLinkValue {
             return Ok(false);
         }
         for (a, b) in self.items.iter().zip(o) {
-            if !a.bind(py).eq(b.bind(py))? {
+            // The same object is equal to itself without a walk through
+            // it: LinkValues share members.
+            if !a.bind(py).is(b.bind(py)) && !a.bind(py).eq(b.bind(py))? {
                 return Ok(false);
             }
         }
@@ -208,8 +211,17 @@ impl PyLinkValue {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let parts = self.items.iter().map(|x| x.bind(py).repr().map(|r| r.to_string())).collect::<PyResult<Vec<_>>>()?;
-        Ok(format!("(LinkValue {})", parts.join(" ")))
+        let mut text = String::from("(LinkValue");
+        for x in &self.items {
+            text.push(' ');
+            text.push_str(&x.bind(py).repr()?.to_cow()?);
+            // A member held many times over prints at each place.
+            if text.len() > atomweave::sexpr::MAX_PRINTED {
+                return Err(crate::to_py(atomweave::sexpr::TooLarge.into()));
+            }
+        }
+        text.push(')');
+        Ok(text)
     }
 }
 
@@ -231,6 +243,13 @@ fn floats(values: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
 /// A Python value (an Atom, TruthValue, FloatValue, StringValue, LinkValue,
 /// or a plain list of numbers or strings) as a core value.
 pub(crate) fn from_py(space: &PySpace, py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Value> {
+    from_py_in(space, py, v, &mut HashMap::new())
+}
+
+/// [`from_py`], with a memo of the LinkValues converted: one held by
+/// several (`v = LinkValue([v, v])`, over and over) becomes one shared
+/// core value, not a copy at each place (2^depth of them).
+fn from_py_in(space: &PySpace, py: Python<'_>, v: &Bound<'_, PyAny>, memo: &mut HashMap<*mut pyo3::ffi::PyObject, Value>) -> PyResult<Value> {
     if let Ok(tv) = v.downcast::<PyTruthValue>() {
         return Ok(Value::Truth(tv.get().0));
     }
@@ -244,8 +263,13 @@ pub(crate) fn from_py(space: &PySpace, py: Python<'_>, v: &Bound<'_, PyAny>) -> 
         return Ok(Value::Atom(space.handle_of(v)?));
     }
     if let Ok(l) = v.downcast::<PyLinkValue>() {
-        let items = l.get().items.iter().map(|x| from_py(space, py, x.bind(py))).collect::<PyResult<Vec<_>>>()?;
-        return Ok(Value::link(items));
+        if let Some(done) = memo.get(&v.as_ptr()) {
+            return Ok(done.clone());
+        }
+        let items = l.get().items.iter().map(|x| from_py_in(space, py, x.bind(py), memo)).collect::<PyResult<Vec<_>>>()?;
+        let value = Value::link(items);
+        memo.insert(v.as_ptr(), value.clone());
+        return Ok(value);
     }
     if let Ok(l) = v.downcast::<PyList>() {
         if let Ok(xs) = l.extract::<Vec<f64>>() {
@@ -263,6 +287,12 @@ pub(crate) fn from_py(space: &PySpace, py: Python<'_>, v: &Bound<'_, PyAny>) -> 
 
 /// A core value as a Python object; atoms belong to `space`.
 pub(crate) fn to_py(space: &Bound<'_, PySpace>, v: Value) -> PyResult<PyObject> {
+    to_py_in(space, v, &mut HashMap::new())
+}
+
+/// [`to_py`], with a memo of the LinkValues converted: a part shared in the
+/// core value is one shared Python object.
+fn to_py_in(space: &Bound<'_, PySpace>, v: Value, memo: &mut HashMap<*const Value, PyObject>) -> PyResult<PyObject> {
     let py = space.py();
     Ok(match v {
         Value::Truth(tv) => PyTruthValue(tv).into_pyobject(py)?.into_any().unbind(),
@@ -272,8 +302,13 @@ pub(crate) fn to_py(space: &Bound<'_, PySpace>, v: Value) -> PyResult<PyObject> 
         Value::Void => py.None(),
         Value::Atom(h) => PySpace::atom(space, h).into_pyobject(py)?.into_any().unbind(),
         Value::Link(items) => {
-            let items = items.iter().map(|x| to_py(space, x.clone())).collect::<PyResult<Vec<_>>>()?;
-            PyLinkValue::of(items, py)?.into_pyobject(py)?.into_any().unbind()
+            if let Some(done) = memo.get(&items.as_ptr()) {
+                return Ok(done.clone_ref(py));
+            }
+            let objs = items.iter().map(|x| to_py_in(space, x.clone(), memo)).collect::<PyResult<Vec<_>>>()?;
+            let obj = PyLinkValue::of(objs, py)?.into_pyobject(py)?.into_any().unbind();
+            memo.insert(items.as_ptr(), obj.clone_ref(py));
+            obj
         }
     })
 }

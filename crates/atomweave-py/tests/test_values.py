@@ -286,3 +286,33 @@ def test_linkvalue_nested_too_deep_is_refused(space):
     with pytest.raises(ValueError, match="nest at most 256 deep"):
         LinkValue([v])
     assert LinkValue([a.get_value(k).to_list()[0]]) == v
+
+
+def test_linkvalue_sharing_too_much_is_refused(space):
+    # A LinkValue of two copies of one, 64 times over, is 2^64 elements as
+    # a store or a printout writes it out: a space refuses it at once.
+    a, k = ConceptNode("shared"), PredicateNode("k")
+    v = FloatValue([1])
+    for _ in range(64):
+        v = LinkValue([v, v])
+    with pytest.raises(ValueError, match="more than 268435456 elements"):
+        a.set_value(k, v)
+    assert a.get_value(k) is None
+
+
+def test_linkvalue_sharing_prints_and_compares_within_bounds(space):
+    v = FloatValue([1])
+    for _ in range(64):
+        v = LinkValue([v, v])
+    assert v == v
+    with pytest.raises(RuntimeError, match="prints to more than 256 MiB"):
+        repr(v)
+    # Shared parts stay shared on the way into the space and back.
+    w = FloatValue([1, 2])
+    for _ in range(16):
+        w = LinkValue([w, w])
+    a, k = ConceptNode("shared-ok"), PredicateNode("k")
+    a.set_value(k, w)
+    got = a.get_value(k)
+    assert got == w
+    assert got.to_list()[0] is got.to_list()[1]

@@ -389,6 +389,17 @@ impl Dedupe {
             return;
         }
         let growth = book.growth.take().expect("a growth under way on the table it began on");
+        // Each add in the log may take an entry, and one removed again
+        // leaves a marker: writers that ran far ahead of a slow build (the
+        // same slot added and removed in turn reuses one marker of the
+        // current table, but takes a new entry here each time) could fill
+        // the table, and a probe of a full table never ends. Then the
+        // current table stays, and the next writer grows it again.
+        let adds = growth.log.iter().filter(|(slot, _)| slot & LOG_REMOVED == 0).count();
+        if (used as usize + adds) * 4 > (t.mask + 1) * 3 {
+            self.wanted.store(true, Ordering::Relaxed);
+            return;
+        }
         for (slot, hash) in growth.log {
             let found = t.position(hash, slot & !LOG_REMOVED);
             match (slot & LOG_REMOVED != 0, found) {
@@ -593,6 +604,37 @@ mod tests {
         // Removed after the growth: the new table's entry goes.
         remove(&d, &mut book, &mut live, 40);
         assert_eq!(d.find(h(40), |s| s == 40), None);
+    }
+
+    /// The same slot added and removed again and again while a growth is
+    /// built outside the lock reuses one marker of the current table, but
+    /// would take a new entry of the grown one each time: past three
+    /// quarters, the growth is dropped (a full table's probes never end),
+    /// to be begun again.
+    #[test]
+    fn a_growth_overrun_by_changes_is_dropped() {
+        let d = Dedupe::new();
+        let mut book = DedupeBook::default();
+        let mut live: Vec<u32> = Vec::new();
+        for i in 0..33 {
+            insert_deferred(&d, &mut book, &mut live, i);
+        }
+        let ticket = d.begin_growth(&mut book).expect("growth begins");
+        let built = Dedupe::build(ticket, live.iter().map(|&s| (s, h(s))));
+        for _ in 0..1000 {
+            insert_deferred(&d, &mut book, &mut live, 100);
+            remove(&d, &mut book, &mut live, 100);
+        }
+        let current = d.table() as *const Table;
+        d.finish_growth(&mut book, built);
+        assert_eq!(d.table() as *const Table, current, "the overrun growth publishes nothing");
+        assert!(d.growth_wanted(), "and is asked for again");
+        assert!(live.iter().all(|&i| d.find(h(i), |s| s == i).is_some()));
+        assert_eq!(book.live as usize, live.len());
+        let ticket = d.begin_growth(&mut book).expect("growth begins again");
+        d.finish_growth(&mut book, Dedupe::build(ticket, live.iter().map(|&s| (s, h(s)))));
+        assert!(d.table().mask + 1 >= 128, "published");
+        assert!(live.iter().all(|&i| d.find(h(i), |s| s == i).is_some()));
     }
 
     #[test]

@@ -814,7 +814,7 @@ impl AtomSpace {
 
     /// Sets the value under `key`; under the truth-value key it sets the truth value.
     pub fn set_value(&self, h: Handle, key: Handle, v: Value) -> Result<()> {
-        v.check_nesting()?;
+        v.check_shape()?;
         if self.is_tv_key(key) {
             return self.set_tv(h, tv_of(&v)?);
         }

@@ -163,7 +163,7 @@ impl AtomTable {
 
     /// Sets the value under `key`; under the truth-value key it sets the truth value.
     pub fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
-        v.check_nesting()?;
+        v.check_shape()?;
         if is_tv_key(self.get_type(key), self.name(key)) {
             return self.set_tv(h, tv_of(&v)?);
         }

@@ -3,6 +3,7 @@
 //! Values are immutable; vector values share their buffer (`Arc`), so reading
 //! a value out of a space costs a reference-count increment, not a copy.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::types::{self, Type};
@@ -91,6 +92,12 @@ impl Default for TruthValue {
 /// included, which recurse) stays shallow.
 pub const MAX_VALUE_NESTING: usize = 256;
 
+/// Most elements a value in a space may hold, a part that several
+/// LinkValues share counted at each place: 2^28. Stores, copies and
+/// printouts write a shared part out at every place, so a LinkValue
+/// doubling one value 40 times (2^40 elements) would fill any memory.
+pub const MAX_VALUE_SIZE: usize = 1 << 28;
+
 /// A value: what an atom holds under a key.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -132,31 +139,65 @@ impl Value {
     }
 
     /// How deep LinkValues nest in this value: 0 for any other value, 1
-    /// for a LinkValue of plain values. Found with a stack, and only as far
-    /// as one past [`MAX_VALUE_NESTING`].
+    /// for a LinkValue of plain values.
     pub fn nesting(&self) -> usize {
-        // Most values are flat: no stack for them (set_value asks every time).
-        if !matches!(self, Value::Link(_)) {
-            return 0;
-        }
-        let mut deepest = 0;
-        let mut todo = vec![(self, 0)];
-        while let Some((v, depth)) = todo.pop() {
-            if let Value::Link(items) = v {
-                deepest = deepest.max(depth + 1);
-                if deepest > MAX_VALUE_NESTING {
-                    break;
-                }
-                todo.extend(items.iter().map(|x| (x, depth + 1)));
-            }
-        }
-        deepest
+        self.shape().0
     }
 
-    /// An error unless the value nests at most [`MAX_VALUE_NESTING`] deep.
-    pub fn check_nesting(&self) -> crate::Result<()> {
-        if self.nesting() > MAX_VALUE_NESTING {
+    /// How deep LinkValues nest in this value, and how many elements it
+    /// holds (a vector's elements, atoms, truth values, LinkValues), a
+    /// part shared by several LinkValues counted at each place, as a copy
+    /// or a printout has it. Walked with a stack and a memo of the shared
+    /// parts: a LinkValue of two copies of one, 256 times over, is
+    /// measured in 256 steps, not 2^256.
+    pub fn shape(&self) -> (usize, usize) {
+        fn flat(v: &Value) -> usize {
+            match v {
+                Value::Float(x) => x.len().max(1),
+                Value::String(x) => x.len().max(1),
+                Value::Bool(x) => x.len().max(1),
+                _ => 1,
+            }
+        }
+        // Most values are flat: no stack or memo for them (set_value asks every time).
+        let Value::Link(root) = self else { return (0, flat(self)) };
+        let mut memo: HashMap<*const Value, (usize, usize)> = HashMap::new();
+        // (a LinkValue's members, whether they were measured)
+        let mut todo: Vec<(&[Value], bool)> = vec![(root, false)];
+        while let Some((items, ready)) = todo.pop() {
+            if memo.contains_key(&items.as_ptr()) {
+                continue;
+            }
+            if !ready {
+                todo.push((items, true));
+                todo.extend(items.iter().filter_map(|v| if let Value::Link(inner) = v { Some((&inner[..], false)) } else { None }));
+                continue;
+            }
+            let mut shape = (1usize, 1usize);
+            for v in items.iter() {
+                let (depth, size) = match v {
+                    Value::Link(inner) => memo[&inner.as_ptr()],
+                    other => (0, flat(other)),
+                };
+                shape = (shape.0.max(depth + 1), shape.1.saturating_add(size));
+            }
+            memo.insert(items.as_ptr(), shape);
+        }
+        memo[&root.as_ptr()]
+    }
+
+    /// An error unless LinkValues nest at most [`MAX_VALUE_NESTING`] deep
+    /// in the value and it holds at most [`MAX_VALUE_SIZE`] elements, its
+    /// shared parts counted at each place ([`shape`](Self::shape)).
+    pub fn check_shape(&self) -> crate::Result<()> {
+        let (depth, size) = self.shape();
+        if depth > MAX_VALUE_NESTING {
             return Err(crate::Error::InvalidValue(format!("LinkValues nest at most {MAX_VALUE_NESTING} deep")));
+        }
+        if size > MAX_VALUE_SIZE {
+            return Err(crate::Error::InvalidValue(format!(
+                "the value holds more than {MAX_VALUE_SIZE} elements, counting a part it shares at each place it occurs (as a copy, a store or a printout has it)"
+            )));
         }
         Ok(())
     }

@@ -327,6 +327,33 @@ fn values_nested_too_deep_are_refused() {
     space.set_value(a, k, Value::link(vec![nested(3); 10_000])).unwrap();
 }
 
+/// A LinkValue may hold one value many times over (a copy of an Arc):
+/// doubled 256 times it is 2^256 elements as a store or a printout writes
+/// it. Its shape is measured with a memo (256 steps), and a space refuses
+/// a value of more than MAX_VALUE_SIZE elements so counted.
+#[test]
+fn values_too_large_when_shared_parts_are_counted_are_refused() {
+    let doubled = |levels: usize, leaf: Value| (0..levels).fold(leaf, |v, _| Value::link(vec![v.clone(), v]));
+    let huge = doubled(256, Value::float(vec![1.0]));
+    assert_eq!(huge.shape(), (256, usize::MAX), "2^256 elements saturate");
+    let space = AtomSpace::new();
+    let (a, k) = (space.add_node(CONCEPT_NODE, "a").unwrap(), space.add_node(PREDICATE_NODE, "k").unwrap());
+    let err = space.set_value(a, k, huge).unwrap_err().to_string();
+    assert!(err.contains("more than 268435456 elements"), "{err}");
+    assert_eq!(space.get_value(a, k), None, "nothing was set");
+    // 2^20 leaves of 4 floats, and the LinkValues over them: accepted.
+    let fine = doubled(20, Value::float(vec![1.0; 4]));
+    assert_eq!(fine.shape(), (20, (1 << 20) * 4 + (1 << 20) - 1));
+    space.set_value(a, k, fine.clone()).unwrap();
+    assert_eq!(space.get_value(a, k), Some(fine));
+    // Vectors count their elements: 300 places of one of 2^20 floats is
+    // 314 M elements to write out.
+    assert_eq!(Value::float(vec![0.0; 1000]).shape(), (0, 1000));
+    let wide = Value::link(vec![Value::float(vec![0.0; 1 << 20]); 300]);
+    assert_eq!(wide.shape(), (1, 300 * (1 << 20) + 1));
+    assert!(wide.check_shape().is_err());
+}
+
 /// Copying an atom into an unrelated space (`import`) and finding it there
 /// (`find`) walk with a stack and a memo: a chain deeper than the thread's
 /// stack, and a tower of shared members (2^64 paths, 128 atoms), both work.
