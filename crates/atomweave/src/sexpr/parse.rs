@@ -7,8 +7,8 @@
 //! any depth parses without recursion.
 //!
 //! This is a reader of data, not of Scheme: it knows lists, symbols, strings,
-//! decimal numbers, `'` quotes and the three kinds of comment (`;`, `#| |#`,
-//! `#;`), and nothing else. There are no vectors, characters, radix prefixes,
+//! decimal numbers, `'` quotes and Guile's four kinds of comment (`;`,
+//! `#| |#`, `#;`, and `#! !#`, which script headers use), and nothing else. There are no vectors, characters, radix prefixes,
 //! rationals or dotted-pair semantics (`.` is read as a symbol), and nothing
 //! is evaluated; turning expressions into atoms is the loader's job.
 
@@ -427,13 +427,15 @@ impl<R: BufRead> Parser<R> {
         }
     }
 
-    /// At a `#`: skips a `#| |#` comment or opens a `#;` one; false if it is neither.
+    /// At a `#`: skips a `#| |#` or `#! !#` comment or opens a `#;` one;
+    /// false if it is none of them.
     fn hash_comment(&mut self) -> Result<bool, Fail> {
         if !self.ensure(2)? {
             return Ok(false);
         }
         match self.buf.as_bytes()[self.pos + 1] {
             b'|' => self.block_comment()?,
+            b'!' => self.shebang_comment()?,
             b';' => {
                 self.frames.push(Frame::DatumComment(self.here()));
                 self.pos += 2;
@@ -455,14 +457,14 @@ impl<R: BufRead> Parser<R> {
             let Some(k) = memchr2(b'|', b'#', rest) else {
                 self.skip(rest.len());
                 if !self.fill_more()? {
-                    return Err(self.unterminated_comment(open));
+                    return Err(self.unterminated(open, "#|"));
                 }
                 continue;
             };
             self.skip(k);
             if !self.ensure(2)? {
                 self.step();
-                return Err(self.unterminated_comment(open));
+                return Err(self.unterminated(open, "#|"));
             }
             match (self.buf.as_bytes()[self.pos], self.buf.as_bytes()[self.pos + 1]) {
                 (b'|', b'#') => {
@@ -483,9 +485,51 @@ impl<R: BufRead> Parser<R> {
         }
     }
 
-    fn unterminated_comment(&self, open: Pos) -> Fail {
-        let message = format!("end of input inside a `#|` comment; it starts at line {}, column {}", open.line, open.col);
-        fail(self.here(), message, "#|".to_owned())
+    /// At a `#!`: skips to the next `!#` (not nested), as Guile does with a
+    /// script's header (`#!/usr/bin/env guile` ... `!#`). Guile's reader
+    /// directives (`#!fold-case`, `#!r6rs`, ...) change how it reads what
+    /// follows: refused by name, not read differently.
+    fn shebang_comment(&mut self) -> Result<(), Fail> {
+        let open = self.here();
+        self.ensure(32)?;
+        let rest = &self.buf.as_bytes()[self.pos + 2..];
+        let name_len = rest.iter().position(|b| b.is_ascii_whitespace() || b"()\";".contains(b)).unwrap_or(rest.len());
+        let name = String::from_utf8_lossy(&rest[..name_len]);
+        if ["fold-case", "no-fold-case", "r6rs", "r7rs", "curly-infix", "curly-infix-and-bracket-lists"].contains(&name.as_ref()) {
+            return Err(fail(
+                open,
+                format!("the reader directive `#!{name}` is not supported: it changes how Guile reads the rest of the file"),
+                format!("#!{name}"),
+            ));
+        }
+        self.pos += 2;
+        self.col = self.col.saturating_add(2);
+        loop {
+            let rest = &self.buf.as_bytes()[self.pos..];
+            let Some(k) = memchr(b'!', rest) else {
+                self.skip(rest.len());
+                if !self.fill_more()? {
+                    return Err(self.unterminated(open, "#!"));
+                }
+                continue;
+            };
+            self.skip(k);
+            if !self.ensure(2)? {
+                self.step();
+                return Err(self.unterminated(open, "#!"));
+            }
+            if self.buf.as_bytes()[self.pos + 1] == b'#' {
+                self.pos += 2;
+                self.col = self.col.saturating_add(2);
+                return Ok(());
+            }
+            self.step();
+        }
+    }
+
+    fn unterminated(&self, open: Pos, opener: &str) -> Fail {
+        let message = format!("end of input inside a `{opener}` comment; it starts at line {}, column {}", open.line, open.col);
+        fail(self.here(), message, opener.to_owned())
     }
 
     /// Steps over `len` bytes of comment text, ending at a character boundary.
@@ -978,6 +1022,24 @@ mod tests {
         assert_eq!(shown("(a #|(|# b)"), ["(a b)"]);
         assert_eq!(shown("#||# z #|#|#||#|#|# w"), ["z", "w"]);
         assert_eq!(parse_str("#| one\ntwo é\n |# z").unwrap()[0].pos(), at(3, 5));
+    }
+
+    /// Guile's `#! !#` comment, as script headers use it: not nested, and
+    /// anything but a reader directive may follow the `#!`.
+    #[test]
+    fn shebang_comments() {
+        assert_eq!(shown("#!/usr/bin/env guile\n-s\n!#\n(a)"), ["(a)"]);
+        assert_eq!(shown("#! x ! y #! z !# w"), ["w"]);
+        assert_eq!(shown("(a #!!# b)"), ["(a b)"]);
+        assert_eq!(parse_str("#! one\ntwo é\n !# z").unwrap()[0].pos(), at(3, 5));
+        // The byte reader, a byte at a time: `!` and `#` in separate reads.
+        let mut chunked = Parser::new(std::io::BufReader::with_capacity(1, &b"#! a !# b"[..]));
+        assert!(matches!(chunked.next(), Some(Ok(Expr::Symbol(s, _))) if s == "b"));
+        let e = error("#! never closed");
+        assert!(e.message.contains("inside a `#!` comment; it starts at line 1, column 1"), "{}", e.message);
+        let e = error("#!fold-case (Concept \"a\")");
+        assert!(e.message.contains("`#!fold-case` is not supported"), "{}", e.message);
+        assert_eq!(shown("#!fold-cases !# c"), ["c"], "only the directives themselves");
     }
 
     #[test]
