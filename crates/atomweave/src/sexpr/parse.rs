@@ -448,41 +448,7 @@ impl<R: BufRead> Parser<R> {
 
     /// At a `#|`: skips the comment, and any nested in it.
     fn block_comment(&mut self) -> Result<(), Fail> {
-        let open = self.here();
-        self.pos += 2;
-        self.col = self.col.saturating_add(2);
-        let mut depth = 1_usize;
-        loop {
-            let rest = &self.buf.as_bytes()[self.pos..];
-            let Some(k) = memchr2(b'|', b'#', rest) else {
-                self.skip(rest.len());
-                if !self.fill_more()? {
-                    return Err(self.unterminated(open, "#|"));
-                }
-                continue;
-            };
-            self.skip(k);
-            if !self.ensure(2)? {
-                self.step();
-                return Err(self.unterminated(open, "#|"));
-            }
-            match (self.buf.as_bytes()[self.pos], self.buf.as_bytes()[self.pos + 1]) {
-                (b'|', b'#') => {
-                    self.pos += 2;
-                    self.col = self.col.saturating_add(2);
-                    depth -= 1;
-                    if depth == 0 {
-                        return Ok(());
-                    }
-                }
-                (b'#', b'|') => {
-                    self.pos += 2;
-                    self.col = self.col.saturating_add(2);
-                    depth += 1;
-                }
-                _ => self.step(),
-            }
-        }
+        self.skip_comment(*b"#|", *b"|#", true)
     }
 
     /// At a `#!`: skips to the next `!#` (not nested), as Guile does with a
@@ -490,40 +456,55 @@ impl<R: BufRead> Parser<R> {
     /// directives (`#!fold-case`, `#!r6rs`, ...) change how it reads what
     /// follows: refused by name, not read differently.
     fn shebang_comment(&mut self) -> Result<(), Fail> {
-        let open = self.here();
         self.ensure(32)?;
         let rest = &self.buf.as_bytes()[self.pos + 2..];
         let name_len = rest.iter().position(|b| b.is_ascii_whitespace() || b"()\";".contains(b)).unwrap_or(rest.len());
         let name = String::from_utf8_lossy(&rest[..name_len]);
         if ["fold-case", "no-fold-case", "r6rs", "r7rs", "curly-infix", "curly-infix-and-bracket-lists"].contains(&name.as_ref()) {
-            return Err(fail(
-                open,
-                format!("the reader directive `#!{name}` is not supported: it changes how Guile reads the rest of the file"),
-                format!("#!{name}"),
-            ));
+            let message = format!("the reader directive `#!{name}` is not supported: it changes how Guile reads the rest of the file");
+            return Err(fail(self.here(), message, format!("#!{name}")));
         }
+        self.skip_comment(*b"#!", *b"!#", false)
+    }
+
+    /// At `opener`: skips to its `closer`, and past any comment of the same
+    /// kind nested in it when `nests`.
+    fn skip_comment(&mut self, opener: [u8; 2], closer: [u8; 2], nests: bool) -> Result<(), Fail> {
+        let open = self.here();
+        let opener_text = String::from_utf8_lossy(&opener).into_owned();
         self.pos += 2;
         self.col = self.col.saturating_add(2);
+        let mut depth = 1_usize;
         loop {
             let rest = &self.buf.as_bytes()[self.pos..];
-            let Some(k) = memchr(b'!', rest) else {
+            let next = if nests { memchr2(closer[0], opener[0], rest) } else { memchr(closer[0], rest) };
+            let Some(k) = next else {
                 self.skip(rest.len());
                 if !self.fill_more()? {
-                    return Err(self.unterminated(open, "#!"));
+                    return Err(self.unterminated(open, &opener_text));
                 }
                 continue;
             };
             self.skip(k);
             if !self.ensure(2)? {
                 self.step();
-                return Err(self.unterminated(open, "#!"));
+                return Err(self.unterminated(open, &opener_text));
             }
-            if self.buf.as_bytes()[self.pos + 1] == b'#' {
+            let pair = [self.buf.as_bytes()[self.pos], self.buf.as_bytes()[self.pos + 1]];
+            if pair == closer || (nests && pair == opener) {
                 self.pos += 2;
                 self.col = self.col.saturating_add(2);
-                return Ok(());
+                if pair == opener {
+                    depth += 1;
+                } else {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+            } else {
+                self.step();
             }
-            self.step();
         }
     }
 
