@@ -397,3 +397,14 @@ fn atoms_too_large_to_print_are_refused() {
     assert!(prefix.starts_with("(ListLink (ListLink") && prefix.ends_with("..."), "{prefix}");
     assert_eq!(sexpr::atom_prefix(&t, t.get_node(CONCEPT_NODE, "a").unwrap(), Form::Wire, 50), r#"(ConceptNode "a")"#);
 }
+
+/// A REPL transcript saved as data: the loader's error names what it met
+/// with the colour codes escaped, not replayed on the user's terminal.
+#[test]
+fn load_errors_escape_colour_codes() {
+    let t = AtomSpace::new();
+    let text = "(Concept \"a\")\n\u{1b}[0;34mscm> \u{1b}[0m(Concept \"b\")\n";
+    let err = load_str(&mut &t, text).unwrap_err().to_string();
+    assert!(!err.chars().any(char::is_control), "{err:?}");
+    assert!(err.contains("\\x1b[0;34mscm>") || err.contains("\\x1b[0"), "{err}");
+}

@@ -81,7 +81,7 @@ impl Expr {
 /// A syntax error: where, what, and the offending text (a short excerpt of the
 /// line at that point, at most ~40 characters).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("line {line}, column {col}: {message}{}", near(snippet))]
+#[error("line {line}, column {col}: {}{}", printable(message), near(snippet))]
 pub struct ParseError {
     /// Line of the problem, from 1.
     pub line: u32,
@@ -114,8 +114,26 @@ fn near(snippet: &str) -> String {
     if snippet.is_empty() {
         String::new()
     } else {
-        format!(" (near `{snippet}`)")
+        format!(" (near `{}`)", printable(snippet))
     }
+}
+
+/// `text` with control characters escaped (`\x1b`): an error quotes the
+/// input, which may hold a terminal's colour codes, and must not replay
+/// them on the terminal that shows it.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| match c {
+            '\n' => "\\n".to_owned(),
+            '\t' => "\\t".to_owned(),
+            c if c.is_control() => format!("\\x{:02x}", u32::from(c)),
+            c => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
 }
 
 /// Reads top-level expressions one at a time from any `BufRead`.
@@ -1003,6 +1021,16 @@ mod tests {
         assert_eq!(shown("(a #|(|# b)"), ["(a b)"]);
         assert_eq!(shown("#||# z #|#|#||#|#|# w"), ["z", "w"]);
         assert_eq!(parse_str("#| one\ntwo é\n |# z").unwrap()[0].pos(), at(3, 5));
+    }
+
+    /// Errors quote the input with its control characters escaped: a
+    /// REPL transcript's colour codes are not replayed on the terminal.
+    #[test]
+    fn errors_escape_control_characters() {
+        let e = error("(Concept \"a\")\n(\u{1b}[0;34m\"b\" . 1 2)");
+        let shown = e.to_string();
+        assert!(!shown.chars().any(char::is_control), "{shown:?}");
+        assert!(shown.contains("\\x1b"), "{shown}");
     }
 
     /// Guile's `#! !#` comment, as script headers use it: not nested, and
