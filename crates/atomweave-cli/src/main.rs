@@ -222,10 +222,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// Loads files into a table or space, with a progress bar on stderr unless `quiet`.
+/// Loads files into a table or space, with a progress bar on stderr unless
+/// `quiet`. A bad expression fails the whole command, which then keeps
+/// nothing: the error says so, and what read fine before it.
 fn load_files<S: AtomSink>(table: &mut S, files: &[PathBuf], quiet: bool) -> Result<u64, String> {
     let mut expressions = 0;
-    for path in files {
+    for (done, path) in files.iter().enumerate() {
         let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let bar = if quiet || len < 1 << 20 { ProgressBar::hidden() } else { ProgressBar::new(len) };
@@ -234,7 +236,13 @@ fn load_files<S: AtomSink>(table: &mut S, files: &[PathBuf], quiet: bool) -> Res
         );
         bar.set_message(path.display().to_string());
         let reader = BufReader::with_capacity(1 << 20, file);
-        let stats = sexpr::load(table, reader, |bytes| bar.set_position(bytes)).map_err(|e| format!("{}: {e}", path.display()))?;
+        let stats = sexpr::load(table, reader, |bytes| bar.set_position(bytes)).map_err(|e| {
+            let before = match done {
+                0 => String::new(),
+                _ => format!(", nor the {expressions} of the {done} file(s) before it"),
+            };
+            format!("{}: {}; nothing was loaded: not the {} expressions before it in this file{before}", path.display(), e.error, e.loaded)
+        })?;
         bar.finish_and_clear();
         expressions += stats.expressions;
     }

@@ -178,3 +178,21 @@ fn persist_bench_leaves_a_non_empty_dir_alone() {
 fn tempdir() -> tempfile::TempDir {
     tempfile::Builder::new().prefix("atomweave-cli-").tempdir().unwrap()
 }
+
+/// A load that fails keeps nothing, and says so: with the error, what read
+/// fine before it, in this file and in the files before it.
+#[test]
+fn a_failed_load_says_nothing_was_loaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.scm");
+    let bad = dir.path().join("bad.scm");
+    std::fs::write(&good, "(Concept \"a\")\n(Concept \"b\")\n").unwrap();
+    std::fs::write(&bad, "(Concept \"c\")\n(define x 1)\n").unwrap();
+    let store = format!("lmdb://{}", dir.path().join("kb").display());
+    let out = atomweave(&["load", good.to_str().unwrap(), bad.to_str().unwrap(), "--to", &store]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.scm: line 2, column 1"), "{err}");
+    assert!(err.contains("nothing was loaded: not the 1 expressions before it in this file, nor the 2 of the 1 file(s) before it"), "{err}");
+    assert!(!dir.path().join("kb").exists(), "no store was made");
+}
