@@ -408,3 +408,18 @@ fn load_errors_escape_colour_codes() {
     assert!(!err.chars().any(char::is_control), "{err:?}");
     assert!(err.contains("\\x1b[0;34mscm>") || err.contains("\\x1b[0"), "{err}");
 }
+
+/// Scheme where an atom should be (a preamble, a definition): the error
+/// says the file is a program, and how to run it.
+#[test]
+fn scheme_in_data_is_named_as_such() {
+    let t = AtomSpace::new();
+    for (text, form) in
+        [("(use-modules (opencog))", "use-modules"), ("(setlocale LC_CTYPE \"\")", "setlocale"), ("(define (s a b) (Similarity a b))", "define")]
+    {
+        let err = load_str(&mut &t, text).unwrap_err().to_string();
+        assert!(err.contains(&format!("`{form}` is Scheme, not Atomese data")) && err.contains("guile -l FILE"), "{err}");
+    }
+    let err = load_str(&mut &t, "(Conceptt \"a\")").unwrap_err().to_string();
+    assert!(err.contains("unknown atom type `Conceptt`"), "{err}");
+}

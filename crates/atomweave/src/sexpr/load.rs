@@ -17,6 +17,39 @@ pub const TV_KEY: &str = "*-TruthValueKey-*";
 /// Name of the key under which attention values `(av sti lti vlti)` are kept.
 pub const AV_KEY: &str = "*-AttentionValueKey-*";
 
+/// Scheme's forms and the procedures data files call most (a preamble, a
+/// loader's helpers): met where an atom should be, the file is a program.
+const SCHEME_FORMS: &[&str] = &[
+    "define",
+    "define-public",
+    "define-module",
+    "use-modules",
+    "load",
+    "primitive-load",
+    "setlocale",
+    "let",
+    "let*",
+    "letrec",
+    "lambda",
+    "begin",
+    "set!",
+    "if",
+    "cond",
+    "when",
+    "unless",
+    "display",
+    "newline",
+    "for-each",
+    "map",
+    "do",
+    "import",
+    "include",
+    "cog-new-node",
+    "cog-new-link",
+    "cog-set-tv!",
+    "cog-set-value!",
+];
+
 /// What a load did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct LoadStats {
@@ -252,6 +285,10 @@ impl<S: AtomSink> Builder<'_, S> {
         let t = match Type::from_name(name) {
             Some(t) if t.is_atom() => t,
             Some(t) => return Err(error(pos, format!("{t} is a value type, not an atom type"), name)),
+            None if SCHEME_FORMS.contains(&name) => {
+                let message = format!("`{name}` is Scheme, not Atomese data: this reader takes atoms and values only; run a file that holds Scheme with Guile and the (opencog) module (`guile -l FILE`)");
+                return Err(error(pos, message, name));
+            }
             None => return Err(error(pos, format!("unknown atom type `{name}`"), name)),
         };
         self.depth += 1;
