@@ -581,8 +581,8 @@ impl<'a> Search<'a> {
             return f;
         }
         let taken = match &b[v] {
-            Some(Bound::Run(r)) => Some(r.len()).filter(|_| out.starts_with(r)),
-            Some(Bound::One(h)) => Some(1).filter(|_| out.first() == Some(h)),
+            Some(Bound::Run(r)) => out.starts_with(r).then_some(r.len()),
+            Some(Bound::One(h)) => (out.first() == Some(h)).then_some(1),
             _ => None,
         };
         if let Some(n) = taken {
