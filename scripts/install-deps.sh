@@ -29,9 +29,17 @@ if ! have cargo; then
     if [ -x "$HOME/.cargo/bin/cargo" ]; then
         echo "install-deps: cargo is in ~/.cargo/bin; add it to PATH" >&2
     else
-        echo "install-deps: no Rust toolchain; install rustup (https://rustup.rs), Rust >= 1.85" >&2
+        echo "install-deps: no Rust toolchain; install rustup (https://rustup.rs); it installs the pinned Rust (rust-toolchain.toml)" >&2
     fi
     exit 1
+fi
+
+# The toolchain rust-toolchain.toml pins, with its components: rustup
+# (1.28 on) installs it only when asked. Older rustups do it on `show`.
+root="$(dirname "$0")/.."
+if have rustup && ! rustup run "$(sed -n 's/^channel = "\(.*\)"/\1/p' "$root/rust-toolchain.toml")" rustc --version >/dev/null 2>&1; then
+    echo "install-deps: installing the pinned Rust toolchain (rust-toolchain.toml)"
+    (cd "$root" && { rustup toolchain install 2>/dev/null || rustup show >/dev/null; })
 fi
 
 # `make test` checks formatting and lints; rustup's default profile has both.
