@@ -407,6 +407,11 @@ fn load_errors_escape_colour_codes() {
     let err = load_str(&mut &t, text).unwrap_err().to_string();
     assert!(!err.chars().any(char::is_control), "{err:?}");
     assert!(err.contains("\\x1b[0;34mscm>") || err.contains("\\x1b[0"), "{err}");
+    assert!(err.contains("looks like a REPL transcript"), "{err}");
+    let err = load_str(&mut &t, "scm> (Concept \"a\")\n").unwrap_err().to_string();
+    assert!(err.contains("looks like a REPL transcript"), "{err}");
+    let err = load_str(&mut &t, "hello").unwrap_err().to_string();
+    assert!(!err.contains("transcript"), "{err}");
 }
 
 /// Scheme where an atom should be (a preamble, a definition): the error

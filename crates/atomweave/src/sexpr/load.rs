@@ -280,7 +280,15 @@ impl<S: AtomSink> Builder<'_, S> {
 
     fn atom(&mut self, e: &Expr) -> Result<Handle, ParseError> {
         let Some((name, args, pos)) = head(e) else {
-            return Err(error(e.pos(), "expected an atom such as (ConceptNode \"name\")", show(e)));
+            let text = show(e);
+            // A terminal's colour codes or a shell prompt: a session was saved, not data.
+            let transcript = text.contains('\u{1b}') || ["scm>", "guile>", "opencog>", "json>"].iter().any(|p| text.trim_start_matches('\'').starts_with(p));
+            let message = if transcript {
+                "expected an atom such as (ConceptNode \"name\"); this looks like a REPL transcript (a prompt or terminal colour codes): save the atoms, not the session"
+            } else {
+                "expected an atom such as (ConceptNode \"name\")"
+            };
+            return Err(error(e.pos(), message, text));
         };
         let t = match Type::from_name(name) {
             Some(t) if t.is_atom() => t,
