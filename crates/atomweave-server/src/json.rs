@@ -204,7 +204,8 @@ const MAX_JSON_PARTS: usize = 1 << 20;
 /// Scheme loop built) is an error: the JSON is built, written and freed
 /// by recursion. So is one of more than a million parts.
 pub fn atom_json(space: &AtomSpace, h: Handle) -> Result<Json, String> {
-    atom_json_in(space, h, 0, &mut { MAX_JSON_PARTS })
+    let mut budget = MAX_JSON_PARTS;
+    atom_json_in(space, h, 0, &mut budget)
 }
 
 fn spend(budget: &mut usize) -> Result<(), String> {
@@ -231,7 +232,8 @@ fn atom_json_in(space: &AtomSpace, h: Handle, depth: usize, budget: &mut usize) 
 
 /// A value as JSON (LinkValues nest at most `MAX_VALUE_NESTING` deep).
 fn value_json(space: &AtomSpace, v: &Value) -> Result<Json, String> {
-    value_json_in(space, v, &mut { MAX_JSON_PARTS })
+    let mut budget = MAX_JSON_PARTS;
+    value_json_in(space, v, &mut budget)
 }
 
 fn value_json_in(space: &AtomSpace, v: &Value, budget: &mut usize) -> Result<Json, String> {

@@ -571,6 +571,26 @@ mod tests {
         live.retain(|&s| s != slot);
     }
 
+    /// A table of `slots`, added as a space's writers do: one past half
+    /// full for 33 of them, so a growth is wanted.
+    fn deferred(slots: std::ops::Range<u32>) -> (Dedupe, DedupeBook, Vec<u32>) {
+        let (d, mut book, mut live) = (Dedupe::new(), DedupeBook::default(), Vec::new());
+        for i in slots {
+            insert_deferred(&d, &mut book, &mut live, i);
+        }
+        (d, book, live)
+    }
+
+    /// Begins the growth a writer asked for and builds it from `live`.
+    fn grow(d: &Dedupe, book: &mut DedupeBook, live: &[u32]) -> Built {
+        let ticket = d.begin_growth(book).expect("growth begins");
+        Dedupe::build(ticket, live.iter().map(|&s| (s, h(s))))
+    }
+
+    fn all_found(d: &Dedupe, live: &[u32]) -> bool {
+        live.iter().all(|&i| d.find(h(i), |s| s == i).is_some())
+    }
+
     #[test]
     fn a_growth_outside_the_lock_replays_what_changed_meanwhile() {
         let d = Dedupe::new();
@@ -613,14 +633,8 @@ mod tests {
     /// to be begun again.
     #[test]
     fn a_growth_overrun_by_changes_is_dropped() {
-        let d = Dedupe::new();
-        let mut book = DedupeBook::default();
-        let mut live: Vec<u32> = Vec::new();
-        for i in 0..33 {
-            insert_deferred(&d, &mut book, &mut live, i);
-        }
-        let ticket = d.begin_growth(&mut book).expect("growth begins");
-        let built = Dedupe::build(ticket, live.iter().map(|&s| (s, h(s))));
+        let (d, mut book, mut live) = deferred(0..33);
+        let built = grow(&d, &mut book, &live);
         for _ in 0..1000 {
             insert_deferred(&d, &mut book, &mut live, 100);
             remove(&d, &mut book, &mut live, 100);
@@ -629,24 +643,18 @@ mod tests {
         d.finish_growth(&mut book, built);
         assert_eq!(d.table() as *const Table, current, "the overrun growth publishes nothing");
         assert!(d.growth_wanted(), "and is asked for again");
-        assert!(live.iter().all(|&i| d.find(h(i), |s| s == i).is_some()));
+        assert!(all_found(&d, &live));
         assert_eq!(book.live as usize, live.len());
-        let ticket = d.begin_growth(&mut book).expect("growth begins again");
-        d.finish_growth(&mut book, Dedupe::build(ticket, live.iter().map(|&s| (s, h(s)))));
+        let again = grow(&d, &mut book, &live);
+        d.finish_growth(&mut book, again);
         assert!(d.table().mask + 1 >= 128, "published");
-        assert!(live.iter().all(|&i| d.find(h(i), |s| s == i).is_some()));
+        assert!(all_found(&d, &live));
     }
 
     #[test]
     fn a_rebuild_or_a_clear_overtakes_a_growth() {
-        let d = Dedupe::new();
-        let mut book = DedupeBook::default();
-        let mut live: Vec<u32> = Vec::new();
-        for i in 0..33 {
-            insert_deferred(&d, &mut book, &mut live, i);
-        }
-        let ticket = d.begin_growth(&mut book).expect("growth begins");
-        let stale = Dedupe::build(ticket, live.iter().map(|&s| (s, h(s))));
+        let (d, mut book, mut live) = deferred(0..33);
+        let stale = grow(&d, &mut book, &live);
         // Filled to three quarters while the growth is under way: rebuilt
         // under the lock, which overtakes it.
         for i in 33..49 {
@@ -656,7 +664,7 @@ mod tests {
         let grown = d.table() as *const Table;
         d.finish_growth(&mut book, stale);
         assert_eq!(d.table() as *const Table, grown, "an overtaken growth publishes nothing");
-        assert!(live.iter().all(|&i| d.find(h(i), |s| s == i).is_some()));
+        assert!(all_found(&d, &live));
         assert_eq!(book.live as usize, live.len());
 
         // A clear overtakes one too.
@@ -665,8 +673,7 @@ mod tests {
         for i in 100..133 {
             insert_deferred(&d, &mut book, &mut live, i);
         }
-        let ticket = d.begin_growth(&mut book).expect("growth begins");
-        let stale = Dedupe::build(ticket, live.iter().map(|&s| (s, h(s))));
+        let stale = grow(&d, &mut book, &live);
         d.clear(&mut book);
         d.finish_growth(&mut book, stale);
         assert_eq!(d.find(h(100), |_| true), None, "cleared atoms stay gone");

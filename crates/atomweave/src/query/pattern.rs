@@ -107,15 +107,16 @@ pub(crate) fn is_vardecl_type(t: Type) -> bool {
 /// base), the walk stops and each candidate is checked by looking inside it.
 #[derive(Debug)]
 pub(crate) struct Forbidden {
+    /// The variables and the links that hold one; only the variables when
+    /// not `complete`.
     set: HashSet<Handle>,
-    vars: Vec<Handle>,
     complete: bool,
 }
 
 impl Default for Forbidden {
     /// Nothing is forbidden.
     fn default() -> Self {
-        Forbidden { set: HashSet::default(), vars: Vec::new(), complete: true }
+        Forbidden { set: HashSet::default(), complete: true }
     }
 }
 
@@ -128,7 +129,7 @@ impl Forbidden {
         let mut work = vars.clone();
         while let Some(h) = work.pop() {
             if set.len() > FORBIDDEN_WALK {
-                return Forbidden { set: vars.iter().copied().collect(), vars, complete: false };
+                return Forbidden { set: vars.into_iter().collect(), complete: false };
             }
             if set.insert(h) {
                 if let Some(inc) = space.incoming(h) {
@@ -136,7 +137,7 @@ impl Forbidden {
                 }
             }
         }
-        Forbidden { set, vars, complete: true }
+        Forbidden { set, complete: true }
     }
 
     /// Is `h` one of the query's variables, or a link holding one?
@@ -148,14 +149,13 @@ impl Forbidden {
         if self.complete {
             return false;
         }
-        let Some(out) = space.outgoing(h).filter(|o| !o.is_empty()) else {
-            return self.vars.contains(&h);
-        };
+        // A node that is not a variable is not forbidden.
+        let Some(out) = space.outgoing(h).filter(|o| !o.is_empty()) else { return false };
         // A memo: a link's members may share members, 2^depth paths deep.
         let mut work = out.to_vec();
         let mut seen: HashSet<Handle> = HashSet::default();
         while let Some(x) = work.pop() {
-            if self.vars.contains(&x) {
+            if self.set.contains(&x) {
                 return true;
             }
             if seen.insert(x) {

@@ -80,6 +80,8 @@ struct Ctx<'c> {
     present: Vec<&'c Clause>,
     stop: AtomicBool,
     first_only: bool,
+    /// This thread's `Limits::max_groundings`, read once per search.
+    max_groundings: usize,
 }
 
 impl<'a> Search<'a> {
@@ -105,6 +107,7 @@ impl<'a> Search<'a> {
             present: alt.iter().filter(|c| c.kind == Kind::Present).collect(),
             stop: AtomicBool::new(false),
             first_only: first_only && always.is_empty(),
+            max_groundings: super::max_groundings(),
         };
         let mut found = if ctx.present.is_empty() {
             // Nothing to search: the conditions alone decide.
@@ -190,9 +193,8 @@ impl<'a> Search<'a> {
             }
         }
         out.insert(b.iter().map(|v| v.as_ref().map(Val::from)).collect());
-        let max = super::max_groundings();
-        if out.len() > max {
-            return Err(super::bad(format!("the query has more than {max} groundings (the limit)")));
+        if out.len() > ctx.max_groundings {
+            return Err(super::bad(format!("the query has more than {} groundings (the limit)", ctx.max_groundings)));
         }
         if ctx.first_only {
             ctx.stop.store(true, Ordering::Relaxed);
