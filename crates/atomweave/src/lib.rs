@@ -23,6 +23,7 @@ mod dedupe;
 mod error;
 mod handle;
 mod lock;
+mod order;
 pub mod query;
 mod read;
 mod segvec;

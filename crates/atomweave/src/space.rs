@@ -220,6 +220,21 @@ impl From<AtomTable> for AtomSpace {
     }
 }
 
+impl crate::order::Contents for AtomSpace {
+    #[inline]
+    fn kind(&self, h: Handle) -> Option<Type> {
+        self.get_type(h)
+    }
+    #[inline]
+    fn label(&self, h: Handle) -> Option<&str> {
+        self.name(h)
+    }
+    #[inline]
+    fn members(&self, h: Handle) -> Option<&[Handle]> {
+        self.outgoing(h)
+    }
+}
+
 impl AtomSpace {
     /// An empty space.
     pub fn new() -> Self {
@@ -526,7 +541,7 @@ impl AtomSpace {
     /// Adds a link, or returns the existing one (in this space or a base).
     /// Every member must be in the space.
     pub fn add_link(&self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
-        let out = link_key(t, outgoing)?;
+        let out = link_key(t, outgoing, self)?;
         let hash = self.recs().hash_link(t, &out);
         let home = Records::home_of_hash(hash);
         if self.is_root() {
@@ -592,7 +607,7 @@ impl AtomSpace {
     pub fn add_links(&self, batch: &LinkBatch) -> Result<Vec<Handle>> {
         if !self.is_root() {
             for (t, out) in batch.iter() {
-                link_key(t, out)?;
+                link_key(t, out, self)?;
                 if let Some(&x) = out.iter().find(|&&x| !self.contains(x)) {
                     return Err(Error::InvalidHandle(x));
                 }
@@ -626,7 +641,7 @@ impl AtomSpace {
 
     /// The link of this type and outgoing set, if present.
     pub fn get_link(&self, t: Type, outgoing: &[Handle]) -> Option<Handle> {
-        let out = link_key(t, outgoing).ok()?;
+        let out = link_key(t, outgoing, self).ok()?;
         self.find_visible(|r| r.find_link(r.hash_link(t, &out), t, &out))
     }
 

@@ -726,6 +726,21 @@ impl Store {
     }
 }
 
+impl crate::order::Contents for Records {
+    #[inline]
+    fn kind(&self, h: Handle) -> Option<Type> {
+        self.rec(h).map(|r| r.ty())
+    }
+    #[inline]
+    fn label(&self, h: Handle) -> Option<&str> {
+        self.name(h)
+    }
+    #[inline]
+    fn members(&self, h: Handle) -> Option<&[Handle]> {
+        self.outgoing(h)
+    }
+}
+
 impl Records {
     // ----- hashing -----
 
@@ -950,7 +965,7 @@ impl Records {
             if !t.is_link() {
                 return Err(Error::NotALinkType(t));
             }
-            reordered |= t.is_unordered() && !out.is_sorted();
+            reordered |= t.is_unordered() && !crate::order::is_sorted(self, out);
             hashes.push(self.hash_link(t, out));
         }
         if !reordered {
@@ -959,7 +974,7 @@ impl Records {
         let mut canon = LinkBatch::with_capacity(batch.len(), batch.members.len());
         hashes.clear();
         for (t, out) in batch.iter() {
-            let key = crate::table::link_key(t, out)?;
+            let key = crate::table::link_key(t, out, self)?;
             hashes.push(self.hash_link(t, &key));
             canon.push(t, &key);
         }

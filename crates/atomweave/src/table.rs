@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use crate::batch::LinkBatch;
 use crate::error::{Error, Result};
 use crate::handle::Handle;
+use crate::order::{self, Contents};
 use crate::read::{sealed, AtomRead};
 use crate::store::{Records, Shard, ShardAccess, Store};
 use crate::types::Type;
@@ -20,14 +21,15 @@ pub(crate) fn node_type(t: Type) -> Result<()> {
 }
 
 /// Checks a link type and puts the outgoing set in canonical order: unordered
-/// links sort their members by handle, so `(Set A B)` and `(Set B A)` are one atom.
-pub(crate) fn link_key(t: Type, out: &[Handle]) -> Result<Cow<'_, [Handle]>> {
+/// links keep their members in content order (`order`), so `(Set A B)` and
+/// `(Set B A)` are one atom, with the same outgoing set in every space.
+pub(crate) fn link_key<'o>(t: Type, out: &'o [Handle], c: &impl Contents) -> Result<Cow<'o, [Handle]>> {
     if !t.is_link() {
         return Err(Error::NotALinkType(t));
     }
-    if t.is_unordered() && !out.is_sorted() {
+    if t.is_unordered() && !order::is_sorted(c, out) {
         let mut v = out.to_vec();
-        v.sort_unstable();
+        order::sort(c, &mut v);
         Ok(Cow::Owned(v))
     } else {
         Ok(Cow::Borrowed(out))
@@ -101,7 +103,7 @@ impl AtomTable {
 
     /// Adds a link, or returns the existing one. Every member must be in the table.
     pub fn add_link(&mut self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
-        let out = link_key(t, outgoing)?;
+        let out = link_key(t, outgoing, &self.store.recs)?;
         let hash = self.store.recs.hash_link(t, &out);
         self.store.recs.prefetch_link(hash, &out);
         let (recs, mut all) = self.store.split_mut();

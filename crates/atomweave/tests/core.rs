@@ -65,6 +65,35 @@ fn unordered_links_are_canonical() {
 }
 
 #[test]
+fn unordered_members_are_in_content_order_whatever_their_handles() {
+    let mut t = AtomTable::new();
+    let b = t.add_node(CONCEPT_NODE, "b").unwrap();
+    let a = t.add_node(CONCEPT_NODE, "a").unwrap();
+    let p = t.add_node(PREDICATE_NODE, "a").unwrap();
+    let la = t.add_link(LIST_LINK, &[a, b]).unwrap();
+    let lb = t.add_link(LIST_LINK, &[b, a]).unwrap();
+    let short = t.add_link(LIST_LINK, &[b]).unwrap();
+    // Type name, then name or arity, then members left to right.
+    let set = t.add_link(SET_LINK, &[lb, p, la, short, b, a]).unwrap();
+    assert_eq!(t.outgoing(set).unwrap(), &[a, b, short, la, lb, p]);
+
+    // Two chains 20,000 deep that differ only at the bottom: compared
+    // without recursion, the first differing member followed down.
+    let s = AtomSpace::new();
+    let chain = |leaf: &str| {
+        let mut h = s.add_node(CONCEPT_NODE, leaf).unwrap();
+        for _ in 0..20_000 {
+            h = s.add_link(LIST_LINK, &[h]).unwrap();
+        }
+        h
+    };
+    let (y, x) = (chain("y"), chain("x"));
+    let set = s.add_link(AND_LINK, &[y, x]).unwrap();
+    assert_eq!(s.outgoing(set).unwrap(), &[x, y]);
+    assert_eq!(s.get_link(AND_LINK, &[x, y]), Some(set));
+}
+
+#[test]
 fn links_need_live_members() {
     let mut t = AtomTable::new();
     let a = t.add_node(CONCEPT_NODE, "a").unwrap();

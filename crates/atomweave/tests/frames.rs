@@ -52,6 +52,10 @@ fn links_of_base_atoms_come_from_the_base() {
     let m = child.add_link(LIST_LINK, &[a, b]).unwrap();
     assert_eq!(sorted(child.incoming(a).unwrap().to_vec()), sorted(vec![l, m]));
     assert_eq!(child.incoming_by_type(a, LIST_LINK), vec![m]);
+    // A child's atom and a base's, in content order.
+    let c = child.add_node(CONCEPT_NODE, "0").unwrap();
+    let s = child.add_link(SET_LINK, &[b, c, a]).unwrap();
+    assert_eq!(child.outgoing(s).unwrap(), &[c, a, b]);
 }
 
 #[test]

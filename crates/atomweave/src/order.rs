@@ -1,0 +1,60 @@
+//! The content order of atoms, in which an unordered link keeps its members:
+//! the same set then has the same outgoing set, and prints the same, in any
+//! space and any process, whatever handles its members were given.
+//!
+//! Atoms compare by type name, then a node by its name's bytes and a link by
+//! its arity and then its members, left to right. Within a space equal
+//! content is one handle, so two members with different handles differ
+//! somewhere: the comparison follows the first differing member down, one
+//! path, never a tree, and needs no stack however deep the atoms nest.
+
+use std::cmp::Ordering;
+
+use crate::handle::Handle;
+use crate::types::Type;
+
+/// What the content order reads of an atom.
+pub(crate) trait Contents {
+    fn kind(&self, h: Handle) -> Option<Type>;
+    fn label(&self, h: Handle) -> Option<&str>;
+    fn members(&self, h: Handle) -> Option<&[Handle]>;
+}
+
+/// `a` against `b` by content; atoms of equal content (only possible across
+/// frames) and handles that name nothing are ordered by handle, so the order is total.
+pub(crate) fn cmp(c: &impl Contents, a: Handle, b: Handle) -> Ordering {
+    by_content(c, a, b).then(a.cmp(&b))
+}
+
+fn by_content(c: &impl Contents, mut a: Handle, mut b: Handle) -> Ordering {
+    loop {
+        if a == b {
+            return Ordering::Equal;
+        }
+        let (Some(ta), Some(tb)) = (c.kind(a), c.kind(b)) else { return Ordering::Equal };
+        if ta != tb {
+            return ta.name().cmp(tb.name());
+        }
+        if !ta.is_link() {
+            return c.label(a).unwrap_or_default().as_bytes().cmp(c.label(b).unwrap_or_default().as_bytes());
+        }
+        let (oa, ob) = (c.members(a).unwrap_or_default(), c.members(b).unwrap_or_default());
+        if oa.len() != ob.len() {
+            return oa.len().cmp(&ob.len());
+        }
+        match oa.iter().zip(ob).find(|(x, y)| x != y) {
+            Some((&x, &y)) => (a, b) = (x, y),
+            None => return Ordering::Equal,
+        }
+    }
+}
+
+/// Puts `out` in content order.
+pub(crate) fn sort(c: &impl Contents, out: &mut [Handle]) {
+    out.sort_unstable_by(|&a, &b| cmp(c, a, b));
+}
+
+/// Is `out` in content order?
+pub(crate) fn is_sorted(c: &impl Contents, out: &[Handle]) -> bool {
+    out.is_sorted_by(|&a, &b| cmp(c, a, b) != Ordering::Greater)
+}
