@@ -2,20 +2,20 @@
 //! space over the network, and the benchmarks.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use atomweave::sexpr::{self, Form, Select};
-use atomweave::{AtomRead, AtomSink, AtomTable, Type};
+use atomweave::{AtomRead, AtomTable, Type};
 use clap::{Parser, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 
 mod bench;
 mod generate;
 mod persist;
 mod query;
+mod read;
 mod shell_bench;
 mod sys;
 
@@ -50,6 +50,8 @@ enum Command {
         /// No progress bar.
         #[arg(short, long)]
         quiet: bool,
+        #[command(flatten)]
+        read: read::ReadArgs,
     },
     /// Copy every atom and value of one store into another.
     Copy {
@@ -77,6 +79,8 @@ enum Command {
         /// Printed form.
         #[arg(short, long, value_enum, default_value_t = FormArg::Wire)]
         form: FormArg,
+        #[command(flatten)]
+        read: read::ReadArgs,
     },
     /// Load Atomese files, execute queries over them and print each result.
     Query(query::QueryArgs),
@@ -205,8 +209,8 @@ fn main() -> ExitCode {
         }),
         Command::Serve(args) => cmd_serve(args),
         Command::ShellBench(args) => shell_bench::run(args),
-        Command::Load { files, to, quiet } => cmd_load(&files, to.as_deref(), quiet),
-        Command::Dump { files, from, r#type, form } => cmd_dump(&files, from.as_deref(), r#type.as_deref(), form),
+        Command::Load { files, to, quiet, read } => cmd_load(&files, to.as_deref(), quiet, &read),
+        Command::Dump { files, from, r#type, form, read } => cmd_dump(&files, from.as_deref(), r#type.as_deref(), form, &read),
         Command::Copy { src, dst, quiet } => persist::copy(&src, &dst, quiet),
         Command::PersistBench(args) => persist::bench(args),
         Command::Generate { atoms, seed, output } => generate::run(atoms, seed, output.as_deref()),
@@ -222,51 +226,27 @@ fn main() -> ExitCode {
     }
 }
 
-/// Loads files into a table or space, with a progress bar on stderr unless
-/// `quiet`. A bad expression fails the whole command, which then keeps
-/// nothing: the error says so, and what read fine before it.
-fn load_files<S: AtomSink>(table: &mut S, files: &[PathBuf], quiet: bool) -> Result<u64, String> {
-    let mut expressions = 0;
-    for (done, path) in files.iter().enumerate() {
-        let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let bar = if quiet || len < 1 << 20 { ProgressBar::hidden() } else { ProgressBar::new(len) };
-        bar.set_style(
-            ProgressStyle::with_template("{msg} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}").expect("valid template").progress_chars("=> "),
-        );
-        bar.set_message(path.display().to_string());
-        let reader = BufReader::with_capacity(1 << 20, file);
-        let stats = sexpr::load(table, reader, |bytes| bar.set_position(bytes)).map_err(|e| {
-            let before = match done {
-                0 => String::new(),
-                _ => format!(", nor the {expressions} of the {done} file(s) before it"),
-            };
-            format!("{}: {}; nothing was loaded: not the {} expressions before it in this file{before}", path.display(), e.error, e.loaded)
-        })?;
-        bar.finish_and_clear();
-        expressions += stats.expressions;
-    }
-    Ok(expressions)
-}
-
-fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool) -> Result<(), String> {
+fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool, read: &read::ReadArgs) -> Result<(), String> {
     let rss_before = sys::rss_bytes();
     let start = Instant::now();
-    let mut table = AtomTable::new();
-    let expressions = load_files(&mut table, files, quiet)?;
+    let mut target = read::Target::Table(AtomTable::new());
+    let expressions = read::load_files(&mut target, files, quiet, read)?;
     let secs = start.elapsed().as_secs_f64();
-    let atoms = table.size();
+    let (atoms, nodes, links, heap) = match &target {
+        read::Target::Table(t) => (t.size(), t.num_nodes(), t.num_links(), t.heap_bytes()),
+        read::Target::Space(s) => (s.size(), s.num_nodes(), s.num_links(), s.heap_bytes()),
+    };
     let rss = sys::rss_bytes().saturating_sub(rss_before);
     println!("expressions  {expressions}");
-    println!("atoms        {atoms} ({} nodes, {} links)", table.num_nodes(), table.num_links());
+    println!("atoms        {atoms} ({nodes} nodes, {links} links)");
     println!("time         {secs:.3} s");
     println!("rate         {:.0} atoms/s", atoms as f64 / secs.max(1e-9));
-    println!("memory       {:.1} MiB resident growth, {:.1} MiB by the table's count", mib(rss), mib(table.heap_bytes()));
+    println!("memory       {:.1} MiB resident growth, {:.1} MiB by the table's count", mib(rss), mib(heap));
     if atoms > 0 {
-        println!("per atom     {:.1} bytes resident, {:.1} bytes by the table's count", rss as f64 / atoms as f64, table.heap_bytes() as f64 / atoms as f64);
+        println!("per atom     {:.1} bytes resident, {:.1} bytes by the table's count", rss as f64 / atoms as f64, heap as f64 / atoms as f64);
     }
     if let Some(url) = to {
-        let space = atomweave::AtomSpace::from(table);
+        let space = target.into_space();
         let start = Instant::now();
         let stored = persist::store_all(&space, url, quiet)?;
         let secs = start.elapsed().as_secs_f64();
@@ -275,24 +255,29 @@ fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool) -> Result<(), Stri
     Ok(())
 }
 
-fn cmd_dump(files: &[PathBuf], from: Option<&str>, type_name: Option<&str>, form: FormArg) -> Result<(), String> {
-    let select = match type_name {
-        None => Select::Roots,
-        Some(n) => Select::Type(Type::from_name(n).ok_or_else(|| format!("unknown type {n:?}"))?),
-    };
+fn cmd_dump(files: &[PathBuf], from: Option<&str>, type_name: Option<&str>, form: FormArg, read: &read::ReadArgs) -> Result<(), String> {
     let form = match form {
         FormArg::Wire => Form::Wire,
         FormArg::Repl => Form::Repl,
     };
-    let mut table = AtomTable::new();
-    load_files(&mut table, files, true)?;
+    let mut target = read::Target::Table(AtomTable::new());
+    read::load_files(&mut target, files, true, read)?;
     if let Some(url) = from {
-        let space = atomweave::AtomSpace::from(table);
+        let space = target.into_space();
         persist::load_all(&space, url, true)?;
-        table = space.try_into_table().map_err(|_| "the space is still shared".to_string())?;
+        target = read::Target::Space(space);
     }
+    // After the load: the type may be one that a family or the store brought.
+    let select = match type_name {
+        None => Select::Roots,
+        Some(n) => Select::Type(Type::from_name(n).ok_or_else(|| format!("unknown type {n:?}"))?),
+    };
     let out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
-    match sexpr::dump(&table, select, form, out, |_| {}) {
+    let written = match &target {
+        read::Target::Table(t) => sexpr::dump(t, select, form, out, |_| {}),
+        read::Target::Space(s) => sexpr::dump(&s.read().expect("a root space"), select, form, out, |_| {}),
+    };
+    match written {
         Ok(_) => Ok(()),
         // A closed pipe (`| head`) is the reader's choice, not an error.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),

@@ -24,14 +24,17 @@ pub struct QueryArgs {
     /// No progress bar while loading.
     #[arg(short, long)]
     quiet: bool,
+    #[command(flatten)]
+    read: super::read::ReadArgs,
 }
 
 pub fn run(args: QueryArgs) -> Result<(), String> {
     if args.exprs.is_empty() && args.query_files.is_empty() {
         return Err("no query: give one with -e 'QUERY' or -f QUERY.scm".into());
     }
-    let space = AtomSpace::new();
-    super::load_files(&mut &space, &args.files, args.quiet)?;
+    let mut target = super::read::Target::Space(AtomSpace::new());
+    super::read::load_files(&mut target, &args.files, args.quiet, &args.read)?;
+    let space = target.into_space();
     let mut texts: Vec<(String, String)> = args.exprs.iter().enumerate().map(|(i, e)| (format!("-e #{}", i + 1), e.clone())).collect();
     for f in &args.query_files {
         texts.push((f.display().to_string(), std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?));

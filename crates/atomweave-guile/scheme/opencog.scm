@@ -95,3 +95,44 @@ something other than #f; that value, or #f."
   (let ((out (if (cog-link? atom) (cog-outgoing-set atom) '())))
     (when (cog-extract! atom)
       (for-each (lambda (m) (when (null? (cog-incoming-set m)) (extract-hypergraph m))) out))))
+
+;; ----- attention values, as upstream's (opencog attention) has them -----
+;; An attention value is (av sti lti vlti), kept under the attention-value
+;; key; reading one never adds the key to the space.
+
+(define-public (av sti lti vlti)
+  "An attention value: short-, long- and very-long-term importance."
+  (AttentionValue sti lti vlti))
+
+(define-public cog-new-av av)
+
+(define-public (cog-av? x)
+  "Whether X is an attention value."
+  (and (cog-value? x) (eq? (cog-type x) 'AttentionValue)))
+
+(define (attention-key)
+  (cog-node 'PredicateNode "*-AttentionValueKey-*"))
+
+(define-public (cog-av atom)
+  "The attention value of ATOM; (av 0 0 0) when it has none."
+  (let* ((key (attention-key))
+         (v (and (cog-atom? key) (cog-value atom key))))
+    (if (and v (not (null? v)))
+        (apply av (cog-value->list v))
+        (av 0 0 0))))
+
+(define-public (cog-set-av! atom a)
+  "Sets the attention value of ATOM to A, made by av; returns ATOM."
+  (unless (cog-av? a)
+    (error "cog-set-av!: expected an attention value, (av sti lti vlti), got" a))
+  (cog-set-value! atom (PredicateNode "*-AttentionValueKey-*") a)
+  atom)
+
+(define (av-part atom i) (list-ref (cog-value->list (cog-av atom)) i))
+(define-public (cog-av-sti atom) "The short-term importance of ATOM." (av-part atom 0))
+(define-public (cog-av-lti atom) "The long-term importance of ATOM." (av-part atom 1))
+(define-public (cog-av-vlti atom) "The very-long-term importance of ATOM." (av-part atom 2))
+
+(define-public (cog-av->alist a)
+  "An attention value as an alist: ((sti . S) (lti . L) (vlti . V))."
+  (map cons '(sti lti vlti) (cog-value->list a)))

@@ -133,6 +133,8 @@ fn atoms_list(space: u32, hs: impl DoubleEndedIterator<Item = Handle>) -> Scm {
 #[derive(Default)]
 struct Extras {
     tv: Option<TruthValue>,
+    /// An attention value, `(av sti lti vlti)`: its elements.
+    av: Option<Scm>,
     space: Option<u32>,
 }
 
@@ -140,6 +142,8 @@ impl Extras {
     fn take(&mut self, x: Scm) -> bool {
         if let Some(tv) = smob::tv_of(x) {
             self.tv = Some(tv);
+        } else if let Some((types::ATTENTION_VALUE, xs)) = smob::value_parts(x) {
+            self.av = Some(xs);
         } else if let Some(s) = smob::space_of(x) {
             self.space = Some(s);
         } else {
@@ -149,8 +153,13 @@ impl Extras {
     }
 
     fn finish(self, space: u32, h: Handle) -> R<Scm> {
+        let s = smob::space_at(space);
         if let Some(tv) = self.tv {
-            smob::space_at(space).set_tv(h, tv)?;
+            s.set_tv(h, tv)?;
+        }
+        if let Some(xs) = self.av {
+            let key = s.add_node(types::PREDICATE_NODE, atomweave::sexpr::AV_KEY)?;
+            s.set_value(h, key, smob::build_value(types::ATTENTION_VALUE, xs.list_iter(), &mut |a| handle_in(space, a))?)?;
         }
         Ok(Atom { space, h }.to_scm())
     }
@@ -170,7 +179,10 @@ fn new_node(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
     let add = |name: &str| smob::space_at(space).add_node(t, name);
     let h = match ffi::with_str(name, add) {
         Some(h) => h?,
-        None => add(&ffi::symbol_name(name).ok_or_else(|| Error::wrong_type("a node name (a string)", name))?)?,
+        // A symbol, or a number as the Atomese reader takes it: `(Number 3)`.
+        None => add(&ffi::symbol_name(name)
+            .or_else(|| ffi::to_f64(name).map(atomweave::sexpr::fmt_f64))
+            .ok_or_else(|| Error::wrong_type("a node name (a string)", name))?)?,
     };
     extra.finish(space, h)
 }
@@ -206,7 +218,9 @@ fn construct(t: Type, args: Scm) -> R<Scm> {
     } else {
         let space = current();
         let v = smob::build_value(t, args.list_iter(), &mut |a| handle_in(space, a))?;
-        Ok(smob::to_scm(&v, space))
+        // An attention value is a FloatValue in the core, keeping its type
+        // here so that an atom's constructor knows it.
+        Ok(if t == types::ATTENTION_VALUE { smob::value_obj(t, args) } else { smob::to_scm(&v, space) })
     }
 }
 
@@ -577,7 +591,9 @@ pub(crate) fn define_all() {
         ("cog-execute!", 1, 0, 0, cog_execute as Subr),
         ("cog-evaluate!", 1, 0, 0, cog_evaluate as Subr),
     ];
-    for &(name, req, opt, rst, f) in prims.iter().chain(&crate::persist::primitives()).chain(&crate::read::primitives()).chain(&crate::fast::primitives()) {
+    for &(name, req, opt, rst, f) in
+        prims.iter().chain(&crate::persist::primitives()).chain(&crate::read::primitives()).chain(&crate::load::primitives()).chain(&crate::fast::primitives())
+    {
         define(name, req, opt, rst, f);
     }
     // A constructor per type, under its long and short names.

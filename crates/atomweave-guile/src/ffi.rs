@@ -235,6 +235,9 @@ extern "C" {
     pub fn scm_new_smob(tag: scm_t_bits, data: scm_t_bits) -> Scm;
     pub fn scm_new_double_smob(tag: scm_t_bits, d1: scm_t_bits, d2: scm_t_bits, d3: scm_t_bits) -> Scm;
     pub fn scm_gc_protect_object(obj: Scm) -> Scm;
+    pub fn scm_gc_unprotect_object(obj: Scm) -> Scm;
+    /// Does not throw for a port that is open or closed.
+    pub fn scm_close_port(port: Scm) -> Scm;
 
     pub fn scm_is_string(x: Scm) -> c_int;
     pub fn scm_is_real(x: Scm) -> c_int;

@@ -33,12 +33,14 @@ mod error;
 mod fast;
 pub mod ffi;
 mod interrupt;
+mod load;
 mod persist;
 mod read;
 mod smob;
 
 pub use ffi::Scm;
 pub use interrupt::{eval_within, interrupt_all};
+pub use load::load_file;
 pub use persist::give_store;
 
 /// The modules' sources, in load order (each uses the ones before it).
@@ -95,6 +97,9 @@ pub fn boot(space: AtomSpace) {
                 // Compiled, not interpreted: the shell's procedures run at
                 // every entry from Rust.
                 ffi::scm_c_eval_string(c"(use-modules (ice-9 eval-string))".as_ptr());
+                // A file a loaded file loads is evaluated, not compiled into
+                // the user's cache with notes on stderr.
+                ffi::scm_c_eval_string(c"(set! %load-should-auto-compile #f)".as_ptr());
                 for (_, src) in MODULES {
                     define("%atomweave-module-source", ffi::string(src));
                     ffi::scm_c_eval_string(c"(eval-string %atomweave-module-source #:compile? #t)".as_ptr());
@@ -194,9 +199,11 @@ enum Shell {
     Resolve,
     ErrorText,
     Interrupt,
+    OpenFile,
+    LoadForm,
 }
 
-static SHELL: [std::sync::atomic::AtomicUsize; 9] = [const { std::sync::atomic::AtomicUsize::new(0) }; 9];
+static SHELL: [std::sync::atomic::AtomicUsize; 11] = [const { std::sync::atomic::AtomicUsize::new(0) }; 11];
 
 fn shell(p: Shell) -> Scm {
     let slot = &SHELL[p as usize];
@@ -212,6 +219,8 @@ fn shell(p: Shell) -> Scm {
                 Shell::Resolve => c"shell-resolve",
                 Shell::ErrorText => c"shell-error-text",
                 Shell::Interrupt => c"shell-interrupt",
+                Shell::OpenFile => c"shell-open-file",
+                Shell::LoadForm => c"shell-load-form",
             };
             // SAFETY: the module is loaded by `boot` and exports the name; a
             // module's top-level procedure stays reachable, so its word stays valid.

@@ -278,6 +278,10 @@ fn build_value_in(t: Type, xs: impl Iterator<Item = Scm>, atom: &mut impl FnMut(
         types::LINK_VALUE if depth >= MAX_VALUE_NESTING => return Err(Error::msg(format!("LinkValues nest at most {MAX_VALUE_NESTING} deep"))),
         types::LINK_VALUE => Value::link(xs.map(|x| from_scm_in(x, atom, depth + 1)).collect::<R<Vec<_>>>()?),
         types::VOID_VALUE => Value::Void,
+        types::ATTENTION_VALUE => match xs.map(|x| ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))).collect::<R<Vec<_>>>()? {
+            n if n.len() == 3 => Value::float(n),
+            _ => return Err(Error::msg("AttentionValue takes 3 numbers: sti, lti and vlti")),
+        },
         types::SIMPLE_TRUTH_VALUE | types::COUNT_TRUTH_VALUE => {
             let n = xs.map(|x| ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))).collect::<R<Vec<_>>>()?;
             Value::Truth(match (t, n.as_slice()) {

@@ -6,6 +6,9 @@
 //! tables; run-time types are appended to a fixed-capacity, lock-free-readable
 //! registry, so lookups never take a lock.
 
+mod families;
+pub use families::{declare_by_suffix, families, family_of, from_name_or_family, load_family};
+
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{OnceLock, RwLock};

@@ -8,7 +8,8 @@
   #:use-module (ice-9 eval-string)
   #:use-module (system base compile)
   #:export (shell-eval shell-run shell-value shell-memoize shell-compile shell-call
-            shell-resolve shell-error-text shell-interrupt))
+            shell-resolve shell-error-text shell-interrupt
+            shell-open-file shell-load-form))
 
 (define user (resolve-module '(guile-user)))
 
@@ -152,3 +153,28 @@ come already read: a list of expressions."
 (define (shell-interrupt)
   (when (fluid-ref in-body)
     (%atomweave-interrupt-check)))
+
+;; For loaders of files that mix Scheme with data (load.rs): the file, and
+;; the one form at a place in it, read there and evaluated in the user
+;; module. The port has the file's name, so the form's source locations,
+;; errors and a relative `load` in it are the file's, as under `guile -l`.
+(define (shell-open-file path)
+  (guarded (cons #t (open-input-file path #:encoding "UTF-8"))))
+
+(define (shell-load-form port place)
+  "PLACE is (offset line . column), line and column from 1. Reads the form
+there and evaluates it, then the forms after it up to the next that is data
+(an atom, or a value set on one), which is left to the caller's reader.
+Returns how many forms it evaluated and that one's place (#f at the end)."
+  (guarded
+    (seek port (car place) SEEK_SET)
+    (set-port-line! port (- (cadr place) 1))
+    (set-port-column! port (- (cddr place) 1))
+    (let loop ((n 0))
+      (let* ((here (cons* (ftell port) (+ 1 (port-line port)) (+ 1 (port-column port))))
+             (form (read port)))
+        (cond ((eof-object? form) (cons #t (cons n #f)))
+              ((and (> n 0) (pair? form) (%atomweave-data-head? (car form)))
+               (cons #t (cons n here)))
+              (else (if (plain? form) (plain-eval form) (eval form user))
+                    (loop (+ n 1))))))))

@@ -124,7 +124,11 @@ impl Default for Forbidden {
 const FORBIDDEN_WALK: usize = 4096;
 
 impl Forbidden {
-    pub fn new(space: &AtomSpace, vars: Vec<Handle>) -> Forbidden {
+    pub fn new(space: &AtomSpace, mut vars: Vec<Handle>) -> Forbidden {
+        // The truth- and attention-value keys are not the user's atoms: no
+        // variable stands for them, as none would upstream, where they are
+        // in no space.
+        vars.extend([crate::sexpr::TV_KEY, crate::sexpr::AV_KEY].into_iter().filter_map(|k| space.get_node(crate::types::PREDICATE_NODE, k)));
         let mut set: HashSet<Handle> = HashSet::default();
         let mut work = vars.clone();
         while let Some(h) = work.pop() {

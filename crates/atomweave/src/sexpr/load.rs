@@ -6,7 +6,7 @@
 
 use std::io::BufRead;
 
-use super::parse::{Expr, ParseError, Parser, Pos, MAX_NESTING};
+use super::parse::{Expr, ParseError, Parser, Place, Pos, MAX_NESTING};
 
 use crate::sink::AtomSink;
 use crate::types::{self, Type};
@@ -68,20 +68,53 @@ pub struct LoadError {
     pub error: ParseError,
     /// Top-level expressions loaded before it.
     pub loaded: u64,
+    /// Where the bad expression starts (after the whitespace and comments
+    /// before it): what a caller that reads it some other way (as Scheme)
+    /// resumes from.
+    pub at: Place,
+}
+
+/// How a load treats what it does not know.
+#[derive(Debug, Default, Clone)]
+pub struct LoadOptions {
+    /// Declare an unknown type named `...Node` or `...Link` as a Node or a
+    /// Link (`--declare-unknown`), instead of refusing it.
+    pub declare_unknown: bool,
+    /// The types declared so, in the order met.
+    pub declared: Vec<Type>,
 }
 
 /// Loads Atomese text from a reader, one top-level expression at a time.
 /// `progress` is called with the bytes read so far, about every 256 KiB.
-pub fn load<S: AtomSink, R: BufRead>(sink: &mut S, input: R, mut progress: impl FnMut(u64)) -> Result<LoadStats, LoadError> {
-    let mut parser = Parser::new(input);
-    let mut stats = LoadStats::default();
+pub fn load<S: AtomSink, R: BufRead>(sink: &mut S, input: R, progress: impl FnMut(u64)) -> Result<LoadStats, LoadError> {
+    load_from(sink, input, Place::START, &mut LoadOptions::default(), progress)
+}
+
+/// [`load`] of input that starts at `start` of a larger text (offsets and
+/// positions count from there), as `options` say.
+pub fn load_from<S: AtomSink, R: BufRead>(
+    sink: &mut S,
+    input: R,
+    start: Place,
+    options: &mut LoadOptions,
+    mut progress: impl FnMut(u64),
+) -> Result<LoadStats, LoadError> {
+    let mut parser = Parser::resume(input, start);
+    let mut stats = LoadStats { expressions: 0, bytes: start.offset };
     loop {
+        let at = parser.place();
+        let fail = |error, stats: &LoadStats| LoadError { error, loaded: stats.expressions, at };
         let expr = match parser.next_expr() {
             Ok(Some(e)) => e,
             Ok(None) => break,
-            Err(error) => return Err(LoadError { error, loaded: stats.expressions }),
+            Err(error) => return Err(fail(error, &stats)),
         };
-        eval(sink, &expr).map_err(|error| LoadError { error, loaded: stats.expressions })?;
+        if let Err(error) = eval(sink, &expr) {
+            if !(options.declare_unknown && declare_unknown(&expr, &mut options.declared)) {
+                return Err(fail(error, &stats));
+            }
+            eval(sink, &expr).map_err(|error| fail(error, &stats))?;
+        }
         stats.expressions += 1;
         let bytes = parser.bytes_read();
         if bytes >> 18 != stats.bytes >> 18 {
@@ -93,15 +126,36 @@ pub fn load<S: AtomSink, R: BufRead>(sink: &mut S, input: R, mut progress: impl 
     Ok(stats)
 }
 
+/// Declares the unknown types `expr` names as heads that end in `Node` or
+/// `Link` (as a Node or a Link) and adds them to `declared`; whether it
+/// declared any. A walk with a stack: expressions nest up to `MAX_NESTING`.
+fn declare_unknown(expr: &Expr, declared: &mut Vec<Type>) -> bool {
+    let before = declared.len();
+    let mut stack = vec![expr];
+    while let Some(e) = stack.pop() {
+        let Expr::List(items, _) = e else { continue };
+        if let Some(Expr::Symbol(name, _)) = items.first() {
+            if Type::from_name(name).is_none() {
+                if let Ok(t) = types::declare_by_suffix(name) {
+                    declared.push(t);
+                }
+            }
+        }
+        stack.extend(items);
+    }
+    declared.len() > before
+}
+
 /// Loads Atomese text from a string and returns the atom of each top-level expression.
 pub fn load_str<S: AtomSink>(sink: &mut S, text: &str) -> Result<Vec<Handle>, LoadError> {
     let mut parser = Parser::new(text.as_bytes());
     let mut out = Vec::new();
     loop {
+        let at = parser.place();
         match parser.next_expr() {
-            Ok(Some(e)) => out.push(eval(sink, &e).map_err(|error| LoadError { error, loaded: out.len() as u64 })?),
+            Ok(Some(e)) => out.push(eval(sink, &e).map_err(|error| LoadError { error, loaded: out.len() as u64, at })?),
             Ok(None) => return Ok(out),
-            Err(error) => return Err(LoadError { error, loaded: out.len() as u64 }),
+            Err(error) => return Err(LoadError { error, loaded: out.len() as u64, at }),
         }
     }
 }

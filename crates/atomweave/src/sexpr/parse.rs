@@ -50,6 +50,21 @@ pub struct Pos {
     pub col: u32,
 }
 
+/// A place in the input between top-level expressions: its byte offset
+/// and position.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// Bytes before it.
+    pub offset: u64,
+    /// Its line and column.
+    pub pos: Pos,
+}
+
+impl Place {
+    /// The start of the input.
+    pub const START: Place = Place { offset: 0, pos: Pos { line: 1, col: 1 } };
+}
+
 /// One parsed datum.
 ///
 /// The parser builds and takes apart trees without recursion and never
@@ -187,6 +202,23 @@ impl<R: BufRead> Parser<R> {
             last_complete: Pos { line: 1, col: 1 },
             failed: None,
         }
+    }
+
+    /// A parser reading `input`, which starts at `place` of a larger text
+    /// (a load resuming after an expression read by someone else): offsets
+    /// and positions count from there.
+    pub fn resume(input: R, place: Place) -> Self {
+        let mut p = Parser::new(input);
+        p.base = place.offset;
+        (p.line, p.col) = (place.pos.line, place.pos.col);
+        p.last_complete = place.pos;
+        p
+    }
+
+    /// Where the next top-level expression is read from: just past the last
+    /// one returned (what [`resume`](Parser::resume) takes to read on).
+    pub fn place(&self) -> Place {
+        Place { offset: self.bytes_read(), pos: self.last_complete }
     }
 
     /// The next top-level expression, `Ok(None)` at a clean end of input.

@@ -355,11 +355,15 @@ pub enum Select {
 
 /// Writes atoms, one top-level expression each, and returns how many.
 /// `progress` is called with the count every 64 Ki atoms.
+/// The truth- and attention-value keys are left out: they print inside
+/// the atoms whose values they key, and upstream holds them in no space.
 pub fn dump(r: &impl AtomRead, select: Select, form: Form, mut w: impl io::Write, mut progress: impl FnMut(u64)) -> io::Result<u64> {
+    let keys: Vec<Handle> = [super::TV_KEY, super::AV_KEY].into_iter().filter_map(|k| r.get_node(crate::types::PREDICATE_NODE, k)).collect();
     let atoms: Box<dyn Iterator<Item = Handle> + '_> = match select {
         Select::Roots => Box::new(r.all_atoms().filter(|&h| r.incoming_size(h) == Some(0))),
         Select::Type(t) => Box::new(r.handles_by_type(t, true)),
     };
+    let atoms = atoms.filter(|h| !keys.contains(h));
     let mut buf = String::new();
     let mut n = 0u64;
     for h in atoms {

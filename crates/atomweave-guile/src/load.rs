@@ -1,0 +1,141 @@
+//! Loading files that mix Scheme with Atomese data, so that a file means
+//! what it means under upstream's `guile -l FILE`: data (most of any real
+//! file) goes through the core's reader at its speed; each expression that
+//! reader cannot take (a definition, `use-modules`, `setlocale`, a call of a
+//! procedure the file defined, `load`) is read and evaluated by Guile, with
+//! the target space current, in file order, and the core's reader goes on
+//! after it.
+//!
+//! An expression evaluated by Guile is not all-or-nothing: a definition
+//! that fails half-way may have added atoms, as it would in Guile.
+
+use std::io::{BufReader, Seek};
+use std::path::Path;
+
+use atomweave::sexpr::{self, LoadError, LoadOptions, LoadStats, ParseError, Place, Pos};
+use atomweave::AtomSpace;
+
+use crate::ffi::{self, Scm};
+use crate::{boot, call_shell, register_space, select_space, with_guile, Shell};
+
+/// Loads `path` into `space` from `start` (the start of the file, or where
+/// an earlier strict load stopped), evaluating in Guile what is not data.
+/// `progress` gets the bytes read so far. Boots Guile in this process if no
+/// one has; the space stays registered with Scheme for the process's life.
+pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut LoadOptions, mut progress: impl FnMut(u64)) -> Result<LoadStats, LoadError> {
+    let io = |at: Place, e: std::io::Error| LoadError {
+        error: ParseError { line: at.pos.line, col: at.pos.col, message: e.to_string(), snippet: String::new() },
+        loaded: 0,
+        at,
+    };
+    // Absolute, as `guile -l` has it: a relative `load` in the file is then
+    // found beside it.
+    let path = std::fs::canonicalize(path).map_err(|e| io(start, e))?;
+    let mut reader = BufReader::with_capacity(1 << 20, std::fs::File::open(&path).map_err(|e| io(start, e))?);
+    boot(space.clone());
+    let index = register_space(space.clone());
+    with_guile(|| {
+        select_space(index);
+        let mut port: Option<Port> = None;
+        let mut total = LoadStats { expressions: 0, bytes: start.offset };
+        let mut at = start;
+        loop {
+            // Within what the buffer holds (a Scheme form between data), the
+            // seek keeps it.
+            let now = reader.stream_position().map_err(|e| io(at, e))?;
+            reader.seek_relative(at.offset as i64 - now as i64).map_err(|e| io(at, e))?;
+            let failed = match sexpr::load_from(&mut &*space, &mut reader, at, options, &mut progress) {
+                Ok(stats) => {
+                    total.expressions += stats.expressions;
+                    total.bytes = stats.bytes;
+                    return Ok(total);
+                }
+                Err(e) => e,
+            };
+            total.expressions += failed.loaded;
+            let port = match &port {
+                Some(p) => p,
+                None => port.insert(Port::open(&path).map_err(|why| as_scheme(&failed, total.expressions, &why))?),
+            };
+            match port.eval_forms(failed.at) {
+                Ok((n, next)) if n > 0 => {
+                    total.expressions += n;
+                    match next {
+                        Some(next) => at = next,
+                        None => return Ok(total),
+                    }
+                }
+                Ok(_) => return Err(LoadError { loaded: total.expressions, ..failed }),
+                Err(why) => return Err(as_scheme(&failed, total.expressions, &why)),
+            }
+        }
+    })
+}
+
+subrs! {
+    data_head "%atomweave-data-head?" (head) {
+        let data = ffi::symbol_name(head).is_some_and(|h| {
+            matches!(h.as_str(), "cog-set-tv!" | "cog-set-value!" | "cog-set-values!") || atomweave::Type::from_name(&h).is_some_and(|t| t.is_atom())
+        });
+        Ok(if data { ffi::BOOL_T } else { ffi::BOOL_F })
+    }
+}
+
+/// The primitive the loader's Scheme half uses: is a form that starts with
+/// this symbol data (an atom, or a value set on one)?
+pub(crate) fn primitives() -> Vec<(&'static str, i32, i32, i32, ffi::Subr)> {
+    vec![("%atomweave-data-head?", 1, 0, 0, data_head as ffi::Subr)]
+}
+
+/// The core reader's error for an expression that Guile failed on too.
+fn as_scheme(failed: &LoadError, loaded: u64, why: &str) -> LoadError {
+    let why = why.trim_end().replace('\n', " ");
+    let message = format!("{}; evaluated as Scheme: {why}", failed.error.message);
+    LoadError { error: ParseError { message, ..failed.error.clone() }, loaded, at: failed.at }
+}
+
+/// The file as a Scheme input port, kept from the collector while it is open.
+struct Port(Scm);
+
+impl Port {
+    fn open(path: &Path) -> Result<Port, String> {
+        let path = path.to_str().ok_or_else(|| format!("{}: not a UTF-8 path", path.display()))?;
+        let port = call_shell(Shell::OpenFile, &[ffi::string(path)])?;
+        // SAFETY: a port, protected until `drop`.
+        Ok(Port(unsafe { ffi::scm_gc_protect_object(port) }))
+    }
+
+    /// Reads the form at `at` and evaluates it, then the forms after it up
+    /// to the next that is data: how many it evaluated, and where that one
+    /// starts (`None` at the end of the file).
+    fn eval_forms(&self, at: Place) -> Result<(u64, Option<Place>), String> {
+        // SAFETY: cons does not throw.
+        let place = unsafe {
+            ffi::scm_cons(ffi::from_i64(at.offset as i64), ffi::scm_cons(ffi::from_i64(i64::from(at.pos.line)), ffi::from_i64(i64::from(at.pos.col))))
+        };
+        let r = call_shell(Shell::LoadForm, &[self.0, place])?;
+        let bad = || "Guile gave no place after the form".to_string();
+        // SAFETY: (n . #f) or (n offset line . col), from `shell-load-form`.
+        let (n, next) = unsafe { (ffi::to_i64(r.car()).ok_or_else(bad)?, r.cdr()) };
+        if next.is_false() {
+            return Ok((n as u64, None));
+        }
+        // SAFETY: as above.
+        let (offset, line, col) = unsafe { (ffi::to_i64(next.car()), ffi::to_i64(next.cdr().car()), ffi::to_i64(next.cdr().cdr())) };
+        match (offset, line, col) {
+            (Some(o), Some(l), Some(c)) => Ok((n as u64, Some(Place { offset: o as u64, pos: Pos { line: l as u32, col: c as u32 } }))),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl Drop for Port {
+    fn drop(&mut self) {
+        // SAFETY: in Guile mode (a port lives inside `with_guile`); closing a
+        // port does not throw; then it is the collector's again.
+        unsafe {
+            ffi::scm_close_port(self.0);
+            ffi::scm_gc_unprotect_object(self.0);
+        }
+    }
+}

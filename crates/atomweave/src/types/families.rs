@@ -1,0 +1,108 @@
+//! The type tables of upstream's other modules (NLP, bio, PLN, spacetime,
+//! attention) and the types that upstream removed but old files still hold:
+//! registered when a user enables a family, as loading the module did
+//! upstream. Each table is a script in the core table's format
+//! (`types/families/*.script`), whose `@requires` line names the families
+//! its parents come from.
+//!
+//! Not here: the core table (`build.rs`), and types a user registers.
+
+use super::{register_type, Type, LINK, NODE};
+use crate::error::{Error, Result};
+
+/// Every family: its name and its script.
+const FAMILIES: &[(&str, &str)] = &[
+    ("nlp", include_str!("../../types/families/nlp.script")),
+    ("bio", include_str!("../../types/families/bio.script")),
+    ("pln", include_str!("../../types/families/pln.script")),
+    ("spacetime", include_str!("../../types/families/spacetime.script")),
+    ("attention", include_str!("../../types/families/attention.script")),
+    ("legacy", include_str!("../../types/families/legacy.script")),
+];
+
+/// The names of the families, in the order documented.
+pub fn families() -> impl Iterator<Item = &'static str> {
+    FAMILIES.iter().map(|&(name, _)| name)
+}
+
+fn script(family: &str) -> Result<&'static str> {
+    FAMILIES.iter().find(|&&(name, _)| name == family).map(|&(_, s)| s).ok_or_else(|| {
+        let known: Vec<&str> = families().collect();
+        Error::TypeDefinition(format!("no type family `{family}` (there are: {})", known.join(", ")))
+    })
+}
+
+/// One line of a script: a type, its parents and its short name.
+struct Decl<'s> {
+    name: &'s str,
+    parents: Vec<&'s str>,
+    short: Option<&'s str>,
+}
+
+/// The families a script requires, and its declarations.
+fn parse(script: &str) -> (Vec<&str>, Vec<Decl<'_>>) {
+    let mut requires = Vec::new();
+    let mut decls = Vec::new();
+    for line in script.lines().map(|l| l.split('#').next().unwrap_or_default().trim()).filter(|l| !l.is_empty()) {
+        if let Some(rest) = line.strip_prefix("@requires") {
+            requires.extend(rest.split_whitespace());
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let name = words.next().unwrap_or_default();
+        let parents = match words.next() {
+            Some("<-") => words.next().unwrap_or_default().split(',').collect(),
+            _ => Vec::new(),
+        };
+        decls.push(Decl { name, parents, short: words.next() });
+    }
+    (requires, decls)
+}
+
+/// Registers a family's types (and those of the families it requires), in
+/// order; returns the family's types. Enabling a family twice is harmless.
+pub fn load_family(family: &str) -> Result<Vec<Type>> {
+    let (requires, decls) = parse(script(family)?);
+    for r in requires {
+        load_family(r)?;
+    }
+    let mut made = Vec::with_capacity(decls.len());
+    for d in decls {
+        let parents = d
+            .parents
+            .iter()
+            .map(|p| Type::from_name(p).ok_or_else(|| Error::TypeDefinition(format!("family {family}: parent {p} of {} is unknown", d.name))))
+            .collect::<Result<Vec<Type>>>()?;
+        // A short name some other type took first is left out, not an error.
+        let short = d.short.filter(|s| Type::from_name(s).is_none());
+        made.push(register_type(d.name, &parents, short)?);
+    }
+    Ok(made)
+}
+
+/// The family that declares a type of this (long or short) name, if any.
+pub fn family_of(type_name: &str) -> Option<&'static str> {
+    FAMILIES.iter().find(|&&(_, s)| parse(s).1.iter().any(|d| d.name == type_name || d.short == Some(type_name))).map(|&(name, _)| name)
+}
+
+/// The type of this name, enabling the family that declares it if no type
+/// has the name yet: what a store does with the type names it recorded.
+pub fn from_name_or_family(name: &str) -> Option<Type> {
+    Type::from_name(name).or_else(|| {
+        load_family(family_of(name)?).ok()?;
+        Type::from_name(name)
+    })
+}
+
+/// Declares an unknown type by its name's suffix, as `--declare-unknown`
+/// does: `...Node` a Node, `...Link` a Link; anything else is refused.
+pub fn declare_by_suffix(name: &str) -> Result<Type> {
+    let parent = if name.ends_with("Node") && name.len() > 4 {
+        NODE
+    } else if name.ends_with("Link") && name.len() > 4 {
+        LINK
+    } else {
+        return Err(Error::TypeDefinition(format!("cannot tell whether the unknown type {name} is a Node or a Link: its name ends in neither")));
+    };
+    register_type(name, &[parent], None)
+}
