@@ -403,6 +403,11 @@ subrs! {
     cog_tv_p "cog-tv?" (x) { Ok(Scm::bool(smob::is_tv(x))) }
     cog_atomspace_p "cog-atomspace?" (x) { Ok(Scm::bool(smob::space_of(x).is_some())) }
     cog_subtype_p "cog-subtype?" (sup, t) { Ok(Scm::bool(type_arg(t)?.is_a(type_arg(sup)?))) }
+    define_types "%atomweave-define-types" (family) {
+        let name = ffi::to_string(family).ok_or_else(|| Error::wrong_type("a type family's name (a string)", family))?;
+        define_constructors(types::load_family(&name).map_err(|e| Error::msg(e.to_string()))?);
+        Ok(ffi::UNSPECIFIED)
+    }
     cog_get_types "cog-get-types" () { Ok(ffi::list(Type::all().into_iter().map(type_symbol))) }
     cog_get_subtypes "cog-get-subtypes" (t) { Ok(ffi::list(type_arg(t)?.subtypes().into_iter().map(type_symbol))) }
     cog_atomspace "cog-atomspace" (a) {
@@ -589,6 +594,7 @@ pub(crate) fn define_all() {
         ("cog-get-all-roots", 0, 1, 0, cog_get_all_roots as Subr),
         ("cog-report-counts", 0, 1, 0, cog_report_counts as Subr),
         ("cog-execute!", 1, 0, 0, cog_execute as Subr),
+        ("%atomweave-define-types", 1, 0, 0, define_types as Subr),
         ("cog-evaluate!", 1, 0, 0, cog_evaluate as Subr),
     ];
     for &(name, req, opt, rst, f) in
@@ -596,9 +602,14 @@ pub(crate) fn define_all() {
     {
         define(name, req, opt, rst, f);
     }
-    // A constructor per type, under its long and short names.
+    define_constructors(Type::all());
+}
+
+/// Defines and exports a constructor per type of `types` in the current
+/// module, under its long and short names.
+fn define_constructors(types: impl IntoIterator<Item = Type>) {
     let ctors = ctor_table();
-    for t in Type::all() {
+    for t in types {
         let f = ctors.get(t.id() as usize).copied();
         for name in [Some(t.name()), t.short_name()].into_iter().flatten() {
             match f {

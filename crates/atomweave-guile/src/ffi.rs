@@ -236,6 +236,8 @@ extern "C" {
     pub fn scm_new_double_smob(tag: scm_t_bits, d1: scm_t_bits, d2: scm_t_bits, d3: scm_t_bits) -> Scm;
     pub fn scm_gc_protect_object(obj: Scm) -> Scm;
     pub fn scm_gc_unprotect_object(obj: Scm) -> Scm;
+    /// Reads one datum from a C string; may throw (ours are well-formed).
+    pub fn scm_c_read_string(s: *const c_char) -> Scm;
     /// Does not throw for a port that is open or closed.
     pub fn scm_close_port(port: Scm) -> Scm;
 

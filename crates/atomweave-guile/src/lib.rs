@@ -56,6 +56,27 @@ pub const MODULES: &[(&str, &str)] = &[
     ("atomweave/shell.scm", include_str!("../scheme/atomweave/shell.scm")),
 ];
 
+/// The type families' modules, loaded when a program uses one (each
+/// registers its family's types): their names and sources.
+pub const FAMILY_MODULES: &[(&str, &str)] = &[
+    ("(opencog nlp)", include_str!("../scheme/opencog/nlp.scm")),
+    ("(opencog bioscience)", include_str!("../scheme/opencog/bioscience.scm")),
+    ("(opencog pln)", include_str!("../scheme/opencog/pln.scm")),
+    ("(opencog spacetime)", include_str!("../scheme/opencog/spacetime.scm")),
+    ("(opencog attention)", include_str!("../scheme/opencog/attention.scm")),
+    ("(atomweave legacy)", include_str!("../scheme/atomweave/legacy.scm")),
+];
+
+/// Makes Guile's module loader take `FAMILY_MODULES` from memory when a
+/// program uses one, where it would search the load path for a file.
+const LAZY_MODULES: &std::ffi::CStr = c"(let ((search try-module-autoload))
+  (set! try-module-autoload
+    (lambda (name . rest)
+      (let ((source (assoc name %atomweave-family-modules)))
+        (if source
+            (begin (save-module-excursion (lambda () (eval-string (cdr source)))) #t)
+            (apply search name rest))))))";
+
 static INIT: Once = Once::new();
 
 /// The space Scheme starts in, when the host chose one before loading.
@@ -105,6 +126,11 @@ pub fn boot(space: AtomSpace) {
                     ffi::scm_c_eval_string(c"(eval-string %atomweave-module-source #:compile? #t)".as_ptr());
                 }
                 ffi::scm_c_eval_string(c"(use-modules (opencog) (opencog exec) (opencog persist) (atomweave shell))".as_ptr());
+                let families = FAMILY_MODULES
+                    .iter()
+                    .map(|(name, src)| ffi::scm_cons(ffi::scm_c_read_string(CString::new(*name).expect("no NUL").as_ptr()), ffi::string(src)));
+                define("%atomweave-family-modules", ffi::list(families.collect::<Vec<_>>().into_iter()));
+                ffi::scm_c_eval_string(LAZY_MODULES.as_ptr());
             }
         });
     });

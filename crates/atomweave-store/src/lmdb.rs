@@ -361,7 +361,7 @@ impl LmdbStore {
         match (self.types_of_code.get(usize::from(code)), self.type_names.get(usize::from(code))) {
             (Some(Some(t)), _) => Ok(*t),
             // Registered since the store was opened?
-            (_, Some(name)) => Type::from_name(name)
+            (_, Some(name)) => atomweave::types::from_name_or_family(name)
                 .ok_or_else(|| StoreError::Backend(format!("the store holds atoms of type {name}, which is not known here (register it first)"))),
             _ => Err(StoreError::Corrupt(format!("type code {code} is not in the store's type table"))),
         }

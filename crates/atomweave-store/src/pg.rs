@@ -380,7 +380,8 @@ impl PgStore {
             self.reload_types()?;
         }
         let name = self.names_of_code.get(&code).ok_or_else(|| StoreError::Corrupt(format!("type code {code} is not in the store's type table")))?;
-        Type::from_name(name).ok_or_else(|| StoreError::Backend(format!("the store holds atoms of type {name}, which is not known here (register it first)")))
+        atomweave::types::from_name_or_family(name)
+            .ok_or_else(|| StoreError::Backend(format!("the store holds atoms of type {name}, which is not known here (register it first)")))
     }
 
     /// `n` fresh uuids.
@@ -1246,7 +1247,7 @@ impl StorageNode for PgStore {
                                             let name = names
                                                 .get(&code)
                                                 .ok_or_else(|| StoreError::Corrupt(format!("type code {code} is not in the store's type table")))?;
-                                            let t = Type::from_name(name).ok_or_else(|| {
+                                            let t = atomweave::types::from_name_or_family(name).ok_or_else(|| {
                                                 StoreError::Backend(format!(
                                                     "the store holds atoms of type {name}, which is not known here (register it first)"
                                                 ))

@@ -351,7 +351,13 @@ impl<S: AtomSink> Builder<'_, S> {
                 let message = format!("`{name}` is Scheme, not Atomese data: this reader takes atoms and values only; run a file that holds Scheme with Guile and the (opencog) module (`guile -l FILE`)");
                 return Err(error(pos, message, name));
             }
-            None => return Err(error(pos, format!("unknown atom type `{name}`"), name)),
+            None => {
+                let message = match types::family_of(name) {
+                    Some(f) => format!("unknown atom type `{name}`: it is in the `{f}` type family, which is not enabled (`--types {f}` on the command line, `load_types(\"{f}\")` in Python, its module in Scheme)"),
+                    None => format!("unknown atom type `{name}`"),
+                };
+                return Err(error(pos, message, name));
+            }
         };
         self.depth += 1;
         if self.depth > MAX_NESTING {
