@@ -102,7 +102,7 @@ something other than #f; that value, or #f."
 
 (define-public (av sti lti vlti)
   "An attention value: short-, long- and very-long-term importance."
-  (AttentionValue sti lti vlti))
+  (AttentionValue (exact->inexact sti) (exact->inexact lti) (exact->inexact vlti)))
 
 (define-public cog-new-av av)
 

@@ -179,10 +179,11 @@ fn new_node(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
     let add = |name: &str| smob::space_at(space).add_node(t, name);
     let h = match ffi::with_str(name, add) {
         Some(h) => h?,
-        // A symbol, or a number as the Atomese reader takes it: `(Number 3)`.
-        None => add(&ffi::symbol_name(name)
-            .or_else(|| ffi::to_f64(name).map(atomweave::sexpr::fmt_f64))
-            .ok_or_else(|| Error::wrong_type("a node name (a string)", name))?)?,
+        // A symbol; or, for a NumberNode, a number: `(Number 3)`.
+        None => {
+            let number = || ffi::to_f64(name).filter(|_| t.is_a(types::NUMBER_NODE)).map(atomweave::sexpr::fmt_f64);
+            add(&ffi::symbol_name(name).or_else(number).ok_or_else(|| Error::wrong_type("a node name (a string)", name))?)?
+        }
     };
     extra.finish(space, h)
 }
@@ -443,7 +444,8 @@ subrs! {
     }
     cog_get_all_roots "cog-get-all-roots" (s) {
         let space = space_arg(s)?;
-        let hs: Vec<Handle> = smob::space_at(space).root_set_by_type(types::ATOM, true).collect();
+        let keys = atomweave::sexpr::value_key_atoms(|t, n| smob::space_at(space).get_node(t, n));
+        let hs: Vec<Handle> = smob::space_at(space).root_set_by_type(types::ATOM, true).filter(|h| !keys.contains(h)).collect();
         Ok(atoms_list(space, hs.into_iter()))
     }
     cog_report_counts "cog-report-counts" (s) {

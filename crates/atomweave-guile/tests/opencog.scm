@@ -443,6 +443,74 @@
       (cog-set-atomspace! prev))
     (lambda () (stop-server server))))
 
+;; ----- the data corpus: `atomweave load` makes what Guile makes -----
+(define corpus-dir
+  (string-append (dirname (current-filename)) "/../../../tests/corpus"))
+
+(define (corpus-families path)
+  "The families a corpus file's first line names (;; types: nlp ...)."
+  (let ((line (call-with-input-file path read-line)))
+    (if (string-prefix? ";; types: " line)
+        (string-split (substring line 10) #\space)
+        '())))
+
+(define family-modules
+  '(("nlp" opencog nlp) ("bio" opencog bioscience) ("pln" opencog pln)
+    ("spacetime" opencog spacetime) ("attention" opencog attention)
+    ("legacy" atomweave legacy)))
+
+(define (sorted-lines command)
+  "The lines COMMAND prints, sorted; #f if it fails."
+  (let* ((port (open-input-pipe command))
+         (text (read-string port))
+         (status (close-pipe port)))
+    (and (zero? (status:exit-val status))
+         (sort (string-split (string-trim-right text #\newline) #\newline) string<?))))
+
+(define (dump-command path families)
+  (string-append (getenv "ATOMWEAVE_BIN") " dump -f repl"
+                 (if (null? families) "" (string-append " --types " (string-join families ",")))
+                 " '" path "'"))
+
+(test-group "data corpus: atomweave load gives the atoms Guile gives"
+  (for-each
+    (lambda (name)
+      (let* ((path (string-append corpus-dir "/" name))
+             (families (corpus-families path))
+             (space (cog-new-atomspace))
+             (old (cog-set-atomspace! space))
+             (module (make-fresh-user-module))
+             (out (string-append (tmpdir) "-" name)))
+        ;; The file evaluated as `guile -l FILE` would, after (opencog) and
+        ;; the families' modules, in a module of its own.
+        (module-use! module (resolve-interface '(opencog)))
+        (for-each (lambda (f) (module-use! module (resolve-interface (assoc-ref family-modules f))))
+                  families)
+        (save-module-excursion
+          (lambda () (set-current-module module) (primitive-load path)))
+        (call-with-output-file out
+          (lambda (port)
+            (for-each (lambda (a) (write a port) (newline port)) (cog-get-all-roots))))
+        (cog-set-atomspace! old)
+        (let ((loaded (sorted-lines (dump-command path families)))
+              (evaluated (sorted-lines (dump-command out families))))
+          (test-assert (string-append name ": atomweave load reads it") (pair? loaded))
+          (test-equal name evaluated loaded))
+        (delete-file out)))
+    '("setlocale-preamble.scm" "definitions.scm" "block-comments.scm" "nlp-parse.scm"
+      "bio.scm" "pln.scm" "legacy.scm" "attention.scm")))
+
+(test-group "attention values"
+  (let ((a (Concept "with-av" (av 1 2 3))))
+    (test-assert (cog-av? (cog-av a)))
+    (test-equal '(1.0 2.0 3.0) (cog-value->list (cog-av a)))
+    (test-equal 2.0 (cog-av-lti a))
+    (test-equal '(0.0 0.0 0.0) (cog-value->list (cog-av (Concept "no-av"))))
+    (cog-set-av! a (av 4 5 6))
+    (test-equal 4.0 (cog-av-sti a))
+    (test-assert "the key is not a root of the space's dump"
+      (not (member "*-AttentionValueKey-*" (map (lambda (x) (if (cog-node? x) (cog-name x) "")) (cog-get-all-roots)))))))
+
 (define failures (test-runner-fail-count (test-runner-current)))
 (test-end "opencog")
 (exit (if (zero? failures) 0 1))

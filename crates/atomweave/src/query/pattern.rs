@@ -128,7 +128,7 @@ impl Forbidden {
         // The truth- and attention-value keys are not the user's atoms: no
         // variable stands for them, as none would upstream, where they are
         // in no space.
-        vars.extend([crate::sexpr::TV_KEY, crate::sexpr::AV_KEY].into_iter().filter_map(|k| space.get_node(crate::types::PREDICATE_NODE, k)));
+        vars.extend(crate::sexpr::value_key_atoms(|t, n| space.get_node(t, n)));
         let mut set: HashSet<Handle> = HashSet::default();
         let mut work = vars.clone();
         while let Some(h) = work.pop() {

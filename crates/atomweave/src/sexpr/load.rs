@@ -17,6 +17,13 @@ pub const TV_KEY: &str = "*-TruthValueKey-*";
 /// Name of the key under which attention values `(av sti lti vlti)` are kept.
 pub const AV_KEY: &str = "*-AttentionValueKey-*";
 
+/// The atoms of the truth- and attention-value keys, where `get_node`
+/// finds them: not the user's atoms (upstream holds them in no space), so
+/// dumps, root lists and query groundings leave them out.
+pub fn value_key_atoms(get_node: impl Fn(Type, &str) -> Option<Handle>) -> Vec<Handle> {
+    [TV_KEY, AV_KEY].into_iter().filter_map(|k| get_node(types::PREDICATE_NODE, k)).collect()
+}
+
 /// Scheme's forms and the procedures data files call most (a preamble, a
 /// loader's helpers): met where an atom should be, the file is a program.
 const SCHEME_FORMS: &[&str] = &[

@@ -358,7 +358,7 @@ pub enum Select {
 /// The truth- and attention-value keys are left out: they print inside
 /// the atoms whose values they key, and upstream holds them in no space.
 pub fn dump(r: &impl AtomRead, select: Select, form: Form, mut w: impl io::Write, mut progress: impl FnMut(u64)) -> io::Result<u64> {
-    let keys: Vec<Handle> = [super::TV_KEY, super::AV_KEY].into_iter().filter_map(|k| r.get_node(crate::types::PREDICATE_NODE, k)).collect();
+    let keys = super::value_key_atoms(|t, n| r.get_node(t, n));
     let atoms: Box<dyn Iterator<Item = Handle> + '_> = match select {
         Select::Roots => Box::new(r.all_atoms().filter(|&h| r.incoming_size(h) == Some(0))),
         Select::Type(t) => Box::new(r.handles_by_type(t, true)),

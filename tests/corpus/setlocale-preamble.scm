@@ -1,0 +1,11 @@
+;; A dump with the preamble big data files carry.
+(use-modules (opencog))
+(setlocale LC_CTYPE "")
+(InheritanceLink (stv 0.9 0.8)
+  (ConceptNode "猫")
+  (ConceptNode "animal"))
+(EvaluationLink (stv 1 0.5)
+  (PredicateNode "name")
+  (ListLink (ConceptNode "猫") (ConceptNode "neko \"the cat\"")))
+(MemberLink (ConceptNode "a") (ConceptNode "set-of-\tthings"))
+(SetLink (ConceptNode "c") (ConceptNode "a") (ConceptNode "b"))
