@@ -189,10 +189,72 @@ fn a_failed_load_says_nothing_was_loaded() {
     std::fs::write(&good, "(Concept \"a\")\n(Concept \"b\")\n").unwrap();
     std::fs::write(&bad, "(Concept \"c\")\n(define x 1)\n").unwrap();
     let store = format!("lmdb://{}", dir.path().join("kb").display());
-    let out = atomweave(&["load", good.to_str().unwrap(), bad.to_str().unwrap(), "--to", &store]);
+    let out = atomweave(&["load", "--data-only", good.to_str().unwrap(), bad.to_str().unwrap(), "--to", &store]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.scm: line 2, column 1"), "{err}");
-    assert!(err.contains("nothing was loaded: not the 1 expressions before it in this file, nor the 2 of the 1 file(s) before it"), "{err}");
+    assert!(err.contains("`define` is Scheme") && err.contains("leave out --data-only"), "{err}");
+    assert!(err.contains("nothing was loaded: not the 1 expressions before it in this file, nor the 2 of the 1 file(s) before it ("), "{err}");
+    assert!(err.contains("good.scm)"), "the files before it are named: {err}");
     assert!(!dir.path().join("kb").exists(), "no store was made");
+    // Without --data-only, Guile evaluates the definition.
+    let out = atomweave(&["load", good.to_str().unwrap(), bad.to_str().unwrap(), "--to", &store]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(atom_lines(&["dump", "--from", &store]), ["(ConceptNode \"a\")", "(ConceptNode \"b\")", "(ConceptNode \"c\")"]);
+}
+
+fn corpus(name: &str) -> String {
+    format!("{}/../../tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// What a successful command prints, line by line, sorted.
+fn atom_lines(args: &[&str]) -> Vec<String> {
+    let out = atomweave(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let mut lines: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_owned).collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn scheme_in_data_is_evaluated_and_families_are_asked_for() {
+    let lines = atom_lines(&["dump", &corpus("definitions.scm")]);
+    assert!(lines.contains(&"(SimilarityLink (ConceptNode \"cat\")(ConceptNode \"dog\"))".to_string()), "{lines:?}");
+    assert_eq!(lines.len(), 10, "{lines:?}");
+
+    let out = atomweave(&["load", &corpus("nlp-parse.scm")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("in the `nlp` type family") && err.contains("--types nlp"), "{err}");
+    assert_eq!(atom_lines(&["dump", "--types", "nlp", &corpus("nlp-parse.scm")]).len(), 7);
+
+    let out = atomweave(&["dump", "--data-only", &corpus("transcript.scm.txt")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("REPL transcript"), "{err}");
+    assert!(!err.contains('\u{1b}'), "the terminal's codes are not replayed: {err:?}");
+
+    let dir = tempdir();
+    let file = dir.path().join("unknown.scm");
+    std::fs::write(&file, "(FooBarNode \"x\")\n(QuuxLink (FooBarNode \"x\"))\n(Thing \"y\")\n").unwrap();
+    let out = atomweave(&["dump", "--declare-unknown", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("unknown atom type `Thing`"), "a name that ends in neither Node nor Link: {err}");
+    std::fs::write(&file, "(FooBarNode \"x\")\n(QuuxLink (FooBarNode \"x\"))\n").unwrap();
+    let out = atomweave(&["dump", "--declare-unknown", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.contains("declared 2 unknown type(s): FooBarNode (Node), QuuxLink (Link)"), "{err}");
+}
+
+#[test]
+fn dumps_of_the_same_atoms_match_after_a_store_round_trip() {
+    let dir = tempdir();
+    let file = dir.path().join("g.scm");
+    let out = atomweave(&["generate", "-n", "30000", "-R", "3", "-o", file.to_str().unwrap()]);
+    assert!(out.status.success());
+    let store = format!("lmdb://{}", dir.path().join("kb").display());
+    let file = file.to_str().unwrap();
+    let out = atomweave(&["load", "-q", file, &corpus("setlocale-preamble.scm"), "--to", &store]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let direct = atom_lines(&["dump", file, &corpus("setlocale-preamble.scm")]);
+    assert!(direct.iter().any(|l| l.starts_with("(SetLink")), "the file has unordered links");
+    assert_eq!(atom_lines(&["dump", "--from", &store]), direct);
 }
