@@ -111,3 +111,11 @@ pub fn register_type(name: &str, parents: Vec<Bound<'_, PyAny>>, short_name: Opt
     let parents = parents.iter().map(type_arg).collect::<PyResult<Vec<_>>>()?;
     Ok(types::register_type(name, &parents, short_name).or_py()?.id())
 }
+
+/// Enables a type family of upstream's other modules ("nlp", "bio", "pln",
+/// "spacetime", "attention", "legacy"): registers its types, as importing
+/// the module did upstream; returns their numbers.
+#[pyfunction]
+pub fn load_types(family: &str) -> PyResult<Vec<u16>> {
+    Ok(types::load_family(family).or_py()?.into_iter().map(|t| t.id()).collect())
+}

@@ -78,6 +78,7 @@ fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ctor::get_type_name, m)?)?;
     m.add_function(wrap_pyfunction!(ctor::is_a, m)?)?;
     m.add_function(wrap_pyfunction!(ctor::register_type, m)?)?;
+    m.add_function(wrap_pyfunction!(ctor::load_types, m)?)?;
     m.add_function(wrap_pyfunction!(storage::cog_open, m)?)?;
     m.add_function(wrap_pyfunction!(storage::cog_close, m)?)?;
     m.add_function(wrap_pyfunction!(storage::store_atom, m)?)?;

@@ -348,15 +348,25 @@ pub fn evaluate_atom(py: Python<'_>, atomspace: Py<PySpace>, atom: &Bound<'_, Py
     }
 }
 
-/// Loads an Atomese (`.scm`) file into `atomspace` (default: the default space).
+/// Loads an Atomese (`.scm`) file into `atomspace` (default: the default
+/// space), as `guile -l FILE` would: data through the core's reader, and
+/// what is Scheme (definitions, module uses, calls) evaluated by Guile,
+/// unless `data_only`, which refuses it.
 #[pyfunction]
-#[pyo3(signature = (path, atomspace=None))]
-pub fn load_file(py: Python<'_>, path: std::path::PathBuf, atomspace: Option<Py<PySpace>>) -> PyResult<()> {
+#[pyo3(signature = (path, atomspace=None, data_only=false))]
+pub fn load_file(py: Python<'_>, path: std::path::PathBuf, atomspace: Option<Py<PySpace>>, data_only: bool) -> PyResult<()> {
     let space = space_or_default(py, atomspace)?;
     let me = space.get();
     py.allow_threads(|| -> PyResult<()> {
         let file = std::fs::File::open(&path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
-        sexpr::load(&mut &me.space, std::io::BufReader::new(file), |_| {}).map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
+        let fail = |e: sexpr::LoadError| PyValueError::new_err(format!("{}: {e}", path.display()));
+        match sexpr::load(&mut &me.space, std::io::BufReader::new(file), |_| {}) {
+            Err(e) if !data_only => {
+                atomweave_guile::load_file(&me.space, &path, e.at, &mut sexpr::LoadOptions::default(), |_| {})
+                    .map_err(|g| fail(sexpr::LoadError { loaded: e.loaded + g.loaded, ..g }))?;
+            }
+            done => drop(done.map_err(fail)?),
+        }
         Ok(())
     })
 }
@@ -385,8 +395,9 @@ pub fn dump(py: Python<'_>, atomspace: Option<Py<PySpace>>, path: Option<std::pa
             Some(view) => drop(sexpr::dump(&view, Select::Roots, Form::Wire, &mut buf, |_| {}).map_err(io)?),
             // Child spaces, and spaces with children, have no read view: print through the space.
             None => {
+                let keys = sexpr::value_key_atoms(|t, n| me.space.get_node(t, n));
                 for h in me.space.handles_by_type(atomweave::types::ATOM, true) {
-                    if me.space.incoming_size(h) == Some(0) {
+                    if me.space.incoming_size(h) == Some(0) && !keys.contains(&h) {
                         buf.extend_from_slice(sexpr::atom_to_string(&me.space, h, Form::Wire).or_py()?.as_bytes());
                         buf.push(b'\n');
                     }

@@ -31,6 +31,7 @@ CORE_NAMES = {
     "pop_default_atomspace",
     "push_default_atomspace",
     "register_type",
+    "load_types",
     "scheme_eval",
     "scheme_eval_h",
     "set_default_atomspace",

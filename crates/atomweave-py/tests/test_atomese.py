@@ -1,8 +1,11 @@
 """Atomese text: load_str, load_file, dump, and round trips with atoms
 made in Python."""
 
+from pathlib import Path
+
 import pytest
 
+import atomweave
 from atomweave import (
     AtomSpace,
     CountTruthValue,
@@ -377,3 +380,32 @@ def test_odd_names_round_trip_through_repr(name):
     assert b.name == name
     [c] = load_str(a.long_string(), AtomSpace())
     assert c.name == name
+
+
+CORPUS = Path(__file__).resolve().parents[3] / "tests" / "corpus"
+
+
+def test_load_file_evaluates_the_scheme_in_a_data_file():
+    s = AtomSpace()
+    load_file(CORPUS / "definitions.scm", s)
+    cat, dog = s.get_node(types.ConceptNode, "cat"), s.get_node(types.ConceptNode, "dog")
+    assert s.get_link(types.SimilarityLink, [cat, dog]) is not None
+    assert s.get_node(types.ConceptNode, "last") is not None
+
+
+def test_load_file_data_only_refuses_scheme_and_says_so():
+    s = AtomSpace()
+    with pytest.raises(ValueError, match="`define` is Scheme"):
+        load_file(CORPUS / "definitions.scm", s, data_only=True)
+
+
+def test_load_types_enables_a_family():
+    s = AtomSpace()
+    with pytest.raises(ValueError, match="`bio` type family"):
+        load_str('(GeneNode "IGF1")', s)
+    made = atomweave.load_types("bio")
+    assert types.GeneNode in made
+    [g] = load_str('(GeneNode "IGF1")', s)
+    assert g.type == types.GeneNode and atomweave.is_a(types.GeneNode, types.Node)
+    with pytest.raises(ValueError, match="no type family"):
+        atomweave.load_types("biology")
