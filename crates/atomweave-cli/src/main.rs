@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use atomweave::sexpr::{self, Form, Select};
-use atomweave::{AtomRead, AtomTable, Type};
+use atomweave::{AtomRead, Type};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod bench;
@@ -199,6 +199,8 @@ fn main() -> ExitCode {
     // atomspace_bm spelled its help `-?`.
     let args = std::env::args().map(|a| if a == "-?" { "--help".to_string() } else { a });
     let cli = Cli::parse_from(args);
+    // `--from file://...`, `copy`: a file store's file may hold Scheme.
+    atomweave_guile::install_file_loader();
     let result = match cli.command {
         Command::Bench(args) => bench::run_bench(args),
         Command::AtomBench(args) => bench::atom_bench::run(args),
@@ -229,7 +231,7 @@ fn main() -> ExitCode {
 fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool, read: &read::ReadArgs) -> Result<(), String> {
     let rss_before = sys::rss_bytes();
     let start = Instant::now();
-    let mut target = read::Target::Table(AtomTable::new());
+    let mut target = read::Target::Table(Box::default());
     let expressions = read::load_files(&mut target, files, quiet, read)?;
     let secs = start.elapsed().as_secs_f64();
     let (atoms, nodes, links, heap) = match &target {
@@ -260,7 +262,7 @@ fn cmd_dump(files: &[PathBuf], from: Option<&str>, type_name: Option<&str>, form
         FormArg::Wire => Form::Wire,
         FormArg::Repl => Form::Repl,
     };
-    let mut target = read::Target::Table(AtomTable::new());
+    let mut target = read::Target::Table(Box::default());
     read::load_files(&mut target, files, true, read)?;
     if let Some(url) = from {
         let space = target.into_space();
@@ -274,7 +276,7 @@ fn cmd_dump(files: &[PathBuf], from: Option<&str>, type_name: Option<&str>, form
     };
     let out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
     let written = match &target {
-        read::Target::Table(t) => sexpr::dump(t, select, form, out, |_| {}),
+        read::Target::Table(t) => sexpr::dump(&**t, select, form, out, |_| {}),
         read::Target::Space(s) => sexpr::dump(&s.read().expect("a root space"), select, form, out, |_| {}),
     };
     match written {

@@ -50,7 +50,7 @@ impl ReadArgs {
 /// Where files are read into.
 pub enum Target {
     /// The fast start, while the files hold only data.
-    Table(AtomTable),
+    Table(Box<AtomTable>),
     /// Once Guile is needed (or when the caller wants a space).
     Space(AtomSpace),
 }
@@ -59,7 +59,7 @@ impl Target {
     /// The space, moving the table's atoms into one first.
     fn space(&mut self) -> &AtomSpace {
         if let Target::Table(t) = self {
-            *self = Target::Space(AtomSpace::from(std::mem::replace(t, AtomTable::new())));
+            *self = Target::Space(AtomSpace::from(*std::mem::take(t)));
         }
         match self {
             Target::Space(s) => s,
@@ -78,7 +78,7 @@ impl Target {
 /// command, which then keeps nothing: the error says so.
 pub fn load_files(target: &mut Target, files: &[PathBuf], quiet: bool, args: &ReadArgs) -> Result<u64, String> {
     args.enable_types()?;
-    let mut options = LoadOptions { declare_unknown: args.declare_unknown, declared: Vec::new() };
+    let mut options = LoadOptions { declare_unknown: args.declare_unknown, ..LoadOptions::default() };
     let mut expressions = 0;
     for (done, path) in files.iter().enumerate() {
         let loaded = load_file(target, path, quiet, args.data_only, &mut options).map_err(|e| {
@@ -123,7 +123,7 @@ fn load_file(target: &mut Target, path: &Path, quiet: bool, data_only: bool, opt
     let progress = |bytes| bar.set_position(bytes);
     let reader = BufReader::with_capacity(1 << 20, file);
     let strict = match target {
-        Target::Table(t) => sexpr::load_from(t, reader, Place::START, options, progress),
+        Target::Table(t) => sexpr::load_from(&mut **t, reader, Place::START, options, progress),
         Target::Space(s) if data_only => sexpr::load_from(&mut &*s, reader, Place::START, options, progress),
         Target::Space(s) => return finish(&bar, atomweave_guile::load_file(s, path, Place::START, options, progress).map(|s| s.expressions)),
     };

@@ -489,3 +489,14 @@ fn runaway_queries_stop_at_the_query_timeout() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn a_file_store_that_holds_scheme_is_loaded_as_guile_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("kb.scm");
+    std::fs::copy(format!("{}/../../tests/corpus/definitions.scm", env!("CARGO_MANIFEST_DIR")), &file).unwrap();
+    let (_child, port, _err) = serve(&["--store", &format!("file://{}", file.display())]);
+    let mut c = Sexpr::open(port);
+    let replies = c.ask(&[r#"(cog-link 'SimilarityLink (ConceptNode "cat") (ConceptNode "dog"))"#.into(), r#"(cog-node 'ConceptNode "last")"#.into()]);
+    assert_eq!(replies, [r#"(SimilarityLink (ConceptNode "cat")(ConceptNode "dog"))"#, r#"(ConceptNode "last")"#]);
+}

@@ -40,7 +40,7 @@ mod smob;
 
 pub use ffi::Scm;
 pub use interrupt::{eval_within, interrupt_all};
-pub use load::load_file;
+pub use load::{install_file_loader, load_file};
 pub use persist::give_store;
 
 /// The modules' sources, in load order (each uses the ones before it).
@@ -93,6 +93,7 @@ pub unsafe extern "C" fn atomweave_guile_init() {
         smob::init();
         let space = HOST_SPACE.lock().take().unwrap_or_default();
         api::init(register_space(space));
+        install_file_loader();
     });
     api::define_all();
 }

@@ -72,6 +72,13 @@ pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut Loa
     })
 }
 
+/// Makes file stores (`file://`) read Scheme in their files through
+/// [`load_file`], as `atomweave load` does. Programs that embed Guile call
+/// it at start; loading `(opencog)` into Guile does too.
+pub fn install_file_loader() {
+    atomweave_store::file::set_scheme_loader(|space, path, at, options, progress| load_file(space, path, at, options, progress));
+}
+
 subrs! {
     data_head "%atomweave-data-head?" (head) {
         let data = ffi::symbol_name(head).is_some_and(|h| {

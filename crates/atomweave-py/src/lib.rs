@@ -52,6 +52,8 @@ impl<T> OrPy<T> for Result<T, atomweave::sexpr::TooLarge> {
 
 #[pymodule]
 fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A FileStorageNode's file may hold Scheme, as load_file's may.
+    atomweave_guile::install_file_loader();
     m.add_class::<space::PySpace>()?;
     m.add_class::<atom::PyAtom>()?;
     m.add_class::<space::AtomIter>()?;

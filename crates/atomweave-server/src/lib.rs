@@ -187,6 +187,8 @@ impl Server {
         // may run a runtime of its own, which cannot start inside this one.
         let store = match config.store.clone() {
             Some(url) => {
+                // A file store's file may hold Scheme, as any data file.
+                atomweave_guile::install_file_loader();
                 let space = space.clone();
                 let opened = tokio::task::spawn_blocking(move || -> Result<_, ServerError> {
                     let mut st = atomweave_store::open(&url)?;

@@ -6,10 +6,27 @@
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, BufWriter, Write};
 
-use atomweave::sexpr::{self, Form, Select};
+use std::path::Path;
+use std::sync::OnceLock;
+
+use atomweave::sexpr::{self, Form, LoadError, LoadOptions, LoadStats, Place, Select};
 use atomweave::{AtomSpace, Handle, Type, Value};
 
 use crate::{Result, StorageNode, StoreError};
+
+/// How a front end with Scheme reads on from an expression the core's
+/// reader stopped at (`atomweave_guile::load_file`).
+pub type SchemeLoader = fn(&AtomSpace, &Path, Place, &mut LoadOptions, &mut dyn FnMut(u64)) -> std::result::Result<LoadStats, LoadError>;
+
+static SCHEME: OnceLock<SchemeLoader> = OnceLock::new();
+
+/// Lets file stores read files that hold Scheme (definitions, module uses)
+/// as `atomweave load` does: what the core's reader cannot take is handed
+/// to `loader`. Set once per process, by a program that has Scheme (the
+/// server, the CLI); without it such a file is refused, saying why.
+pub fn set_scheme_loader(loader: SchemeLoader) {
+    let _ = SCHEME.set(loader);
+}
 
 pub struct FileStore {
     url: String,
@@ -72,8 +89,20 @@ impl FileStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
             f => f.map_err(|e| self.io(e))?,
         };
-        let stats = sexpr::load(&mut &*space, BufReader::new(f), |_| {}).map_err(|e| StoreError::Backend(format!("{}: {e}", self.path)))?;
-        Ok(stats.expressions)
+        // The file names the types it holds: their families are enabled.
+        let mut options = LoadOptions { enable_families: true, ..LoadOptions::default() };
+        let fail = |e: LoadError| StoreError::Backend(format!("{}: {e}", self.path));
+        match sexpr::load_from(&mut &*space, BufReader::new(f), Place::START, &mut options, |_| {}) {
+            Ok(stats) => Ok(stats.expressions),
+            Err(e) => match SCHEME.get() {
+                Some(scheme) => {
+                    let rest = scheme(space, Path::new(&self.path), e.at, &mut options, &mut |_| {})
+                        .map_err(|g| fail(LoadError { loaded: e.loaded + g.loaded, ..g }))?;
+                    Ok(e.loaded + rest.expressions)
+                }
+                None => Err(fail(e)),
+            },
+        }
     }
 }
 

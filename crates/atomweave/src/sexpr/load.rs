@@ -84,6 +84,10 @@ pub struct LoadError {
 /// How a load treats what it does not know.
 #[derive(Debug, Default, Clone)]
 pub struct LoadOptions {
+    /// Enable the type family of an unknown type that one declares: what a
+    /// store's own files do, whose type names are the record of the types
+    /// they hold.
+    pub enable_families: bool,
     /// Declare an unknown type named `...Node` or `...Link` as a Node or a
     /// Link (`--declare-unknown`), instead of refusing it.
     pub declare_unknown: bool,
@@ -117,7 +121,7 @@ pub fn load_from<S: AtomSink, R: BufRead>(
             Err(error) => return Err(fail(error, &stats)),
         };
         if let Err(error) = eval(sink, &expr) {
-            if !(options.declare_unknown && declare_unknown(&expr, &mut options.declared)) {
+            if !resolve_unknown(&expr, options) {
                 return Err(fail(error, &stats));
             }
             eval(sink, &expr).map_err(|error| fail(error, &stats))?;
@@ -133,24 +137,33 @@ pub fn load_from<S: AtomSink, R: BufRead>(
     Ok(stats)
 }
 
-/// Declares the unknown types `expr` names as heads that end in `Node` or
-/// `Link` (as a Node or a Link) and adds them to `declared`; whether it
-/// declared any. A walk with a stack: expressions nest up to `MAX_NESTING`.
-fn declare_unknown(expr: &Expr, declared: &mut Vec<Type>) -> bool {
-    let before = declared.len();
+/// Makes known the unknown types `expr` names as heads, as `options` allow:
+/// by enabling their family, or by declaring a name that ends in `Node` or
+/// `Link` a Node or a Link (added to `declared`). Whether it made any known.
+/// A walk with a stack: expressions nest up to `MAX_NESTING`.
+fn resolve_unknown(expr: &Expr, options: &mut LoadOptions) -> bool {
+    if !options.enable_families && !options.declare_unknown {
+        return false;
+    }
+    let mut made = false;
     let mut stack = vec![expr];
     while let Some(e) = stack.pop() {
         let Expr::List(items, _) = e else { continue };
         if let Some(Expr::Symbol(name, _)) = items.first() {
             if Type::from_name(name).is_none() {
-                if let Ok(t) = types::declare_by_suffix(name) {
-                    declared.push(t);
+                if let Some(f) = types::family_of(name).filter(|_| options.enable_families) {
+                    made |= types::load_family(f).is_ok();
+                } else if options.declare_unknown {
+                    if let Ok(t) = types::declare_by_suffix(name) {
+                        options.declared.push(t);
+                        made = true;
+                    }
                 }
             }
         }
         stack.extend(items);
     }
-    declared.len() > before
+    made
 }
 
 /// Loads Atomese text from a string and returns the atom of each top-level expression.
