@@ -115,16 +115,25 @@ fn backend(e: heed::Error) -> StoreError {
 /// empty store, written at the end in key order: appended, not inserted at
 /// random. A marker in `meta` says the store is incomplete until they are;
 /// opening such a store empties it (it was empty before).
+///
+/// Kept compact, since they are a second copy of the space while it is
+/// stored: node keys in one buffer, an incoming edge in 16 bytes.
 #[derive(Default)]
 struct Deferred {
     /// The current chunk's records, appended through one cursor at its end.
     records: Vec<(u64, Vec<u8>)>,
-    nodes: Vec<(Vec<u8>, u64)>,
+    /// Every node's key, one after another; `nodes` slices it.
+    node_keys: Vec<u8>,
+    /// A node's key (its offset and length in `node_keys`) and id.
+    nodes: Vec<(u64, u32, u64)>,
     links: Vec<(u64, u64)>,
-    /// Member, link type code, link.
-    incoming: Vec<(u64, u16, u64)>,
+    /// Member, then link type code (top 16 bits) and link (the rest).
+    incoming: Vec<(u64, u64)>,
     values: Vec<([u8; 16], Vec<u8>)>,
 }
+
+/// Link ids fit the low 48 bits of a packed incoming edge.
+const EDGE_LINK_BITS: u32 = 48;
 
 /// Index entries per write transaction when writing them in order.
 const INDEX_BATCH: usize = 1 << 16;
@@ -566,7 +575,8 @@ impl LmdbStore {
                 continue;
             }
             match self.deferred.as_mut() {
-                Some(d) => d.incoming.push((m, code, id)),
+                Some(d) if id >> EDGE_LINK_BITS == 0 => d.incoming.push((m, u64::from(code) << EDGE_LINK_BITS | id)),
+                Some(_) => return Err(StoreError::Backend(format!("link id {id} is past what a whole-space store packs"))),
                 None => self.db.incoming.put(w, &be(m), &edge_data(code, id)).map_err(backend)?,
             }
         }
@@ -596,7 +606,9 @@ impl LmdbStore {
     fn add_key(&mut self, w: &mut RwTxn<'_>, key: &[u8], hashed: bool, id: u64) -> Result<()> {
         let db = self.db.nodes;
         if let Some(d) = self.deferred.as_mut() {
-            d.nodes.push((key.to_vec(), id));
+            let len = u32::try_from(key.len()).map_err(|_| StoreError::Backend("a node key longer than 4 GiB".into()))?;
+            d.nodes.push((d.node_keys.len() as u64, len, id));
+            d.node_keys.extend_from_slice(key);
             return Ok(());
         }
         let mut v = if hashed { db.get(w, key).map_err(backend)?.map(<[u8]>::to_vec).unwrap_or_default() } else { Vec::new() };
@@ -866,20 +878,22 @@ fn first_difference<T: Ord + Copy>(a: &[T], b: &[T]) -> Option<T> {
     None
 }
 
-/// Sorts (key, id) pairs by key bytes. Most keys (nodes' short names,
-/// links of one or two members) are ordered by their first 24 bytes read as
-/// integers, sorted in one contiguous array; longer keys break ties.
-fn sort_keys(list: &mut Vec<(Vec<u8>, u64)>) {
+/// Sorts node entries (offset and length of the key in `keys`, id) by key
+/// bytes. Most keys (nodes' short names) are ordered by their first 16
+/// bytes read as an integer, compared in one contiguous array; longer keys
+/// break ties.
+fn sort_keys(keys: &[u8], list: &mut [(u64, u32, u64)]) {
+    let key = |&(off, len, _): &(u64, u32, u64)| &keys[off as usize..off as usize + len as usize];
     let head = |k: &[u8]| {
-        let mut b = [0u8; 24];
-        let n = k.len().min(24);
+        let mut b = [0u8; 16];
+        let n = k.len().min(16);
         b[..n].copy_from_slice(&k[..n]);
-        (u128::from_be_bytes(b[..16].try_into().expect("16")), u64::from_be_bytes(b[16..].try_into().expect("8")), n as u8)
+        u128::from_be_bytes(b)
     };
-    let mut order: Vec<((u128, u64, u8), u32)> = list.iter().enumerate().map(|(i, (k, _))| (head(k), i as u32)).collect();
-    order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| list[a.1 as usize].0.cmp(&list[b.1 as usize].0)));
-    let mut taken: Vec<Option<(Vec<u8>, u64)>> = std::mem::take(list).into_iter().map(Some).collect();
-    *list = order.into_iter().map(|(_, i)| taken[i as usize].take().expect("each index once")).collect();
+    list.sort_unstable_by(|a, b| {
+        let (ka, kb) = (key(a), key(b));
+        head(ka).cmp(&head(kb)).then_with(|| ka.cmp(kb))
+    });
 }
 
 impl StorageNode for LmdbStore {
@@ -1050,7 +1064,12 @@ impl StorageNode for LmdbStore {
         // transaction, under the lock (another process may have written
         // since we looked).
         self.fresh = true;
-        self.deferred = Some(Deferred::default());
+        // Sized once: grown by doubling, the held-back indexes would take
+        // up to twice their size at the peak of a store.
+        let edges = all.iter().filter_map(|&h| space.outgoing(h)).map(<[Handle]>::len).sum();
+        let (nodes, links) = (space.num_nodes(), space.num_links());
+        self.deferred =
+            Some(Deferred { nodes: Vec::with_capacity(nodes), links: Vec::with_capacity(links), incoming: Vec::with_capacity(edges), ..Deferred::default() });
         let result = self.store_chunks(space, &all, &mut n, progress);
         self.fresh = false;
         let deferred = self.deferred.take();
@@ -1105,24 +1124,21 @@ impl LmdbStore {
     /// Writes deferred index entries in key order, appending (the indexes
     /// are empty when entries are deferred), then clears the marker.
     fn write_indexes(&mut self, mut d: Deferred) -> Result<()> {
-        let mut list = std::mem::take(&mut d.nodes);
-        sort_keys(&mut list);
+        let (keys, mut list) = (std::mem::take(&mut d.node_keys), std::mem::take(&mut d.nodes));
+        sort_keys(&keys, &mut list);
         // Equal keys are hashed keys of different content: one entry listing every id.
-        let mut merged: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(list.len());
-        for (k, id) in list {
-            match merged.last_mut() {
-                Some((last, ids)) if *last == k => ids.extend_from_slice(&id.to_le_bytes()),
-                _ => merged.push((k, id.to_le_bytes().to_vec())),
-            }
-        }
-        self.append_all(self.db.nodes, merged.iter().map(|(k, v)| (k.as_slice(), v.as_slice())), false)?;
-        drop(merged);
+        let key = |&(off, len, _): &(u64, u32, u64)| &keys[off as usize..off as usize + len as usize];
+        let groups = list.chunk_by(|a, b| key(a) == key(b)).map(|g| (key(&g[0]), g.iter().flat_map(|&(_, _, id)| id.to_le_bytes()).collect::<Vec<u8>>()));
+        self.append_all(self.db.nodes, groups, false)?;
+        drop((keys, list));
         d.links.sort_unstable();
         self.append_all(self.db.links, d.links.iter().map(|&(k, id)| (be(k), be(id))), true)?;
         drop(std::mem::take(&mut d.links));
         // Edges were made in link id order: a stable sort by (member, type) leaves them in key order.
-        d.incoming.sort_by_key(|e| (e.0, e.1));
-        self.append_all(self.db.incoming, d.incoming.iter().map(|&(m, code, l)| (be(m), edge_data(code, l))), true)?;
+        // Member, then code: the order of the keys and of a key's duplicates.
+        d.incoming.sort_unstable();
+        let link_mask = (1u64 << EDGE_LINK_BITS) - 1;
+        self.append_all(self.db.incoming, d.incoming.iter().map(|&(m, e)| (be(m), edge_data((e >> EDGE_LINK_BITS) as u16, e & link_mask))), true)?;
         drop(std::mem::take(&mut d.incoming));
         d.values.sort_unstable_by_key(|a| a.0);
         self.append_all(self.db.values, d.values.iter().map(|(k, v)| (k, v.as_slice())), false)?;

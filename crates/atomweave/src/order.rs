@@ -20,13 +20,29 @@ pub(crate) trait Contents {
     fn members(&self, h: Handle) -> Option<&[Handle]>;
 }
 
+/// Any atom source reads contents: a space, a table, a read view.
+impl<T: crate::sexpr::AtomSource + ?Sized> Contents for T {
+    #[inline]
+    fn kind(&self, h: Handle) -> Option<Type> {
+        self.get_type(h)
+    }
+    #[inline]
+    fn label(&self, h: Handle) -> Option<&str> {
+        self.name(h)
+    }
+    #[inline]
+    fn members(&self, h: Handle) -> Option<&[Handle]> {
+        self.outgoing(h)
+    }
+}
+
 /// `a` against `b` by content; atoms of equal content (only possible across
 /// frames) and handles that name nothing are ordered by handle, so the order is total.
-pub(crate) fn cmp(c: &impl Contents, a: Handle, b: Handle) -> Ordering {
+pub(crate) fn cmp(c: &(impl Contents + ?Sized), a: Handle, b: Handle) -> Ordering {
     by_content(c, a, b).then(a.cmp(&b))
 }
 
-fn by_content(c: &impl Contents, mut a: Handle, mut b: Handle) -> Ordering {
+fn by_content(c: &(impl Contents + ?Sized), mut a: Handle, mut b: Handle) -> Ordering {
     loop {
         if a == b {
             return Ordering::Equal;

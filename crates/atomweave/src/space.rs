@@ -220,21 +220,6 @@ impl From<AtomTable> for AtomSpace {
     }
 }
 
-impl crate::order::Contents for AtomSpace {
-    #[inline]
-    fn kind(&self, h: Handle) -> Option<Type> {
-        self.get_type(h)
-    }
-    #[inline]
-    fn label(&self, h: Handle) -> Option<&str> {
-        self.name(h)
-    }
-    #[inline]
-    fn members(&self, h: Handle) -> Option<&[Handle]> {
-        self.outgoing(h)
-    }
-}
-
 impl AtomSpace {
     /// An empty space.
     pub fn new() -> Self {

@@ -451,3 +451,19 @@ fn scheme_in_data_is_named_as_such() {
     let err = load_str(&mut &t, "(Conceptt \"a\")").unwrap_err().to_string();
     assert!(err.contains("unknown atom type `Conceptt`"), "{err}");
 }
+
+#[test]
+fn an_atoms_values_print_in_key_content_order() {
+    let build = |keys: [&str; 3]| {
+        let mut t = AtomTable::new();
+        let a = t.add_node(CONCEPT_NODE, "a").unwrap();
+        for k in keys {
+            let key = t.add_node(PREDICATE_NODE, k).unwrap();
+            t.set_value(a, key, Value::string([k])).unwrap();
+        }
+        dump_lines(&t)
+    };
+    let lines = build(["k2", "k0", "k1"]);
+    assert_eq!(lines, build(["k1", "k2", "k0"]));
+    assert!(lines[0].contains(r#"(cons (PredicateNode "k0")(StringValue "k0"))(cons (PredicateNode "k1")"#), "{lines:?}");
+}

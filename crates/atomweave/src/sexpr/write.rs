@@ -242,7 +242,13 @@ fn write_alist(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String, end:
         value_into(r, &Value::Truth(tv), out, end)?;
         out.push(')');
     }
-    for (i, (k, v)) in kvs.iter().enumerate() {
+    // Keys in content order, as an unordered link's members: the same
+    // values print the same in any space.
+    let mut kvs: Vec<&(Handle, Value)> = kvs.iter().collect();
+    if kvs.len() > 1 {
+        kvs.sort_by(|a, b| crate::order::cmp(r, a.0, b.0));
+    }
+    for (i, (k, v)) in kvs.into_iter().enumerate() {
         out.push_str(if i == 0 && tv.is_default() { " (cons " } else { "(cons " });
         write_tree(r, *k, Tree::Structure, out, end)?;
         value_into(r, v, out, end)?;
