@@ -276,9 +276,10 @@ mod tests {
 
     #[test]
     fn table_holds_upstream_types() {
-        // The 225 types of upstream's table, then WordNode, ParseNode and
-        // the six StorageNode types.
-        assert_eq!(BUILTIN_COUNT, 233);
+        // The 225 types of upstream's table, then WordNode, ParseNode, the
+        // six StorageNode types and the attention module's AttentionValue.
+        assert_eq!(BUILTIN_COUNT, 234);
+        assert!(ATTENTION_VALUE.is_a(FLOAT_VALUE) && !ATTENTION_VALUE.is_atom());
         assert!(ROCKS_STORAGE_NODE.is_a(STORAGE_NODE) && STORAGE_NODE.is_a(NODE));
         assert_eq!(Type::from_name("Word"), Some(WORD_NODE));
         assert_eq!(Type::from_name("ConceptNode"), Some(CONCEPT_NODE));

@@ -106,3 +106,33 @@ pub fn declare_by_suffix(name: &str) -> Result<Type> {
     };
     register_type(name, &[parent], None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_loads_with_its_parents_and_names_its_types() {
+        for f in families() {
+            let made = load_family(f).unwrap_or_else(|e| panic!("{f}: {e}"));
+            assert!(!made.is_empty(), "{f}");
+            assert_eq!(load_family(f).unwrap(), made, "{f}: enabling twice changes nothing");
+            for t in made {
+                assert!(t.is_atom() || t.is_a(crate::types::VALUE), "{f}: {t:?}");
+                assert_eq!(family_of(t.name()), Some(f), "{t:?} is in one family");
+            }
+        }
+        assert!(Type::from_name("ReferenceLink").is_some_and(|t| t.is_a(LINK)));
+        assert!(Type::from_name("GeneNode").is_some_and(|t| t.is_a(NODE)));
+        assert_eq!(family_of("ConceptNode"), None);
+        assert!(load_family("no-such").unwrap_err().to_string().contains("nlp, bio"));
+    }
+
+    #[test]
+    fn unknown_types_are_declared_by_suffix_only() {
+        assert!(declare_by_suffix("MadeUpThingNode").unwrap().is_a(NODE));
+        assert!(declare_by_suffix("MadeUpThingLink").unwrap().is_a(LINK));
+        assert!(declare_by_suffix("MadeUpThing").is_err());
+        assert!(declare_by_suffix("Node").is_err());
+    }
+}
