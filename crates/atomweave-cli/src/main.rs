@@ -277,7 +277,7 @@ fn cmd_dump(files: &[PathBuf], from: Option<&str>, type_name: Option<&str>, form
     let out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
     let written = match &target {
         read::Target::Table(t) => sexpr::dump(&**t, select, form, out, |_| {}),
-        read::Target::Space(s) => sexpr::dump(&s.read().expect("a root space"), select, form, out, |_| {}),
+        read::Target::Space(s) => sexpr::dump_space(s, select, form, out, |_| {}),
     };
     match written {
         Ok(_) => Ok(()),

@@ -122,10 +122,10 @@ fn load_file(target: &mut Target, path: &Path, quiet: bool, data_only: bool, opt
     bar.set_message(path.display().to_string());
     let progress = |bytes| bar.set_position(bytes);
     let reader = BufReader::with_capacity(1 << 20, file);
+    // Guile starts only for a file that needs it.
     let strict = match target {
         Target::Table(t) => sexpr::load_from(&mut **t, reader, Place::START, options, progress),
-        Target::Space(s) if data_only => sexpr::load_from(&mut &*s, reader, Place::START, options, progress),
-        Target::Space(s) => return finish(&bar, atomweave_guile::load_file(s, path, Place::START, options, progress).map(|s| s.expressions)),
+        Target::Space(s) => sexpr::load_from(&mut &*s, reader, Place::START, options, progress),
     };
     let result = match strict {
         Err(e) if !data_only => {

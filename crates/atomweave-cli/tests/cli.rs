@@ -258,3 +258,35 @@ fn dumps_of_the_same_atoms_match_after_a_store_round_trip() {
     assert!(direct.iter().any(|l| l.starts_with("(SetLink")), "the file has unordered links");
     assert_eq!(atom_lines(&["dump", "--from", &store]), direct);
 }
+
+#[test]
+fn scheme_in_data_means_what_guile_makes_of_it() {
+    let dir = tempdir();
+    let file = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_owned()
+    };
+    // A constructor redefined by the file: what follows is a call of it.
+    let shadow = file("shadow.scm", "(define (Word w) (WordNode (string-downcase w)))\n(Word \"Hello\")\n(Concept \"c\")\n");
+    assert_eq!(atom_lines(&["dump", &shadow]), ["(ConceptNode \"c\")", "(WordNode \"hello\")"]);
+    // A procedure named like a type is not declared as one.
+    let person = file("person.scm", "(define (PersonNode n) (Concept n))\n(PersonNode \"bob\")\n");
+    let out = atomweave(&["dump", "--declare-unknown", &person]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "(ConceptNode \"bob\")\n");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("declared"), "{}", String::from_utf8_lossy(&out.stderr));
+    // A family's type is enabled, not declared as a plain link.
+    let ext = file("ext.scm", "(ExtensionalSimilarityLink (Concept \"b\") (Concept \"a\"))\n(ExtensionalSimilarityLink (Concept \"a\") (Concept \"b\"))\n");
+    let out = atomweave(&["dump", "--declare-unknown", &ext]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1, "unordered, as pln has it");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("declared"));
+    // Scheme that makes a child space: the dump goes through the space.
+    let child = file("child.scm", "(define c (cog-new-atomspace (cog-atomspace)))\n(Concept \"a\")\n");
+    assert_eq!(atom_lines(&["dump", &child]), ["(ConceptNode \"a\")"]);
+    // A Scheme error names its own form and counts the forms before it.
+    let err = file("err.scm", "(define x 1)\n(define y (car '()))\n(Concept \"after\")\n");
+    let out = atomweave(&["load", &err]);
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && msg.contains("err.scm: line 2, column 1: evaluating Scheme: In procedure car"), "{msg}");
+    assert!(msg.contains("not the 1 expressions before it"), "{msg}");
+}

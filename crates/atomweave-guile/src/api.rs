@@ -404,9 +404,15 @@ subrs! {
     cog_tv_p "cog-tv?" (x) { Ok(Scm::bool(smob::is_tv(x))) }
     cog_atomspace_p "cog-atomspace?" (x) { Ok(Scm::bool(smob::space_of(x).is_some())) }
     cog_subtype_p "cog-subtype?" (sup, t) { Ok(Scm::bool(type_arg(t)?.is_a(type_arg(sup)?))) }
+    define_new "%atomweave-define-new-types" () {
+        let upto = types::type_count();
+        let from = DEFINED_UPTO.swap(upto, Ordering::Relaxed);
+        define_constructors((from..upto).filter_map(|i| Type::from_id(i as u16)), false);
+        Ok(ffi::UNSPECIFIED)
+    }
     define_types "%atomweave-define-types" (family) {
         let name = ffi::to_string(family).ok_or_else(|| Error::wrong_type("a type family's name (a string)", family))?;
-        define_constructors(types::load_family(&name).map_err(|e| Error::msg(e.to_string()))?);
+        define_constructors(types::load_family(&name).map_err(|e| Error::msg(e.to_string()))?, false);
         Ok(ffi::UNSPECIFIED)
     }
     cog_get_types "cog-get-types" () { Ok(ffi::list(Type::all().into_iter().map(type_symbol))) }
@@ -597,6 +603,7 @@ pub(crate) fn define_all() {
         ("cog-report-counts", 0, 1, 0, cog_report_counts as Subr),
         ("cog-execute!", 1, 0, 0, cog_execute as Subr),
         ("%atomweave-define-types", 1, 0, 0, define_types as Subr),
+        ("%atomweave-define-new-types", 0, 0, 0, define_new as Subr),
         ("cog-evaluate!", 1, 0, 0, cog_evaluate as Subr),
     ];
     for &(name, req, opt, rst, f) in
@@ -604,14 +611,41 @@ pub(crate) fn define_all() {
     {
         define(name, req, opt, rst, f);
     }
-    define_constructors(Type::all());
+    DEFINED_UPTO.store(types::type_count(), Ordering::Relaxed);
+    define_constructors(Type::all(), true);
+}
+
+/// Which types have a constructor, by number.
+static DEFINED: [std::sync::atomic::AtomicBool; types::MAX_TYPES] = [const { std::sync::atomic::AtomicBool::new(false) }; types::MAX_TYPES];
+
+/// How many types there were when constructors were last defined.
+static DEFINED_UPTO: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Defines, in `(opencog)`, the constructors of types registered since it
+/// last looked (from Rust or Python: `load_types`, a store reading a
+/// family's type, `--declare-unknown`), so Scheme sees every type. Cheap
+/// when there are none. Must run in Guile mode.
+pub(crate) fn define_new_types() {
+    if types::type_count() > DEFINED_UPTO.load(Ordering::Relaxed) {
+        // SAFETY: well-formed code over our own primitive, which does not throw.
+        unsafe {
+            ffi::scm_c_eval_string(
+                c"(save-module-excursion (lambda () (set-current-module (resolve-module '(opencog))) ((@ (opencog) %atomweave-define-new-types))))".as_ptr(),
+            )
+        };
+    }
 }
 
 /// Defines and exports a constructor per type of `types` in the current
 /// module, under its long and short names.
-fn define_constructors(types: impl IntoIterator<Item = Type>) {
+/// With `again`, also those defined before: `(opencog)` defines every type's
+/// (its extension may be loaded in more than one module, as when Guile
+/// compiles it); a family's module or a later type gets one only where no
+/// module has it yet, so that two modules a program uses never export the
+/// same name.
+fn define_constructors(types: impl IntoIterator<Item = Type>, again: bool) {
     let ctors = ctor_table();
-    for t in types {
+    for t in types.into_iter().filter(|t| !DEFINED[t.id() as usize].swap(true, Ordering::Relaxed) || again) {
         let f = ctors.get(t.id() as usize).copied();
         for name in [Some(t.name()), t.short_name()].into_iter().flatten() {
             match f {

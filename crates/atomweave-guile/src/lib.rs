@@ -269,6 +269,7 @@ fn input(code: &str) -> Scm {
 /// Calls a procedure of `(atomweave shell)` (each returns `(ok? . x)`):
 /// `x`, or the error's text.
 fn call_shell(p: Shell, args: &[Scm]) -> Result<Scm, String> {
+    api::define_new_types();
     // SAFETY: the shell's procedures catch every exception, so nothing
     // unwinds through this frame; each takes these arguments and returns a pair.
     let r = unsafe {
@@ -323,7 +324,19 @@ pub fn tv_object(tv: atomweave::TruthValue) -> Scm {
 /// index); the index names it to [`select_space`].
 pub fn register_space(space: AtomSpace) -> u32 {
     static KNOWN: parking_lot::Mutex<Option<std::collections::HashMap<AtomSpace, u32>>> = parking_lot::Mutex::new(None);
-    *KNOWN.lock().get_or_insert_with(Default::default).entry(space.clone()).or_insert_with(|| smob::register(space))
+    *KNOWN.lock().get_or_insert_with(Default::default).entry(space.clone()).or_insert_with(|| {
+        // A space made in Scheme is registered already.
+        match smob::SPACES.iter().find(|(_, s)| **s == space) {
+            Some((i, _)) => i as u32,
+            None => smob::register(space),
+        }
+    })
+}
+
+/// Whether the extension is initialized in this process: by [`boot`], or
+/// by a Guile that loaded it (`(use-modules (opencog))`).
+pub(crate) fn initialized() -> bool {
+    INIT.is_completed()
 }
 
 /// The registered space `index`, if there is one.

@@ -6,8 +6,14 @@
 //! the target space current, in file order, and the core's reader goes on
 //! after it.
 //!
+//! Once the file defines a procedure named like an atom type (`(define
+//! (Word w) ...)`), Guile reads the rest of it: what looks like data may be
+//! a call of that procedure.
+//!
 //! An expression evaluated by Guile is not all-or-nothing: a definition
-//! that fails half-way may have added atoms, as it would in Guile.
+//! that fails half-way may have added atoms, as it would in Guile. Columns
+//! on a line after a form Guile read are counted as Guile counts them (a
+//! tab to the next multiple of 8).
 
 use std::io::{BufReader, Seek};
 use std::path::Path;
@@ -16,7 +22,7 @@ use atomweave::sexpr::{self, LoadError, LoadOptions, LoadStats, ParseError, Plac
 use atomweave::AtomSpace;
 
 use crate::ffi::{self, Scm};
-use crate::{boot, call_shell, register_space, select_space, with_guile, Shell};
+use crate::{boot, call_shell, initialized, register_space, select_space, with_guile, Shell};
 
 /// Loads `path` into `space` from `start` (the start of the file, or where
 /// an earlier strict load stopped), evaluating in Guile what is not data.
@@ -32,9 +38,20 @@ pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut Loa
     // found beside it.
     let path = std::fs::canonicalize(path).map_err(|e| io(start, e))?;
     let mut reader = BufReader::with_capacity(1 << 20, std::fs::File::open(&path).map_err(|e| io(start, e))?);
-    boot(space.clone());
+    // In a Guile that loaded the extension itself, its modules are loaded.
+    if !initialized() {
+        boot(space.clone());
+    }
     let index = register_space(space.clone());
     with_guile(|| {
+        // The caller's current space comes back however the load ends.
+        struct Restore(u32);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                select_space(self.0);
+            }
+        }
+        let _restore = Restore(crate::api::current());
         select_space(index);
         let mut port: Option<Port> = None;
         let mut total = LoadStats { expressions: 0, bytes: start.offset };
@@ -58,14 +75,21 @@ pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut Loa
                 None => port.insert(Port::open(&path).map_err(|why| as_scheme(&failed, total.expressions, &why))?),
             };
             match port.eval_forms(failed.at) {
-                Ok((n, next)) if n > 0 => {
+                Ok(Forms::Ran(n, next)) if n > 0 => {
                     total.expressions += n;
                     match next {
                         Some(next) => at = next,
                         None => return Ok(total),
                     }
                 }
-                Ok(_) => return Err(LoadError { loaded: total.expressions, ..failed }),
+                Ok(Forms::Ran(..)) => return Err(LoadError { loaded: total.expressions, ..failed }),
+                // The form the core's reader stopped at: both readers' complaints.
+                Ok(Forms::Failed(0, _, why)) => return Err(as_scheme(&failed, total.expressions, &why)),
+                Ok(Forms::Failed(n, at, why)) => {
+                    let why = why.trim_end().replace('\n', " ");
+                    let error = ParseError { line: at.pos.line, col: at.pos.col, message: format!("evaluating Scheme: {why}"), snippet: String::new() };
+                    return Err(LoadError { error, loaded: total.expressions + n, at });
+                }
                 Err(why) => return Err(as_scheme(&failed, total.expressions, &why)),
             }
         }
@@ -113,26 +137,52 @@ impl Port {
     }
 
     /// Reads the form at `at` and evaluates it, then the forms after it up
-    /// to the next that is data: how many it evaluated, and where that one
-    /// starts (`None` at the end of the file).
-    fn eval_forms(&self, at: Place) -> Result<(u64, Option<Place>), String> {
+    /// to the next that is data.
+    fn eval_forms(&self, at: Place) -> Result<Forms, String> {
         // SAFETY: cons does not throw.
         let place = unsafe {
             ffi::scm_cons(ffi::from_i64(at.offset as i64), ffi::scm_cons(ffi::from_i64(i64::from(at.pos.line)), ffi::from_i64(i64::from(at.pos.col))))
         };
         let r = call_shell(Shell::LoadForm, &[self.0, place])?;
         let bad = || "Guile gave no place after the form".to_string();
-        // SAFETY: (n . #f) or (n offset line . col), from `shell-load-form`.
-        let (n, next) = unsafe { (ffi::to_i64(r.car()).ok_or_else(bad)?, r.cdr()) };
-        if next.is_false() {
-            return Ok((n as u64, None));
+        // SAFETY: (n . #f), (n offset line . col) or (n (offset line . col) . message), from `shell-load-form`.
+        unsafe {
+            let n = ffi::to_i64(r.car()).ok_or_else(bad)? as u64;
+            let rest = r.cdr();
+            if rest.is_false() {
+                return Ok(Forms::Ran(n, None));
+            }
+            if let Some(place) = place_of(rest) {
+                return Ok(Forms::Ran(n, Some(place)));
+            }
+            let place = place_of(rest.car()).ok_or_else(bad)?;
+            Ok(Forms::Failed(n, place, ffi::to_string(rest.cdr()).unwrap_or_default()))
         }
-        // SAFETY: as above.
-        let (offset, line, col) = unsafe { (ffi::to_i64(next.car()), ffi::to_i64(next.cdr().car()), ffi::to_i64(next.cdr().cdr())) };
-        match (offset, line, col) {
-            (Some(o), Some(l), Some(c)) => Ok((n as u64, Some(Place { offset: o as u64, pos: Pos { line: l as u32, col: c as u32 } }))),
-            _ => Err(bad()),
+    }
+}
+
+/// What Guile did with the forms from a place on.
+enum Forms {
+    /// Evaluated this many, up to the data form at the place (or the end).
+    Ran(u64, Option<Place>),
+    /// Evaluated this many; the next, at the place, failed so.
+    Failed(u64, Place, String),
+}
+
+/// `(offset line . col)` as a place, if it is one.
+///
+/// # Safety
+/// `x` is a pair.
+unsafe fn place_of(x: Scm) -> Option<Place> {
+    // SAFETY: checked pairs only.
+    unsafe {
+        let offset = ffi::to_i64(x.car())?;
+        let rest = x.cdr();
+        if !rest.is_pair() {
+            return None;
         }
+        let (line, col) = (ffi::to_i64(rest.car())?, ffi::to_i64(rest.cdr())?);
+        Some(Place { offset: offset as u64, pos: Pos { line: line as u32, col: col as u32 } })
     }
 }
 

@@ -391,19 +391,7 @@ pub fn dump(py: Python<'_>, atomspace: Option<Py<PySpace>>, path: Option<std::pa
     py.allow_threads(|| {
         let mut buf = Vec::new();
         let io = |e: std::io::Error| PyRuntimeError::new_err(e.to_string());
-        match me.space.read() {
-            Some(view) => drop(sexpr::dump(&view, Select::Roots, Form::Wire, &mut buf, |_| {}).map_err(io)?),
-            // Child spaces, and spaces with children, have no read view: print through the space.
-            None => {
-                let keys = sexpr::value_key_atoms(|t, n| me.space.get_node(t, n));
-                for h in me.space.handles_by_type(atomweave::types::ATOM, true) {
-                    if me.space.incoming_size(h) == Some(0) && !keys.contains(&h) {
-                        buf.extend_from_slice(sexpr::atom_to_string(&me.space, h, Form::Wire).or_py()?.as_bytes());
-                        buf.push(b'\n');
-                    }
-                }
-            }
-        }
+        sexpr::dump_space(&me.space, Select::Roots, Form::Wire, &mut buf, |_| {}).map_err(io)?;
         match path {
             Some(p) => std::fs::write(&p, &buf).map(|()| None).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", p.display()))),
             None => Ok(Some(String::from_utf8(buf).expect("Atomese text is UTF-8"))),

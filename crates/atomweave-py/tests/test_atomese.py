@@ -409,3 +409,11 @@ def test_load_types_enables_a_family():
     assert g.type == types.GeneNode and atomweave.is_a(types.GeneNode, types.Node)
     with pytest.raises(ValueError, match="no type family"):
         atomweave.load_types("biology")
+
+
+def test_types_registered_after_scheme_started_get_constructors():
+    s = AtomSpace()
+    atomweave.scheme_eval(s, '(Concept "warm-up")')
+    t = atomweave.register_type("LateComerNode", [types.Node])
+    atomweave.scheme_eval(s, '(LateComerNode "a")')
+    assert s.get_node(t, "a") is not None

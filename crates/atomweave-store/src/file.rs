@@ -64,17 +64,7 @@ impl FileStore {
     fn write_whole(&self, space: &AtomSpace, tmp: &str, progress: &mut dyn FnMut(u64)) -> Result<u64> {
         let f = File::create(tmp).map_err(|e| self.io(e))?;
         let mut w = BufWriter::new(f);
-        let n = match space.read() {
-            Some(view) => sexpr::dump(&view, Select::Roots, Form::Wire, &mut w, &mut *progress).map_err(|e| self.io(e))?,
-            None => {
-                let mut n = 0;
-                for h in space.handles_by_type(atomweave::types::ATOM, true).filter(|&h| space.incoming_size(h) == Some(0)) {
-                    w.write_all((sexpr::atom_to_string(space, h, Form::Wire)? + "\n").as_bytes()).map_err(|e| self.io(e))?;
-                    n += 1;
-                }
-                n
-            }
-        };
+        let n = sexpr::dump_space(space, Select::Roots, Form::Wire, &mut w, &mut *progress).map_err(|e| self.io(e))?;
         let f = w.into_inner().map_err(|e| self.io(e.into_error()))?;
         f.sync_all().map_err(|e| self.io(e))?;
         std::fs::rename(tmp, &self.path).map_err(|e| self.io(e))?;

@@ -879,9 +879,8 @@ fn first_difference<T: Ord + Copy>(a: &[T], b: &[T]) -> Option<T> {
 }
 
 /// Sorts node entries (offset and length of the key in `keys`, id) by key
-/// bytes. Most keys (nodes' short names) are ordered by their first 16
-/// bytes read as an integer, compared in one contiguous array; longer keys
-/// break ties.
+/// bytes: most keys (nodes' short names) are told apart by their first 16
+/// bytes read as one integer; the whole keys break ties.
 fn sort_keys(keys: &[u8], list: &mut [(u64, u32, u64)]) {
     let key = |&(off, len, _): &(u64, u32, u64)| &keys[off as usize..off as usize + len as usize];
     let head = |k: &[u8]| {
@@ -1064,7 +1063,7 @@ impl StorageNode for LmdbStore {
         // transaction, under the lock (another process may have written
         // since we looked).
         self.fresh = true;
-        // Sized once: grown by doubling, the held-back indexes would take
+        // The entry vectors sized once: grown by doubling, they would take
         // up to twice their size at the peak of a store.
         let edges = all.iter().filter_map(|&h| space.outgoing(h)).map(<[Handle]>::len).sum();
         let (nodes, links) = (space.num_nodes(), space.num_links());

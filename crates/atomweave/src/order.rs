@@ -3,10 +3,12 @@
 //! space and any process, whatever handles its members were given.
 //!
 //! Atoms compare by type name, then a node by its name's bytes and a link by
-//! its arity and then its members, left to right. Within a space equal
-//! content is one handle, so two members with different handles differ
-//! somewhere: the comparison follows the first differing member down, one
-//! path, never a tree, and needs no stack however deep the atoms nest.
+//! its arity and then its members, left to right, a member by this same
+//! order. Within a space equal content is one handle, so two members with
+//! different handles differ somewhere: the comparison follows the first
+//! differing member down, one path, never a tree, and needs no stack however
+//! deep the atoms nest. (Across frames, two handles may hold equal content:
+//! the handle breaks the tie where the content runs out.)
 
 use std::cmp::Ordering;
 
@@ -36,31 +38,30 @@ impl<T: crate::sexpr::AtomSource + ?Sized> Contents for T {
     }
 }
 
-/// `a` against `b` by content; atoms of equal content (only possible across
-/// frames) and handles that name nothing are ordered by handle, so the order is total.
-pub(crate) fn cmp(c: &(impl Contents + ?Sized), a: Handle, b: Handle) -> Ordering {
-    by_content(c, a, b).then(a.cmp(&b))
-}
-
-fn by_content(c: &(impl Contents + ?Sized), mut a: Handle, mut b: Handle) -> Ordering {
+/// `a` against `b` by content, then by handle: lexicographic, with an
+/// atom's handle as the last key where its content equals another's (only
+/// possible across frames), so the order is total and transitive.
+pub(crate) fn cmp(c: &(impl Contents + ?Sized), mut a: Handle, mut b: Handle) -> Ordering {
     loop {
         if a == b {
             return Ordering::Equal;
         }
-        let (Some(ta), Some(tb)) = (c.kind(a), c.kind(b)) else { return Ordering::Equal };
+        let (Some(ta), Some(tb)) = (c.kind(a), c.kind(b)) else { return a.cmp(&b) };
         if ta != tb {
             return ta.name().cmp(tb.name());
         }
         if !ta.is_link() {
-            return c.label(a).unwrap_or_default().as_bytes().cmp(c.label(b).unwrap_or_default().as_bytes());
+            let names = c.label(a).unwrap_or_default().as_bytes().cmp(c.label(b).unwrap_or_default().as_bytes());
+            return names.then(a.cmp(&b));
         }
         let (oa, ob) = (c.members(a).unwrap_or_default(), c.members(b).unwrap_or_default());
         if oa.len() != ob.len() {
             return oa.len().cmp(&ob.len());
         }
+        // The first members that differ decide: no later member is read.
         match oa.iter().zip(ob).find(|(x, y)| x != y) {
             Some((&x, &y)) => (a, b) = (x, y),
-            None => return Ordering::Equal,
+            None => return a.cmp(&b),
         }
     }
 }

@@ -419,3 +419,23 @@ fn hiding_frames_check_deep_and_shared_links() {
         assert_eq!(child.get_type(chain), Some(LIST_LINK));
     });
 }
+
+#[test]
+fn content_order_is_total_when_two_bases_hold_equal_atoms() {
+    // Two bases each made (Concept "x"): two handles of equal content,
+    // which the content order tells apart by handle, consistently.
+    let root = AtomSpace::new();
+    let (left, right) = (AtomSpace::new_child(&[&root]).unwrap(), AtomSpace::new_child(&[&root]).unwrap());
+    let (xa, xb) = (left.add_node(CONCEPT_NODE, "x").unwrap(), right.add_node(CONCEPT_NODE, "x").unwrap());
+    assert_ne!(xa, xb);
+    let both = AtomSpace::new_child(&[&left, &right]).unwrap();
+    let node = |n: &str| both.add_node(CONCEPT_NODE, n).unwrap();
+    let l1 = both.add_link(LIST_LINK, &[xa, node("z")]).unwrap();
+    let l2 = both.add_link(LIST_LINK, &[xb, node("w")]).unwrap();
+    let l3 = both.add_link(LIST_LINK, &[xa, node("v")]).unwrap();
+    let set = both.add_link(SET_LINK, &[l1, l2, l3]).unwrap();
+    for order in [[l3, l2, l1], [l2, l1, l3], [l1, l3, l2]] {
+        assert_eq!(both.add_link(SET_LINK, &order).unwrap(), set);
+    }
+    assert_eq!(both.outgoing(set).unwrap(), &[l3, l1, l2]);
+}

@@ -1,4 +1,4 @@
-;;; (atomweave legacy): types upstream removed that old data files still hold (VariableTypeNode, PredictiveImplicationLink, ...).
+;;; (atomweave legacy): types upstream removed that old data files still hold (VariableTypeNode, StructureNode, PetNode, LatestLink, ...).
 ;;; A constructor for each type of atomweave's "legacy" type family (the
 ;;; table is crates/atomweave/types/families/legacy.script); loading the
 ;;; module registers the types, as upstream's module did.

@@ -155,26 +155,61 @@ come already read: a list of expressions."
     (%atomweave-interrupt-check)))
 
 ;; For loaders of files that mix Scheme with data (load.rs): the file, and
-;; the one form at a place in it, read there and evaluated in the user
-;; module. The port has the file's name, so the form's source locations,
-;; errors and a relative `load` in it are the file's, as under `guile -l`.
+;; the forms at a place in it, read there and evaluated in the user module.
+;; The port has the file's name, so the forms' source locations, errors and
+;; a relative `load` in them are the file's, as under `guile -l`.
 (define (shell-open-file path)
   (guarded (cons #t (open-input-file path #:encoding "UTF-8"))))
+
+;; Files whose Scheme defined a procedure named like an atom type: from
+;; there on, what reads as data may be a call of it, so Guile reads it all.
+(define scheme-owns-rest (make-object-property))
+
+(define (defined-name form)
+  "The name a top-level definition FORM binds, or #f."
+  (and (pair? form) (memq (car form) '(define define-public define*)) (pair? (cdr form))
+       (let loop ((target (cadr form)))
+         (cond ((symbol? target) target)
+               ((pair? target) (loop (car target)))
+               (else #f)))))
+
+(define (names-data? name)
+  "Whether NAME is, or could be declared as, an atom type's constructor."
+  (and name
+       (let ((s (symbol->string name)))
+         (or (%atomweave-data-head? name) (string-suffix? "Node" s) (string-suffix? "Link" s)))))
+
+;; What `read` gave when it raised instead.
+(define unreadable (list 'unreadable))
 
 (define (shell-load-form port place)
   "PLACE is (offset line . column), line and column from 1. Reads the form
 there and evaluates it, then the forms after it up to the next that is data
 (an atom, or a value set on one), which is left to the caller's reader.
-Returns how many forms it evaluated and that one's place (#f at the end)."
+Returns (N . NEXT): how many forms it evaluated and that one's place (#f at
+the end); or, when a form fails, (N PLACE . MESSAGE): the forms evaluated
+before it, its place and what went wrong."
   (guarded
     (seek port (car place) SEEK_SET)
     (set-port-line! port (- (cadr place) 1))
     (set-port-column! port (- (cddr place) 1))
     (let loop ((n 0))
       (let* ((here (cons* (ftell port) (+ 1 (port-line port)) (+ 1 (port-column port))))
-             (form (read port)))
-        (cond ((eof-object? form) (cons #t (cons n #f)))
-              ((and (> n 0) (pair? form) (%atomweave-data-head? (car form)))
+             (form (catch #t (lambda () (read port)) (lambda args (cons unreadable args))))
+             ;; Where the form itself starts, past the blanks before it.
+             (at (let ((line (and (pair? form) (source-property form 'line))))
+                   (if line
+                       (cons* (car here) (+ 1 line) (+ 1 (source-property form 'column)))
+                       here)))
+             (failed (lambda (key . args) (cons #t (cons* n at (error-text key args))))))
+        (cond ((and (pair? form) (eq? (car form) unreadable)) (apply failed (cdr form)))
+              ((eof-object? form) (cons #t (cons n #f)))
+              ((and (> n 0) (not (scheme-owns-rest port)) (pair? form) (%atomweave-data-head? (car form)))
                (cons #t (cons n here)))
-              (else (if (plain? form) (plain-eval form) (eval form user))
-                    (loop (+ n 1))))))))
+              (else
+               (when (names-data? (defined-name form))
+                 (set! (scheme-owns-rest port) #t))
+               (let ((ok (catch #t
+                           (lambda () (if (plain? form) (plain-eval form) (eval form user)) #t)
+                           (lambda args (apply failed args)))))
+                 (if (eq? ok #t) (loop (+ n 1)) ok))))))))

@@ -75,9 +75,9 @@ pub struct LoadError {
     pub error: ParseError,
     /// Top-level expressions loaded before it.
     pub loaded: u64,
-    /// Where the bad expression starts (after the whitespace and comments
-    /// before it): what a caller that reads it some other way (as Scheme)
-    /// resumes from.
+    /// Where the bad expression's text begins: just past the expression
+    /// before it (the whitespace and comments between are read again), what
+    /// a caller that reads it some other way (as Scheme) resumes from.
     pub at: Place,
 }
 
@@ -142,7 +142,8 @@ pub fn load_from<S: AtomSink, R: BufRead>(
 /// `Link` a Node or a Link (added to `declared`). Whether it made any known.
 /// A walk with a stack: expressions nest up to `MAX_NESTING`.
 fn resolve_unknown(expr: &Expr, options: &mut LoadOptions) -> bool {
-    if !options.enable_families && !options.declare_unknown {
+    // Names in Scheme code (a procedure's name and parameters) are not types.
+    if (!options.enable_families && !options.declare_unknown) || head(expr).is_some_and(|(h, _, _)| SCHEME_FORMS.contains(&h)) {
         return false;
     }
     let mut made = false;
@@ -151,7 +152,9 @@ fn resolve_unknown(expr: &Expr, options: &mut LoadOptions) -> bool {
         let Expr::List(items, _) = e else { continue };
         if let Some(Expr::Symbol(name, _)) = items.first() {
             if Type::from_name(name).is_none() {
-                if let Some(f) = types::family_of(name).filter(|_| options.enable_families) {
+                // A family's type is never declared as something else: with
+                // either option its family is enabled.
+                if let Some(f) = types::family_of(name) {
                     made |= types::load_family(f).is_ok();
                 } else if options.declare_unknown {
                     if let Ok(t) = types::declare_by_suffix(name) {

@@ -182,6 +182,10 @@ pub struct Parser<R: BufRead> {
     values: Vec<Expr>,
     last_complete: Pos,
     failed: Option<ParseError>,
+    /// Bytes taken from the reader at a time: `CHUNK`, or, resuming,
+    /// growing to it from a little (a load that switches readers often
+    /// would copy a whole chunk at every switch).
+    chunk: usize,
 }
 
 impl<R: BufRead> Parser<R> {
@@ -201,6 +205,7 @@ impl<R: BufRead> Parser<R> {
             values: Vec::new(),
             last_complete: Pos { line: 1, col: 1 },
             failed: None,
+            chunk: CHUNK,
         }
     }
 
@@ -209,6 +214,7 @@ impl<R: BufRead> Parser<R> {
     /// and positions count from there.
     pub fn resume(input: R, place: Place) -> Self {
         let mut p = Parser::new(input);
+        p.chunk = 1024;
         p.base = place.offset;
         (p.line, p.col) = (place.pos.line, place.pos.col);
         p.last_complete = place.pos;
@@ -615,7 +621,8 @@ impl<R: BufRead> Parser<R> {
                 }
                 continue;
             }
-            let n = data.len().min(CHUNK);
+            let n = data.len().min(self.chunk);
+            self.chunk = (self.chunk * 2).min(CHUNK);
             let before = self.buf.len();
             append_utf8(&data[..n], &mut self.buf, &mut self.carry, &mut self.invalid);
             self.reader.consume(n);

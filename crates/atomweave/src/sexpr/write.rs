@@ -363,13 +363,31 @@ pub enum Select {
 /// `progress` is called with the count every 64 Ki atoms.
 /// The truth- and attention-value keys are left out: they print inside
 /// the atoms whose values they key, and upstream holds them in no space.
-pub fn dump(r: &impl AtomRead, select: Select, form: Form, mut w: impl io::Write, mut progress: impl FnMut(u64)) -> io::Result<u64> {
+pub fn dump(r: &impl AtomRead, select: Select, form: Form, w: impl io::Write, progress: impl FnMut(u64)) -> io::Result<u64> {
     let keys = super::value_key_atoms(|t, n| r.get_node(t, n));
     let atoms: Box<dyn Iterator<Item = Handle> + '_> = match select {
         Select::Roots => Box::new(r.all_atoms().filter(|&h| r.incoming_size(h) == Some(0))),
         Select::Type(t) => Box::new(r.handles_by_type(t, true)),
     };
-    let atoms = atoms.filter(|h| !keys.contains(h));
+    write_each(r, atoms.filter(|h| !keys.contains(h)), form, w, progress)
+}
+
+/// [`dump`] of a space: through its read view when it has one, else (a
+/// child space, or one with children) atom by atom through the space.
+pub fn dump_space(space: &AtomSpace, select: Select, form: Form, w: impl io::Write, progress: impl FnMut(u64)) -> io::Result<u64> {
+    if let Some(view) = space.read() {
+        return dump(&view, select, form, w, progress);
+    }
+    let keys = super::value_key_atoms(|t, n| space.get_node(t, n));
+    let atoms: Vec<Handle> = match select {
+        Select::Roots => space.handles_by_type(crate::types::ATOM, true).filter(|&h| space.incoming_size(h) == Some(0)).collect(),
+        Select::Type(t) => space.handles_by_type(t, true).collect(),
+    };
+    write_each(space, atoms.into_iter().filter(|h| !keys.contains(h)), form, w, progress)
+}
+
+/// Writes each atom on a line of its own; how many.
+fn write_each(r: &impl AtomSource, atoms: impl Iterator<Item = Handle>, form: Form, mut w: impl io::Write, mut progress: impl FnMut(u64)) -> io::Result<u64> {
     let mut buf = String::new();
     let mut n = 0u64;
     for h in atoms {

@@ -2,8 +2,8 @@
 //! attention) and the types that upstream removed but old files still hold:
 //! registered when a user enables a family, as loading the module did
 //! upstream. Each table is a script in the core table's format
-//! (`types/families/*.script`), whose `@requires` line names the families
-//! its parents come from.
+//! (`types/families/*.script`); a type's parents are core types or types
+//! above it in the same script.
 //!
 //! Not here: the core table (`build.rs`), and types a user registers.
 
@@ -39,15 +39,10 @@ struct Decl<'s> {
     short: Option<&'s str>,
 }
 
-/// The families a script requires, and its declarations.
-fn parse(script: &str) -> (Vec<&str>, Vec<Decl<'_>>) {
-    let mut requires = Vec::new();
+/// A script's declarations.
+fn parse(script: &str) -> Vec<Decl<'_>> {
     let mut decls = Vec::new();
     for line in script.lines().map(|l| l.split('#').next().unwrap_or_default().trim()).filter(|l| !l.is_empty()) {
-        if let Some(rest) = line.strip_prefix("@requires") {
-            requires.extend(rest.split_whitespace());
-            continue;
-        }
         let mut words = line.split_whitespace();
         let name = words.next().unwrap_or_default();
         let parents = match words.next() {
@@ -56,16 +51,13 @@ fn parse(script: &str) -> (Vec<&str>, Vec<Decl<'_>>) {
         };
         decls.push(Decl { name, parents, short: words.next() });
     }
-    (requires, decls)
+    decls
 }
 
-/// Registers a family's types (and those of the families it requires), in
-/// order; returns the family's types. Enabling a family twice is harmless.
+/// Registers a family's types, in order; returns them. Enabling a family
+/// twice is harmless.
 pub fn load_family(family: &str) -> Result<Vec<Type>> {
-    let (requires, decls) = parse(script(family)?);
-    for r in requires {
-        load_family(r)?;
-    }
+    let decls = parse(script(family)?);
     let mut made = Vec::with_capacity(decls.len());
     for d in decls {
         let parents = d
@@ -82,7 +74,7 @@ pub fn load_family(family: &str) -> Result<Vec<Type>> {
 
 /// The family that declares a type of this (long or short) name, if any.
 pub fn family_of(type_name: &str) -> Option<&'static str> {
-    FAMILIES.iter().find(|&&(_, s)| parse(s).1.iter().any(|d| d.name == type_name || d.short == Some(type_name))).map(|&(name, _)| name)
+    FAMILIES.iter().find(|&&(_, s)| parse(s).iter().any(|d| d.name == type_name || d.short == Some(type_name))).map(|&(name, _)| name)
 }
 
 /// The type of this name, enabling the family that declares it if no type
