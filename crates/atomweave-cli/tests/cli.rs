@@ -289,4 +289,25 @@ fn scheme_in_data_means_what_guile_makes_of_it() {
     let msg = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && msg.contains("err.scm: line 2, column 1: evaluating Scheme: In procedure car"), "{msg}");
     assert!(msg.contains("not the 1 expressions before it"), "{msg}");
+    // Data that uses the file's variables, line after line (past the run
+    // after which Guile reads the rest), then plain data again.
+    let mut text = String::from("(define p (Predicate \"likes\"))\n");
+    for i in 0..40 {
+        text.push_str(&format!("(Evaluation p (List (Concept \"a{i}\")))\n"));
+    }
+    text.push_str("(Concept \"plain\")\n");
+    let lines = atom_lines(&["dump", &file("vars.scm", &text)]);
+    assert_eq!(lines.len(), 41, "{lines:?}");
+    assert!(lines.contains(&"(EvaluationLink (PredicateNode \"likes\")(ListLink (ConceptNode \"a39\")))".to_string()), "{lines:?}");
+    // Scheme from a pipe cannot be read again from where it starts: said so.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_atomweave"))
+        .args(["load", "/dev/stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"(define x 1)\n(Concept \"a\")\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && msg.contains("cannot be a pipe"), "{msg}");
 }

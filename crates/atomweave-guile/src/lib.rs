@@ -228,9 +228,10 @@ enum Shell {
     Interrupt,
     OpenFile,
     LoadForm,
+    OwnRest,
 }
 
-static SHELL: [std::sync::atomic::AtomicUsize; 11] = [const { std::sync::atomic::AtomicUsize::new(0) }; 11];
+static SHELL: [std::sync::atomic::AtomicUsize; 12] = [const { std::sync::atomic::AtomicUsize::new(0) }; 12];
 
 fn shell(p: Shell) -> Scm {
     let slot = &SHELL[p as usize];
@@ -248,6 +249,7 @@ fn shell(p: Shell) -> Scm {
                 Shell::Interrupt => c"shell-interrupt",
                 Shell::OpenFile => c"shell-open-file",
                 Shell::LoadForm => c"shell-load-form",
+                Shell::OwnRest => c"shell-own-rest",
             };
             // SAFETY: the module is loaded by `boot` and exports the name; a
             // module's top-level procedure stays reachable, so its word stays valid.

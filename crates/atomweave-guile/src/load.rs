@@ -8,7 +8,8 @@
 //!
 //! Once the file defines a procedure named like an atom type (`(define
 //! (Word w) ...)`), Guile reads the rest of it: what looks like data may be
-//! a call of that procedure.
+//! a call of that procedure. So it does after a run of data forms that the
+//! core's reader refuses at once (data that uses the file's variables).
 //!
 //! An expression evaluated by Guile is not all-or-nothing: a definition
 //! that fails half-way may have added atoms, as it would in Guile. Columns
@@ -36,7 +37,7 @@ pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut Loa
     };
     // Absolute, as `guile -l` has it: a relative `load` in the file is then
     // found beside it.
-    let path = std::fs::canonicalize(path).map_err(|e| io(start, e))?;
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let mut reader = BufReader::with_capacity(1 << 20, std::fs::File::open(&path).map_err(|e| io(start, e))?);
     // In a Guile that loaded the extension itself, its modules are loaded.
     if !initialized() {
@@ -56,11 +57,15 @@ pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut Loa
         let mut port: Option<Port> = None;
         let mut total = LoadStats { expressions: 0, bytes: start.offset };
         let mut at = start;
+        let mut refused = 0;
         loop {
             // Within what the buffer holds (a Scheme form between data), the
             // seek keeps it.
-            let now = reader.stream_position().map_err(|e| io(at, e))?;
-            reader.seek_relative(at.offset as i64 - now as i64).map_err(|e| io(at, e))?;
+            let unseekable = |e: std::io::Error| {
+                io(at, std::io::Error::new(e.kind(), format!("{e}: a file that holds Scheme is read again from where Scheme starts, so it cannot be a pipe")))
+            };
+            let now = reader.stream_position().map_err(unseekable)?;
+            reader.seek_relative(at.offset as i64 - now as i64).map_err(unseekable)?;
             let failed = match sexpr::load_from(&mut &*space, &mut reader, at, options, &mut progress) {
                 Ok(stats) => {
                     total.expressions += stats.expressions;
@@ -74,6 +79,12 @@ pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut Loa
                 Some(p) => p,
                 None => port.insert(Port::open(&path).map_err(|why| as_scheme(&failed, total.expressions, &why))?),
             };
+            // Data that uses the file's variables: each line is handed back
+            // and refused again. After a run of such lines Guile reads on.
+            refused = if failed.loaded == 0 { refused + 1 } else { 0 };
+            if refused == REFUSED_IN_A_ROW {
+                call_shell(Shell::OwnRest, &[port.0]).map_err(|why| as_scheme(&failed, total.expressions, &why))?;
+            }
             match port.eval_forms(failed.at) {
                 Ok(Forms::Ran(n, next)) if n > 0 => {
                     total.expressions += n;
@@ -117,6 +128,10 @@ subrs! {
 pub(crate) fn primitives() -> Vec<(&'static str, i32, i32, i32, ffi::Subr)> {
     vec![("%atomweave-data-head?", 1, 0, 0, data_head as ffi::Subr)]
 }
+
+/// Expressions Guile hands back that the core's reader refuses at once, in
+/// a row, after which Guile reads the rest of the file.
+const REFUSED_IN_A_ROW: u32 = 16;
 
 /// The core reader's error for an expression that Guile failed on too.
 fn as_scheme(failed: &LoadError, loaded: u64, why: &str) -> LoadError {

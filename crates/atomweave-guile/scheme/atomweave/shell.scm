@@ -9,7 +9,7 @@
   #:use-module (system base compile)
   #:export (shell-eval shell-run shell-value shell-memoize shell-compile shell-call
             shell-resolve shell-error-text shell-interrupt
-            shell-open-file shell-load-form))
+            shell-open-file shell-load-form shell-own-rest))
 
 (define user (resolve-module '(guile-user)))
 
@@ -178,6 +178,11 @@ come already read: a list of expressions."
   (and name
        (let ((s (symbol->string name)))
          (or (%atomweave-data-head? name) (string-suffix? "Node" s) (string-suffix? "Link" s)))))
+
+;; For a loader whose reader keeps stopping at the first form Guile hands
+;; back (data that uses the file's variables): Guile reads the rest.
+(define (shell-own-rest port)
+  (guarded (set! (scheme-owns-rest port) #t) '(#t . #t)))
 
 ;; What `read` gave when it raised instead.
 (define unreadable (list 'unreadable))
