@@ -4,7 +4,7 @@
 ;;;     crates/atomweave-guile/tests/opencog.scm
 
 (use-modules (opencog) (opencog exec) (opencog persist) (opencog persist-rocks)
-             (opencog persist-cog)
+             (opencog persist-cog) (opencog persist-file)
              (srfi srfi-1) (srfi srfi-64) (ice-9 threads) (ice-9 popen) (ice-9 rdelim)
              (ice-9 regex))
 
@@ -499,6 +499,25 @@
         (delete-file out)))
     '("setlocale-preamble.scm" "definitions.scm" "block-comments.scm" "nlp-parse.scm"
       "bio.scm" "pln.scm" "legacy.scm" "attention.scm")))
+
+(test-group "a file store whose file holds Scheme"
+  (let* ((file (string-append (tmpdir) ".scm"))
+         (s (cog-new-atomspace))
+         (prev (cog-set-atomspace! s)))
+    (call-with-output-file file
+      (lambda (port)
+        (display "(define (pair a b) (ListLink (ConceptNode a) (ConceptNode b)))\n(pair \"x\" \"y\")\n(ConceptNode \"plain\")\n" port)))
+    (let ((sn (FileStorageNode (string-append "file://" file)))
+          (into (cog-new-atomspace)))
+      (cog-open sn)
+      (cog-set-atomspace! into)
+      (test-assert "load-atomspace evaluates its Scheme" (> (load-atomspace) 0))
+      (test-assert "the helper's atoms" (cog-link? (cog-link 'ListLink (cog-node 'ConceptNode "x") (cog-node 'ConceptNode "y"))))
+      (test-assert "the data after it" (cog-atom? (cog-node 'ConceptNode "plain")))
+      (test-equal "the current space stays the caller's" into (cog-atomspace))
+      (cog-close sn))
+    (cog-set-atomspace! prev)
+    (delete-file file)))
 
 (test-group "attention values"
   (let ((a (Concept "with-av" (av 1 2 3))))
