@@ -210,6 +210,12 @@ fn new_link(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
     extra.finish(space, h)
 }
 
+/// The truth- and attention-value keys of `space`, which listings leave
+/// out: upstream holds them in no space.
+fn value_keys(space: &AtomSpace) -> Vec<Handle> {
+    atomweave::sexpr::value_key_atoms(|t, n| space.get_node(t, n))
+}
+
 /// `(TYPE args...)`: an atom or value of type `t`.
 fn construct(t: Type, args: Scm) -> R<Scm> {
     if t.is_node() {
@@ -440,17 +446,20 @@ subrs! {
     }
     cog_count_atoms "cog-count-atoms" (t, s) {
         let t = type_arg(t)?;
-        Ok(ffi::from_i64(smob::space_at(space_arg(s)?).count_of_type(t, false) as i64))
+        let space = smob::space_at(space_arg(s)?);
+        let keys = value_keys(space).into_iter().filter(|&k| space.get_type(k) == Some(t)).count();
+        Ok(ffi::from_i64((space.count_of_type(t, false) - keys) as i64))
     }
     cog_get_atoms "cog-get-atoms" (t, subtypes, s) {
         let t = type_arg(t)?;
         let space = space_arg(s)?;
-        let hs: Vec<Handle> = smob::space_at(space).handles_by_type(t, flag(subtypes)).collect();
+        let keys = value_keys(smob::space_at(space));
+        let hs: Vec<Handle> = smob::space_at(space).handles_by_type(t, flag(subtypes)).filter(|h| !keys.contains(h)).collect();
         Ok(atoms_list(space, hs.into_iter()))
     }
     cog_get_all_roots "cog-get-all-roots" (s) {
         let space = space_arg(s)?;
-        let keys = atomweave::sexpr::value_key_atoms(|t, n| smob::space_at(space).get_node(t, n));
+        let keys = value_keys(smob::space_at(space));
         let hs: Vec<Handle> = smob::space_at(space).root_set_by_type(types::ATOM, true).filter(|h| !keys.contains(h)).collect();
         Ok(atoms_list(space, hs.into_iter()))
     }

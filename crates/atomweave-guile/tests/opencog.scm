@@ -528,7 +528,10 @@
     (cog-set-av! a (av 4 5 6))
     (test-equal 4.0 (cog-av-sti a))
     (test-assert "the key is not a root of the space's dump"
-      (not (member "*-AttentionValueKey-*" (map (lambda (x) (if (cog-node? x) (cog-name x) "")) (cog-get-all-roots)))))))
+      (not (member "*-AttentionValueKey-*" (map (lambda (x) (if (cog-node? x) (cog-name x) "")) (cog-get-all-roots)))))
+    (test-assert "nor among the space's PredicateNodes"
+      (not (member "*-AttentionValueKey-*" (map cog-name (cog-get-atoms 'PredicateNode)))))
+    (test-equal "nor counted" (length (cog-get-atoms 'PredicateNode)) (cog-count-atoms 'PredicateNode))))
 
 (define failures (test-runner-fail-count (test-runner-current)))
 (test-end "opencog")

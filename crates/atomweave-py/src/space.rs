@@ -170,7 +170,9 @@ impl PySpace {
     fn get_atoms_by_type(slf: &Bound<'_, Self>, t: &Bound<'_, PyAny>, subtype: bool) -> PyResult<Vec<PyAtom>> {
         let t = type_arg(t)?;
         let me = slf.get();
-        let hs: Vec<Handle> = slf.py().allow_threads(|| me.space.handles_by_type(t, subtype).collect());
+        // The value keys are not the user's atoms (upstream holds them in no space).
+        let keys = sexpr::value_key_atoms(|t, n| me.space.get_node(t, n));
+        let hs: Vec<Handle> = slf.py().allow_threads(|| me.space.handles_by_type(t, subtype).filter(|h| !keys.contains(h)).collect());
         Ok(hs.into_iter().map(|h| Self::atom(slf, h)).collect())
     }
 

@@ -417,3 +417,12 @@ def test_types_registered_after_scheme_started_get_constructors():
     t = atomweave.register_type("LateComerNode", [types.Node])
     atomweave.scheme_eval(s, '(LateComerNode "a")')
     assert s.get_node(t, "a") is not None
+
+
+def test_attention_value_key_is_not_listed_as_an_atom():
+    s = AtomSpace()
+    load_str('(ConceptNode "sumo" (av 1 2 3))', s)
+    assert s.get_node(types.PredicateNode, "*-AttentionValueKey-*") is not None
+    assert s.get_atoms_by_type(types.PredicateNode) == []
+    # It prints inside the atom whose value it keys, not as an atom.
+    assert [line.split(" ")[0] for line in dump(s).splitlines()] == ["(ConceptNode"]
