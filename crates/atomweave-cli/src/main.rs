@@ -38,8 +38,9 @@ enum Command {
         #[arg(default_value = ".")]
         dir: PathBuf,
     },
-    /// Load Atomese files and report counts, time, rate and memory; with
-    /// --to, store them (lmdb:///dir, file:///f.scm, ...).
+    /// Load Atomese files (Scheme in them evaluated, as `guile -l` would)
+    /// and report counts, time, rate and memory; with --to, store them
+    /// (lmdb:///dir, file:///f.scm, ...).
     Load {
         /// `.scm` files to load, in order.
         #[arg(required = true)]
