@@ -1,4 +1,5 @@
-//! Generates the built-in type constants and tables from `types/atom_types.script`.
+//! Generates the built-in type constants and tables from `types/atom_types.script`,
+//! and the type families' tables from `types/families/*.script`.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -10,20 +11,27 @@ struct Decl {
     short: Option<String>,
 }
 
-fn main() {
-    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let script = manifest.join("types/atom_types.script");
-    println!("cargo:rerun-if-changed={}", script.display());
-    let text = std::fs::read_to_string(&script).expect("read atom_types.script");
+/// One line of a type script, its parents by name.
+struct Line {
+    name: String,
+    parents: Vec<String>,
+    short: Option<String>,
+}
 
-    let mut decls: Vec<Decl> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+/// A type script's declarations, each with a function that fails the build
+/// naming the file and line. `known` says whether a parent is declared
+/// (above, or elsewhere); a parent that is not fails the build.
+fn read_script(path: &std::path::Path, mut known: impl FnMut(&str) -> bool) -> Vec<Line> {
+    println!("cargo:rerun-if-changed={}", path.display());
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let file = path.file_name().unwrap().to_string_lossy().into_owned();
+    let mut lines: Vec<Line> = Vec::new();
     for (lineno, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap().trim();
         if line.is_empty() {
             continue;
         }
-        let fail = |msg: String| -> ! { panic!("atom_types.script:{}: {msg}: {raw}", lineno + 1) };
+        let fail = |msg: String| -> ! { panic!("{file}:{}: {msg}: {raw}", lineno + 1) };
         let mut words = line.split_whitespace();
         let name = words.next().unwrap().to_string();
         let mut parents = Vec::new();
@@ -33,8 +41,10 @@ fn main() {
             Some("<-") => {
                 let list = words.next().unwrap_or_else(|| fail("missing parents".into()));
                 for p in list.split(',') {
-                    let &pi = index.get(p).unwrap_or_else(|| fail(format!("parent {p} not declared above")));
-                    parents.push(pi);
+                    if !known(p) && !lines.iter().any(|l| l.name == p) {
+                        fail(format!("parent {p} not declared above"));
+                    }
+                    parents.push(p.to_string());
                 }
                 short = words.next().map(str::to_string);
             }
@@ -43,10 +53,26 @@ fn main() {
         if words.next().is_some() {
             fail("trailing words".into());
         }
-        if index.insert(name.clone(), decls.len()).is_some() {
+        if known(&name) || lines.iter().any(|l| l.name == name) {
             fail(format!("type {name} declared twice"));
         }
-        decls.push(Decl { name, parents, short });
+        lines.push(Line { name, parents, short });
+    }
+    lines
+}
+
+/// The type families (`types/families/NAME.script`), in the order documented.
+const FAMILIES: [&str; 6] = ["nlp", "bio", "pln", "spacetime", "attention", "legacy"];
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let lines = read_script(&manifest.join("types/atom_types.script"), |_| false);
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut decls: Vec<Decl> = Vec::new();
+    for l in lines {
+        let parents = l.parents.iter().map(|p| index[p]).collect();
+        index.insert(l.name.clone(), decls.len());
+        decls.push(Decl { name: l.name, parents, short: l.short });
     }
     for d in &decls {
         if let Some(s) = &d.short {
@@ -104,6 +130,26 @@ fn main() {
     for bits in &anc {
         let ws: Vec<String> = bits.iter().map(|w| format!("{w:#x}")).collect();
         writeln!(out, "    [{}],", ws.join(", ")).unwrap();
+    }
+    writeln!(out, "];").unwrap();
+
+    // The families, checked here: parents declared in the core table or
+    // above in the family, no name in the core table or in two families.
+    writeln!(out, "/// A family's type: its name, its parents' names and its short name (\"\" for none).").unwrap();
+    writeln!(out, "pub(crate) type FamilyType = (&'static str, &'static [&'static str], &'static str);").unwrap();
+    writeln!(out, "/// The type families, by name.").unwrap();
+    writeln!(out, "pub(crate) static FAMILY_TABLES: [(&str, &[FamilyType]); {}] = [", FAMILIES.len()).unwrap();
+    let mut in_family: HashMap<String, &str> = HashMap::new();
+    for family in FAMILIES {
+        let lines = read_script(&manifest.join(format!("types/families/{family}.script")), |n| index.contains_key(n));
+        writeln!(out, "    ({family:?}, &[").unwrap();
+        for l in lines {
+            if let Some(other) = in_family.insert(l.name.clone(), family) {
+                panic!("type {} is in both the {other} and the {family} family", l.name);
+            }
+            writeln!(out, "        ({:?}, &{:?}, {:?}),", l.name, l.parents, l.short.as_deref().unwrap_or("")).unwrap();
+        }
+        writeln!(out, "    ]),").unwrap();
     }
     writeln!(out, "];").unwrap();
 

@@ -122,13 +122,14 @@ fn load_file(target: &mut Target, path: &Path, quiet: bool, data_only: bool, opt
     bar.set_message(path.display().to_string());
     let progress = |bytes| bar.set_position(bytes);
     let reader = BufReader::with_capacity(1 << 20, file);
-    // Guile starts only for a file that needs it.
     let strict = match target {
         Target::Table(t) => sexpr::load_from(&mut **t, reader, Place::START, options, progress),
-        Target::Space(s) => sexpr::load_from(&mut &*s, reader, Place::START, options, progress),
+        Target::Space(s) if data_only => sexpr::load_from(&mut &*s, reader, Place::START, options, progress),
+        // Guile starts only if the file holds Scheme.
+        Target::Space(s) => atomweave_guile::load_file(s, path, Place::START, options, progress),
     };
     let result = match strict {
-        Err(e) if !data_only => {
+        Err(e) if !data_only && matches!(target, Target::Table(_)) => {
             let before = e.loaded;
             atomweave_guile::load_file(target.space(), path, e.at, options, progress)
                 .map(|s| before + s.expressions)

@@ -16,6 +16,7 @@
 //! on a line after a form Guile read are counted as Guile counts them (a
 //! tab to the next multiple of 8).
 
+use std::fs::File;
 use std::io::{BufReader, Seek};
 use std::path::Path;
 
@@ -27,18 +28,18 @@ use crate::{boot, call_shell, initialized, register_space, select_space, with_gu
 
 /// Loads `path` into `space` from `start` (the start of the file, or where
 /// an earlier strict load stopped), evaluating in Guile what is not data.
-/// `progress` gets the bytes read so far. Boots Guile in this process if no
-/// one has; the space stays registered with Scheme for the process's life.
+/// `progress` gets the bytes read so far. Guile starts (if no one started
+/// it) only when the file holds Scheme; the space then stays registered
+/// with Scheme for the process's life.
 pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut LoadOptions, mut progress: impl FnMut(u64)) -> Result<LoadStats, LoadError> {
-    let io = |at: Place, e: std::io::Error| LoadError {
-        error: ParseError { line: at.pos.line, col: at.pos.col, message: e.to_string(), snippet: String::new() },
-        loaded: 0,
-        at,
-    };
     // Absolute, as `guile -l` has it: a relative `load` in the file is then
     // found beside it.
     let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut reader = BufReader::with_capacity(1 << 20, std::fs::File::open(&path).map_err(|e| io(start, e))?);
+    let mut reader = BufReader::with_capacity(1 << 20, std::fs::File::open(&path).map_err(|e| io_error(start, e))?);
+    let mut failed = match read_data(space, &mut reader, start, options, &mut progress) {
+        Ok(stats) => return Ok(stats),
+        Err(e) => e,
+    };
     // In a Guile that loaded the extension itself, its modules are loaded.
     if !initialized() {
         boot(space.clone());
@@ -54,42 +55,22 @@ pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut Loa
         }
         let _restore = Restore(crate::api::current());
         select_space(index);
-        let mut port: Option<Port> = None;
         let mut total = LoadStats { expressions: 0, bytes: start.offset };
-        let mut at = start;
+        let port = Port::open(&path).map_err(|why| as_scheme(&failed, failed.loaded, &why))?;
         let mut refused = 0;
         loop {
-            // Within what the buffer holds (a Scheme form between data), the
-            // seek keeps it.
-            let unseekable = |e: std::io::Error| {
-                io(at, std::io::Error::new(e.kind(), format!("{e}: a file that holds Scheme is read again from where Scheme starts, so it cannot be a pipe")))
-            };
-            let now = reader.stream_position().map_err(unseekable)?;
-            reader.seek_relative(at.offset as i64 - now as i64).map_err(unseekable)?;
-            let failed = match sexpr::load_from(&mut &*space, &mut reader, at, options, &mut progress) {
-                Ok(stats) => {
-                    total.expressions += stats.expressions;
-                    total.bytes = stats.bytes;
-                    return Ok(total);
-                }
-                Err(e) => e,
-            };
             total.expressions += failed.loaded;
-            let port = match &port {
-                Some(p) => p,
-                None => port.insert(Port::open(&path).map_err(|why| as_scheme(&failed, total.expressions, &why))?),
-            };
             // Data that uses the file's variables: each line is handed back
             // and refused again. After a run of such lines Guile reads on.
             refused = if failed.loaded == 0 { refused + 1 } else { 0 };
             if refused == REFUSED_IN_A_ROW {
                 call_shell(Shell::OwnRest, &[port.0]).map_err(|why| as_scheme(&failed, total.expressions, &why))?;
             }
-            match port.eval_forms(failed.at) {
+            let at = match port.eval_forms(failed.at) {
                 Ok(Forms::Ran(n, next)) if n > 0 => {
                     total.expressions += n;
                     match next {
-                        Some(next) => at = next,
+                        Some(next) => next,
                         None => return Ok(total),
                     }
                 }
@@ -102,16 +83,45 @@ pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut Loa
                     return Err(LoadError { error, loaded: total.expressions + n, at });
                 }
                 Err(why) => return Err(as_scheme(&failed, total.expressions, &why)),
-            }
+            };
+            failed = match read_data(space, &mut reader, at, options, &mut progress) {
+                Ok(stats) => {
+                    total.expressions += stats.expressions;
+                    total.bytes = stats.bytes;
+                    return Ok(total);
+                }
+                Err(e) => e,
+            };
         }
     })
+}
+
+/// The core's reader over the file from `at` on. Within what the buffer
+/// holds (a Scheme form between data), the seek keeps it.
+fn read_data(
+    space: &AtomSpace,
+    reader: &mut BufReader<File>,
+    at: Place,
+    options: &mut LoadOptions,
+    progress: &mut impl FnMut(u64),
+) -> Result<LoadStats, LoadError> {
+    let unseekable = |e: std::io::Error| {
+        io_error(at, std::io::Error::new(e.kind(), format!("{e}: a file that holds Scheme is read again from where Scheme starts, so it cannot be a pipe")))
+    };
+    let now = reader.stream_position().map_err(unseekable)?;
+    reader.seek_relative(at.offset as i64 - now as i64).map_err(unseekable)?;
+    sexpr::load_from(&mut &*space, reader, at, options, progress)
+}
+
+fn io_error(at: Place, e: std::io::Error) -> LoadError {
+    LoadError { error: ParseError { line: at.pos.line, col: at.pos.col, message: e.to_string(), snippet: String::new() }, loaded: 0, at }
 }
 
 /// Makes file stores (`file://`) read Scheme in their files through
 /// [`load_file`], as `atomweave load` does. Programs that embed Guile call
 /// it at start; loading `(opencog)` into Guile does too.
 pub fn install_file_loader() {
-    atomweave_store::file::set_scheme_loader(|space, path, at, options, progress| load_file(space, path, at, options, progress));
+    atomweave_store::file::set_scheme_loader(|space, path, options| load_file(space, path, Place::START, options, |_| {}));
 }
 
 subrs! {

@@ -361,14 +361,11 @@ pub fn load_file(py: Python<'_>, path: std::path::PathBuf, atomspace: Option<Py<
     let me = space.get();
     py.allow_threads(|| -> PyResult<()> {
         let file = std::fs::File::open(&path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
-        let fail = |e: sexpr::LoadError| PyValueError::new_err(format!("{}: {e}", path.display()));
-        match sexpr::load(&mut &me.space, std::io::BufReader::new(file), |_| {}) {
-            Err(e) if !data_only => {
-                atomweave_guile::load_file(&me.space, &path, e.at, &mut sexpr::LoadOptions::default(), |_| {})
-                    .map_err(|g| fail(sexpr::LoadError { loaded: e.loaded + g.loaded, ..g }))?;
-            }
-            done => drop(done.map_err(fail)?),
-        }
+        let loaded = match data_only {
+            true => sexpr::load(&mut &me.space, std::io::BufReader::new(file), |_| {}),
+            false => atomweave_guile::load_file(&me.space, &path, sexpr::Place::START, &mut sexpr::LoadOptions::default(), |_| {}),
+        };
+        loaded.map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
         Ok(())
     })
 }

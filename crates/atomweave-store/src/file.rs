@@ -14,9 +14,9 @@ use atomweave::{AtomSpace, Handle, Type, Value};
 
 use crate::{Result, StorageNode, StoreError};
 
-/// How a front end with Scheme reads on from an expression the core's
-/// reader stopped at (`atomweave_guile::load_file`).
-pub type SchemeLoader = fn(&AtomSpace, &Path, Place, &mut LoadOptions, &mut dyn FnMut(u64)) -> std::result::Result<LoadStats, LoadError>;
+/// How a front end with Scheme loads a file: data through the core's
+/// reader, the rest through Scheme (`atomweave_guile::load_file`).
+pub type SchemeLoader = fn(&AtomSpace, &Path, &mut LoadOptions) -> std::result::Result<LoadStats, LoadError>;
 
 static SCHEME: OnceLock<SchemeLoader> = OnceLock::new();
 
@@ -82,17 +82,11 @@ impl FileStore {
         // The file names the types it holds: their families are enabled.
         let mut options = LoadOptions { enable_families: true, ..LoadOptions::default() };
         let fail = |e: LoadError| StoreError::Backend(format!("{}: {e}", self.path));
-        match sexpr::load_from(&mut &*space, BufReader::new(f), Place::START, &mut options, |_| {}) {
-            Ok(stats) => Ok(stats.expressions),
-            Err(e) => match SCHEME.get() {
-                Some(scheme) => {
-                    let rest = scheme(space, Path::new(&self.path), e.at, &mut options, &mut |_| {})
-                        .map_err(|g| fail(LoadError { loaded: e.loaded + g.loaded, ..g }))?;
-                    Ok(e.loaded + rest.expressions)
-                }
-                None => Err(fail(e)),
-            },
-        }
+        let stats = match SCHEME.get() {
+            Some(scheme) => scheme(space, Path::new(&self.path), &mut options),
+            None => sexpr::load_from(&mut &*space, BufReader::new(f), Place::START, &mut options, |_| {}),
+        };
+        stats.map(|s| s.expressions).map_err(fail)
     }
 }
 

@@ -13,48 +13,25 @@
 use std::cmp::Ordering;
 
 use crate::handle::Handle;
-use crate::types::Type;
-
-/// What the content order reads of an atom.
-pub(crate) trait Contents {
-    fn kind(&self, h: Handle) -> Option<Type>;
-    fn label(&self, h: Handle) -> Option<&str>;
-    fn members(&self, h: Handle) -> Option<&[Handle]>;
-}
-
-/// Any atom source reads contents: a space, a table, a read view.
-impl<T: crate::sexpr::AtomSource + ?Sized> Contents for T {
-    #[inline]
-    fn kind(&self, h: Handle) -> Option<Type> {
-        self.get_type(h)
-    }
-    #[inline]
-    fn label(&self, h: Handle) -> Option<&str> {
-        self.name(h)
-    }
-    #[inline]
-    fn members(&self, h: Handle) -> Option<&[Handle]> {
-        self.outgoing(h)
-    }
-}
+use crate::sexpr::AtomSource;
 
 /// `a` against `b` by content, then by handle: lexicographic, with an
 /// atom's handle as the last key where its content equals another's (only
 /// possible across frames), so the order is total and transitive.
-pub(crate) fn cmp(c: &(impl Contents + ?Sized), mut a: Handle, mut b: Handle) -> Ordering {
+pub(crate) fn cmp(c: &(impl AtomSource + ?Sized), mut a: Handle, mut b: Handle) -> Ordering {
     loop {
         if a == b {
             return Ordering::Equal;
         }
-        let (Some(ta), Some(tb)) = (c.kind(a), c.kind(b)) else { return a.cmp(&b) };
+        let (Some(ta), Some(tb)) = (c.get_type(a), c.get_type(b)) else { return a.cmp(&b) };
         if ta != tb {
             return ta.name().cmp(tb.name());
         }
         if !ta.is_link() {
-            let names = c.label(a).unwrap_or_default().as_bytes().cmp(c.label(b).unwrap_or_default().as_bytes());
+            let names = c.name(a).unwrap_or_default().as_bytes().cmp(c.name(b).unwrap_or_default().as_bytes());
             return names.then(a.cmp(&b));
         }
-        let (oa, ob) = (c.members(a).unwrap_or_default(), c.members(b).unwrap_or_default());
+        let (oa, ob) = (c.outgoing(a).unwrap_or_default(), c.outgoing(b).unwrap_or_default());
         if oa.len() != ob.len() {
             return oa.len().cmp(&ob.len());
         }
@@ -67,11 +44,11 @@ pub(crate) fn cmp(c: &(impl Contents + ?Sized), mut a: Handle, mut b: Handle) ->
 }
 
 /// Puts `out` in content order.
-pub(crate) fn sort(c: &impl Contents, out: &mut [Handle]) {
+pub(crate) fn sort(c: &(impl AtomSource + ?Sized), out: &mut [Handle]) {
     out.sort_unstable_by(|&a, &b| cmp(c, a, b));
 }
 
 /// Is `out` in content order?
-pub(crate) fn is_sorted(c: &impl Contents, out: &[Handle]) -> bool {
+pub(crate) fn is_sorted(c: &(impl AtomSource + ?Sized), out: &[Handle]) -> bool {
     out.is_sorted_by(|&a, &b| cmp(c, a, b) != Ordering::Greater)
 }

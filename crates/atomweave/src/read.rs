@@ -39,7 +39,7 @@ pub trait AtomRead: sealed::Access {
 
     /// The link of this type and outgoing set, if present.
     fn get_link(&self, t: Type, outgoing: &[Handle]) -> Option<Handle> {
-        let out = crate::table::link_key(t, outgoing, self.recs()).ok()?;
+        let out = crate::table::link_key(t, outgoing, self).ok()?;
         let hash = self.recs().hash_link(t, &out);
         self.recs().find_link(hash, t, &out)
     }

@@ -726,21 +726,6 @@ impl Store {
     }
 }
 
-impl crate::order::Contents for Records {
-    #[inline]
-    fn kind(&self, h: Handle) -> Option<Type> {
-        self.rec(h).map(|r| r.ty())
-    }
-    #[inline]
-    fn label(&self, h: Handle) -> Option<&str> {
-        self.name(h)
-    }
-    #[inline]
-    fn members(&self, h: Handle) -> Option<&[Handle]> {
-        self.outgoing(h)
-    }
-}
-
 impl Records {
     // ----- hashing -----
 
@@ -952,10 +937,11 @@ impl Records {
         table.fill(book, vacancy, short(hash), local);
     }
 
-    /// Puts a batch in canonical form (see `link_key`) with each link's
-    /// content hash, checking every type before anything is added. A batch
+    /// Puts a batch in canonical form (see `link_key`; `c` reads the
+    /// members' contents) with each link's content hash, checking every
+    /// type before anything is added. A batch
     /// already canonical (no unordered link out of order) is used as it is.
-    pub(crate) fn prepare_links<'b>(&self, batch: &'b LinkBatch) -> Result<(std::borrow::Cow<'b, LinkBatch>, Vec<u64>)> {
+    pub(crate) fn prepare_links<'b>(&self, batch: &'b LinkBatch, c: &impl crate::sexpr::AtomSource) -> Result<(std::borrow::Cow<'b, LinkBatch>, Vec<u64>)> {
         let mut hashes = Vec::with_capacity(batch.len());
         let mut reordered = false;
         let mut start = 0;
@@ -965,7 +951,7 @@ impl Records {
             if !t.is_link() {
                 return Err(Error::NotALinkType(t));
             }
-            reordered |= t.is_unordered() && !crate::order::is_sorted(self, out);
+            reordered |= t.is_unordered() && !crate::order::is_sorted(c, out);
             hashes.push(self.hash_link(t, out));
         }
         if !reordered {
@@ -974,7 +960,7 @@ impl Records {
         let mut canon = LinkBatch::with_capacity(batch.len(), batch.members.len());
         hashes.clear();
         for (t, out) in batch.iter() {
-            let key = crate::table::link_key(t, out, self)?;
+            let key = crate::table::link_key(t, out, c)?;
             hashes.push(self.hash_link(t, &key));
             canon.push(t, &key);
         }

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use crate::batch::LinkBatch;
 use crate::error::{Error, Result};
 use crate::handle::Handle;
-use crate::order::{self, Contents};
+use crate::order;
 use crate::read::{sealed, AtomRead};
 use crate::store::{Records, Shard, ShardAccess, Store};
 use crate::types::Type;
@@ -23,7 +23,7 @@ pub(crate) fn node_type(t: Type) -> Result<()> {
 /// Checks a link type and puts the outgoing set in canonical order: unordered
 /// links keep their members in content order (`order`), so `(Set A B)` and
 /// `(Set B A)` are one atom, with the same outgoing set in every space.
-pub(crate) fn link_key<'o>(t: Type, out: &'o [Handle], c: &impl Contents) -> Result<Cow<'o, [Handle]>> {
+pub(crate) fn link_key<'o>(t: Type, out: &'o [Handle], c: &(impl crate::sexpr::AtomSource + ?Sized)) -> Result<Cow<'o, [Handle]>> {
     if !t.is_link() {
         return Err(Error::NotALinkType(t));
     }
@@ -103,7 +103,7 @@ impl AtomTable {
 
     /// Adds a link, or returns the existing one. Every member must be in the table.
     pub fn add_link(&mut self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
-        let out = link_key(t, outgoing, &self.store.recs)?;
+        let out = link_key(t, outgoing, &*self)?;
         let hash = self.store.recs.hash_link(t, &out);
         self.store.recs.prefetch_link(hash, &out);
         let (recs, mut all) = self.store.split_mut();
@@ -114,7 +114,7 @@ impl AtomTable {
     /// see [`AtomSpace::add_links`](crate::AtomSpace::add_links). With an
     /// error, nothing of the batch is added.
     pub fn add_links(&mut self, batch: &LinkBatch) -> Result<Vec<Handle>> {
-        let (canon, hashes) = self.store.recs.prepare_links(batch)?;
+        let (canon, hashes) = self.store.recs.prepare_links(batch, &*self)?;
         let (recs, mut all) = self.store.split_mut();
         recs.add_links_in(&mut all, &canon, &hashes)
     }

@@ -11,6 +11,7 @@ pub use families::{declare_by_suffix, families, family_of, from_name_or_family, 
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{OnceLock, RwLock};
 
 use crate::error::{Error, Result};
@@ -37,12 +38,15 @@ struct Registry {
     user: Box<[OnceLock<UserType>]>,
     /// Long and short names to types; written only while registering.
     names: RwLock<NameTable>,
+    /// Number of types: written under `names`' write lock, after the new
+    /// type is published; read without a lock (front ends check it often,
+    /// to see whether types were registered).
+    count: AtomicUsize,
 }
 
 struct NameTable {
     long: HashMap<String, Type>,
     short: HashMap<String, Type>,
-    count: usize,
 }
 
 /// Long and short names of the built-in types (short names follow the
@@ -72,7 +76,11 @@ fn registry() -> &'static Registry {
                 short.insert(BUILTIN_SHORT[i].to_string(), Type(i as u16));
             }
         }
-        Registry { user: (BUILTIN_COUNT..MAX_TYPES).map(|_| OnceLock::new()).collect(), names: RwLock::new(NameTable { long, short, count: BUILTIN_COUNT }) }
+        Registry {
+            user: (BUILTIN_COUNT..MAX_TYPES).map(|_| OnceLock::new()).collect(),
+            names: RwLock::new(NameTable { long, short }),
+            count: AtomicUsize::new(BUILTIN_COUNT),
+        }
     })
 }
 
@@ -183,7 +191,7 @@ impl Type {
 
 /// Number of known types, built-in and registered.
 pub fn type_count() -> usize {
-    registry().names.read().unwrap_or_else(|e| e.into_inner()).count
+    registry().count.load(Ordering::Acquire)
 }
 
 fn user_type(t: Type) -> Option<&'static UserType> {
@@ -221,8 +229,10 @@ pub fn register_type(name: &str, parents: &[Type], short: Option<&str>) -> Resul
     if let Some(s) = short.filter(|s| names.long.contains_key(*s) || names.short.contains_key(*s)) {
         return Err(Error::TypeDefinition(format!("the short name {s} of type {name} clashes with an existing type name")));
     }
+    // The write lock is held: no other registration changes the count.
+    let id = reg.count.load(Ordering::Relaxed);
     for &p in parents {
-        if usize::from(p.0) >= names.count {
+        if usize::from(p.0) >= id {
             return Err(Error::TypeDefinition(format!("parent type #{} of {name} does not exist", p.0)));
         }
     }
@@ -230,10 +240,9 @@ pub fn register_type(name: &str, parents: &[Type], short: Option<&str>) -> Resul
     if node && link {
         return Err(Error::TypeDefinition(format!("type {name} cannot be both a Node and a Link")));
     }
-    if names.count >= MAX_TYPES {
+    if id >= MAX_TYPES {
         return Err(Error::TypeDefinition(format!("cannot register {name}: the table holds {MAX_TYPES} types at most")));
     }
-    let id = names.count;
     let mut ancestors = vec![0u64; id / 64 + 1];
     ancestors[id / 64] |= 1 << (id % 64);
     for &p in parents {
@@ -254,7 +263,7 @@ pub fn register_type(name: &str, parents: &[Type], short: Option<&str>) -> Resul
     if let Some(s) = short {
         names.short.insert(s.to_string(), t);
     }
-    names.count += 1;
+    reg.count.store(id + 1, Ordering::Release);
     Ok(t)
 }
 

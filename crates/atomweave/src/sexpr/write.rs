@@ -90,7 +90,7 @@ pub trait AtomSource {
     fn key_values(&self, h: Handle) -> Cow<'_, [(Handle, Value)]>;
 }
 
-impl<R: AtomRead> AtomSource for R {
+impl<R: AtomRead + ?Sized> AtomSource for R {
     fn get_type(&self, h: Handle) -> Option<Type> {
         AtomRead::get_type(self, h)
     }
@@ -244,10 +244,8 @@ fn write_alist(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String, end:
     }
     // Keys in content order, as an unordered link's members: the same
     // values print the same in any space.
-    let mut kvs: Vec<&(Handle, Value)> = kvs.iter().collect();
-    if kvs.len() > 1 {
-        kvs.sort_by(|a, b| crate::order::cmp(r, a.0, b.0));
-    }
+    let mut kvs: smallvec::SmallVec<[&(Handle, Value); 4]> = kvs.iter().collect();
+    kvs.sort_by(|a, b| crate::order::cmp(r, a.0, b.0));
     for (i, (k, v)) in kvs.into_iter().enumerate() {
         out.push_str(if i == 0 && tv.is_default() { " (cons " } else { "(cons " });
         write_tree(r, *k, Tree::Structure, out, end)?;

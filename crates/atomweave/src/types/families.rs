@@ -2,79 +2,47 @@
 //! attention) and the types that upstream removed but old files still hold:
 //! registered when a user enables a family, as loading the module did
 //! upstream. Each table is a script in the core table's format
-//! (`types/families/*.script`); a type's parents are core types or types
-//! above it in the same script.
+//! (`types/families/*.script`) that `build.rs` checks (a type's parents are
+//! core types or types above it in the same script; no type is in the core
+//! table or in two families) and compiles into `FAMILY_TABLES`.
 //!
-//! Not here: the core table (`build.rs`), and types a user registers.
+//! Not here: the core table, and types a user registers.
 
-use super::{register_type, Type, LINK, NODE};
+use super::{register_type, Type, FAMILY_TABLES, LINK, NODE};
 use crate::error::{Error, Result};
-
-/// Every family: its name and its script.
-const FAMILIES: &[(&str, &str)] = &[
-    ("nlp", include_str!("../../types/families/nlp.script")),
-    ("bio", include_str!("../../types/families/bio.script")),
-    ("pln", include_str!("../../types/families/pln.script")),
-    ("spacetime", include_str!("../../types/families/spacetime.script")),
-    ("attention", include_str!("../../types/families/attention.script")),
-    ("legacy", include_str!("../../types/families/legacy.script")),
-];
 
 /// The names of the families, in the order documented.
 pub fn families() -> impl Iterator<Item = &'static str> {
-    FAMILIES.iter().map(|&(name, _)| name)
-}
-
-fn script(family: &str) -> Result<&'static str> {
-    FAMILIES.iter().find(|&&(name, _)| name == family).map(|&(_, s)| s).ok_or_else(|| {
-        let known: Vec<&str> = families().collect();
-        Error::TypeDefinition(format!("no type family `{family}` (there are: {})", known.join(", ")))
-    })
-}
-
-/// One line of a script: a type, its parents and its short name.
-struct Decl<'s> {
-    name: &'s str,
-    parents: Vec<&'s str>,
-    short: Option<&'s str>,
-}
-
-/// A script's declarations.
-fn parse(script: &str) -> Vec<Decl<'_>> {
-    let mut decls = Vec::new();
-    for line in script.lines().map(|l| l.split('#').next().unwrap_or_default().trim()).filter(|l| !l.is_empty()) {
-        let mut words = line.split_whitespace();
-        let name = words.next().unwrap_or_default();
-        let parents = match words.next() {
-            Some("<-") => words.next().unwrap_or_default().split(',').collect(),
-            _ => Vec::new(),
-        };
-        decls.push(Decl { name, parents, short: words.next() });
-    }
-    decls
+    FAMILY_TABLES.iter().map(|&(name, _)| name)
 }
 
 /// Registers a family's types, in order; returns them. Enabling a family
 /// twice is harmless.
 pub fn load_family(family: &str) -> Result<Vec<Type>> {
-    let decls = parse(script(family)?);
-    let mut made = Vec::with_capacity(decls.len());
-    for d in decls {
-        let parents = d
-            .parents
-            .iter()
-            .map(|p| Type::from_name(p).ok_or_else(|| Error::TypeDefinition(format!("family {family}: parent {p} of {} is unknown", d.name))))
-            .collect::<Result<Vec<Type>>>()?;
-        // A short name some other type took first is left out, not an error.
-        let short = d.short.filter(|s| Type::from_name(s).is_none());
-        made.push(register_type(d.name, &parents, short)?);
-    }
-    Ok(made)
+    let &(_, table) = FAMILY_TABLES.iter().find(|&&(name, _)| name == family).ok_or_else(|| {
+        let known: Vec<&str> = families().collect();
+        Error::TypeDefinition(format!("no type family `{family}` (there are: {})", known.join(", ")))
+    })?;
+    table
+        .iter()
+        .map(|&(name, parents, short)| {
+            let parents = parents
+                .iter()
+                .map(|p| Type::from_name(p).ok_or_else(|| Error::TypeDefinition(format!("family {family}: parent {p} of {name} is unknown"))))
+                .collect::<Result<Vec<Type>>>()?;
+            // A short name some other type took first is left out, not an error.
+            let short = Some(short).filter(|s| !s.is_empty() && Type::from_name(s).is_none());
+            register_type(name, &parents, short)
+        })
+        .collect()
 }
 
 /// The family that declares a type of this (long or short) name, if any.
 pub fn family_of(type_name: &str) -> Option<&'static str> {
-    FAMILIES.iter().find(|&&(_, s)| parse(s).iter().any(|d| d.name == type_name || d.short == Some(type_name))).map(|&(name, _)| name)
+    FAMILY_TABLES
+        .iter()
+        .find(|(_, table)| table.iter().any(|&(name, _, short)| name == type_name || (!short.is_empty() && short == type_name)))
+        .map(|&(name, _)| name)
 }
 
 /// The type of this name, enabling the family that declares it if no type
@@ -117,6 +85,7 @@ mod tests {
         assert!(Type::from_name("ReferenceLink").is_some_and(|t| t.is_a(LINK)));
         assert!(Type::from_name("GeneNode").is_some_and(|t| t.is_a(NODE)));
         assert_eq!(family_of("ConceptNode"), None);
+        assert_eq!(family_of(""), None, "a type without a short name is not named by \"\"");
         assert!(load_family("no-such").unwrap_err().to_string().contains("nlp, bio"));
     }
 
