@@ -24,6 +24,7 @@ pub mod cog;
 pub mod file;
 pub mod lmdb;
 pub mod pg;
+mod spill;
 
 /// What can go wrong with a store.
 #[derive(Debug, thiserror::Error)]
@@ -309,6 +310,15 @@ impl IdCache {
 
     pub(crate) fn clear(&mut self) {
         self.ids = Vec::new();
+    }
+
+    /// Room for every handle up to `top`, made once.
+    pub(crate) fn reserve(&mut self, top: u32) {
+        let len = top as usize + 1;
+        if self.ids.len() < len {
+            self.ids.reserve_exact(len - self.ids.len());
+            self.ids.resize(len, 0);
+        }
     }
 }
 

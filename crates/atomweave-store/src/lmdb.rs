@@ -26,18 +26,20 @@
 //! Writes go to a pending batch applied in one write transaction when it
 //! fills, before any read, and at [`barrier`](crate::StorageNode::barrier):
 //! a crash loses the batch in flight, never a part of an atom. A whole
-//! space stored into an empty store takes a faster path: records are
-//! appended, content lookups skipped, and the indexes and values written
-//! at the end in key order; until they are, a marker says the store is
-//! incomplete, and opening it empties it again. That store holds the
-//! store's lock exclusively throughout, and every other transaction holds
-//! it shared ([`lock`]), so other processes wait for it rather than write
-//! between its steps.
+//! space stored into an empty store takes a faster path ([`bulk`]): every
+//! table appended in key order; until the last is written, a marker says
+//! the store is incomplete, and opening it empties it again. That store
+//! holds the store's lock exclusively throughout, and every other
+//! transaction holds it shared ([`lock`]), so other processes wait for it
+//! rather than write between its steps.
 
 use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
+use std::borrow::Cow;
+
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RoTxn, RwTxn};
 
+mod bulk;
 mod lock;
 
 use crate::{add, atoms_in, codec, holds_only_live, is_tv_key, live_values, Batching, IdCache, Op, Result, StorageNode, StoreError, BATCH};
@@ -61,6 +63,58 @@ fn edge_data(code: u16, link: u64) -> [u8; 10] {
     e[..2].copy_from_slice(&code.to_be_bytes());
     e[2..].copy_from_slice(&be(link));
     e
+}
+
+/// What follows the type code in a node's `nodes` key: its name, or for a
+/// name too long for a key, 0xFF (never a UTF-8 byte) and the name's hash.
+fn key_tail(name: &str) -> Cow<'_, [u8]> {
+    if 2 + name.len() <= MAX_KEY {
+        Cow::Borrowed(name.as_bytes())
+    } else {
+        let mut k = vec![0xFF];
+        // XXH3's output is fixed by its specification: stored hashes stay valid.
+        k.extend_from_slice(&xxhash_rust::xxh3::xxh3_128(name.as_bytes()).to_be_bytes());
+        Cow::Owned(k)
+    }
+}
+
+/// A link's members, each once (an incoming set lists a link once).
+fn distinct(members: &[u64]) -> impl Iterator<Item = u64> + '_ {
+    members.iter().enumerate().filter(|&(i, m)| !members[..i].contains(m)).map(|(_, &m)| m)
+}
+
+/// Appends entries in key order through one cursor that stays at the end
+/// (no descent from the root per entry). In `dups` tables a key equal to
+/// the one before (`last`, kept across calls) adds a duplicate.
+fn append<K: AsRef<[u8]>, V: AsRef<[u8]>>(
+    w: &mut RwTxn<'_>,
+    db: Database<Bytes, Bytes>,
+    entries: impl Iterator<Item = Result<(K, V)>>,
+    last: &mut Vec<u8>,
+    dups: bool,
+) -> Result<()> {
+    let mut cursor = db.iter_mut(w).map_err(backend)?;
+    for entry in entries {
+        let (k, v) = entry?;
+        let (k, v) = (k.as_ref(), v.as_ref());
+        let flags = if dups && last == k { heed::PutFlags::APPEND_DUP } else { heed::PutFlags::APPEND };
+        put_at_end(&mut cursor, flags, k, v)?;
+        if dups {
+            last.clear();
+            last.extend_from_slice(k);
+        }
+    }
+    Ok(())
+}
+
+/// Appends one entry, after every key in the table, through `cursor`.
+fn append_one(cursor: &mut heed::RwIter<'_, Bytes, Bytes>, k: &[u8], v: &[u8]) -> Result<()> {
+    put_at_end(cursor, heed::PutFlags::APPEND, k, v)
+}
+
+fn put_at_end(cursor: &mut heed::RwIter<'_, Bytes, Bytes>, flags: heed::PutFlags, k: &[u8], v: &[u8]) -> Result<()> {
+    // SAFETY: nothing read through the cursor is held across the append.
+    unsafe { cursor.put_current_with_options::<Bytes>(flags, k, v) }.map_err(backend)
 }
 
 /// Appends `x` as a LEB128 varint.
@@ -109,27 +163,6 @@ fn backend(e: heed::Error) -> StoreError {
         }
         e => StoreError::Backend(format!("lmdb: {e}")),
     }
-}
-
-/// Index entries and values held back while a whole space goes into an
-/// empty store, written at the end in key order: appended, not inserted at
-/// random. A marker in `meta` says the store is incomplete until they are;
-/// opening such a store empties it (it was empty before).
-///
-/// Kept compact, since they are a second copy of the space while it is
-/// stored: node keys in one buffer, an incoming edge in 16 bytes.
-#[derive(Default)]
-struct Deferred {
-    /// The current chunk's records, appended through one cursor at its end.
-    records: Vec<(u64, Vec<u8>)>,
-    /// Every node's key, one after another; `nodes` slices it.
-    node_keys: Vec<u8>,
-    /// A node's key (its offset and length in `node_keys`) and id.
-    nodes: Vec<(u64, u32, u64)>,
-    links: Vec<(u64, u64)>,
-    /// Member, then link type code (top 16 bits) and link (the rest).
-    incoming: Vec<(u64, u64)>,
-    values: Vec<([u8; 16], Vec<u8>)>,
 }
 
 /// Link ids fit the low 48 bits of a packed incoming edge.
@@ -219,10 +252,6 @@ pub struct LmdbStore {
     /// Store ids of atoms of `cache_space`, as found or made.
     ids: IdCache,
     cache_space: Option<AtomSpace>,
-    /// Set while a whole space goes into an empty store: no content is
-    /// looked up (it cannot be there yet) and the indexes are deferred.
-    fresh: bool,
-    deferred: Option<Deferred>,
     /// The node whose storing fails: see [`LmdbStore::fail_when_storing`].
     fail_on: Option<(atomweave::Type, String)>,
     /// Ids from here on were made by the current write: they have no old values.
@@ -237,6 +266,14 @@ impl LmdbStore {
     #[doc(hidden)]
     pub fn fail_when_storing(&mut self, t: atomweave::Type, name: &str) {
         self.fail_on = Some((t, name.to_string()));
+    }
+
+    /// The failure [`fail_when_storing`](Self::fail_when_storing) asked for, if this is its node.
+    fn check_failure(&self, t: Type, name: &str) -> Result<()> {
+        match &self.fail_on {
+            Some((ft, fname)) if *ft == t && fname == name => Err(StoreError::Backend(format!("a failure injected storing ({} {name:?})", t.name()))),
+            _ => Ok(()),
+        }
     }
 
     /// Opens (creating if needed) the store in directory `path`.
@@ -302,9 +339,7 @@ impl LmdbStore {
             pending_space: None,
             ids: IdCache::default(),
             cache_space: None,
-            fresh: false,
             fail_on: None,
-            deferred: None,
             made_from: u64::MAX,
         };
         {
@@ -419,17 +454,13 @@ impl LmdbStore {
         Ok(())
     }
 
+    /// A node's `nodes` key, and whether it is hashed.
     fn node_key(&self, code: u16, name: &str) -> (Vec<u8>, bool) {
+        let tail = key_tail(name);
+        let hashed = matches!(tail, Cow::Owned(_));
         let mut k = code.to_be_bytes().to_vec();
-        if 2 + name.len() <= MAX_KEY {
-            k.extend_from_slice(name.as_bytes());
-            (k, false)
-        } else {
-            k.push(0xFF);
-            // XXH3's output is fixed by its specification: stored hashes stay valid.
-            k.extend_from_slice(&xxhash_rust::xxh3::xxh3_128(name.as_bytes()).to_be_bytes());
-            (k, true)
-        }
+        k.extend_from_slice(&tail);
+        (k, hashed)
     }
 
     fn link_key(code: u16, members: &[u64]) -> u64 {
@@ -481,16 +512,6 @@ impl LmdbStore {
     fn stored_tv(&self, r: &RoTxn<'_>, id: u64) -> Result<TruthValue> {
         let bytes = self.db.atoms.get(r, &be(id)).map_err(backend)?.ok_or_else(|| StoreError::Corrupt(format!("atom {id} vanished")))?;
         Ok(split_record(id, bytes)?.2)
-    }
-
-    /// `find`, but nothing when the store was empty when this whole-space
-    /// store began: everything in it then came from the id cache's space,
-    /// which holds each content once.
-    fn find_unless_fresh(&self, r: &RoTxn<'_>, key: &[u8], hashed: bool, matches: impl Fn(&Record) -> bool, db: Database<Bytes, Bytes>) -> Result<Option<u64>> {
-        if self.fresh {
-            return Ok(None);
-        }
-        self.find(r, key, hashed, matches, db)
     }
 
     /// The id of content already stored, if any.
@@ -545,7 +566,7 @@ impl LmdbStore {
     fn put_node(&mut self, w: &mut RwTxn<'_>, t: Type, name: &str, tv: TruthValue) -> Result<u64> {
         let code = self.code(w, t)?;
         let (key, hashed) = self.node_key(code, name);
-        if let Some(id) = self.find_unless_fresh(w, &key, hashed, |r| matches!(r, Record::Node(rt, n, _) if *rt == t && n == name), self.db.nodes)? {
+        if let Some(id) = self.find(w, &key, hashed, |r| matches!(r, Record::Node(rt, n, _) if *rt == t && n == name), self.db.nodes)? {
             return Ok(id);
         }
         let id = self.new_id();
@@ -557,28 +578,15 @@ impl LmdbStore {
 
     fn put_link(&mut self, w: &mut RwTxn<'_>, t: Type, members: &[u64], tv: TruthValue) -> Result<u64> {
         let code = self.code(w, t)?;
-        if !self.fresh {
-            if let Some(id) = self.find_link(w, t, members)? {
-                return Ok(id);
-            }
+        if let Some(id) = self.find_link(w, t, members)? {
+            return Ok(id);
         }
         let id = self.new_id();
         let rec = encode_record(code, true, tv, |r| members.iter().for_each(|&m| put_varint(r, m)));
         self.put_record(w, id, rec)?;
-        let key = Self::link_key(code, members);
-        match self.deferred.as_mut() {
-            Some(d) => d.links.push((key, id)),
-            None => self.db.links.put(w, &be(key), &be(id)).map_err(backend)?,
-        }
-        for (i, &m) in members.iter().enumerate() {
-            if members[..i].contains(&m) {
-                continue;
-            }
-            match self.deferred.as_mut() {
-                Some(d) if id >> EDGE_LINK_BITS == 0 => d.incoming.push((m, u64::from(code) << EDGE_LINK_BITS | id)),
-                Some(_) => return Err(StoreError::Backend(format!("link id {id} is past what a whole-space store packs"))),
-                None => self.db.incoming.put(w, &be(m), &edge_data(code, id)).map_err(backend)?,
-            }
+        self.db.links.put(w, &be(Self::link_key(code, members)), &be(id)).map_err(backend)?;
+        for m in distinct(members) {
+            self.db.incoming.put(w, &be(m), &edge_data(code, id)).map_err(backend)?;
         }
         Ok(id)
     }
@@ -586,31 +594,12 @@ impl LmdbStore {
     /// Ids only grow, so a new record always goes at the end of the table:
     /// appended, it fills pages instead of splitting them.
     fn put_record(&mut self, w: &mut RwTxn<'_>, id: u64, rec: Vec<u8>) -> Result<()> {
-        match self.deferred.as_mut() {
-            Some(d) => d.records.push((id, rec)),
-            None => self.db.atoms.put_with_flags(w, heed::PutFlags::APPEND, &be(id), &rec).map_err(backend)?,
-        }
-        Ok(())
-    }
-
-    /// Writes a value's bytes, or holds them back with the deferred indexes.
-    fn put_value_bytes(&mut self, w: &mut RwTxn<'_>, key: [u8; 16], bytes: Vec<u8>) -> Result<()> {
-        match self.deferred.as_mut() {
-            Some(d) => d.values.push((key, bytes)),
-            None => self.db.values.put(w, &key, &bytes).map_err(backend)?,
-        }
-        Ok(())
+        self.db.atoms.put_with_flags(w, heed::PutFlags::APPEND, &be(id), &rec).map_err(backend)
     }
 
     /// Indexes node `id` under its content `key`.
     fn add_key(&mut self, w: &mut RwTxn<'_>, key: &[u8], hashed: bool, id: u64) -> Result<()> {
         let db = self.db.nodes;
-        if let Some(d) = self.deferred.as_mut() {
-            let len = u32::try_from(key.len()).map_err(|_| StoreError::Backend("a node key longer than 4 GiB".into()))?;
-            d.nodes.push((d.node_keys.len() as u64, len, id));
-            d.node_keys.extend_from_slice(key);
-            return Ok(());
-        }
         let mut v = if hashed { db.get(w, key).map_err(backend)?.map(<[u8]>::to_vec).unwrap_or_default() } else { Vec::new() };
         v.extend_from_slice(&id.to_le_bytes());
         db.put(w, key, &v).map_err(backend)
@@ -645,7 +634,7 @@ impl LmdbStore {
                 let mut bytes = Vec::new();
                 let ids = &self.ids;
                 codec::encode(v, &mut bytes, &mut |a| Ok(ids[&a]))?;
-                self.put_value_bytes(w, k, bytes)?;
+                self.db.values.put(w, &k, &bytes).map_err(backend)?;
             }
         }
         Ok(())
@@ -654,10 +643,8 @@ impl LmdbStore {
     /// Stores `h` and all its values, replacing values stored before.
     fn put_atom(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, h: Handle) -> Result<()> {
         let id = self.id_for(w, space, h)?;
-        if let Some((t, name)) = &self.fail_on {
-            if space.get_type(h) == Some(*t) && space.name(h) == Some(name) {
-                return Err(StoreError::Backend(format!("a failure injected storing ({} {name:?})", t.name())));
-            }
+        if let (Some(t), Some(name)) = (space.get_type(h), space.name(h)) {
+            self.check_failure(t, name)?;
         }
         if id < self.made_from {
             self.delete_values(w, id)?;
@@ -680,12 +667,7 @@ impl LmdbStore {
         let space = self.pending_space.clone().expect("pending writes have their space");
         self.use_space(&space);
         let ops = std::mem::take(&mut self.pending);
-        let env = self.env.clone();
-        let _lock = self.shared_lock()?;
-        let mut w = env.write_txn().map_err(backend)?;
-        let result = (|| -> Result<()> {
-            self.refresh_meta(&w)?;
-            self.made_from = self.next_id;
+        self.write(|s, w| {
             // Stores of atoms or values write what the space holds now, which
             // already counts every update of this batch: those updates are not added again.
             let snapshot: hashbrown::HashSet<(Handle, Option<Handle>), foldhash::fast::RandomState> = ops
@@ -699,27 +681,18 @@ impl LmdbStore {
             for op in &ops {
                 match op {
                     // Atoms (and keys) removed from the space since are not stored.
-                    Op::Atom(h) if space.contains(*h) => self.put_atom(&mut w, &space, *h)?,
+                    Op::Atom(h) if space.contains(*h) => s.put_atom(w, &space, *h)?,
                     Op::Value(h, k) if space.contains(*h) && space.contains(*k) && space.get_value(*h, *k).is_none_or(|v| holds_only_live(&space, &v)) => {
-                        let id = self.id_for(&mut w, &space, *h)?;
-                        self.put_value(&mut w, &space, id, *k, space.get_value(*h, *k).as_ref())?;
+                        let id = s.id_for(w, &space, *h)?;
+                        s.put_value(w, &space, id, *k, space.get_value(*h, *k).as_ref())?;
                     }
                     Op::Update(h, k, _) if snapshot.contains(&(*h, None)) || snapshot.contains(&(*h, Some(*k))) => {}
-                    Op::Update(h, k, delta) if space.contains(*h) && space.contains(*k) => self.apply_update(&mut w, &space, *h, *k, delta)?,
+                    Op::Update(h, k, delta) if space.contains(*h) && space.contains(*k) => s.apply_update(w, &space, *h, *k, delta)?,
                     _ => {}
                 }
             }
-            self.db.meta.put(&mut w, b"next_id", &self.next_id.to_le_bytes()).map_err(backend)
-        })();
-        match result.and_then(|()| w.commit().map_err(backend)) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                // The transaction is gone: so are the ids it handed out.
-                self.ids.clear();
-                self.reload_meta()?;
-                Err(e)
-            }
-        }
+            Ok(())
+        })
     }
 
     fn reload_meta(&mut self) -> Result<()> {
@@ -876,23 +849,6 @@ fn first_difference<T: Ord + Copy>(a: &[T], b: &[T]) -> Option<T> {
         }
     }
     None
-}
-
-/// Sorts node entries (offset and length of the key in `keys`, id) by key
-/// bytes: most keys (nodes' short names) are told apart by their first 16
-/// bytes read as one integer; the whole keys break ties.
-fn sort_keys(keys: &[u8], list: &mut [(u64, u32, u64)]) {
-    let key = |&(off, len, _): &(u64, u32, u64)| &keys[off as usize..off as usize + len as usize];
-    let head = |k: &[u8]| {
-        let mut b = [0u8; 16];
-        let n = k.len().min(16);
-        b[..n].copy_from_slice(&k[..n]);
-        u128::from_be_bytes(b)
-    };
-    list.sort_unstable_by(|a, b| {
-        let (ka, kb) = (key(a), key(b));
-        head(ka).cmp(&head(kb)).then_with(|| ka.cmp(kb))
-    });
 }
 
 impl StorageNode for LmdbStore {
@@ -1057,31 +1013,17 @@ impl StorageNode for LmdbStore {
         // No other process writes (or reads) until the store is whole.
         let _alone = self.lock.exclusive().map_err(|e| StoreError::Backend(format!("{}: cannot lock the store: {e}", self.url)))?;
         self.use_space(space);
-        let all: Vec<Handle> = space.handles_by_type(types::ATOM, true).collect();
-        let mut n = 0u64;
-        // Whether the store is empty is decided in the first write
-        // transaction, under the lock (another process may have written
-        // since we looked).
-        self.fresh = true;
-        // The entry vectors sized once: grown by doubling, they would take
-        // up to twice their size at the peak of a store.
-        let edges = all.iter().filter_map(|&h| space.outgoing(h)).map(<[Handle]>::len).sum();
-        let (nodes, links) = (space.num_nodes(), space.num_links());
-        self.deferred =
-            Some(Deferred { nodes: Vec::with_capacity(nodes), links: Vec::with_capacity(links), incoming: Vec::with_capacity(edges), ..Deferred::default() });
-        let result = self.store_chunks(space, &all, &mut n, progress);
-        self.fresh = false;
-        let deferred = self.deferred.take();
-        let result = result.and_then(|()| deferred.map_or(Ok(()), |d| self.write_indexes(d)));
-        if let Err(e) = result {
-            if self.indexing_unfinished()? {
-                // The store was empty before: make it so again, now, rather than at the next open.
-                self.discard_unfinished()?;
-                self.ids.clear();
-            }
-            return Err(e);
+        let empty = {
+            let env = self.env.clone();
+            let r = env.read_txn().map_err(backend)?;
+            self.refresh_meta(&r)?;
+            self.next_id == 1 && self.db.atoms.is_empty(&r).map_err(backend)?
+        };
+        if empty {
+            self.store_whole(space, progress)
+        } else {
+            self.store_chunks(space, progress)
         }
-        Ok(n)
     }
 
     fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
@@ -1120,54 +1062,43 @@ impl LmdbStore {
         self.lock.shared().map_err(|e| StoreError::Backend(format!("{}: cannot lock the store: {e}", self.url)))
     }
 
-    /// Writes deferred index entries in key order, appending (the indexes
-    /// are empty when entries are deferred), then clears the marker.
-    fn write_indexes(&mut self, mut d: Deferred) -> Result<()> {
-        let (keys, mut list) = (std::mem::take(&mut d.node_keys), std::mem::take(&mut d.nodes));
-        sort_keys(&keys, &mut list);
-        // Equal keys are hashed keys of different content: one entry listing every id.
-        let key = |&(off, len, _): &(u64, u32, u64)| &keys[off as usize..off as usize + len as usize];
-        let groups = list.chunk_by(|a, b| key(a) == key(b)).map(|g| (key(&g[0]), g.iter().flat_map(|&(_, _, id)| id.to_le_bytes()).collect::<Vec<u8>>()));
-        self.append_all(self.db.nodes, groups, false)?;
-        drop((keys, list));
-        d.links.sort_unstable();
-        self.append_all(self.db.links, d.links.iter().map(|&(k, id)| (be(k), be(id))), true)?;
-        drop(std::mem::take(&mut d.links));
-        // Edges were made in link id order: a stable sort by (member, type) leaves them in key order.
-        // Member, then code: the order of the keys and of a key's duplicates.
-        d.incoming.sort_unstable();
-        let link_mask = (1u64 << EDGE_LINK_BITS) - 1;
-        self.append_all(self.db.incoming, d.incoming.iter().map(|&(m, e)| (be(m), edge_data((e >> EDGE_LINK_BITS) as u16, e & link_mask))), true)?;
-        drop(std::mem::take(&mut d.incoming));
-        d.values.sort_unstable_by_key(|a| a.0);
-        self.append_all(self.db.values, d.values.iter().map(|(k, v)| (k, v.as_slice())), false)?;
-        self.clear_indexing()
-    }
-
     /// Appends entries in key order (and, in `dups` tables, data order
-    /// within a key): a key equal to the one before adds a duplicate.
-    fn append_all<K: AsRef<[u8]>, V: AsRef<[u8]>>(&self, db: Database<Bytes, Bytes>, entries: impl IntoIterator<Item = (K, V)>, dups: bool) -> Result<()> {
+    /// within a key), a write transaction per [`INDEX_BATCH`].
+    fn append_all<K: AsRef<[u8]>, V: AsRef<[u8]>>(
+        &mut self,
+        db: Database<Bytes, Bytes>,
+        entries: impl Iterator<Item = Result<(K, V)>>,
+        dups: bool,
+    ) -> Result<()> {
         let mut last: Vec<u8> = Vec::new();
-        let mut entries = entries.into_iter().peekable();
+        let mut entries = entries.peekable();
         while entries.peek().is_some() {
-            let _lock = self.shared_lock()?;
-            let mut w = self.env.write_txn().map_err(backend)?;
-            // One cursor that stays at the end: no descent from the root per entry.
-            let mut cursor = db.iter_mut(&mut w).map_err(backend)?;
-            for (k, v) in entries.by_ref().take(INDEX_BATCH) {
-                let (k, v) = (k.as_ref(), v.as_ref());
-                let flags = if dups && last == k { heed::PutFlags::APPEND_DUP } else { heed::PutFlags::APPEND };
-                // SAFETY: nothing read through the cursor is held across the append.
-                unsafe { cursor.put_current_with_options::<Bytes>(flags, k, v) }.map_err(backend)?;
-                if dups {
-                    last.clear();
-                    last.extend_from_slice(k);
-                }
-            }
-            drop(cursor);
-            w.commit().map_err(backend)?;
+            self.write(|_, w| append(w, db, entries.by_ref().take(INDEX_BATCH), &mut last, dups))?;
         }
         Ok(())
+    }
+
+    /// Runs `f` in one write transaction, committed with the next id; on
+    /// failure nothing of it is kept, nor the ids it gave out.
+    fn write<T>(&mut self, f: impl FnOnce(&mut Self, &mut RwTxn<'_>) -> Result<T>) -> Result<T> {
+        let env = self.env.clone();
+        let _lock = self.shared_lock()?;
+        let mut w = env.write_txn().map_err(backend)?;
+        let result = (|| {
+            self.refresh_meta(&w)?;
+            self.made_from = self.next_id;
+            let t = f(self, &mut w)?;
+            self.db.meta.put(&mut w, b"next_id", &self.next_id.to_le_bytes()).map_err(backend)?;
+            Ok(t)
+        })();
+        match result.and_then(|t| w.commit().map_err(backend).map(|()| t)) {
+            Ok(t) => Ok(t),
+            Err(e) => {
+                self.ids.clear();
+                self.reload_meta()?;
+                Err(e)
+            }
+        }
     }
 
     /// Empties a store whose first whole-space store did not finish: the
@@ -1186,45 +1117,17 @@ impl LmdbStore {
         Ok(())
     }
 
-    fn store_chunks(&mut self, space: &AtomSpace, all: &[Handle], n: &mut u64, progress: &mut dyn FnMut(u64)) -> Result<()> {
+    /// `store_atomspace` into a store that holds atoms: each atom found
+    /// by its content or added, its values replaced.
+    fn store_chunks(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+        let all: Vec<Handle> = space.handles_by_type(types::ATOM, true).collect();
+        let mut n = 0u64;
         for chunk in all.chunks(BATCH) {
-            let env = self.env.clone();
-            let _lock = self.shared_lock()?;
-            let mut w = env.write_txn().map_err(backend)?;
-            let result = (|| -> Result<()> {
-                self.refresh_meta(&w)?;
-                self.made_from = self.next_id;
-                if self.fresh && *n == 0 {
-                    if self.next_id == 1 {
-                        // Marked in the same transaction as the first records.
-                        self.db.meta.put(&mut w, b"indexing", std::process::id().to_string().as_bytes()).map_err(backend)?;
-                    } else {
-                        self.fresh = false;
-                        self.deferred = None;
-                    }
-                }
-                for &h in chunk {
-                    self.put_atom(&mut w, space, h)?;
-                }
-                if let Some(d) = self.deferred.as_mut() {
-                    // No descent from the root per record.
-                    let mut cursor = self.db.atoms.iter_mut(&mut w).map_err(backend)?;
-                    for (id, rec) in d.records.drain(..) {
-                        // SAFETY: nothing read through the cursor is held across the append.
-                        unsafe { cursor.put_current_with_options::<Bytes>(heed::PutFlags::APPEND, &be(id), &rec) }.map_err(backend)?;
-                    }
-                }
-                self.db.meta.put(&mut w, b"next_id", &self.next_id.to_le_bytes()).map_err(backend)
-            })();
-            if let Err(e) = result.and_then(|()| w.commit().map_err(backend)) {
-                self.ids.clear();
-                self.reload_meta()?;
-                return Err(e);
-            }
-            *n += chunk.len() as u64;
-            progress(*n);
+            self.write(|s, w| chunk.iter().try_for_each(|&h| s.put_atom(w, space, h)))?;
+            n += chunk.len() as u64;
+            progress(n);
         }
-        Ok(())
+        Ok(n)
     }
 
     fn delete_stored(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
@@ -1306,14 +1209,12 @@ impl LmdbStore {
                 }
                 Record::Link(t, members, _) => {
                     let code = self.record_code(t)?;
-                    for (i, &m) in members.iter().enumerate() {
+                    for &m in &members {
                         if self.db.atoms.get(&r, &be(m)).map_err(backend)?.is_none() {
                             return bad(format!("link {id} holds atom {m}, which is not stored"));
                         }
-                        if !members[..i].contains(&m) {
-                            want_edges.push((m, code, id));
-                        }
                     }
+                    want_edges.extend(distinct(&members).map(|m| (m, code, id)));
                     want_links.push((Self::link_key(code, &members), id));
                 }
             }
