@@ -6,7 +6,8 @@
 ;;; of them are defined by the extension this module loads.
 
 (define-module (opencog)
-  #:use-module (srfi srfi-1))
+  #:use-module (srfi srfi-1)
+  #:use-module (ice-9 threads))
 
 
 ;; Loaded when this file is compiled too, so that the compiler knows the
@@ -63,19 +64,18 @@ something other than #f; that value, or #f."
     (if (equal? atom (car out)) (cadr out) (car out))))
 
 (define-public (cog-get-link link-type endpoint-type anchor)
-  "The links of LINK-TYPE holding ANCHOR and an atom of ENDPOINT-TYPE."
-  (filter (lambda (l)
-            (any (lambda (m) (and (not (equal? m anchor)) (eq? endpoint-type (cog-type m))))
-                 (cog-outgoing-set l)))
-          (cog-incoming-by-type anchor link-type)))
+  "The links of LINK-TYPE holding ANCHOR, each once for every member of
+ENDPOINT-TYPE it has (ANCHOR too, if of that type)."
+  (let ((found '()))
+    (cog-map-apply-link link-type endpoint-type (lambda (l) (set! found (cons l found))) anchor)
+    found))
 
 (define-public (cog-chase-link link-type endpoint-type anchor)
-  "The atoms of ENDPOINT-TYPE that links of LINK-TYPE join to ANCHOR."
-  (delete-duplicates
-    (append-map (lambda (l)
-                  (filter (lambda (m) (and (not (equal? m anchor)) (eq? endpoint-type (cog-type m))))
-                          (cog-outgoing-set l)))
-                (cog-incoming-by-type anchor link-type))))
+  "The members of ENDPOINT-TYPE of the links of LINK-TYPE holding ANCHOR
+(ANCHOR too, if of that type), once per link they are in."
+  (let ((found '()))
+    (cog-map-chase-link link-type endpoint-type (lambda (x) (set! found (cons x found))) anchor)
+    found))
 
 (define-public (cog-get-root atom)
   "The links, holding ATOM directly or not, that nothing holds."
@@ -95,6 +95,482 @@ something other than #f; that value, or #f."
   (let ((out (if (cog-link? atom) (cog-outgoing-set atom) '())))
     (when (cog-extract! atom)
       (for-each (lambda (m) (when (null? (cog-incoming-set m)) (extract-hypergraph m))) out))))
+
+;; Members by position, as car/cdr are for lists: (gar l) is l's first
+;; member, (gdr l) its second, (gadr l) the first member of the second.
+(define-public (gar link) "The first member of LINK." (cog-outgoing-atom link 0))
+(define-public (gdr link) "The second member of LINK." (cog-outgoing-atom link 1))
+;; gaar ... gdddr: their middle letters, read right to left, say which
+;; member to take at each step, as in cadr.
+(for-each
+  (lambda (path)
+    (let ((name (string->symbol (string-append "g" path "r"))))
+      (module-define! (current-module) name
+        (lambda (x) (string-fold-right (lambda (step x) ((if (char=? step #\a) gar gdr) x)) x path)))
+      (module-export! (current-module) (list name))))
+  '("aa" "ad" "da" "dd" "aaa" "aad" "ada" "add" "daa" "dad" "dda" "ddd"))
+
+(define-public (alist . pairs)
+  "Values for an atom's constructor: (Concept \"a\" (alist (cons key value) ...))."
+  (cons 'alist pairs))
+
+(define-public (cog-tv-mean tv) "The mean of TV." (cog-mean tv))
+(define-public (cog-tv-confidence tv) "The confidence of TV." (cog-confidence tv))
+(define-public (cog-tv-count tv) "The count of TV (0 for a simple truth value)." (cog-count tv))
+
+(define-public (cog-ctv? x)
+  "Whether X is a count truth value."
+  (and (cog-tv? x) (eq? 'CountTruthValue (cog-type x))))
+
+(define-public (tv-positive-count tv)
+  "The positive count of an evidence-count truth value; 0 for any other
+(atomweave has none: see cog-new-etv)."
+  0)
+
+(define-public (cog-number node)
+  "The number a NumberNode names."
+  (unless (and (cog-node? node) (cog-subtype? 'NumberNode (cog-type node)))
+    (throw 'wrong-type-arg 'cog-number "expected a NumberNode, got ~a" (list node) #f))
+  (exact->inexact (string->number (cog-name node))))
+
+(define-public (cog-equal? a b)
+  "Whether atoms A and B have the same content (type, and name or members),
+in whatever atomspaces they are; their values are not compared."
+  (let loop ((pairs (list (cons a b))))
+    (or (null? pairs)
+        (let ((x (caar pairs)) (y (cdar pairs)))
+          (and (eq? (cog-type x) (cog-type y))
+               (if (cog-node? x)
+                   (and (string=? (cog-name x) (cog-name y)) (loop (cdr pairs)))
+                   (and (= (cog-arity x) (cog-arity y))
+                        (loop (append (map cons (cog-outgoing-set x) (cog-outgoing-set y)) (cdr pairs))))))))))
+
+(define-public (cog-atom-less? a b)
+  "An order of atoms, for sorting: by handle."
+  (< (cog-handle a) (cog-handle b)))
+
+(define-public (cog-value-type atom key)
+  "The type of the value of ATOM at KEY."
+  (cog-type (cog-value atom key)))
+
+(define-public (cog-type->int type)
+  "The number of TYPE in this session's type table."
+  (or (list-index (lambda (t) (eq? t type)) (cog-get-types))
+      (throw 'wrong-type-arg 'cog-type->int "not a type: ~a" (list type) #f)))
+
+;; Read-modify-write of values, one at a time among Scheme threads.
+(define value-update-lock (make-mutex))
+
+(define (float-list atom key)
+  (let ((v (cog-value atom key)))
+    (if (and v (not (null? v)) (memq (cog-type v) '(FloatValue SimpleTruthValue CountTruthValue)))
+        (cog-value->list v)
+        '())))
+
+(define-public (cog-inc-value! atom key count ref)
+  "Adds COUNT to element REF of the FloatValue of ATOM at KEY (made, or
+lengthened with zeros, as needed); returns ATOM."
+  (with-mutex value-update-lock
+    (let* ((old (float-list atom key))
+           (old (append old (make-list (max 0 (- (+ ref 1) (length old))) 0))))
+      (cog-set-value! atom key
+        (apply FloatValue (map (lambda (x i) (if (= i ref) (+ x count) x)) old (iota (length old))))))))
+
+(define-public (cog-update-value! atom key delta)
+  "Adds DELTA (a FloatValue or a list of numbers) element by element to the
+FloatValue of ATOM at KEY (made, or lengthened with zeros, as needed);
+returns ATOM."
+  (with-mutex value-update-lock
+    (let* ((d (if (list? delta) delta (cog-value->list delta)))
+           (old (float-list atom key))
+           (n (max (length old) (length d)))
+           (pad (lambda (l) (append l (make-list (- n (length l)) 0)))))
+      (cog-set-value! atom key (apply FloatValue (map + (pad old) (pad d)))))))
+
+(define-public (cog-outgoing-by-type atom type)
+  "The members of ATOM whose type is TYPE (subtypes excluded)."
+  (cog-filter type (cog-outgoing-set atom)))
+
+(define-public (cog-incoming-size-by-type atom type)
+  "How many links of TYPE hold ATOM."
+  (length (cog-incoming-by-type atom type)))
+
+(define-public (for-each-except exclude proc items)
+  "Calls PROC on each of ITEMS that is not EXCLUDE (by eq?)."
+  (for-each (lambda (x) (unless (eq? x exclude) (proc x))) items))
+
+(define-public (cog-get-trunk atom)
+  "Every link that holds ATOM, directly or through other links."
+  (let loop ((todo (cog-incoming-set atom)) (seen '()))
+    (cond ((null? todo) (reverse seen))
+          ((member (car todo) seen) (loop (cdr todo) seen))
+          (else (loop (append (cog-incoming-set (car todo)) (cdr todo)) (cons (car todo) seen))))))
+
+(define-public (cog-pred-get-partner evaluation atom)
+  "In (Evaluation P (List A B)), the other of A and B than ATOM."
+  (cog-get-partner (car (cog-outgoing-by-type evaluation 'ListLink)) atom))
+
+(define (chase-endpoints link-type endpoint-type anchor)
+  ;; The atoms of ENDPOINT-TYPE in the links of LINK-TYPE that hold ANCHOR, link by link.
+  (if (null? anchor)
+      '()
+      (map (lambda (l) (cog-outgoing-by-type l endpoint-type)) (cog-incoming-by-type anchor link-type))))
+
+(define (check-anchor anchor anchor-type)
+  (unless (or (null? anchor) (eq? anchor-type (cog-type anchor)))
+    (throw 'wrong-atom-type 'cog-chase-link-chk
+           (format #f "expected a ~a, got ~a" anchor-type anchor))))
+
+(define-public (cog-map-chase-link link-type endpoint-type proc anchor)
+  "Calls PROC on every atom of ENDPOINT-TYPE that a link of LINK-TYPE joins
+to ANCHOR; a list per link of PROC's results."
+  (map (lambda (ends) (map proc ends)) (chase-endpoints link-type endpoint-type anchor)))
+
+(define-public (cog-par-chase-link link-type endpoint-type proc anchor)
+  "cog-map-chase-link, with the links handled in parallel threads."
+  (if (null? anchor)
+      '()
+      (par-map (lambda (l) (map proc (cog-outgoing-by-type l endpoint-type)))
+               (cog-incoming-by-type anchor link-type))))
+
+(define-public (cog-map-chase-links link-type endpoint-type proc anchor)
+  "cog-map-chase-link, where ANCHOR may also be a list of anchors."
+  (if (list? anchor)
+      (map (lambda (a) (cog-map-chase-links link-type endpoint-type proc a)) anchor)
+      (cog-map-chase-link link-type endpoint-type proc anchor)))
+
+(define-public (cog-par-chase-links link-type endpoint-type proc anchor)
+  "cog-par-chase-link, where ANCHOR may also be a list of anchors."
+  (if (list? anchor)
+      (map (lambda (a) (cog-par-chase-links link-type endpoint-type proc a)) anchor)
+      (cog-par-chase-link link-type endpoint-type proc anchor)))
+
+(define-public (cog-map-chase-links-chk link-type endpoint-type proc anchor anchor-type)
+  "cog-map-chase-links; an error if an anchor is not of ANCHOR-TYPE."
+  (if (list? anchor)
+      (map (lambda (a) (cog-map-chase-links-chk link-type endpoint-type proc a anchor-type)) anchor)
+      (begin (check-anchor anchor anchor-type)
+             (cog-map-chase-link link-type endpoint-type proc anchor))))
+
+(define-public (cog-par-chase-links-chk link-type endpoint-type proc anchor anchor-type)
+  "cog-par-chase-links; an error if an anchor is not of ANCHOR-TYPE."
+  (if (list? anchor)
+      (map (lambda (a) (cog-par-chase-links-chk link-type endpoint-type proc a anchor-type)) anchor)
+      (begin (check-anchor anchor anchor-type)
+             (cog-par-chase-link link-type endpoint-type proc anchor))))
+
+(define-public (cog-chase-link-chk link-type endpoint-type anchor anchor-type)
+  "cog-chase-link; an error if ANCHOR is not of ANCHOR-TYPE."
+  (check-anchor anchor anchor-type)
+  (cog-chase-link link-type endpoint-type anchor))
+
+(define-public (cog-map-chase-link-dbg link-type endpoint-type link-msg end-msg proc anchor)
+  "cog-map-chase-link that displays LINK-MSG once and END-MSG for each link
+followed (each unless '())."
+  (unless (null? link-msg) (display link-msg))
+  (for-each (lambda (ends)
+              (unless (null? end-msg) (display end-msg))
+              (for-each proc ends))
+            (chase-endpoints link-type endpoint-type anchor)))
+
+(define-public (cog-map-apply-link link-type endpoint-type proc anchor)
+  "Calls PROC on each link of LINK-TYPE holding ANCHOR, once per member of
+ENDPOINT-TYPE it has."
+  (for-each (lambda (l) (for-each (lambda (_) (proc l)) (cog-outgoing-by-type l endpoint-type)))
+            (cog-incoming-by-type anchor link-type)))
+
+(define-public (cog-get-pred inst pred-type)
+  "The EvaluationLinks whose list holds INST and whose predicate is of PRED-TYPE."
+  (append-map (lambda (lst) (cog-get-link 'EvaluationLink pred-type lst))
+              (cog-incoming-by-type inst 'ListLink)))
+
+(define-public (cog-get-reference atom)
+  "The members of the ListLink that a ReferenceLink joins to ATOM ('() if none)."
+  (let ((lists (cog-chase-link 'ReferenceLink 'ListLink atom)))
+    (if (null? lists) '() (cog-outgoing-set (car lists)))))
+
+(define-public (filter-hypergraph pred? atoms)
+  "The nodes inside ATOMS (an atom or a list of atoms), at any depth, that
+satisfy PRED?."
+  (let loop ((todo (if (list? atoms) atoms (list atoms))) (found '()))
+    (cond ((null? todo) (reverse found))
+          ((cog-link? (car todo)) (loop (append (cog-outgoing-set (car todo)) (cdr todo)) found))
+          ((pred? (car todo)) (loop (cdr todo) (cons (car todo) found)))
+          (else (loop (cdr todo) found)))))
+
+(define-public (cartesian-prod tuple)
+  "Every combination taking one element from each list of TUPLE, as a
+list of tuples; an element that is not a list stands for itself alone:
+(cartesian-prod '((p q) a (x y))) is ((p a x) (q a x) (p a y) (q a y)),
+and (cartesian-prod '(p q)), with no list to choose from, is (p q)."
+  ;; HEAD joined to the tuple TAIL (or to the single element TAIL).
+  (define (join head tail) (if (list? tail) (cons head tail) (list head tail)))
+  ;; Each of HEADS (or the single HEADS) joined to TAIL.
+  (define (join-all heads tail)
+    (if (list? heads) (map (lambda (h) (join h tail)) heads) (join heads tail)))
+  (cond ((not (pair? tuple)) tuple)
+        ((null? (cdr tuple)) (car tuple))
+        (else
+         (let ((heads (car tuple)) (tails (cartesian-prod (cdr tuple))))
+           (cond ((not (list? tails)) (join-all heads tails))
+                 ((list? heads) (append-map (lambda (t) (join-all heads t)) tails))
+                 (else (map (lambda (t) (join heads t)) tails)))))))
+
+(define-public (cartesian-prod-list-only tuple)
+  "Every list made of one element of each list of TUPLE, in order."
+  (fold-right (lambda (choices tails)
+                (append-map (lambda (c) (if (null? tails) (list (list c)) (map (lambda (t) (cons c t)) tails)))
+                            choices))
+              '()
+              tuple))
+
+(define (element-by-key better? items key)
+  (if (null? items)
+      '()
+      (fold (lambda (x best) (if (better? (key x) (key best)) x best)) (car items) (cdr items))))
+
+(define-public (min-element-by-key items key)
+  "The element of ITEMS for which KEY is least ('() for no items)."
+  (element-by-key < items key))
+
+(define-public (max-element-by-key items key)
+  "The element of ITEMS for which KEY is greatest ('() for no items)."
+  (element-by-key > items key))
+
+;; ----- sets of atoms: hashed by handle, compared by equal? -----
+
+(define (atom-hash atom size) (hashv (cog-handle atom) size))
+(define (atom-assoc atom alist) (assoc atom alist))
+(define (atom-table) (make-hash-table))
+(define (atom-ref table atom) (hashx-ref atom-hash atom-assoc table atom #f))
+(define (atom-put! table atom) (hashx-set! atom-hash atom-assoc table atom #t))
+
+(define-public (make-afunc-cache afunc)
+  "AFUNC, remembering its result for each atom it was called with."
+  (define cache (atom-table))
+  (lambda (atom)
+    (let ((hit (hashx-get-handle atom-hash atom-assoc cache atom)))
+      (if hit
+          (cdr hit)
+          (let ((v (afunc atom)))
+            (hashx-set! atom-hash atom-assoc cache atom v)
+            v)))))
+
+(define-public (make-aset-predicate atoms)
+  "A predicate: is an atom one of ATOMS?"
+  (define table (atom-table))
+  (for-each (lambda (a) (atom-put! table a)) atoms)
+  (lambda (atom) (atom-ref table atom)))
+
+(define-public (make-once-predicate)
+  "A predicate that is #f the first time it sees an atom and #t after."
+  (define table (atom-table))
+  (lambda (atom)
+    (or (atom-ref table atom)
+        (begin (atom-put! table atom) #f))))
+
+(define-public (make-atom-set)
+  "A set of atoms: called with an atom, adds it and says whether it was
+there; called with #f, the atoms in it, as a list."
+  (define table (atom-table))
+  (lambda (atom)
+    (if atom
+        (or (atom-ref table atom) (begin (atom-put! table atom) #f))
+        (hash-fold (lambda (k v acc) (cons k acc)) '() table))))
+
+(define-public (remove-duplicate-atoms atoms)
+  "ATOMS, each once."
+  (define seen? (make-once-predicate))
+  (remove seen? atoms))
+
+(define-public (delete-dup-atoms atoms) "See remove-duplicate-atoms." (remove-duplicate-atoms atoms))
+
+(define-public (keep-duplicate-atoms atoms)
+  "ATOMS without those that appear once; each that remains once less often."
+  (define seen? (make-once-predicate))
+  (filter seen? atoms))
+
+(define-public (atoms-subtract a b)
+  "The atoms of A that are not in B."
+  (remove (make-aset-predicate b) a))
+
+(define-public (atoms-intersect a b)
+  "The atoms of A that are also in B."
+  (filter (make-aset-predicate b) a))
+
+;; ----- atomspaces -----
+
+(define-public (cog-as atom) "See cog-atomspace." (cog-atomspace atom))
+(define-public (cog-extract atom) "See cog-extract!." (cog-extract! atom))
+(define-public (cog-extract-recursive atom) "See cog-extract-recursive!." (cog-extract-recursive! atom))
+(define-public (cog-remove atom) "See cog-extract!." (cog-extract! atom))
+(define-public (clear) "Removes every atom from the current atomspace." (cog-atomspace-clear))
+(define-public (cog-undefined-handle) "Obsolete: the empty list." '())
+
+(define-public cog-initial-as (cog-atomspace))
+(define-public my-as cog-initial-as)
+
+;; The atomspaces pushed in this thread, and the one the last push made.
+(define-public cog-atomspace-stack (make-fluid '()))
+(define-public cog-atomspace-stack-top (make-fluid #f))
+
+(define-public (cog-push-atomspace)
+  "Makes a child of the current atomspace (or of the last one pushed) the
+current one; returns the space it was made from."
+  (let ((base (or (fluid-ref cog-atomspace-stack-top) (cog-atomspace))))
+    (fluid-set! cog-atomspace-stack (cons base (fluid-ref cog-atomspace-stack)))
+    (cog-set-atomspace! (cog-new-atomspace base))
+    (fluid-set! cog-atomspace-stack-top (cog-atomspace))
+    base))
+
+(define-public (cog-pop-atomspace)
+  "Empties the atomspace the last push made and makes the one it was made
+from current again."
+  (let ((stack (fluid-ref cog-atomspace-stack)))
+    (when (null? stack)
+      (throw 'badpop "cog-pop-atomspace: more pops than pushes"))
+    (cog-set-atomspace! (fluid-ref cog-atomspace-stack-top))
+    (cog-atomspace-clear)
+    (cog-set-atomspace! (car stack))
+    (fluid-set! cog-atomspace-stack (cdr stack))
+    (fluid-set! cog-atomspace-stack-top (if (null? (cdr stack)) #f (car stack)))
+    *unspecified*))
+
+(define-public (cog-cp space atoms)
+  "Copies ATOMS (with their values) into SPACE; the copies."
+  (map (lambda (a) (cog-new-atom a space)) atoms))
+
+(define-public (cog-cp-all space)
+  "Copies every atom of the current atomspace into SPACE; the copies of the roots."
+  (cog-cp space (cog-get-all-roots)))
+
+(define-public (cog-get-all-subtypes type)
+  "Every subtype of TYPE, direct or not."
+  (let loop ((todo (cog-get-subtypes type)) (found '()))
+    (cond ((null? todo) (reverse found))
+          ((memq (car todo) found) (loop (cdr todo) found))
+          (else (loop (append (cog-get-subtypes (car todo)) (cdr todo)) (cons (car todo) found))))))
+
+(define-public (cog-type? x)
+  "Whether X names an atom or value type."
+  (and (symbol? x) (memq x (cog-get-types)) #t))
+
+;; ----- random names -----
+
+(define random-state (make-fluid #f))
+
+(define-public (random-string length)
+  "A string of LENGTH random letters and digits, after a time stamp."
+  (define chars "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+  (unless (fluid-ref random-state)
+    (fluid-set! random-state (random-state-from-platform)))
+  (string-append
+    (number->string (get-internal-real-time)) "-"
+    (list->string (map (lambda (_) (string-ref chars (random (string-length chars) (fluid-ref random-state))))
+                       (iota length)))))
+
+(define-public (random-node-name type length prefix)
+  "PREFIX and a random string of LENGTH, naming no node of TYPE yet."
+  (let loop ()
+    (let ((name (string-append prefix (random-string length))))
+      (if (null? (cog-node type name)) name (loop)))))
+
+(define-public (random-node type length prefix)
+  "A new node of TYPE named by random-node-name."
+  (cog-new-node type (random-node-name type length prefix)))
+
+(define-public (uniquely-named-variable)
+  "A new VariableNode with a name no variable has yet."
+  (random-node 'VariableNode 24 "$"))
+
+(define-public (choose-var-name)
+  "Deprecated: a name no VariableNode has yet."
+  (random-node-name 'VariableNode 24 "$"))
+
+(define-public (random-variable)
+  "A new VariableNode with a random name."
+  (random-node 'VariableNode 36 "$"))
+
+;; ----- universal instantiation of (ForAll (VariableList ...) body) -----
+
+(define-public (get-variables for-all) "The variables of FOR-ALL." (cog-outgoing-set (gar for-all)))
+(define-public (get-body for-all) "The body of FOR-ALL." (gdr for-all))
+
+(define-public (get-bindings for-all args)
+  "The variables of FOR-ALL paired with ARGS."
+  (map cons (get-variables for-all) args))
+
+(define-public (substitute-var bindings body)
+  "BODY with each variable of BINDINGS (an alist) replaced by its value;
+variable lists inside become empty."
+  (cond ((cog-subtype? 'VariableList (cog-type body)) (VariableList))
+        ((cog-link? body)
+         (apply cog-new-link (cog-type body) (map (lambda (m) (substitute-var bindings m)) (cog-outgoing-set body))))
+        ((assoc body bindings) => cdr)
+        (else body)))
+
+(define-public (universal-instantiate for-all args)
+  "The body of FOR-ALL with its variables bound to ARGS."
+  (substitute-var (get-bindings for-all args) (get-body for-all)))
+
+;; ----- files -----
+
+(define-public (list-files dir)
+  "The names of the regular files in DIR, sorted."
+  (let ((d (opendir dir)))
+    (let loop ((names '()))
+      (let ((e (readdir d)))
+        (if (eof-object? e)
+            (begin (closedir d) (sort names string<?))
+            (loop (if (eq? 'regular (stat:type (stat (string-append dir "/" e)))) (cons e names) names)))))))
+
+(define-public (exec-scm-from-port port)
+  "Evaluates every expression read from PORT, in order."
+  (let loop ()
+    (let ((x (read port)))
+      (unless (eof-object? x)
+        (primitive-eval x)
+        (loop)))))
+
+(define-public (exec-scm-from-cmd cmd)
+  "Evaluates every expression the shell command CMD prints."
+  (let ((port ((@ (ice-9 popen) open-input-pipe) cmd)))
+    (exec-scm-from-port port)
+    ((@ (ice-9 popen) close-pipe) port)))
+
+(define-public (load-scm-from-file file)
+  "Evaluates every expression of FILE, in order."
+  (call-with-input-file file exec-scm-from-port))
+
+(define-public (prt-atom-list port atoms)
+  "Prints each of ATOMS to PORT, in the form they are read back from."
+  (for-each (lambda (a) (display a port)) atoms))
+
+(define-public (export-atoms atoms file)
+  "Writes ATOMS to FILE, in the form they are read back from."
+  (call-with-output-file file (lambda (port) (prt-atom-list port atoms))))
+
+(define-public (export-all-atoms file)
+  "Writes every atom of the current atomspace to FILE."
+  (export-atoms (cog-get-all-roots) file))
+
+;; ----- truth values that atomweave does not have -----
+;; Indefinite, evidence-count, fuzzy and probabilistic truth values: each
+;; constructor raises an error that names the type (cog-new-value does).
+
+(define-public (cog-new-itv lower upper confidence) (cog-new-value 'IndefiniteTruthValue lower upper confidence))
+(define-public (cog-new-etv positive total) (cog-new-value 'EvidenceCountTruthValue positive total))
+(define-public (cog-new-ftv mean confidence) (cog-new-value 'FuzzyTruthValue mean confidence))
+(define-public (cog-new-ptv mean confidence count) (cog-new-value 'ProbabilisticTruthValue mean confidence count))
+(define-public itv cog-new-itv)
+(define-public etv cog-new-etv)
+(define-public ftv cog-new-ftv)
+(define-public ptv cog-new-ptv)
+
+(define-public (TypeSet . members)
+  "A TypeIntersectionLink of MEMBERS (upstream's old name)."
+  (apply cog-new-link 'TypeIntersectionLink members))
+(define-public TypeSetLink TypeSet)
 
 ;; ----- attention values, as upstream's (opencog attention) has them -----
 ;; An attention value is (av sti lti vlti), kept under the attention-value

@@ -133,6 +133,8 @@ fn atoms_list(space: u32, hs: impl DoubleEndedIterator<Item = Handle>) -> Scm {
 #[derive(Default)]
 struct Extras {
     tv: Option<TruthValue>,
+    /// Values to set, `(alist (key . value) ...)`: the pairs.
+    values: Option<Scm>,
     /// An attention value, `(av sti lti vlti)`: its elements.
     av: Option<Scm>,
     space: Option<u32>,
@@ -142,6 +144,8 @@ impl Extras {
     fn take(&mut self, x: Scm) -> bool {
         if let Some(tv) = smob::tv_of(x) {
             self.tv = Some(tv);
+        } else if let Some(pairs) = alist_pairs(x) {
+            self.values = Some(pairs);
         } else if let Some((types::ATTENTION_VALUE, xs)) = smob::value_parts(x) {
             self.av = Some(xs);
         } else if let Some(s) = smob::space_of(x) {
@@ -161,8 +165,41 @@ impl Extras {
             let key = s.add_node(types::PREDICATE_NODE, atomweave::sexpr::AV_KEY)?;
             s.set_value(h, key, smob::build_value(types::ATTENTION_VALUE, xs.list_iter(), &mut |a| handle_in(space, a))?)?;
         }
+        if let Some(pairs) = self.values {
+            set_values(Atom { space, h }, pairs)?;
+        }
         Ok(Atom { space, h }.to_scm())
     }
+}
+
+/// Sets the values of the association list `alist`, `((key . value) ...)`
+/// (a value of #f removes the key's), on `at`: every pair is checked
+/// before the first value is set.
+fn set_values(at: Atom, alist: Scm) -> R<()> {
+    let mut kvs = Vec::new();
+    for pair in proper_list(alist)?.list_iter() {
+        if !pair.is_pair() {
+            return Err(Error::wrong_type("an association list of (key . value)", pair));
+        }
+        // SAFETY: a pair.
+        let (k, v) = unsafe { (pair.car(), pair.cdr()) };
+        let key = handle_in(at.space, atom_arg(k)?)?;
+        let value = if v.is_false() { None } else { Some(smob::from_scm(v, &mut |m| handle_in(at.space, m))?) };
+        kvs.push((key, value));
+    }
+    for (k, v) in kvs {
+        match v {
+            Some(v) => at.space().set_value(at.h, k, v)?,
+            None => at.space().remove_value(at.h, k)?,
+        }
+    }
+    Ok(())
+}
+
+/// `(alist (key . value) ...)` as a constructor's argument: its pairs.
+fn alist_pairs(x: Scm) -> Option<Scm> {
+    // SAFETY: car and cdr of a pair.
+    (x.is_pair() && ffi::symbol_name(unsafe { x.car() }).as_deref() == Some("alist")).then(|| unsafe { x.cdr() })
 }
 
 /// Adds a node: `args` are the name, then an optional truth value and atomspace.
@@ -172,7 +209,7 @@ fn new_node(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
     let mut extra = Extras::default();
     for x in args {
         if !extra.take(x) {
-            return Err(Error::wrong_type("a truth value or an atomspace after the node's name", x));
+            return Err(Error::wrong_type("a truth value, an (alist ...) or an atomspace after the node's name", x));
         }
     }
     let space = extra.space.unwrap_or_else(current);
@@ -196,7 +233,7 @@ fn new_link(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
     for x in args {
         if let Some(a) = Atom::from_scm(x) {
             members.push(a);
-        } else if x.is_pair() || x.is_null() {
+        } else if (x.is_pair() && alist_pairs(x).is_none()) || x.is_null() {
             for y in proper_list(x)?.list_iter() {
                 members.push(Atom::from_scm(y).ok_or_else(|| Error::wrong_type(&format!("an atom in the outgoing set of {}", t.name()), y))?);
             }
@@ -249,7 +286,23 @@ fn ctor_table() -> Vec<Subr> {
 subrs! {
     cog_new_node "cog-new-node" (t, rest) { new_node(type_of_kind(t, true)?, rest.list_iter()) }
     cog_new_link "cog-new-link" (t, rest) { new_link(type_of_kind(t, false)?, rest.list_iter()) }
-    cog_construct "cog-new-atom" (t, rest) { construct(type_arg(t)?, rest) }
+    cog_construct "cog-new-atom" (t, rest) {
+        match Atom::from_scm(t) {
+            // Upstream's form: ATOM [ATOMSPACE], the atom in that space
+            // (the current one by default), copied with its truth value
+            // from another hierarchy.
+            Some(a) => {
+                let mut args = rest.list_iter();
+                let space = args.next().map_or(Ok(current()), space_arg)?;
+                if let Some(extra) = args.next() {
+                    return Err(Error::wrong_type("nothing after the atomspace", extra));
+                }
+                let h = smob::space_at(space).import(smob::space_at(a.space), a.h)?;
+                Ok(Atom { space, h }.to_scm())
+            }
+            None => construct(type_arg(t)?, rest),
+        }
+    }
     cog_node "cog-node" (t, name, s) {
         let t = type_of_kind(t, true)?;
         let space = space_arg(s)?;
@@ -374,25 +427,7 @@ subrs! {
         Ok(a)
     }
     cog_set_values "cog-set-values!" (a, alist) {
-        let at = live_atom(a)?;
-        // Every pair is checked before the first value is set.
-        let mut kvs = Vec::new();
-        for pair in proper_list(alist)?.list_iter() {
-            if !pair.is_pair() {
-                return Err(Error::wrong_type("an association list of (key . value)", pair));
-            }
-            // SAFETY: a pair.
-            let (k, v) = unsafe { (pair.car(), pair.cdr()) };
-            let key = handle_in(at.space, atom_arg(k)?)?;
-            let value = if v.is_false() { None } else { Some(smob::from_scm(v, &mut |m| handle_in(at.space, m))?) };
-            kvs.push((key, value));
-        }
-        for (k, v) in kvs {
-            match v {
-                Some(v) => at.space().set_value(at.h, k, v)?,
-                None => at.space().remove_value(at.h, k)?,
-            }
-        }
+        set_values(live_atom(a)?, alist)?;
         Ok(a)
     }
     cog_value_to_list "cog-value->list" (v) { value_list(v) }
@@ -439,6 +474,10 @@ subrs! {
         let bases = rest.list_iter().map(|x| space_arg(x).map(smob::space_at)).collect::<R<Vec<_>>>()?;
         let space = if bases.is_empty() { AtomSpace::new() } else { AtomSpace::new_child(&bases)? };
         Ok(smob::space_obj(smob::register(space)))
+    }
+    cog_atomspace_env "cog-atomspace-env" (s) {
+        let bases: Vec<Scm> = smob::space_at(space_arg(s)?).bases().iter().map(|b| smob::space_obj(crate::register_space(b.clone()))).collect();
+        Ok(ffi::list(bases.into_iter()))
     }
     cog_atomspace_clear "cog-atomspace-clear" (s) {
         smob::space_at(space_arg(s)?).clear();
@@ -605,6 +644,7 @@ pub(crate) fn define_all() {
         ("cog-atomspace", 0, 1, 0, cog_atomspace as Subr),
         ("cog-set-atomspace!", 1, 0, 0, cog_set_atomspace as Subr),
         ("cog-new-atomspace", 0, 0, 1, cog_new_atomspace as Subr),
+        ("cog-atomspace-env", 0, 1, 0, cog_atomspace_env as Subr),
         ("cog-atomspace-clear", 0, 1, 0, cog_atomspace_clear as Subr),
         ("cog-count-atoms", 1, 1, 0, cog_count_atoms as Subr),
         ("cog-get-atoms", 1, 2, 0, cog_get_atoms as Subr),
