@@ -1,7 +1,7 @@
 //! `Atom`: a handle beside the space that holds it.
 
 use atomweave::sexpr::{self, Form};
-use atomweave::{AtomSpace, Handle};
+use atomweave::{AtomSpace, Handle, TruthValue};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
@@ -90,6 +90,13 @@ impl PyAtom {
     #[setter]
     fn set_tv(&self, tv: &Bound<'_, PyTruthValue>) -> PyResult<()> {
         self.core().set_tv(self.handle, tv.get().0).or_py()
+    }
+
+    /// Sets the truth value to (`mean`, `confidence`) and returns the atom:
+    /// `Concept("a").truth_value(0.5, 0.8)`, upstream's chaining form.
+    fn truth_value<'py>(slf: Bound<'py, Self>, mean: f64, confidence: f64) -> PyResult<Bound<'py, Self>> {
+        slf.get().core().set_tv(slf.get().handle, TruthValue::simple(mean, confidence)).or_py()?;
+        Ok(slf)
     }
 
     /// The type's number (compare with `atomweave.types.ConceptNode`).

@@ -187,6 +187,39 @@ impl PySpace {
         Ok(slf.get().space.get_link(type_arg(t)?, &out).map(|h| Self::atom(slf, h)))
     }
 
+    /// Whether `atom` is an atom of this space (a TypeError for anything
+    /// but an Atom).
+    fn is_valid(&self, atom: &Bound<'_, PyAny>) -> PyResult<bool> {
+        if !atom.is_instance_of::<PyAtom>() {
+            return Err(PyTypeError::new_err(format!("is_valid() takes an Atom, not {}", atom.get_type().name()?)));
+        }
+        Ok(self.__contains__(atom))
+    }
+
+    /// Whether the node of type `t` and this name is here.
+    fn is_node_in_atomspace(&self, t: &Bound<'_, PyAny>, name: &str) -> PyResult<bool> {
+        Ok(self.space.get_node(type_arg(t)?, name).is_some())
+    }
+
+    /// Whether the link of type `t` over these atoms is here.
+    fn is_link_in_atomspace(&self, t: &Bound<'_, PyAny>, outgoing: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(self.space.get_link(type_arg(t)?, &self.handles(outgoing)?).is_some())
+    }
+
+    /// `atoms` and every link holding one of them, each once, in the order
+    /// first met (upstream's, deprecated there).
+    #[staticmethod]
+    fn include_incoming(atoms: Vec<Bound<'_, PyAtom>>) -> Vec<PyAtom> {
+        include(atoms, |space, h| space.incoming(h).map(|i| i.to_vec()).unwrap_or_default())
+    }
+
+    /// `atoms` and the members of each, each once, in the order first met
+    /// (upstream's, deprecated there).
+    #[staticmethod]
+    fn include_outgoing(atoms: Vec<Bound<'_, PyAtom>>) -> Vec<PyAtom> {
+        include(atoms, |space, h| space.outgoing(h).map(<[Handle]>::to_vec).unwrap_or_default())
+    }
+
     /// Number of atoms.
     fn size(&self) -> usize {
         self.space.size()
@@ -272,6 +305,24 @@ pub(crate) fn default_space(py: Python<'_>) -> PyResult<Py<PySpace>> {
         *d = Some(Py::new(py, PySpace { space: AtomSpace::new() })?);
     }
     Ok(d.as_ref().expect("set").clone_ref(py))
+}
+
+/// `atoms` and, for each, the atoms `more` names in its space, each once.
+fn include(atoms: Vec<Bound<'_, PyAtom>>, more: impl Fn(&AtomSpace, Handle) -> Vec<Handle>) -> Vec<PyAtom> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let firsts: Vec<(Py<PySpace>, Handle)> = atoms.iter().map(|a| (a.get().space.clone_ref(a.py()), a.get().handle)).collect();
+    let py = atoms.first().map(Bound::py);
+    let Some(py) = py else { return out };
+    for (space, h) in &firsts {
+        let extra = more(&space.get().space, *h);
+        for x in std::iter::once(*h).chain(extra) {
+            if seen.insert((space.as_ptr() as usize, x)) {
+                out.push(PyAtom { space: space.clone_ref(py), handle: x });
+            }
+        }
+    }
+    out
 }
 
 /// Makes `atomspace` the default space: of this thread, replacing its

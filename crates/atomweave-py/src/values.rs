@@ -176,7 +176,8 @@ impl PyLinkValue {
 impl PyLinkValue {
     #[new]
     fn new(values: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let items: Vec<Bound<'_, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
+        // One value alone, or an iterable of them.
+        let items: Vec<Bound<'_, PyAny>> = if is_value(values) { vec![values.clone()] } else { values.try_iter()?.collect::<PyResult<_>>()? };
         for x in &items {
             if !is_value(x) {
                 return Err(PyTypeError::new_err(format!("a LinkValue holds Atoms and values, not {}", x.get_type().name()?)));

@@ -84,3 +84,76 @@ def test_atom_is_a(space):
     a = atomweave.ConceptNode("a")
     assert a.is_a(types.Node)
     assert not a.is_a(types.Link)
+
+
+def test_get_type_by_name():
+    assert atomweave.get_type("ConceptNode") == types.ConceptNode
+    assert atomweave.get_type("") == types.NO_TYPE
+    assert atomweave.get_type("NoSuchType") == types.NO_TYPE
+    assert types.NO_TYPE == types.Notype
+
+
+def test_create_child_atomspace_sees_its_base_and_keeps_its_own():
+    base = AtomSpace()
+    a = base.add_node(types.ConceptNode, "a")
+    child = atomweave.create_child_atomspace(base)
+    assert child.bases == [base]
+    b = child.add_node(types.ConceptNode, "b")
+    assert a in child and b in child
+    assert not base.is_node_in_atomspace(types.ConceptNode, "b")
+
+
+def test_is_valid_and_is_in_atomspace():
+    s = AtomSpace()
+    a = s.add_node(types.ConceptNode, "a")
+    l = s.add_link(types.ListLink, [a])
+    assert s.is_valid(a)
+    assert not AtomSpace().is_valid(a)
+    with pytest.raises(TypeError):
+        s.is_valid("test")
+    assert s.is_node_in_atomspace(types.ConceptNode, "a")
+    assert not s.is_node_in_atomspace(types.ConceptNode, "z")
+    assert s.is_link_in_atomspace(types.ListLink, [a])
+    assert not s.is_link_in_atomspace(types.SetLink, [a])
+    assert l in s
+
+
+def test_include_incoming_and_outgoing():
+    s = AtomSpace()
+    frog, animal, green = (s.add_node(types.ConceptNode, n) for n in ("Frog", "animal", "green"))
+    inh = s.add_link(types.InheritanceLink, [frog, animal])
+    sim = s.add_link(types.SimilarityLink, [animal, green])
+    with_in = AtomSpace.include_incoming([frog])
+    assert with_in == [frog, inh]
+    assert set(AtomSpace.include_outgoing(with_in)) == {frog, inh, animal}
+    assert len(AtomSpace.include_incoming([frog, animal])) == 4
+    assert sim in AtomSpace.include_incoming([green])
+    assert AtomSpace.include_incoming([]) == []
+
+
+def test_truth_value_chains():
+    s = AtomSpace()
+    a = s.add_node(types.ConceptNode, "a").truth_value(0.5, 0.8)
+    assert (a.tv.mean, a.tv.confidence) == (0.5, 0.8)
+    assert s.get_node(types.ConceptNode, "a").tv == TruthValue(0.5, 0.8)
+
+
+def test_a_link_value_of_one_value():
+    from atomweave import FloatValue, LinkValue, StringValue
+    assert LinkValue(StringValue("foo")).to_list() == [StringValue("foo")]
+    assert LinkValue(StringValue("foo")) == LinkValue([StringValue("foo")])
+    assert LinkValue([FloatValue([1.0]), StringValue("x")]).to_list() == [FloatValue([1.0]), StringValue("x")]
+
+
+def test_declared_types_and_module_level_adds(keep_default):
+    from atomweave import add_link, add_node, decl_type, get_type_name, type_decl_context
+    with type_decl_context(__name__):
+        node_t = decl_type(types.Node, "CompatDeclNode")
+        link_t = decl_type(types.Link, "CompatDeclLink")
+    assert types.CompatDeclNode == node_t and get_type_name(link_t) == "CompatDeclLink"
+    space = AtomSpace()
+    set_default_atomspace(space)
+    n = add_node(types.CompatDeclNode, "x", TruthValue(0.5, 0.5))
+    l = add_link(types.CompatDeclLink, (n, n))
+    assert n in space and l in space and l.out == [n, n]
+    assert n.tv == TruthValue(0.5, 0.5)

@@ -14,6 +14,8 @@ run with their imports changed to ``atomweave``::
     a.get_atoms_by_type(types.Atom)
 """
 
+import contextlib
+
 from . import types
 from ._atomweave import (
     Atom,
@@ -59,6 +61,45 @@ from ._atomweave import (
 from .type_constructors import *  # noqa: F403  (ConceptNode, InheritanceLink, ...)
 from .type_constructors import __all__ as _constructors
 from . import type_constructors as _type_constructors
+
+
+def get_type(name):
+    """The number of the type named ``name``; ``types.NO_TYPE`` if there is none."""
+    try:
+        return getattr(types, name) if name else types.NO_TYPE
+    except AttributeError:
+        return types.NO_TYPE
+
+
+def create_child_atomspace(parent):
+    """A new child space of ``parent`` (a frame): ``AtomSpace(parent)``."""
+    return AtomSpace(parent)
+
+
+def add_node(t, name, tv=None):
+    """Adds (or finds) a node in the default space (upstream's
+    ``opencog.utilities.add_node``)."""
+    return get_default_atomspace().add_node(t, name, tv)
+
+
+def add_link(t, outgoing, tv=None):
+    """Adds (or finds) a link over ``outgoing`` in the default space
+    (upstream's ``opencog.utilities.add_link``)."""
+    return get_default_atomspace().add_link(t, list(outgoing), tv)
+
+
+def decl_type(parent, name):
+    """Declares the atom type ``name`` under ``parent`` (a type number);
+    returns its number, also ``types.<name>`` from then on."""
+    return register_type(name, [parent])
+
+
+@contextlib.contextmanager
+def type_decl_context(module_name):
+    """Upstream declares types inside this block for the module
+    ``module_name``. Here types are process-wide and ``decl_type`` works
+    anywhere: the block only groups the declarations."""
+    yield
 
 
 def initialize_opencog(atomspace=None):
@@ -107,6 +148,12 @@ __all__ = [
     "execute_atom",
     "get_default_atomspace",
     "get_type_name",
+    "get_type",
+    "create_child_atomspace",
+    "add_node",
+    "add_link",
+    "decl_type",
+    "type_decl_context",
     "finalize_opencog",
     "initialize_opencog",
     "is_a",

@@ -11,6 +11,9 @@ for _name, _id, _short, _is_atom in _type_table():
     globals()[_name] = _id
 del _name, _id, _short, _is_atom
 
+#: Upstream's name for the type of nothing (``get_type`` of an unknown name).
+NO_TYPE = globals()["Notype"]
+
 
 def __getattr__(name: str) -> int:
     t = _type_of_name(name)
