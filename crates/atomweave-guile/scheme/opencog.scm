@@ -145,6 +145,10 @@ in whatever atomspaces they are; their values are not compared."
                    (and (= (cog-arity x) (cog-arity y))
                         (loop (append (map cons (cog-outgoing-set x) (cog-outgoing-set y)) (cdr pairs))))))))))
 
+(define-public (cog-closed? atom)
+  "Whether ATOM has no free variables (see cog-free-variables)."
+  (null? (cog-free-variables atom)))
+
 (define-public (cog-atom-less? a b)
   "An order of atoms, for sorting: by handle."
   (< (cog-handle a) (cog-handle b)))

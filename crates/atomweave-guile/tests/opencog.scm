@@ -381,6 +381,11 @@
   (let ((other (cog-new-atomspace)))
     (test-assert "cog-equal? across spaces" (cog-equal? ev (cog-new-atom ev other)))
     (test-assert "cog-equal? tells content apart" (not (cog-equal? (List a b) (List b a)))))
+  (test-equal "cog-free-variables" (list (Variable "$y"))
+    (cog-free-variables (Lambda (Variable "$x") (Inheritance (Variable "$x") (Variable "$y")))))
+  (test-equal "cog-free-variables, in order" (list (Variable "$b") (Variable "$a"))
+    (cog-free-variables (List (Variable "$b") (Quote (Variable "$q")) (Variable "$a"))))
+  (test-assert "cog-closed?" (and (cog-closed? (Inheritance a b)) (not (cog-closed? (Inheritance a (Variable "$x"))))))
   (test-assert "cog-atom-less? orders" (not (eq? (cog-atom-less? a b) (cog-atom-less? b a))))
   (cog-set-value! a (Predicate "k") (StringValue "x"))
   (test-eq "cog-value-type" 'StringValue (cog-value-type a (Predicate "k")))
@@ -425,7 +430,7 @@
   (define not-yet
     '("cog-add-atomspace" "cog-add-uuid" "cog-atomspace-cow!" "cog-atomspace-cow?"
       "cog-atomspace-readonly?" "cog-atomspace-ro!" "cog-atomspace-rw!" "cog-atomspace-uuid"
-      "cog-closed?" "cog-free-variables" "cog-lookup-uuid" "cog-merge-hi-conf-tv!" "cog-merge-tv!"
+      "cog-lookup-uuid" "cog-merge-hi-conf-tv!" "cog-merge-tv!"
       "cog-new-ast" "cog-randgen-randfloat" "cog-randgen-randint" "cog-randgen-set-seed!"
       "cog-remove-uuid" "cog-set-server-mode!" "cog-set-value-ref!" "cog-tv-merge"
       "cog-tv-merge-hi-conf" "cog-type-compose" "cog-type-match?" "cog-unassign-uuid"

@@ -35,6 +35,20 @@ impl PyAtom {
     }
 }
 
+/// The atom's free variables: its VariableNodes and GlobNodes that no
+/// scope inside it binds, in order of first appearance.
+#[pyfunction]
+pub fn get_free_variables(py: Python<'_>, atom: PyRef<'_, PyAtom>) -> PyResult<Vec<PyAtom>> {
+    let vars = atomweave::query::free_variables(atom.core(), atom.handle).or_py()?;
+    Ok(atom.atoms(py, vars))
+}
+
+/// Whether the atom has no free variables.
+#[pyfunction]
+pub fn is_closed(atom: PyRef<'_, PyAtom>) -> PyResult<bool> {
+    Ok(atomweave::query::free_variables(atom.core(), atom.handle).or_py()?.is_empty())
+}
+
 #[pymethods]
 impl PyAtom {
     /// The node's name ("" for a link).

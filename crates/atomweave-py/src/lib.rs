@@ -63,6 +63,8 @@ fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<values::PyLinkValue>()?;
     m.add_class::<ctor::TypeConstructor>()?;
     m.add_function(wrap_pyfunction!(values::count_truth_value, m)?)?;
+    m.add_function(wrap_pyfunction!(atom::get_free_variables, m)?)?;
+    m.add_function(wrap_pyfunction!(atom::is_closed, m)?)?;
     m.add_function(wrap_pyfunction!(space::set_default_atomspace, m)?)?;
     m.add_function(wrap_pyfunction!(space::get_default_atomspace, m)?)?;
     m.add_function(wrap_pyfunction!(space::push_default_atomspace, m)?)?;

@@ -157,3 +157,16 @@ def test_declared_types_and_module_level_adds(keep_default):
     l = add_link(types.CompatDeclLink, (n, n))
     assert n in space and l in space and l.out == [n, n]
     assert n.tv == TruthValue(0.5, 0.5)
+
+
+def test_free_variables_and_closed_atoms():
+    from atomweave import get_free_variables, is_closed
+    s = AtomSpace()
+    a, b = s.add_node(types.ConceptNode, "A"), s.add_node(types.ConceptNode, "B")
+    x, y = s.add_node(types.VariableNode, "$X"), s.add_node(types.VariableNode, "$Y")
+    assert is_closed(s.add_link(types.InheritanceLink, [a, b]))
+    ax = s.add_link(types.InheritanceLink, [a, x])
+    assert not is_closed(ax)
+    assert get_free_variables(ax) == [x]
+    lam = s.add_link(types.LambdaLink, [x, s.add_link(types.ListLink, [x, y])])
+    assert get_free_variables(lam) == [y]

@@ -78,6 +78,7 @@
 //! default) is refused.
 
 mod eval;
+mod free;
 mod pattern;
 mod search;
 
@@ -92,6 +93,7 @@ use std::time::Instant;
 use crate::error::{Error, Result};
 use crate::types::{self, Type};
 use crate::{AtomSpace, Handle, TruthValue, Value};
+pub use free::free_variables;
 use pattern::{is_vardecl_type, Pattern};
 use search::{Bindings, Bound, Flow, Grounding, Search, Val};
 
