@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use atomweave::sexpr::fmt_f64;
-use atomweave::{TruthValue, Value, MAX_VALUE_NESTING};
+use atomweave::{types, TruthValue, Value, MAX_VALUE_NESTING};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString};
@@ -57,6 +57,12 @@ impl PyTruthValue {
         self.0.value_type().name()
     }
 
+    /// The type's number (`types.SimpleTruthValue` or `types.CountTruthValue`).
+    #[getter]
+    fn r#type(&self) -> u16 {
+        self.0.value_type().id()
+    }
+
     /// The numbers: [strength, confidence] or [mean, confidence, count].
     // Python's method on a frozen class: PyO3 hands it `&self`.
     #[allow(clippy::wrong_self_convention)]
@@ -96,6 +102,12 @@ impl PyFloatValue {
         Ok(PyFloatValue(floats(values)?.into()))
     }
 
+    /// `types.FloatValue`.
+    #[getter]
+    fn r#type(&self) -> u16 {
+        types::FLOAT_VALUE.id()
+    }
+
     /// The floats, as a list.
     fn to_list(&self) -> Vec<f64> {
         self.0.to_vec()
@@ -127,6 +139,12 @@ impl PyStringValue {
         }
         let v: Vec<String> = values.extract().map_err(|_| PyTypeError::new_err("a StringValue holds a string or a list of strings"))?;
         Ok(PyStringValue(v.into()))
+    }
+
+    /// `types.StringValue`.
+    #[getter]
+    fn r#type(&self) -> u16 {
+        types::STRING_VALUE.id()
     }
 
     /// The strings, as a list.
@@ -184,6 +202,12 @@ impl PyLinkValue {
             }
         }
         PyLinkValue::of(items.into_iter().map(Bound::unbind).collect(), values.py())
+    }
+
+    /// `types.LinkValue`.
+    #[getter]
+    fn r#type(&self) -> u16 {
+        types::LINK_VALUE.id()
     }
 
     /// The atoms and values, as a list.

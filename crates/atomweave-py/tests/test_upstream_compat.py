@@ -170,3 +170,12 @@ def test_free_variables_and_closed_atoms():
     assert get_free_variables(ax) == [x]
     lam = s.add_link(types.LambdaLink, [x, s.add_link(types.ListLink, [x, y])])
     assert get_free_variables(lam) == [y]
+
+
+def test_values_know_their_type():
+    from atomweave import FloatValue, LinkValue, StringValue
+    assert FloatValue([1.0]).type == types.FloatValue
+    assert StringValue("a").type == types.StringValue
+    assert LinkValue([StringValue("a")]).type == types.LinkValue
+    assert TruthValue(0.5, 0.5).type == types.SimpleTruthValue
+    assert atomweave.CountTruthValue(0.5, 0.5, 3).type == types.CountTruthValue
