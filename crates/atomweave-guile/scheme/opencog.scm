@@ -7,6 +7,7 @@
 
 (define-module (opencog)
   #:use-module (srfi srfi-1)
+  #:use-module (srfi srfi-9)
   #:use-module (ice-9 threads))
 
 
@@ -575,6 +576,91 @@ variable lists inside become empty."
   "A TypeIntersectionLink of MEMBERS (upstream's old name)."
   (apply cog-new-link 'TypeIntersectionLink members))
 (define-public TypeSetLink TypeSet)
+
+;; ----- loggers (upstream's cog-logger-*-of-logger; (opencog logger) has
+;; the forms that take the default logger) -----
+;; A logger appends "[time] [LEVEL] [component] message" lines to its file
+;; (and to stdout when asked), writing each before the call returns.
+
+(define-record-type <cog-logger>
+  (make-cog-logger filename level component stdout? sync? timestamp?)
+  cog-logger?
+  (filename logger-filename set-logger-filename!)
+  (level logger-level set-logger-level!)
+  (component logger-component set-logger-component!)
+  (stdout? logger-stdout? set-logger-stdout!)
+  (sync? logger-sync? set-logger-sync!)
+  (timestamp? logger-timestamp? set-logger-timestamp!))
+(export cog-logger?)
+
+;; Levels, least verbose first; a logger writes the messages of its level
+;; and those before it.
+(define logger-levels '("NONE" "ERROR" "WARN" "INFO" "DEBUG" "FINE"))
+
+(define (level-rank name)
+  (or (list-index (lambda (l) (string-ci=? l name)) logger-levels)
+      (throw 'wrong-type-arg 'cog-logger-set-level-of-logger!
+             "not a logging level: ~s (fine, debug, info, warn, error or none)" (list name) #f)))
+
+(define logger-lock (make-mutex))
+
+(define-public (cog-new-logger)
+  "A new logger: to opencog.log, at level INFO, with time stamps."
+  (make-cog-logger "opencog.log" "INFO" "" #f #t #t))
+
+(define default-logger (cog-new-logger))
+(define-public (cog-default-logger) "The logger the (opencog logger) calls use by default." default-logger)
+
+(define-syntax-rule (define-logger-setting name getter setter convert)
+  (define-public (name logger value)
+    (let ((old (getter logger)))
+      (setter logger (convert value))
+      old)))
+
+(define-public (cog-logger-get-filename-of-logger logger) "LOGGER's file." (logger-filename logger))
+(define-public (cog-logger-get-level-of-logger logger) "LOGGER's level, e.g. \"INFO\"." (logger-level logger))
+(define-public (cog-logger-get-component-of-logger logger) "LOGGER's component name." (logger-component logger))
+(define-logger-setting cog-logger-set-filename-of-logger! logger-filename set-logger-filename! identity)
+(define-logger-setting cog-logger-set-level-of-logger! logger-level set-logger-level!
+  (lambda (l) (list-ref logger-levels (level-rank l))))
+(define-logger-setting cog-logger-set-component-of-logger! logger-component set-logger-component! identity)
+(define-logger-setting cog-logger-set-stdout-of-logger! logger-stdout? set-logger-stdout! ->bool)
+(define-logger-setting cog-logger-set-sync-of-logger! logger-sync? set-logger-sync! ->bool)
+(define-logger-setting cog-logger-set-timestamp-of-logger! logger-timestamp? set-logger-timestamp! ->bool)
+
+(define (->bool x) (and x #t))
+
+(define (logger-enabled? logger level)
+  (<= (level-rank level) (level-rank (logger-level logger))))
+
+(define (logger-write logger level msg)
+  (when (logger-enabled? logger level)
+    (let ((line (string-append
+                  (if (logger-timestamp? logger) (strftime "[%Y-%m-%d %H:%M:%S] " (localtime (current-time))) "")
+                  "[" level "] "
+                  (if (string-null? (logger-component logger)) "" (string-append "[" (logger-component logger) "] "))
+                  msg "\n")))
+      (with-mutex logger-lock
+        (let ((port (open-file (logger-filename logger) "a")))
+          (display line port)
+          (close-port port))
+        (when (logger-stdout? logger) (display line) (force-output)))))
+  #t)
+
+(define-syntax-rule (define-logger-level level enabled write)
+  (begin
+    (define-public (enabled logger) (logger-enabled? logger level))
+    (define-public (write logger msg) (logger-write logger level msg))))
+
+(define-logger-level "ERROR" cog-logger-error-enabled-of-logger? cog-logger-error-of-logger)
+(define-logger-level "WARN" cog-logger-warn-enabled-of-logger? cog-logger-warn-of-logger)
+(define-logger-level "INFO" cog-logger-info-enabled-of-logger? cog-logger-info-of-logger)
+(define-logger-level "DEBUG" cog-logger-debug-enabled-of-logger? cog-logger-debug-of-logger)
+(define-logger-level "FINE" cog-logger-fine-enabled-of-logger? cog-logger-fine-of-logger)
+
+(define-public (cog-logger-flush-of-logger logger)
+  "Nothing is pending: every message is written before its call returns."
+  #t)
 
 ;; ----- attention values, as upstream's (opencog attention) has them -----
 ;; An attention value is (av sti lti vlti), kept under the attention-value

@@ -56,9 +56,10 @@ pub const MODULES: &[(&str, &str)] = &[
     ("atomweave/shell.scm", include_str!("../scheme/atomweave/shell.scm")),
 ];
 
-/// The type families' modules, loaded when a program uses one (each
-/// registers its family's types): their names and sources.
-pub const FAMILY_MODULES: &[(&str, &str)] = &[
+/// Modules loaded when a program uses one: the type families' (each
+/// registers its family's types) and the logger's. Their names and sources.
+pub const ON_DEMAND_MODULES: &[(&str, &str)] = &[
+    ("(opencog logger)", include_str!("../scheme/opencog/logger.scm")),
     ("(opencog nlp)", include_str!("../scheme/opencog/nlp.scm")),
     ("(opencog bioscience)", include_str!("../scheme/opencog/bioscience.scm")),
     ("(opencog pln)", include_str!("../scheme/opencog/pln.scm")),
@@ -67,12 +68,12 @@ pub const FAMILY_MODULES: &[(&str, &str)] = &[
     ("(atomweave legacy)", include_str!("../scheme/atomweave/legacy.scm")),
 ];
 
-/// Makes Guile's module loader take `FAMILY_MODULES` from memory when a
+/// Makes Guile's module loader take `ON_DEMAND_MODULES` from memory when a
 /// program uses one, where it would search the load path for a file.
 const LAZY_MODULES: &std::ffi::CStr = c"(let ((search try-module-autoload))
   (set! try-module-autoload
     (lambda (name . rest)
-      (let ((source (assoc name %atomweave-family-modules)))
+      (let ((source (assoc name %atomweave-on-demand-modules)))
         (if source
             (begin (save-module-excursion (lambda () (eval-string (cdr source)))) #t)
             (apply search name rest))))))";
@@ -127,10 +128,10 @@ pub fn boot(space: AtomSpace) {
                     ffi::scm_c_eval_string(c"(eval-string %atomweave-module-source #:compile? #t)".as_ptr());
                 }
                 ffi::scm_c_eval_string(c"(use-modules (opencog) (opencog exec) (opencog persist) (atomweave shell))".as_ptr());
-                let families = FAMILY_MODULES
+                let modules = ON_DEMAND_MODULES
                     .iter()
                     .map(|(name, src)| ffi::scm_cons(ffi::scm_c_read_string(CString::new(*name).expect("no NUL").as_ptr()), ffi::string(src)));
-                define("%atomweave-family-modules", ffi::list(families.collect::<Vec<_>>().into_iter()));
+                define("%atomweave-on-demand-modules", ffi::list(modules.collect::<Vec<_>>().into_iter()));
                 ffi::scm_c_eval_string(LAZY_MODULES.as_ptr());
             }
         });
