@@ -662,6 +662,52 @@ variable lists inside become empty."
   "Nothing is pending: every message is written before its call returns."
   #t)
 
+;; ----- tracing to a file (upstream's debug-trace) -----
+
+(define trace-port #f)
+(define trace-count 0)
+(define trace-start 0)
+
+(define (trace-out)
+  (or trace-port (throw 'misc-error 'trace-msg "no trace file: call (init-trace FILE) first" '() #f)))
+
+(define-public (init-trace file)
+  "Traces go to FILE (replaced) from now on."
+  (when trace-port (close-port trace-port))
+  (set! trace-port (open-file file "w")))
+
+(define-public (start-trace msg)
+  "Writes MSG to the trace file and starts its clock and count again."
+  (set! trace-start (current-time))
+  (set! trace-count 0)
+  (trace-msg msg))
+
+(define-public (trace-msg msg)
+  "Writes MSG to the trace file."
+  (display msg (trace-out))
+  (force-output (trace-out)))
+
+(define-public (trace-elapsed)
+  "Writes the seconds since the clock last started, and starts it again."
+  (trace-msg (format #f "Elapsed secs ~a\n" (- (current-time) trace-start)))
+  (set! trace-start (current-time)))
+
+(define-public (trace-msg-cnt msg)
+  "Writes MSG and how many messages this count has had; every 10,000, the
+elapsed time too."
+  (set! trace-count (+ trace-count 1))
+  (trace-msg (format #f "~a~a\n" msg trace-count))
+  (when (zero? (modulo trace-count 10000)) (trace-elapsed)))
+
+(define server-mode #f)
+
+(define-public (cog-set-server-mode! on)
+  "Upstream prints truth values at full precision in server mode; atomweave
+always does, so this only records ON. Returns the previous setting."
+  (let ((old server-mode))
+    (set! server-mode (and on #t))
+    old))
+
 ;; ----- attention values, as upstream's (opencog attention) has them -----
 ;; An attention value is (av sti lti vlti), kept under the attention-value
 ;; key; reading one never adds the key to the space.
