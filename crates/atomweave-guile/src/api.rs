@@ -44,6 +44,11 @@ pub(crate) fn set_current(i: u32) {
     unsafe { ffi::scm_fluid_set_x(Scm::from_bits(CURRENT.load(Ordering::Relaxed)), smob::space_obj(i)) };
 }
 
+/// The spaces marked copy-on-write (`cog-atomspace-cow!`), by index. A
+/// mark only: atomweave's child spaces always keep what they change on a
+/// base atom for themselves, marked or not.
+static COPY_ON_WRITE: parking_lot::Mutex<std::collections::BTreeSet<u32>> = parking_lot::Mutex::new(std::collections::BTreeSet::new());
+
 /// An optional atomspace argument (the current one when absent).
 fn space_arg(x: Scm) -> R<u32> {
     if x.is_undefined() {
@@ -114,6 +119,18 @@ fn atom_and_space(a: Scm, s: Scm) -> R<(Atom, u32, Option<Handle>)> {
     let a = live_atom(a)?;
     let space = if s.is_undefined() { a.space } else { space_arg(s)? };
     Ok((a, space, find_in(space, a)))
+}
+
+/// Where a change of `at`'s values goes: the current space when it sees
+/// the atom (a child space keeps the change for itself, as upstream's
+/// copy-on-write does, and a read-only base is untouched), else the atom's
+/// own space.
+fn write_target(at: Atom) -> Atom {
+    let here = current();
+    if here != at.space && smob::space_at(here).same_hierarchy(at.space()) && smob::space_at(here).contains(at.h) {
+        return Atom { space: here, h: at.h };
+    }
+    at
 }
 
 fn f64_arg(x: Scm) -> R<f64> {
@@ -214,15 +231,18 @@ fn new_node(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
     }
     let space = extra.space.unwrap_or_else(current);
     let add = |name: &str| smob::space_at(space).add_node(t, name);
-    let h = match ffi::with_str(name, add) {
-        Some(h) => h?,
+    let added = match ffi::with_str(name, add) {
+        Some(h) => h,
         // A symbol; or, for a NumberNode, a number: `(Number 3)`.
         None => {
             let number = || ffi::to_f64(name).filter(|_| t.is_a(types::NUMBER_NODE)).map(atomweave::sexpr::fmt_f64);
-            add(&ffi::symbol_name(name).or_else(number).ok_or_else(|| Error::wrong_type("a node name (a string)", name))?)?
+            add(&ffi::symbol_name(name).or_else(number).ok_or_else(|| Error::wrong_type("a node name (a string)", name))?)
         }
     };
-    extra.finish(space, h)
+    match added {
+        Err(atomweave::Error::ReadOnly(_)) => Ok(EOL),
+        h => extra.finish(space, h?),
+    }
 }
 
 /// Adds a link: `args` are atoms or lists of atoms, and optionally a truth
@@ -243,8 +263,11 @@ fn new_link(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
     }
     let space = extra.space.unwrap_or_else(current);
     let out = members.into_iter().map(|a| handle_in(space, a)).collect::<R<Vec<_>>>()?;
-    let h = smob::space_at(space).add_link(t, &out)?;
-    extra.finish(space, h)
+    match smob::space_at(space).add_link(t, &out) {
+        // As upstream: a read-only space gives no atom for one it lacks.
+        Err(atomweave::Error::ReadOnly(_)) => Ok(EOL),
+        h => extra.finish(space, h?),
+    }
 }
 
 /// The truth- and attention-value keys of `space`, which listings leave
@@ -384,7 +407,7 @@ subrs! {
         Ok(smob::tv_obj(a.space().get_tv(a.h).ok_or_else(|| Error::msg("the atom was extracted from its atomspace"))?))
     }
     cog_set_tv "cog-set-tv!" (a, tv) {
-        let at = atom_arg(a)?;
+        let at = write_target(atom_arg(a)?);
         at.space().set_tv(at.h, tv_arg(tv)?)?;
         Ok(a)
     }
@@ -394,7 +417,7 @@ subrs! {
     cog_confidence "cog-confidence" (x) { Ok(ffi::from_f64(tv_or_atom(x)?.confidence())) }
     cog_count "cog-count" (x) { Ok(ffi::from_f64(tv_or_atom(x)?.count_of())) }
     cog_inc_count "cog-inc-count!" (a, n) {
-        let at = atom_arg(a)?;
+        let at = write_target(atom_arg(a)?);
         at.space().increment_count(at.h, f64_arg(n)?)?;
         Ok(a)
     }
@@ -420,7 +443,7 @@ subrs! {
         xs.list_iter().nth(i).ok_or_else(|| Error::msg(format!("index {i} is past the end of the value")))
     }
     cog_set_value "cog-set-value!" (a, k, v) {
-        let at = live_atom(a)?;
+        let at = write_target(live_atom(a)?);
         let key = handle_in(at.space, atom_arg(k)?)?;
         if v.is_false() || v.is_null() {
             at.space().remove_value(at.h, key)?;
@@ -431,7 +454,7 @@ subrs! {
         Ok(a)
     }
     cog_set_values "cog-set-values!" (a, alist) {
-        set_values(live_atom(a)?, alist)?;
+        set_values(write_target(live_atom(a)?), alist)?;
         Ok(a)
     }
     cog_value_to_list "cog-value->list" (v) { value_list(v) }
@@ -483,8 +506,28 @@ subrs! {
         let bases: Vec<Scm> = smob::space_at(space_arg(s)?).bases().iter().map(|b| smob::space_obj(crate::register_space(b.clone()))).collect();
         Ok(ffi::list(bases.into_iter()))
     }
+    cog_atomspace_ro "cog-atomspace-ro!" (s) {
+        smob::space_at(space_arg(s)?).set_read_only(true);
+        Ok(UNSPECIFIED)
+    }
+    cog_atomspace_rw "cog-atomspace-rw!" (s) {
+        smob::space_at(space_arg(s)?).set_read_only(false);
+        Ok(UNSPECIFIED)
+    }
+    cog_atomspace_readonly_p "cog-atomspace-readonly?" (s) { Ok(Scm::bool(smob::space_at(space_arg(s)?).is_read_only())) }
+    cog_atomspace_cow "cog-atomspace-cow!" (on, s) {
+        let space = space_arg(s)?;
+        let mut cow = COPY_ON_WRITE.lock();
+        if on.is_false() {
+            cow.remove(&space);
+        } else {
+            cow.insert(space);
+        }
+        Ok(UNSPECIFIED)
+    }
+    cog_atomspace_cow_p "cog-atomspace-cow?" (s) { Ok(Scm::bool(COPY_ON_WRITE.lock().contains(&space_arg(s)?))) }
     cog_atomspace_clear "cog-atomspace-clear" (s) {
-        smob::space_at(space_arg(s)?).clear();
+        smob::space_at(space_arg(s)?).clear()?;
         Ok(UNSPECIFIED)
     }
     cog_count_atoms "cog-count-atoms" (t, s) {
@@ -650,6 +693,11 @@ pub(crate) fn define_all() {
         ("cog-set-atomspace!", 1, 0, 0, cog_set_atomspace as Subr),
         ("cog-new-atomspace", 0, 0, 1, cog_new_atomspace as Subr),
         ("cog-atomspace-env", 0, 1, 0, cog_atomspace_env as Subr),
+        ("cog-atomspace-ro!", 0, 1, 0, cog_atomspace_ro as Subr),
+        ("cog-atomspace-rw!", 0, 1, 0, cog_atomspace_rw as Subr),
+        ("cog-atomspace-readonly?", 0, 1, 0, cog_atomspace_readonly_p as Subr),
+        ("cog-atomspace-cow!", 1, 1, 0, cog_atomspace_cow as Subr),
+        ("cog-atomspace-cow?", 0, 1, 0, cog_atomspace_cow_p as Subr),
         ("cog-atomspace-clear", 0, 1, 0, cog_atomspace_clear as Subr),
         ("cog-count-atoms", 1, 1, 0, cog_count_atoms as Subr),
         ("cog-get-atoms", 1, 2, 0, cog_get_atoms as Subr),

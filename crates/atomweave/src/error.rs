@@ -29,6 +29,8 @@ pub enum Error {
     Query(String),
     #[error("the query was stopped: it ran past its time limit, or was cancelled")]
     TimedOut,
+    #[error("the AtomSpace is read-only: {0}")]
+    ReadOnly(String),
     #[error(transparent)]
     Parse(#[from] crate::sexpr::ParseError),
     #[error(transparent)]

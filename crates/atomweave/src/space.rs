@@ -52,6 +52,8 @@ struct Inner {
     /// Has this space hidden a base atom? Then a link seen from it or its
     /// children is visible only while all its members are.
     hides: AtomicBool,
+    /// Refuses every change ([`AtomSpace::set_read_only`]).
+    read_only: AtomicBool,
 }
 
 /// What the spaces of one hierarchy (a root and its frames) share.
@@ -215,7 +217,15 @@ impl std::fmt::Debug for AtomSpace {
 impl From<AtomTable> for AtomSpace {
     fn from(t: AtomTable) -> Self {
         AtomSpace {
-            inner: Arc::new(Inner { store: t.store, bases: Vec::new(), depth: 0, chain: true, hierarchy: Arc::default(), hides: AtomicBool::new(false) }),
+            inner: Arc::new(Inner {
+                store: t.store,
+                bases: Vec::new(),
+                depth: 0,
+                chain: true,
+                hierarchy: Arc::default(),
+                hides: AtomicBool::new(false),
+                read_only: AtomicBool::new(false),
+            }),
         }
     }
 }
@@ -251,6 +261,7 @@ impl AtomSpace {
             bases: unique,
             hierarchy: hierarchy.clone(),
             hides: AtomicBool::new(false),
+            read_only: AtomicBool::new(false),
         });
         let mut children = hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
         children.retain(|w| w.strong_count() > 0);
@@ -503,6 +514,29 @@ impl AtomSpace {
 
     // ----- adding and looking up -----
 
+    /// Makes the space read-only (or writable again): then an atom that is
+    /// here is still found by `add_node` and `add_link`, but adding a new
+    /// one, changing a value or a truth value, extracting and clearing are
+    /// refused ([`Error::ReadOnly`]). Its child spaces stay writable, and
+    /// keep what they change on its atoms for themselves.
+    pub fn set_read_only(&self, read_only: bool) {
+        self.inner.read_only.store(read_only, Ordering::Release);
+    }
+
+    /// See [`set_read_only`](Self::set_read_only).
+    pub fn is_read_only(&self) -> bool {
+        self.inner.read_only.load(Ordering::Acquire)
+    }
+
+    /// [`Error::ReadOnly`] if the space is read-only.
+    #[inline]
+    fn writable(&self, what: &str) -> Result<()> {
+        if self.inner.read_only.load(Ordering::Relaxed) {
+            return Err(Error::ReadOnly(what.to_string()));
+        }
+        Ok(())
+    }
+
     /// Adds a node, or returns the existing one (in this space or a base).
     pub fn add_node(&self, t: Type, name: &str) -> Result<Handle> {
         node_type(t)?;
@@ -514,10 +548,12 @@ impl AtomSpace {
         }
         if !self.is_root() {
             if let Some(h) = self.inner.bases.iter().find_map(|b| b.get_node(t, name)) {
+                self.writable("no atom is added")?;
                 self.recs().unhide_in(&mut self.write_shard(h.shard()), h);
                 return Ok(h);
             }
         }
+        self.writable("no atom is added")?;
         let added = self.recs().add_node_in(&mut self.write_shard(s), hash, t, name, true);
         self.store().grow_if_wanted(s, false);
         added
@@ -538,6 +574,7 @@ impl AtomSpace {
             if let Some(h) = self.recs().find_link(hash, t, &out) {
                 return Ok(h);
             }
+            self.writable("no atom is added")?;
             self.recs().prefetch_incoming(&out);
             let added = self.recs().add_link_in(&mut self.store().lock(ShardMask::of(&out).with(home)), hash, t, &out, &[], true);
             self.store().grow_if_wanted(home, true);
@@ -554,6 +591,7 @@ impl AtomSpace {
         if let Some(h) = self.recs().find_link(hash, t, &out) {
             return Ok(h);
         }
+        self.writable("no atom is added")?;
         // Only links made of base atoms alone can be in a base.
         if out.iter().all(|&x| self.recs().rec(x).is_none()) {
             if let Some(h) = self.inner.bases.iter().find_map(|b| b.get_link(t, &out)) {
@@ -590,7 +628,7 @@ impl AtomSpace {
     /// check: there, a member that another thread extracts meanwhile stops
     /// the batch with the links before it added.
     pub fn add_links(&self, batch: &LinkBatch) -> Result<Vec<Handle>> {
-        if !self.is_root() {
+        if !self.is_root() || self.is_read_only() {
             for (t, out) in batch.iter() {
                 link_key(t, out, self)?;
                 if let Some(&x) = out.iter().find(|&&x| !self.contains(x)) {
@@ -791,6 +829,7 @@ impl AtomSpace {
     /// Sets the truth value (the default one resets the atom's entry). On a base
     /// atom of a child space, the value is kept for the child alone.
     pub fn set_tv(&self, h: Handle, tv: TruthValue) -> Result<()> {
+        self.writable("no truth value is changed")?;
         // Replacing a root atom's simple truth value is one store; the lock
         // (out of line, so this stays small) is for the rest.
         if self.is_root() && self.recs().set_tv_lock_free(h, tv) {
@@ -807,6 +846,7 @@ impl AtomSpace {
 
     /// Atomically adds `n` to the atom's count and returns the new truth value.
     pub fn increment_count(&self, h: Handle, n: f64) -> Result<TruthValue> {
+        self.writable("no truth value is changed")?;
         let foreign = !self.is_root() && self.foreign(h)?;
         let base = || self.inner.bases.iter().find(|b| b.contains(h)).and_then(|b| b.tv_through(h)).unwrap_or_default();
         self.recs().increment_count_in(&mut self.write_shard(h.shard()), h, n, foreign, base)
@@ -814,6 +854,7 @@ impl AtomSpace {
 
     /// Sets the value under `key`; under the truth-value key it sets the truth value.
     pub fn set_value(&self, h: Handle, key: Handle, v: Value) -> Result<()> {
+        self.writable("no value is changed")?;
         v.check_shape()?;
         if self.is_tv_key(key) {
             return self.set_tv(h, tv_of(&v)?);
@@ -825,6 +866,7 @@ impl AtomSpace {
     /// Removes the value under `key` (upstream: setting a null value). In a
     /// child space this removes the child's own value; a base's shows again.
     pub fn remove_value(&self, h: Handle, key: Handle) -> Result<()> {
+        self.writable("no value is changed")?;
         if self.is_tv_key(key) {
             return self.set_tv(h, TruthValue::DEFAULT);
         }
@@ -840,6 +882,7 @@ impl AtomSpace {
     /// child space, extracting a base atom hides it (and, recursively, the
     /// links that contain it) from the child alone.
     pub fn extract(&self, h: Handle, recursive: bool) -> Result<()> {
+        self.writable("no atom is extracted")?;
         match self.extract_one(h) {
             Err(Error::HasIncoming { .. }) if recursive => {}
             done => return done,
@@ -948,7 +991,8 @@ impl AtomSpace {
     /// Removes every atom of this space (for a child space: its own atoms,
     /// the values it set on base atoms, and what it hid), and the links of
     /// child spaces that hold them. Handles of the removed atoms stay invalid.
-    pub fn clear(&self) {
+    pub fn clear(&self) -> Result<()> {
+        self.writable("nothing is cleared")?;
         if self.has_live_descendants() {
             // Children's links hold atoms here: remove each the way extract does.
             for h in self.own_atoms() {
@@ -965,6 +1009,7 @@ impl AtomSpace {
         for s in 0..SHARDS {
             self.recs().clear_shard(locks.shard(s), s);
         }
+        Ok(())
     }
 
     // ----- whole-space reads -----

@@ -122,7 +122,7 @@ fn several_bases_and_nesting() {
     let grandchild = AtomSpace::new_child(&[&both]).unwrap();
     assert_eq!(&*grandchild.incoming(r).unwrap(), &[l]);
     assert_eq!(grandchild.size(), 5);
-    grandchild.clear();
+    grandchild.clear().unwrap();
     assert_eq!(grandchild.size(), 5, "clear removes only the grandchild's own atoms");
     let other_root = AtomSpace::new();
     assert!(matches!(AtomSpace::new_child(&[&root, &other_root]), Err(Error::Hierarchy(_))));
@@ -168,7 +168,7 @@ fn dropping_or_clearing_a_child_releases_base_atoms() {
     let b = base.add_node(CONCEPT_NODE, "b").unwrap();
     let child = AtomSpace::new_child(&[&base]).unwrap();
     child.add_link(LIST_LINK, &[a, b]).unwrap();
-    child.clear();
+    child.clear().unwrap();
     base.extract(a, false).unwrap();
     let child = AtomSpace::new_child(&[&base]).unwrap();
     child.add_link(LIST_LINK, &[b]).unwrap();
@@ -184,7 +184,7 @@ fn clearing_a_base_removes_child_links_into_it() {
     let child = AtomSpace::new_child(&[&base]).unwrap();
     let c = child.add_node(CONCEPT_NODE, "c").unwrap();
     let l = child.add_link(LIST_LINK, &[a, c]).unwrap();
-    base.clear();
+    base.clear().unwrap();
     assert_eq!(base.size(), 0);
     assert!(!child.contains(l) && !child.contains(a));
     assert!(child.contains(c), "the child's own node stays");
@@ -201,7 +201,7 @@ fn clearing_a_child_resets_its_values_and_hiding() {
     child.set_value(a, k, Value::float(vec![1.0])).unwrap();
     child.set_tv(a, TruthValue::simple(0.9, 0.9)).unwrap();
     child.extract(b, false).unwrap();
-    child.clear();
+    child.clear().unwrap();
     child.remove_value(a, k).unwrap();
     assert_eq!(child.get_tv(a), Some(TruthValue::simple(0.5, 0.5)));
     assert!(child.contains(b), "clear drops what the child hid");
@@ -438,4 +438,38 @@ fn content_order_is_total_when_two_bases_hold_equal_atoms() {
         assert_eq!(both.add_link(SET_LINK, &order).unwrap(), set);
     }
     assert_eq!(both.outgoing(set).unwrap(), &[l3, l1, l2]);
+}
+
+#[test]
+fn a_read_only_space_finds_what_it_holds_and_changes_nothing() {
+    let base = AtomSpace::new();
+    let a = base.add_node(CONCEPT_NODE, "a").unwrap();
+    let l = base.add_link(LIST_LINK, &[a]).unwrap();
+    let key = base.add_node(PREDICATE_NODE, "k").unwrap();
+    base.set_read_only(true);
+    assert!(base.is_read_only());
+    assert_eq!(base.add_node(CONCEPT_NODE, "a").unwrap(), a);
+    assert_eq!(base.add_link(LIST_LINK, &[a]).unwrap(), l);
+    let refused = |r: Result<(), Error>| matches!(r, Err(Error::ReadOnly(_)));
+    assert!(refused(base.add_node(CONCEPT_NODE, "b").map(drop)));
+    assert!(refused(base.add_link(SET_LINK, &[a]).map(drop)));
+    let mut batch = atomweave::LinkBatch::new();
+    batch.push(SET_LINK, &[a]);
+    assert!(refused(base.add_links(&batch).map(drop)));
+    assert!(refused(base.set_tv(a, TruthValue::simple(0.5, 0.5))));
+    assert!(refused(base.set_value(a, key, Value::float(vec![1.0]))));
+    assert!(refused(base.remove_value(a, key)));
+    assert!(refused(base.increment_count(a, 1.0).map(drop)));
+    assert!(refused(base.extract(l, false)));
+    assert!(refused(base.clear()));
+    assert_eq!(base.size(), 3, "nothing was added or removed");
+    // A child of a read-only space is writable and keeps its changes.
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    child.set_tv(a, TruthValue::simple(0.5, 0.5)).unwrap();
+    child.add_node(CONCEPT_NODE, "b").unwrap();
+    assert_eq!(child.get_tv(a), Some(TruthValue::simple(0.5, 0.5)));
+    assert_eq!(base.get_tv(a), Some(TruthValue::DEFAULT));
+    base.set_read_only(false);
+    base.set_tv(a, TruthValue::simple(0.25, 0.5)).unwrap();
+    assert_eq!(base.get_tv(a), Some(TruthValue::simple(0.25, 0.5)));
 }
