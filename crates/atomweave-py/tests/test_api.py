@@ -24,6 +24,8 @@ CORE_NAMES = {
     "get_default_atomspace",
     "get_type_name",
     "get_type",
+    "Logger",
+    "create_logger",
     "get_free_variables",
     "is_closed",
     "create_child_atomspace",

@@ -56,3 +56,9 @@ def test_none_mutes_and_fine_shows_everything(tmp_path):
 
 def test_the_default_logger_is_a_logger():
     assert isinstance(log, Logger) and log.get_level() == "INFO"
+
+
+def test_the_package_has_the_logger_by_upstreams_names():
+    import atomweave
+
+    assert atomweave.create_logger is create_logger and atomweave.Logger is Logger and atomweave.log is log

@@ -60,6 +60,8 @@ from ._atomweave import (
     store_value,
     update_value,
 )
+from .logger import Logger, create_logger
+from .logger import log  # noqa: F401  (upstream's default logger; not in __all__: a common name)
 from .type_constructors import *  # noqa: F403  (ConceptNode, InheritanceLink, ...)
 from .type_constructors import __all__ as _constructors
 from . import type_constructors as _type_constructors
@@ -151,6 +153,8 @@ __all__ = [
     "get_default_atomspace",
     "get_type_name",
     "get_type",
+    "Logger",
+    "create_logger",
     "get_free_variables",
     "is_closed",
     "create_child_atomspace",
