@@ -1,5 +1,5 @@
 //! Stopping Scheme evaluations from outside: a time limit per evaluation
-//! ([`eval_within`]) and a stop for all of them ([`interrupt_all`]), for
+//! ([`eval_within`]) and a stop for all of them ([`interrupt`]), for
 //! embedders such as the server, whose clients may send `(let loop ()
 //! (loop))`.
 //!
@@ -11,7 +11,7 @@
 //! an evaluation finished does not stop the next one. Code that catches
 //! every exception is marked again every [`REMARK`] until it ends. A
 //! query running in Rust, out of the asyncs' reach, watches the same
-//! deadline and a cancel flag that [`interrupt_all`] sets.
+//! deadline and a cancel flag that [`interrupt`] sets.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -22,9 +22,26 @@ use parking_lot::{Condvar, Mutex};
 use crate::error::{Error, R};
 use crate::ffi::{self, Scm};
 
+/// The evaluations of one caller (a server), stopped together by
+/// [`interrupt`] and apart from other callers' in the same process.
+pub struct EvalGroup(u64);
+
+impl EvalGroup {
+    pub fn new() -> EvalGroup {
+        EvalGroup(NEXT_ID.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl Default for EvalGroup {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// An evaluation that may be interrupted.
 struct Running {
     id: u64,
+    group: u64,
     /// The Scheme thread object it runs on (alive while it is registered).
     thread: usize,
     deadline: Option<Instant>,
@@ -43,8 +60,8 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 const REMARK: Duration = Duration::from_millis(100);
 
 /// Evaluates `code` as [`crate::eval`] does, interrupted after `limit`
-/// (or by [`interrupt_all`]). Call in Guile mode.
-pub fn eval_within(code: &str, limit: Option<Duration>) -> Result<String, String> {
+/// (or by [`interrupt`] of its `group`). Call in Guile mode.
+pub fn eval_within(code: &str, limit: Option<Duration>, group: &EvalGroup) -> Result<String, String> {
     static WATCHDOG: std::sync::Once = std::sync::Once::new();
     WATCHDOG.call_once(|| {
         std::thread::Builder::new().name("atomweave-scm-watchdog".into()).spawn(watch).expect("a watchdog thread");
@@ -54,7 +71,7 @@ pub fn eval_within(code: &str, limit: Option<Duration>) -> Result<String, String
     let thread = unsafe { ffi::scm_current_thread() }.bits();
     let deadline = limit.map(|l| Instant::now() + l);
     let cancel = Arc::new(AtomicBool::new(false));
-    RUNNING.lock().push(Running { id, thread, deadline, limit, stop: None, cancel: cancel.clone() });
+    RUNNING.lock().push(Running { id, group: group.0, thread, deadline, limit, stop: None, cancel: cancel.clone() });
     CHANGED.notify_one();
     // Guile's interrupts reach Scheme code only: a query the command runs
     // watches the deadline and the cancel flag itself.
@@ -78,9 +95,9 @@ fn overdue(limit: Option<Duration>) -> String {
     format!("evaluation stopped: it ran longer than the {} s a command may take", limit.map_or(0.0, |l| l.as_secs_f64()))
 }
 
-/// Stops every evaluation started by [`eval_within`] that is running.
-pub fn interrupt_all(why: &str) {
-    for r in RUNNING.lock().iter_mut() {
+/// Stops every running evaluation of `group` ([`eval_within`]).
+pub fn interrupt(group: &EvalGroup, why: &str) {
+    for r in RUNNING.lock().iter_mut().filter(|r| r.group == group.0) {
         r.stop.get_or_insert_with(|| why.to_string());
         r.cancel.store(true, Ordering::Relaxed);
     }

@@ -39,7 +39,7 @@ mod read;
 mod smob;
 
 pub use ffi::Scm;
-pub use interrupt::{eval_within, interrupt_all};
+pub use interrupt::{eval_within, interrupt, EvalGroup};
 pub use load::{install_file_loader, load_file};
 pub use persist::give_store;
 

@@ -152,6 +152,9 @@ pub(crate) struct Shared {
     pub scheme_space: std::sync::OnceLock<u32>,
     /// Set at shutdown: stops the queries of the sexpr and json shells.
     pub cancel: Arc<std::sync::atomic::AtomicBool>,
+    /// This server's scm evaluations, stopped at its shutdown (and only
+    /// its own: another server may run in the same process).
+    pub evals: atomweave_guile::EvalGroup,
 }
 
 /// A bound server, ready to [`run`](Server::run).
@@ -218,6 +221,7 @@ impl Server {
             stop,
             scheme_space: std::sync::OnceLock::new(),
             cancel: Arc::default(),
+            evals: atomweave_guile::EvalGroup::new(),
         });
         Ok(Server { shared, listener, web })
     }
@@ -262,7 +266,7 @@ impl Server {
         // Scheme that is still running is stopped, or the store could not
         // be closed (its evaluation may be writing) nor the process end.
         if shared.scheme_space.get().is_some() {
-            atomweave_guile::interrupt_all("the server is shutting down");
+            atomweave_guile::interrupt(&shared.evals, "the server is shutting down");
         }
         shared.cancel.store(true, Ordering::Relaxed);
         // Give in-flight commands a moment to finish, then close the store:

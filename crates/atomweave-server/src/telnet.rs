@@ -466,7 +466,7 @@ pub(crate) fn evaluate_scm(shared: &Shared, code: &str, out: &mut String) {
         });
         atomweave_guile::with_guile(|| {
             atomweave_guile::select_space(space);
-            atomweave_guile::eval_within(code, shared.config.scm_timeout)
+            atomweave_guile::eval_within(code, shared.config.scm_timeout, &shared.evals)
         })
     });
     match done {

@@ -453,6 +453,31 @@ fn web_pages_and_http_requests_are_refused_without_a_token() {
     assert_eq!(srv.finish().size(), 0);
 }
 
+/// Two servers in one process: stopping one stops its own scm evaluations,
+/// not the other's.
+#[test]
+fn a_server_that_stops_leaves_another_servers_scheme_running() {
+    let one = start(Config::default());
+    let two = start(Config::default());
+    let scm_client = |addr| {
+        let mut c = Client::connect(addr);
+        c.read_until("opencog> ");
+        c.send("scm\n");
+        c.read_until("guile> ");
+        c
+    };
+    let mut c1 = scm_client(one.addr);
+    c1.send("(+ 1 1)\n");
+    assert_eq!(c1.read_until("guile> "), "2\nguile> ");
+    let mut c2 = scm_client(two.addr);
+    // Two's evaluation is running while one stops.
+    c2.send("(begin (usleep 1500000) 42)\n");
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    drop(c1);
+    one.finish();
+    assert_eq!(c2.read_until("guile> "), "42\nguile> ");
+}
+
 #[test]
 fn scm_shell_evaluates_in_each_servers_own_space() {
     let one = start(Config::default());
