@@ -708,6 +708,25 @@ always does, so this only records ON. Returns the previous setting."
     (set! server-mode (and on #t))
     old))
 
+;; ----- upstream's random generator: one state for every thread, apart
+;; from Guile's *random-state*, so a seed makes a run repeatable -----
+
+(define randgen-state (seed->random-state 0))
+(define randgen-lock (make-mutex))
+
+(define-public (cog-randgen-set-seed! seed)
+  "Seeds the random generator with SEED (an integer)."
+  (with-mutex randgen-lock (set! randgen-state (seed->random-state seed)))
+  *unspecified*)
+
+(define-public (cog-randgen-randint n)
+  "A random integer from 0 to N, N excluded."
+  (with-mutex randgen-lock (random n randgen-state)))
+
+(define-public (cog-randgen-randfloat)
+  "A random number from 0 to 1."
+  (with-mutex randgen-lock (random:uniform randgen-state)))
+
 ;; ----- attention values, as upstream's (opencog attention) has them -----
 ;; An attention value is (av sti lti vlti), kept under the attention-value
 ;; key; reading one never adds the key to the space.

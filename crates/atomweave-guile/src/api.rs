@@ -384,6 +384,7 @@ subrs! {
         let out = a.space().outgoing(a.h).unwrap_or(&[]);
         out.get(i).map(|&h| Atom { space: a.space, h }.to_scm()).ok_or_else(|| Error::msg(format!("index {i} is past the end of an outgoing set of {}", out.len())))
     }
+    cog_version "cog-version" () { Ok(ffi::string(env!("CARGO_PKG_VERSION"))) }
     cog_free_variables "cog-free-variables" (a) {
         let at = live_atom(a)?;
         Ok(atoms_list(at.space, atomweave::query::free_variables(at.space(), at.h)?.into_iter()))
@@ -657,6 +658,7 @@ pub(crate) fn define_all() {
         ("cog-arity", 1, 0, 0, cog_arity as Subr),
         ("cog-outgoing-set", 1, 0, 0, cog_outgoing_set as Subr),
         ("cog-outgoing-atom", 2, 0, 0, cog_outgoing_atom as Subr),
+        ("cog-version", 0, 0, 0, cog_version as Subr),
         ("cog-free-variables", 1, 0, 0, cog_free_variables as Subr),
         ("cog-incoming-set", 1, 1, 0, cog_incoming_set as Subr),
         ("cog-incoming-size", 1, 1, 0, cog_incoming_size as Subr),
