@@ -206,10 +206,11 @@ returns ATOM."
 
 (define-public (cog-get-trunk atom)
   "Every link that holds ATOM, directly or through other links."
-  (let loop ((todo (cog-incoming-set atom)) (seen '()))
-    (cond ((null? todo) (reverse seen))
-          ((member (car todo) seen) (loop (cdr todo) seen))
-          (else (loop (append (cog-incoming-set (car todo)) (cdr todo)) (cons (car todo) seen))))))
+  (define seen? (make-once-predicate))
+  (let loop ((todo (cog-incoming-set atom)) (found '()))
+    (cond ((null? todo) (reverse found))
+          ((seen? (car todo)) (loop (cdr todo) found))
+          (else (loop (append (cog-incoming-set (car todo)) (cdr todo)) (cons (car todo) found))))))
 
 (define-public (cog-pred-get-partner evaluation atom)
   "In (Evaluation P (List A B)), the other of A and B than ATOM."
@@ -238,31 +239,25 @@ to ANCHOR; a list per link of PROC's results."
       (par-map (lambda (l) (map proc (cog-outgoing-by-type l endpoint-type)))
                (cog-incoming-by-type anchor link-type))))
 
+;; CHASE applied to ANCHOR, or to each anchor of a list (nested lists too).
+(define (each-anchor chase anchor)
+  (if (list? anchor) (map (lambda (a) (each-anchor chase a)) anchor) (chase anchor)))
+
 (define-public (cog-map-chase-links link-type endpoint-type proc anchor)
   "cog-map-chase-link, where ANCHOR may also be a list of anchors."
-  (if (list? anchor)
-      (map (lambda (a) (cog-map-chase-links link-type endpoint-type proc a)) anchor)
-      (cog-map-chase-link link-type endpoint-type proc anchor)))
+  (each-anchor (lambda (a) (cog-map-chase-link link-type endpoint-type proc a)) anchor))
 
 (define-public (cog-par-chase-links link-type endpoint-type proc anchor)
   "cog-par-chase-link, where ANCHOR may also be a list of anchors."
-  (if (list? anchor)
-      (map (lambda (a) (cog-par-chase-links link-type endpoint-type proc a)) anchor)
-      (cog-par-chase-link link-type endpoint-type proc anchor)))
+  (each-anchor (lambda (a) (cog-par-chase-link link-type endpoint-type proc a)) anchor))
 
 (define-public (cog-map-chase-links-chk link-type endpoint-type proc anchor anchor-type)
   "cog-map-chase-links; an error if an anchor is not of ANCHOR-TYPE."
-  (if (list? anchor)
-      (map (lambda (a) (cog-map-chase-links-chk link-type endpoint-type proc a anchor-type)) anchor)
-      (begin (check-anchor anchor anchor-type)
-             (cog-map-chase-link link-type endpoint-type proc anchor))))
+  (each-anchor (lambda (a) (check-anchor a anchor-type) (cog-map-chase-link link-type endpoint-type proc a)) anchor))
 
 (define-public (cog-par-chase-links-chk link-type endpoint-type proc anchor anchor-type)
   "cog-par-chase-links; an error if an anchor is not of ANCHOR-TYPE."
-  (if (list? anchor)
-      (map (lambda (a) (cog-par-chase-links-chk link-type endpoint-type proc a anchor-type)) anchor)
-      (begin (check-anchor anchor anchor-type)
-             (cog-par-chase-link link-type endpoint-type proc anchor))))
+  (each-anchor (lambda (a) (check-anchor a anchor-type) (cog-par-chase-link link-type endpoint-type proc a)) anchor))
 
 (define-public (cog-chase-link-chk link-type endpoint-type anchor anchor-type)
   "cog-chase-link; an error if ANCHOR is not of ANCHOR-TYPE."

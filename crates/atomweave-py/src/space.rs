@@ -311,14 +311,11 @@ pub(crate) fn default_space(py: Python<'_>) -> PyResult<Py<PySpace>> {
 fn include(atoms: Vec<Bound<'_, PyAtom>>, more: impl Fn(&AtomSpace, Handle) -> Vec<Handle>) -> Vec<PyAtom> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    let firsts: Vec<(Py<PySpace>, Handle)> = atoms.iter().map(|a| (a.get().space.clone_ref(a.py()), a.get().handle)).collect();
-    let py = atoms.first().map(Bound::py);
-    let Some(py) = py else { return out };
-    for (space, h) in &firsts {
-        let extra = more(&space.get().space, *h);
-        for x in std::iter::once(*h).chain(extra) {
+    for a in &atoms {
+        let (space, h) = (&a.get().space, a.get().handle);
+        for x in std::iter::once(h).chain(more(&space.get().space, h)) {
             if seen.insert((space.as_ptr() as usize, x)) {
-                out.push(PyAtom { space: space.clone_ref(py), handle: x });
+                out.push(PyAtom { space: space.clone_ref(a.py()), handle: x });
             }
         }
     }
