@@ -196,9 +196,10 @@ returns ATOM."
   "The members of ATOM whose type is TYPE (subtypes excluded)."
   (cog-filter type (cog-outgoing-set atom)))
 
-(define-public (cog-incoming-size-by-type atom type)
-  "How many links of TYPE hold ATOM."
-  (length (cog-incoming-by-type atom type)))
+(define-public (cog-incoming-size-by-type atom type . space)
+  "How many links of TYPE hold ATOM, seen from the space given (by default
+the current one)."
+  (length (apply cog-incoming-by-type atom type space)))
 
 (define-public (for-each-except exclude proc items)
   "Calls PROC on each of ITEMS that is not EXCLUDE (by eq?)."

@@ -114,10 +114,11 @@ fn find_in(index: u32, a: Atom) -> Option<Handle> {
     smob::space_at(index).find(a.space(), a.h)
 }
 
-/// The atom and the space an incoming-set call reads: its own, or the one given.
+/// The atom and the space an incoming-set call reads: the current one, or
+/// the one given (upstream's incoming set is the links seen from a space).
 fn atom_and_space(a: Scm, s: Scm) -> R<(Atom, u32, Option<Handle>)> {
     let a = live_atom(a)?;
-    let space = if s.is_undefined() { a.space } else { space_arg(s)? };
+    let space = space_arg(s)?;
     Ok((a, space, find_in(space, a)))
 }
 
@@ -143,6 +144,12 @@ fn tv_arg(x: Scm) -> R<TruthValue> {
 
 fn atoms_list(space: u32, hs: impl DoubleEndedIterator<Item = Handle>) -> Scm {
     ffi::list(hs.map(|h| Atom { space, h }.to_scm()))
+}
+
+/// Spaces as a list: upstream's AtomSpace is an atom whose outgoing set is
+/// its bases and whose incoming set is the spaces made over it.
+fn spaces_list(spaces: impl DoubleEndedIterator<Item = AtomSpace>) -> Scm {
+    ffi::list(spaces.map(|s| smob::space_obj(smob::register(s))))
 }
 
 /// The trailing arguments every constructor takes: a truth value and an
@@ -262,11 +269,17 @@ fn new_link(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
         }
     }
     let space = extra.space.unwrap_or_else(current);
-    let out = members.into_iter().map(|a| handle_in(space, a)).collect::<R<Vec<_>>>()?;
-    match smob::space_at(space).add_link(t, &out) {
+    let out = members.iter().map(|&a| handle_in(space, a)).collect::<R<Vec<_>>>()?;
+    let to = smob::space_at(space);
+    match to.add_link(t, &out) {
         // As upstream: a read-only space gives no atom for one it lacks.
         Err(atomweave::Error::ReadOnly(_)) => Ok(EOL),
-        h => extra.finish(space, h?),
+        h => {
+            let h = h?;
+            let versions: Vec<&AtomSpace> = members.iter().map(|a| a.space()).collect();
+            to.take_newer_version(h, &versions)?;
+            extra.finish(space, h)
+        }
     }
 }
 
@@ -362,6 +375,9 @@ subrs! {
         Ok(ffi::string(a.space().name(a.h).unwrap_or("")))
     }
     cog_type "cog-type" (a) {
+        if smob::space_of(a).is_some() {
+            return Ok(type_symbol(types::ATOM_SPACE));
+        }
         if let Some((t, _)) = smob::value_parts(a) {
             return Ok(type_symbol(t));
         }
@@ -371,16 +387,26 @@ subrs! {
         Ok(type_symbol(live_atom(a)?.get_type()?))
     }
     cog_arity "cog-arity" (a) {
+        if let Some(s) = smob::space_of(a) {
+            return Ok(ffi::from_i64(smob::space_at(s).bases().len() as i64));
+        }
         let a = live_atom(a)?;
         Ok(ffi::from_i64(a.space().arity(a.h).unwrap_or(0) as i64))
     }
     cog_outgoing_set "cog-outgoing-set" (a) {
+        if let Some(s) = smob::space_of(a) {
+            return Ok(spaces_list(smob::space_at(s).bases().iter().cloned()));
+        }
         let a = live_atom(a)?;
         Ok(atoms_list(a.space, a.space().outgoing(a.h).unwrap_or(&[]).iter().copied()))
     }
     cog_outgoing_atom "cog-outgoing-atom" (a, n) {
-        let a = live_atom(a)?;
         let i = ffi::to_i64(n).filter(|&i| i >= 0).ok_or_else(|| Error::wrong_type("an index", n))? as usize;
+        if let Some(s) = smob::space_of(a) {
+            let bases = smob::space_at(s).bases();
+            return bases.get(i).map(|b| smob::space_obj(smob::register(b.clone()))).ok_or_else(|| Error::msg(format!("index {i} is past the end of the {} base spaces", bases.len())));
+        }
+        let a = live_atom(a)?;
         let out = a.space().outgoing(a.h).unwrap_or(&[]);
         out.get(i).map(|&h| Atom { space: a.space, h }.to_scm()).ok_or_else(|| Error::msg(format!("index {i} is past the end of an outgoing set of {}", out.len())))
     }
@@ -390,11 +416,17 @@ subrs! {
         Ok(atoms_list(at.space, atomweave::query::free_variables(at.space(), at.h)?.into_iter()))
     }
     cog_incoming_set "cog-incoming-set" (a, s) {
+        if let Some(sp) = smob::space_of(a) {
+            return Ok(spaces_list(smob::space_at(sp).children().into_iter()));
+        }
         let (_, space, h) = atom_and_space(a, s)?;
         let inc = h.and_then(|h| smob::space_at(space).incoming(h)).unwrap_or_default();
         Ok(atoms_list(space, inc.iter().copied()))
     }
     cog_incoming_size "cog-incoming-size" (a, s) {
+        if let Some(sp) = smob::space_of(a) {
+            return Ok(ffi::from_i64(smob::space_at(sp).children().len() as i64));
+        }
         let (_, space, h) = atom_and_space(a, s)?;
         Ok(ffi::from_i64(h.and_then(|h| smob::space_at(space).incoming_size(h)).unwrap_or(0) as i64))
     }
@@ -410,7 +442,7 @@ subrs! {
     cog_set_tv "cog-set-tv!" (a, tv) {
         let at = write_target(atom_arg(a)?);
         at.space().set_tv(at.h, tv_arg(tv)?)?;
-        Ok(a)
+        Ok(at.to_scm())
     }
     cog_new_stv "cog-new-stv" (s, c) { Ok(smob::tv_obj(TruthValue::simple(f64_arg(s)?, f64_arg(c)?))) }
     cog_new_ctv "cog-new-ctv" (m, c, n) { Ok(smob::tv_obj(TruthValue::count(f64_arg(m)?, f64_arg(c)?, f64_arg(n)?))) }
@@ -420,7 +452,7 @@ subrs! {
     cog_inc_count "cog-inc-count!" (a, n) {
         let at = write_target(atom_arg(a)?);
         at.space().increment_count(at.h, f64_arg(n)?)?;
-        Ok(a)
+        Ok(at.to_scm())
     }
     cog_keys "cog-keys" (a) {
         let a = live_atom(a)?;
@@ -452,11 +484,12 @@ subrs! {
             let value = smob::from_scm(v, &mut |m| handle_in(at.space, m))?;
             at.space().set_value(at.h, key, value)?;
         }
-        Ok(a)
+        Ok(at.to_scm())
     }
     cog_set_values "cog-set-values!" (a, alist) {
-        set_values(write_target(live_atom(a)?), alist)?;
-        Ok(a)
+        let at = write_target(live_atom(a)?);
+        set_values(at, alist)?;
+        Ok(at.to_scm())
     }
     cog_value_to_list "cog-value->list" (v) { value_list(v) }
     cog_atom "cog-atom" (n, s) {
@@ -528,7 +561,7 @@ subrs! {
     }
     cog_atomspace_cow_p "cog-atomspace-cow?" (s) { Ok(Scm::bool(COPY_ON_WRITE.lock().contains(&space_arg(s)?))) }
     cog_atomspace_clear "cog-atomspace-clear" (s) {
-        smob::space_at(space_arg(s)?).clear()?;
+        smob::space_at(space_arg(s)?).clear();
         Ok(UNSPECIFIED)
     }
     cog_count_atoms "cog-count-atoms" (t, s) {
@@ -596,7 +629,8 @@ fn type_of_kind(x: Scm, node: bool) -> R<Type> {
 
 fn extract(a: Scm, s: Scm, recursive: bool) -> R<Scm> {
     let a = atom_arg(a)?;
-    let index = if s.is_undefined() { a.space } else { space_arg(s)? };
+    // Upstream extracts from the current space (a frame hides a base atom).
+    let index = space_arg(s)?;
     let Some(h) = find_in(index, a) else { return Ok(ffi::BOOL_F) };
     match smob::space_at(index).extract(h, recursive) {
         Ok(()) => Ok(ffi::BOOL_T),

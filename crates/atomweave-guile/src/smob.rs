@@ -57,10 +57,18 @@ pub(crate) fn init() {
 
 // ----- atomspaces -----
 
-/// Registers a space; its index.
+/// The index of each space in [`SPACES`], so a space is registered once.
+static INDEX: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<AtomSpace, u32>>> = std::sync::LazyLock::new(Default::default);
+
+/// Registers a space (once); its index.
 pub fn register(space: AtomSpace) -> u32 {
-    let i = SPACES.push(space);
-    u32::try_from(i).expect("fewer than 2^32 atomspaces")
+    let mut index = INDEX.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&i) = index.get(&space) {
+        return i;
+    }
+    let i = u32::try_from(SPACES.push(space.clone())).expect("fewer than 2^32 atomspaces");
+    index.insert(space, i);
+    i
 }
 
 pub fn space_at(i: u32) -> &'static AtomSpace {
@@ -92,9 +100,17 @@ impl Atom {
         space_at(self.space)
     }
 
+    /// The atom object; its space is the one whose version of the atom
+    /// `self.space` shows (upstream's atom of a frame stack belongs to the
+    /// frame that holds it, or that changed its values).
     pub fn to_scm(self) -> Scm {
+        let seen = self.space();
+        let space = match seen.bases() {
+            [] => self.space,
+            _ => seen.version_space(self.h).filter(|&s| s != seen).map_or(self.space, |s| register(s.clone())),
+        };
         // SAFETY: allocation only.
-        unsafe { ffi::scm_new_smob(tag(&ATOM), ((self.space as usize) << 32) | self.h.to_u32() as usize) }
+        unsafe { ffi::scm_new_smob(tag(&ATOM), ((space as usize) << 32) | self.h.to_u32() as usize) }
     }
 
     pub fn from_scm(x: Scm) -> Option<Atom> {
@@ -137,7 +153,9 @@ unsafe extern "C" fn print_atom(x: Scm, port: Scm, _: *mut std::ffi::c_void) -> 
 
 unsafe extern "C" fn equal_atoms(a: Scm, b: Scm) -> Scm {
     match (Atom::from_scm(a), Atom::from_scm(b)) {
-        (Some(a), Some(b)) => Scm::bool(a.h == b.h && (a.space == b.space || a.space().same_hierarchy(b.space()))),
+        // One atom, and one version of it: a frame's copy of a base atom is
+        // not `equal?` to the base's (`cog-equal?` compares content).
+        (Some(a), Some(b)) => Scm::bool(a.h == b.h && (a.space == b.space || a.space() == b.space())),
         _ => ffi::BOOL_F,
     }
 }

@@ -161,8 +161,8 @@ impl PySpace {
     }
 
     /// Removes every atom.
-    fn clear(&self, py: Python<'_>) -> PyResult<()> {
-        py.allow_threads(|| self.space.clear()).or_py()
+    fn clear(&self, py: Python<'_>) {
+        py.allow_threads(|| self.space.clear())
     }
 
     /// The atoms of type `t` (and, with `subtype`, of its subtypes).

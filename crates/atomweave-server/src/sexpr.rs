@@ -307,7 +307,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
             if cx.has_store {
                 return Err("this server keeps its space in a store, which cog-atomspace-clear would not clear: the atoms would come back at the next start; extract them instead".into());
             }
-            space.clear().map_err(|e| e.to_string())?;
+            space.clear();
             out.push_str("#t");
         }
         "cog-version" => out.push_str(env!("CARGO_PKG_VERSION")),

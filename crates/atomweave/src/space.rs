@@ -278,11 +278,11 @@ impl AtomSpace {
     }
 
     /// Atom `h` of space `from`, here: the same handle within one
-    /// hierarchy; across hierarchies the atom of the same content, added
-    /// (members first, with its truth value) if it is not here, as upstream
-    /// adds an atom of one space to another.
+    /// hierarchy; across hierarchies, or where this frame hid `h`, the atom
+    /// of the same content, added (members first, with its truth value) if
+    /// it is not here, as upstream adds an atom of one space to another.
     pub fn import(&self, from: &AtomSpace, h: Handle) -> Result<Handle> {
-        if self.same_hierarchy(from) {
+        if self.same_hierarchy(from) && (self.contains(h) || !from.contains(h)) {
             return Ok(h);
         }
         let copied = map_up(from, h, |x, t, content| {
@@ -300,9 +300,10 @@ impl AtomSpace {
     }
 
     /// Atom `h` of space `from`, here, if it is: the same handle within one
-    /// hierarchy, else the atom of the same content (never added).
+    /// hierarchy, else the atom of the same content (never added): a frame
+    /// that hid a base atom and added it again holds it under a new handle.
     pub fn find(&self, from: &AtomSpace, h: Handle) -> Option<Handle> {
-        if self.same_hierarchy(from) {
+        if self.same_hierarchy(from) && self.contains(h) {
             return Some(h);
         }
         map_up(from, h, |_, t, content| {
@@ -462,6 +463,52 @@ impl AtomSpace {
             path.push(s);
         }
         path
+    }
+
+    /// The space whose version of `h` this one shows: the nearest along the
+    /// bases that holds `h` or keeps a value of its own for it. Upstream's
+    /// `getAtomSpace()` of the atom this space hands out: a frame that
+    /// changed a base atom's value holds a copy of that atom, and other
+    /// frames still see the base's. `None` if `h` is not visible here.
+    pub fn version_space(&self, h: Handle) -> Option<&AtomSpace> {
+        if self.is_root() {
+            return self.recs().rec(h).is_some().then_some(self);
+        }
+        self.owner(h)?;
+        self.view_path(h).into_iter().find(|s| s.recs().keeps(h))
+    }
+
+    /// Makes this space hold its own version of link `h`, just added here
+    /// from members in the versions of `member_spaces` (each member's
+    /// [`version_space`](Self::version_space) where the caller got it), if
+    /// one of them differs from the version the link's holder has (a frame
+    /// in between changed that member's values): upstream copies such a
+    /// link, with its values, into the frame. Whether it did.
+    pub fn take_newer_version(&self, h: Handle, member_spaces: &[&AtomSpace]) -> Result<bool> {
+        if self.is_root() || self.is_read_only() {
+            return Ok(false);
+        }
+        let v = self.version_space(h).ok_or(Error::InvalidHandle(h))?;
+        if v == self {
+            return Ok(false);
+        }
+        let members = v.outgoing(h).unwrap_or(&[]);
+        if members.iter().zip(member_spaces).all(|(&m, &s)| v.version_space(m) == Some(s)) {
+            return Ok(false);
+        }
+        let tv = self.tv_through(h).unwrap_or_default();
+        self.set_tv(h, tv)?;
+        Ok(true)
+    }
+
+    /// The live spaces made directly over this one (upstream's incoming set
+    /// of an AtomSpace), in the order they were made.
+    pub fn children(&self) -> Vec<AtomSpace> {
+        if !self.has_children() {
+            return Vec::new();
+        }
+        let children = self.inner.hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
+        children.iter().filter_map(Weak::upgrade).map(|inner| AtomSpace { inner }).filter(|c| c.inner.bases.contains(self)).collect()
     }
 
     /// Are there live child spaces over this one?
@@ -883,6 +930,11 @@ impl AtomSpace {
     /// links that contain it) from the child alone.
     pub fn extract(&self, h: Handle, recursive: bool) -> Result<()> {
         self.writable("no atom is extracted")?;
+        self.extract_any(h, recursive)
+    }
+
+    /// [`extract`](Self::extract), read-only or not.
+    fn extract_any(&self, h: Handle, recursive: bool) -> Result<()> {
         match self.extract_one(h) {
             Err(Error::HasIncoming { .. }) if recursive => {}
             done => return done,
@@ -991,12 +1043,13 @@ impl AtomSpace {
     /// Removes every atom of this space (for a child space: its own atoms,
     /// the values it set on base atoms, and what it hid), and the links of
     /// child spaces that hold them. Handles of the removed atoms stay invalid.
-    pub fn clear(&self) -> Result<()> {
-        self.writable("nothing is cleared")?;
+    /// A read-only space is cleared too: read-only guards atoms and values
+    /// against changes, not the space against its owner (as upstream's).
+    pub fn clear(&self) {
         if self.has_live_descendants() {
             // Children's links hold atoms here: remove each the way extract does.
             for h in self.own_atoms() {
-                let _ = self.extract(h, true);
+                let _ = self.extract_any(h, true);
             }
         }
         let mut locks = self.store().lock(ShardMask::all());
@@ -1009,7 +1062,6 @@ impl AtomSpace {
         for s in 0..SHARDS {
             self.recs().clear_shard(locks.shard(s), s);
         }
-        Ok(())
     }
 
     // ----- whole-space reads -----

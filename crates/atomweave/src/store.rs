@@ -1407,6 +1407,12 @@ impl Records {
 
     // ----- child spaces -----
 
+    /// Does this store keep anything of `h`: its record, or a truth value
+    /// or values a child set on a base atom?
+    pub(crate) fn keeps(&self, h: Handle) -> bool {
+        self.slot_flags(h) & (LIVE | HAS_TV | HAS_VALUES) != 0
+    }
+
     /// Has this (child) store hidden the base atom `h`?
     #[inline]
     pub(crate) fn is_hidden(&self, h: Handle) -> bool {
