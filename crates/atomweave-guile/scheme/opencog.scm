@@ -8,7 +8,10 @@
 (define-module (opencog)
   #:use-module (srfi srfi-1)
   #:use-module (srfi srfi-9)
-  #:use-module (ice-9 threads))
+  #:use-module (ice-9 threads)
+  ;; Loading it makes the full `format` (~D, ~F, ...) everyone's, as
+  ;; upstream's (opencog) does through its logger; scripts rely on that.
+  #:use-module (ice-9 format))
 
 
 ;; Loaded when this file is compiled too, so that the compiler knows the

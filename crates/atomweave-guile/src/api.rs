@@ -227,9 +227,20 @@ fn alist_pairs(x: Scm) -> Option<Scm> {
 }
 
 /// Adds a node: `args` are the name, then an optional truth value and atomspace.
+/// A NumberNode's name may be numbers: `(Number 3)`, `(Number 42 43 44)`.
 fn new_node(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
     let mut args = args.peekable();
     let Some(name) = args.next() else { return Err(Error::msg(format!("{} needs a name", t.name()))) };
+    let mut numbers = Vec::new();
+    if t.is_a(types::NUMBER_NODE) {
+        if let Some(first) = ffi::to_f64(name) {
+            numbers.push(first);
+            while let Some(x) = args.peek().and_then(|&x| ffi::to_f64(x)) {
+                numbers.push(x);
+                args.next();
+            }
+        }
+    }
     let mut extra = Extras::default();
     for x in args {
         if !extra.take(x) {
@@ -238,12 +249,12 @@ fn new_node(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
     }
     let space = extra.space.unwrap_or_else(current);
     let add = |name: &str| smob::space_at(space).add_node(t, name);
-    let added = match ffi::with_str(name, add) {
-        Some(h) => h,
-        // A symbol; or, for a NumberNode, a number: `(Number 3)`.
-        None => {
-            let number = || ffi::to_f64(name).filter(|_| t.is_a(types::NUMBER_NODE)).map(atomweave::sexpr::fmt_f64);
-            add(&ffi::symbol_name(name).or_else(number).ok_or_else(|| Error::wrong_type("a node name (a string)", name))?)
+    let added = if !numbers.is_empty() {
+        add(&query::number_name(&numbers))
+    } else {
+        match ffi::with_str(name, add) {
+            Some(h) => h,
+            None => add(&ffi::symbol_name(name).ok_or_else(|| Error::wrong_type("a node name (a string)", name))?),
         }
     };
     match added {
@@ -494,6 +505,10 @@ subrs! {
     cog_value_to_list "cog-value->list" (v) { value_list(v) }
     cog_atom "cog-atom" (n, s) {
         let space = space_arg(s)?;
+        // Upstream's form: the version of ATOM in the space, else #f.
+        if let Some(a) = Atom::from_scm(n) {
+            return Ok(find_in(space, a).map_or(ffi::BOOL_F, |h| Atom { space, h }.to_scm()));
+        }
         let h = ffi::to_i64(n).and_then(|n| u32::try_from(n).ok()).ok_or_else(|| Error::wrong_type("a handle (cog-handle's number)", n))?;
         let h = Handle::from_u32(h);
         Ok(if smob::space_at(space).contains(h) { Atom { space, h }.to_scm() } else { EOL })

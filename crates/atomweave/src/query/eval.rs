@@ -32,8 +32,9 @@ pub(crate) fn numbers_of(space: &AtomSpace, h: Handle) -> Option<Vec<f64>> {
     space.name(h)?.split_whitespace().map(|w| w.parse().ok()).collect()
 }
 
-/// The NumberNode name of `v`.
-pub(crate) fn number_name(v: &[f64]) -> String {
+/// The NumberNode name of `v`: its numbers, space-separated, as upstream
+/// names a NumberNode made of a vector.
+pub fn number_name(v: &[f64]) -> String {
     v.iter().map(|&x| fmt_f64(x)).collect::<Vec<_>>().join(" ")
 }
 

@@ -93,6 +93,7 @@ use std::time::Instant;
 use crate::error::{Error, Result};
 use crate::types::{self, Type};
 use crate::{AtomSpace, Handle, TruthValue, Value};
+pub use eval::number_name;
 pub use free::free_variables;
 use pattern::{is_vardecl_type, Pattern};
 use search::{Bindings, Bound, Flow, Grounding, Search, Val};
