@@ -471,6 +471,7 @@
       (cog-set-atomspace! t)
       (load-file file)
       (test-assert "export-atoms, then load-file" (not (null? (cog-link 'EvaluationLink (Predicate "p") (List (Concept "a") (Concept "b"))))))
+      (test-equal "load-file adds the file's atoms alone" '() (cog-get-atoms 'StorageNode #t))
       (load-scm-from-file (string-append dir "/more.scm"))
       (test-assert "load-scm-from-file" (not (null? (cog-node 'ConceptNode "exported-too"))))
       (call-with-input-string "(Concept \"from-port\")" exec-scm-from-port)

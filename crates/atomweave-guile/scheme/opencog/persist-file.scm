@@ -6,10 +6,14 @@
   #:use-module (opencog persist))
 
 (define-public (load-file path)
-  "Adds the atoms of the Atomese file PATH to the current atomspace."
-  (let ((store (FileStorageNode path)))
+  "Adds the atoms of the Atomese file PATH to the current atomspace (and
+not the StorageNode that reads it, as upstream's adds only the file's)."
+  (let* ((had-store (cog-atom? (cog-node 'FileStorageNode path)))
+         (store (FileStorageNode path)))
     (cog-open store)
     (dynamic-wind
       (lambda () #f)
       (lambda () (load-atomspace))
-      (lambda () (cog-close store)))))
+      (lambda ()
+        (cog-close store)
+        (unless had-store (cog-extract! store))))))
