@@ -140,7 +140,7 @@ impl PyAtom {
     /// The value under `key` (an Atom), or None.
     fn get_value(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Option<PyObject>> {
         let space = self.space.bind(py);
-        let k = space.get().handle_of(key)?;
+        let k = space.get().key_of(key)?;
         if !self.core().contains(self.handle) {
             return Err(self.gone());
         }
@@ -150,7 +150,7 @@ impl PyAtom {
     /// Sets the value under `key` (an Atom); None removes it.
     fn set_value(&self, py: Python<'_>, key: &Bound<'_, PyAny>, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let space = self.space.get();
-        let k = space.handle_of(key)?;
+        let k = space.key_of(key)?;
         match value {
             None => self.core().remove_value(self.handle, k).or_py(),
             Some(v) => self.core().set_value(self.handle, k, values::from_py(space, py, v)?).or_py(),
@@ -172,6 +172,11 @@ impl PyAtom {
     fn is_a(&self, t: &Bound<'_, PyAny>) -> PyResult<bool> {
         let parent = type_arg(t)?;
         Ok(self.core().get_type(self.handle).ok_or_else(|| self.gone())?.is_a(parent))
+    }
+
+    /// True: an atom is an atom (values answer False).
+    fn is_atom(&self) -> bool {
+        true
     }
 
     /// Is the atom a node?

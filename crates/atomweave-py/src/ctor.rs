@@ -89,9 +89,17 @@ pub fn type_of_name(name: &str) -> Option<u16> {
     Type::from_name(name).map(Type::id)
 }
 
-/// The name of type `t`.
+/// The name of type `t`: "" for a number no type has, and upstream's name
+/// for `types.NO_TYPE`, as upstream's name server answers.
 #[pyfunction]
 pub fn get_type_name(t: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    if let Ok(id) = t.extract::<i64>() {
+        return Ok(match u16::try_from(id).ok().and_then(Type::from_id) {
+            Some(t) if t == Type::from_name("Notype").expect("the table has Notype") => "*** Bottom Type! ***",
+            Some(t) => t.name(),
+            None => "",
+        });
+    }
     Ok(type_arg(t)?.name())
 }
 

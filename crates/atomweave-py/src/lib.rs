@@ -9,6 +9,8 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyDict, PyTuple, PyType};
 
 mod atom;
 mod ctor;
@@ -27,10 +29,29 @@ pub(crate) fn to_py(e: atomweave::Error) -> PyErr {
     use atomweave::Error as E;
     let msg = e.to_string();
     match e {
-        E::NotANodeType(_) | E::NotALinkType(_) => PyTypeError::new_err(msg),
+        E::NotANodeType(_) | E::NotALinkType(_) => Python::with_gil(|py| match ATOM_TYPE_ERROR.get(py) {
+            Some(t) => PyErr::from_type(t.bind(py).clone(), msg),
+            None => PyTypeError::new_err(msg),
+        }),
         E::UnknownType(_) | E::InvalidTypeName(_) | E::InvalidValue(_) | E::Query(_) | E::Parse(_) | E::TypeDefinition(_) => PyValueError::new_err(msg),
         _ => PyRuntimeError::new_err(msg),
     }
+}
+
+/// `atomweave.AtomTypeError`: a node type given for a link or the other way
+/// round. Both a TypeError (Python's word for it) and a RuntimeError
+/// (what upstream raised), so code written for either catches it.
+static ATOM_TYPE_ERROR: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+
+fn atom_type_error(py: Python<'_>) -> PyResult<&Py<PyType>> {
+    ATOM_TYPE_ERROR.get_or_try_init(py, || {
+        let bases = PyTuple::new(py, [py.get_type::<pyo3::exceptions::PyTypeError>(), py.get_type::<pyo3::exceptions::PyRuntimeError>()])?;
+        let attrs = PyDict::new(py);
+        attrs.set_item("__module__", "atomweave")?;
+        attrs.set_item("__doc__", "A node type given where a link type belongs, or the other way round.")?;
+        let t = py.get_type::<PyType>().call1(("AtomTypeError", bases, attrs))?;
+        Ok(t.downcast_into::<PyType>()?.unbind())
+    })
 }
 
 pub(crate) trait OrPy<T> {
@@ -62,6 +83,7 @@ fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<values::PyStringValue>()?;
     m.add_class::<values::PyLinkValue>()?;
     m.add_class::<ctor::TypeConstructor>()?;
+    m.add("AtomTypeError", atom_type_error(m.py())?.clone_ref(m.py()))?;
     m.add_function(wrap_pyfunction!(values::count_truth_value, m)?)?;
     m.add_function(wrap_pyfunction!(atom::get_free_variables, m)?)?;
     m.add_function(wrap_pyfunction!(atom::is_closed, m)?)?;

@@ -34,6 +34,18 @@ pub(crate) fn type_arg(t: &Bound<'_, PyAny>) -> PyResult<Type> {
     Err(PyTypeError::new_err(format!("an atom type is a number from atomweave.types or a type name, not {}", t.get_type().name()?)))
 }
 
+/// An atom type given to upstream's `add_node` and `add_link`: a number
+/// from `atomweave.types`, as upstream takes (a name is refused as there).
+fn type_number(t: &Bound<'_, PyAny>) -> PyResult<Type> {
+    if t.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "an atom type is a number from atomweave.types (types.{0}), not the string {0:?}; get_type({0:?}) gives it",
+            t.extract::<String>()?
+        )));
+    }
+    type_arg(t)
+}
+
 impl PySpace {
     /// The handle of `atom` in this space: its own handle within one
     /// hierarchy, else a copy made here by content (as upstream adds an
@@ -44,6 +56,15 @@ impl PySpace {
             .map_err(|_| PyTypeError::new_err(format!("expected an Atom, not {}", atom.get_type().name().map(|n| n.to_string()).unwrap_or_default())))?;
         let a = atom.get();
         self.space.import(&a.space.get().space, a.handle).or_py()
+    }
+
+    /// The handle of a value's key, with upstream's message for a key that
+    /// is not an atom.
+    pub(crate) fn key_of(&self, key: &Bound<'_, PyAny>) -> PyResult<Handle> {
+        if !key.is_instance_of::<PyAtom>() {
+            return Err(PyTypeError::new_err(format!("key should be an instance of Atom, got {} instead", key.get_type().repr()?)));
+        }
+        self.handle_of(key)
     }
 
     pub(crate) fn atom(slf: &Bound<'_, Self>, h: Handle) -> PyAtom {
@@ -88,7 +109,7 @@ impl PySpace {
     #[pyo3(signature = (t, name, tv=None))]
     fn add_node(slf: &Bound<'_, Self>, t: &Bound<'_, PyAny>, name: &str, tv: Option<&Bound<'_, PyTruthValue>>) -> PyResult<PyAtom> {
         let me = slf.get();
-        let h = me.space.add_node(type_arg(t)?, name).or_py()?;
+        let h = me.space.add_node(type_number(t)?, name).or_py()?;
         me.with_tv(h, tv)?;
         Ok(Self::atom(slf, h))
     }
@@ -98,7 +119,7 @@ impl PySpace {
     fn add_link(slf: &Bound<'_, Self>, t: &Bound<'_, PyAny>, outgoing: &Bound<'_, PyAny>, tv: Option<&Bound<'_, PyTruthValue>>) -> PyResult<PyAtom> {
         let me = slf.get();
         let out = me.handles(outgoing)?;
-        let h = me.space.add_link(type_arg(t)?, &out).or_py()?;
+        let h = me.space.add_link(type_number(t)?, &out).or_py()?;
         me.with_tv(h, tv)?;
         Ok(Self::atom(slf, h))
     }
@@ -129,7 +150,8 @@ impl PySpace {
         Ok(added.into_iter().map(|h| Self::atom(slf, h)).collect())
     }
 
-    /// `add_node` when `name` is given, `add_link` when `out` is.
+    /// `add_node` when `name` is given, `add_link` when `out` is; the type
+    /// by number or by name.
     #[pyo3(signature = (t, name=None, out=None, tv=None))]
     fn add(
         slf: &Bound<'_, Self>,
@@ -138,10 +160,12 @@ impl PySpace {
         out: Option<&Bound<'_, PyAny>>,
         tv: Option<&Bound<'_, PyTruthValue>>,
     ) -> PyResult<PyAtom> {
+        let ty = type_arg(t)?;
+        let t = &ty.id().into_pyobject(slf.py())?.into_any();
         match (name, out) {
             (Some(name), None) => Self::add_node(slf, t, name, tv),
             (None, Some(out)) => Self::add_link(slf, t, out, tv),
-            (None, None) if type_arg(t)?.is_link() => Self::add_link(slf, t, &PyList::empty(slf.py()), tv),
+            (None, None) if ty.is_link() => Self::add_link(slf, t, &PyList::empty(slf.py()), tv),
             _ => Err(PyValueError::new_err("add() takes a name (for a node) or an outgoing list (for a link), not both")),
         }
     }

@@ -235,6 +235,22 @@ impl PyLinkValue {
         Ok(true)
     }
 
+    /// Upstream's printed form: each member on its own line, two spaces in.
+    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
+        let mut text = String::from("(LinkValue");
+        for x in &self.items {
+            for line in x.bind(py).str()?.to_cow()?.lines() {
+                text.push_str("\n  ");
+                text.push_str(line);
+            }
+            if text.len() > atomweave::sexpr::MAX_PRINTED {
+                return Err(crate::to_py(atomweave::sexpr::TooLarge.into()));
+            }
+        }
+        text.push(')');
+        Ok(text)
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let mut text = String::from("(LinkValue");
         for x in &self.items {
@@ -249,6 +265,43 @@ impl PyLinkValue {
         Ok(text)
     }
 }
+
+/// What every value answers as upstream's Value does: its type's name and
+/// the kind tests (a value is no atom).
+macro_rules! value_kind {
+    ($($class:ty => $t:expr),*) => {$(
+        #[pymethods]
+        impl $class {
+            /// The type's name.
+            #[getter]
+            fn type_name(&self) -> &'static str {
+                $t.name()
+            }
+
+            /// False: a value is not an atom.
+            fn is_atom(&self) -> bool {
+                false
+            }
+
+            /// False: a value is not a node.
+            fn is_node(&self) -> bool {
+                false
+            }
+
+            /// False: a value is not a link.
+            fn is_link(&self) -> bool {
+                false
+            }
+
+            /// Is the value's type `t`, or a subtype of it?
+            fn is_a(&self, t: &Bound<'_, PyAny>) -> PyResult<bool> {
+                Ok($t.is_a(crate::space::type_arg(t)?))
+            }
+        }
+    )*};
+}
+
+value_kind!(PyFloatValue => types::FLOAT_VALUE, PyStringValue => types::STRING_VALUE, PyLinkValue => types::LINK_VALUE);
 
 fn is_value(x: &Bound<'_, PyAny>) -> bool {
     x.is_instance_of::<PyAtom>()

@@ -12,6 +12,7 @@ from atomweave import type_constructors, types
 CORE_NAMES = {
     "Atom",
     "AtomSpace",
+    "AtomTypeError",
     "CountTruthValue",
     "FloatValue",
     "LinkValue",

@@ -2,6 +2,7 @@
 
 import pytest
 
+import atomweave
 from atomweave import AtomSpace, FloatValue, TruthValue, types
 
 
@@ -40,13 +41,25 @@ def test_same_name_different_type_are_different_atoms(space):
     assert len(space) == 2
 
 
-def test_type_may_be_given_by_name(space):
-    a = space.add_node("ConceptNode", "x")
-    b = space.add_node("Concept", "x")  # the short name
-    assert a == b
-    assert a.type == types.ConceptNode
-    l = space.add_link("ListLink", [a])
+def test_add_takes_a_type_by_name_but_add_node_as_upstream_does_not(space):
+    a = space.add(types.ConceptNode, "x")
+    assert space.add("ConceptNode", "x") == a
+    assert space.add("Concept", "x") == a  # the short name
+    l = space.add("ListLink", out=[a])
     assert l.type == types.ListLink
+    with pytest.raises(TypeError, match="get_type"):
+        space.add_node("ConceptNode", "x")
+    with pytest.raises(TypeError, match="get_type"):
+        space.add_link("ListLink", [a])
+
+
+def test_a_node_type_for_a_link_is_a_type_error_and_upstreams_runtime_error(space):
+    a = space.add_node(types.ConceptNode, "x")
+    for wanted in (TypeError, RuntimeError, atomweave.AtomTypeError):
+        with pytest.raises(wanted, match="not a Link type"):
+            space.add_link(types.ConceptNode, [a])
+    with pytest.raises(atomweave.AtomTypeError):
+        space.add_node(types.ListLink, "x")
 
 
 def test_add_node_with_tv(space):

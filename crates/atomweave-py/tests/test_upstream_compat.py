@@ -179,3 +179,37 @@ def test_values_know_their_type():
     assert LinkValue([StringValue("a")]).type == types.LinkValue
     assert TruthValue(0.5, 0.5).type == types.SimpleTruthValue
     assert atomweave.CountTruthValue(0.5, 0.5, 3).type == types.CountTruthValue
+
+
+def test_values_answer_upstreams_kind_questions(space):
+    from atomweave import FloatValue, LinkValue, StringValue
+    for value, name in ((FloatValue([1.0]), "FloatValue"), (StringValue("a"), "StringValue"), (LinkValue([StringValue("a")]), "LinkValue")):
+        assert value.type_name == name
+        assert not value.is_atom() and not value.is_node() and not value.is_link()
+        assert value.is_a(types.Value)
+        assert not value.is_a(types.Atom)
+    assert FloatValue([1.0]).is_a(types.FloatValue) and not FloatValue([1.0]).is_a(types.StringValue)
+    assert space.add_node(types.ConceptNode, "a").is_atom()
+
+
+def test_a_link_value_prints_one_member_a_line_as_upstream(space):
+    from atomweave import FloatValue, LinkValue, StringValue
+    bar = space.add_node(types.ConceptNode, "bar")
+    value = LinkValue([FloatValue(1), StringValue("foo"), bar, LinkValue([FloatValue(2)])])
+    assert str(value) == '(LinkValue\n  (FloatValue 1)\n  (StringValue "foo")\n  (Concept "bar")\n  (LinkValue\n    (FloatValue 2)))'
+    assert str(LinkValue([])) == "(LinkValue)"
+    assert repr(value).count("\n") == 0, "repr stays on one line"
+
+
+def test_type_names_as_upstreams_name_server_gives_them():
+    assert atomweave.get_type_name(types.ConceptNode) == "ConceptNode"
+    assert atomweave.get_type_name(60000) == ""
+    assert atomweave.get_type_name(types.NO_TYPE) == "*** Bottom Type! ***"
+
+
+def test_a_key_that_is_not_an_atom_names_what_it_got(space):
+    a = space.add_node(types.ConceptNode, "a")
+    with pytest.raises(TypeError, match="key should be an instance of Atom, got <class 'str'> instead"):
+        a.set_value("k", atomweave.FloatValue([1.0]))
+    with pytest.raises(TypeError, match="key should be an instance of Atom"):
+        a.get_value(3)

@@ -20,6 +20,7 @@ from . import types
 from ._atomweave import (
     Atom,
     AtomSpace,
+    AtomTypeError,
     CountTruthValue,
     FloatValue,
     LinkValue,
@@ -141,6 +142,7 @@ def __getattr__(name):
 __all__ = [
     "Atom",
     "AtomSpace",
+    "AtomTypeError",
     "CountTruthValue",
     "FloatValue",
     "LinkValue",
