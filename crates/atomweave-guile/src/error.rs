@@ -19,7 +19,7 @@ enum Key {
 #[derive(Debug)]
 pub struct Error {
     key: Key,
-    msg: String,
+    pub(crate) msg: String,
 }
 
 pub type R<T> = Result<T, Error>;

@@ -182,6 +182,17 @@ pub fn eval_atom(code: &str) -> Result<Option<(u32, atomweave::Handle)>, String>
     Ok(smob::Atom::from_scm(x).map(|a| (a.space, a.h)))
 }
 
+/// Evaluates Scheme code in `(guile-user)`; the value it gives (an atom, a
+/// truth value or another value) with its atoms in registered space
+/// `space`, or `None` if it is no value. Must run in Guile mode.
+pub fn eval_value(code: &str, space: u32) -> Result<Option<atomweave::Value>, String> {
+    let x = evaluate(code, Shell::Value)?;
+    if smob::value_parts(x).is_none() && smob::tv_of(x).is_none() && smob::Atom::from_scm(x).is_none() {
+        return Ok(None);
+    }
+    smob::from_scm(x, &mut |a| api::handle_in(space, a)).map(Some).map_err(|e| e.msg)
+}
+
 /// Evaluates Scheme code in `(guile-user)` with the interpreter, discarding
 /// its values and output capture (the cost upstream's `scm_c_eval_string` had).
 pub fn run(code: &str) -> Result<(), String> {

@@ -94,6 +94,7 @@ fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(space::execute_atom, m)?)?;
     m.add_function(wrap_pyfunction!(scheme::scheme_eval, m)?)?;
     m.add_function(wrap_pyfunction!(scheme::scheme_eval_h, m)?)?;
+    m.add_function(wrap_pyfunction!(scheme::scheme_eval_v, m)?)?;
     m.add_function(wrap_pyfunction!(space::evaluate_atom, m)?)?;
     m.add_function(wrap_pyfunction!(space::load_file, m)?)?;
     m.add_function(wrap_pyfunction!(space::load_str, m)?)?;

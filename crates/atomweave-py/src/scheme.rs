@@ -33,6 +33,22 @@ pub fn scheme_eval(py: Python<'_>, atomspace: &Bound<'_, PySpace>, text: &str) -
 }
 
 /// Evaluates Scheme `text` with `atomspace` as the current atomspace; returns
+/// the value it gives (a FloatValue, StringValue, LinkValue, TruthValue or
+/// Atom), or None if it gives none.
+#[pyfunction]
+pub fn scheme_eval_v(py: Python<'_>, atomspace: &Bound<'_, PySpace>, text: &str) -> PyResult<Option<PyObject>> {
+    let space = atomspace.get().space.clone();
+    let found = py.allow_threads(|| {
+        let i = index_of(&space);
+        atomweave_guile::with_guile(|| {
+            atomweave_guile::select_space(i);
+            atomweave_guile::eval_value(text, i)
+        })
+    });
+    found.map_err(PyRuntimeError::new_err)?.map(|v| crate::values::to_py(atomspace, v)).transpose()
+}
+
+/// Evaluates Scheme `text` with `atomspace` as the current atomspace; returns
 /// the atom it gives, or None if its value is not an atom of that space's
 /// hierarchy.
 #[pyfunction]

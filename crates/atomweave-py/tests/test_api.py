@@ -45,6 +45,7 @@ CORE_NAMES = {
     "load_types",
     "scheme_eval",
     "scheme_eval_h",
+    "scheme_eval_v",
     "set_default_atomspace",
     "tmp_atomspace",
     "types",

@@ -43,6 +43,7 @@ from ._atomweave import (
     load_types,
     scheme_eval,
     scheme_eval_h,
+    scheme_eval_v,
     set_default_atomspace,
     # StorageNode calls, by upstream's names.
     barrier,
@@ -175,6 +176,7 @@ __all__ = [
     "load_types",
     "scheme_eval",
     "scheme_eval_h",
+    "scheme_eval_v",
     "set_default_atomspace",
     "tmp_atomspace",
     "types",

@@ -3,6 +3,6 @@
 expression printed and its value; ``scheme_eval_h`` returns the atom it gives.
 Guile, with ``(opencog)`` loaded, starts on first use."""
 
-from ._atomweave import scheme_eval, scheme_eval_h
+from ._atomweave import scheme_eval, scheme_eval_h, scheme_eval_v
 
-__all__ = ["scheme_eval", "scheme_eval_h"]
+__all__ = ["scheme_eval", "scheme_eval_h", "scheme_eval_v"]
