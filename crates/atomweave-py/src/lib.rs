@@ -14,6 +14,7 @@ use pyo3::types::{PyDict, PyTuple, PyType};
 
 mod atom;
 mod ctor;
+mod grounded;
 mod scheme;
 mod space;
 mod storage;
@@ -75,6 +76,7 @@ impl<T> OrPy<T> for Result<T, atomweave::sexpr::TooLarge> {
 fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // A FileStorageNode's file may hold Scheme, as load_file's may.
     atomweave_guile::install_file_loader();
+    grounded::register();
     m.add_class::<space::PySpace>()?;
     m.add_class::<atom::PyAtom>()?;
     m.add_class::<space::AtomIter>()?;

@@ -362,6 +362,23 @@ pub fn set_default_atomspace(atomspace: Py<PySpace>) {
     }
 }
 
+/// Runs `f` with `space` as this thread's default space (a grounded
+/// procedure's atoms go where its call runs); the stack is as before after.
+pub(crate) fn with_default<R>(space: Py<PySpace>, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STACK.with(|st| st.borrow_mut().truncate(self.0));
+        }
+    }
+    let _restore = Restore(STACK.with(|st| {
+        let mut st = st.borrow_mut();
+        st.push(space);
+        st.len() - 1
+    }));
+    f()
+}
+
 /// The default space: what type constructors add atoms to.
 #[pyfunction]
 pub fn get_default_atomspace(py: Python<'_>) -> PyResult<Py<PySpace>> {

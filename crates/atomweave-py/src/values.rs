@@ -303,7 +303,7 @@ macro_rules! value_kind {
 
 value_kind!(PyFloatValue => types::FLOAT_VALUE, PyStringValue => types::STRING_VALUE, PyLinkValue => types::LINK_VALUE);
 
-fn is_value(x: &Bound<'_, PyAny>) -> bool {
+pub(crate) fn is_value(x: &Bound<'_, PyAny>) -> bool {
     x.is_instance_of::<PyAtom>()
         || x.is_instance_of::<PyTruthValue>()
         || x.is_instance_of::<PyFloatValue>()

@@ -29,6 +29,9 @@ pub enum Error {
     Query(String),
     #[error("the query was stopped: it ran past its time limit, or was cancelled")]
     TimedOut,
+    /// A grounded procedure (`py:f`, `scm:p`) failed, or cannot be called.
+    #[error("{0}")]
+    Procedure(String),
     #[error("the AtomSpace is read-only: {0}")]
     ReadOnly(String),
     #[error(transparent)]

@@ -79,7 +79,7 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
             [m] => Ok(!truth(space, pat, *m, b)?),
             _ => Err(bad(format!("{} must hold one atom", super::describe(space, h)))),
         },
-        types::AND_LINK => {
+        types::AND_LINK | types::SEQUENTIAL_AND_LINK => {
             for &m in out {
                 if !truth(space, pat, m, b)? {
                     return Ok(false);
@@ -87,7 +87,7 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
             }
             Ok(true)
         }
-        types::OR_LINK => {
+        types::OR_LINK | types::SEQUENTIAL_OR_LINK => {
             for &m in out {
                 if truth(space, pat, m, b)? {
                     return Ok(true);
@@ -112,7 +112,38 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
             let (x, y) = (scalar(space, pat, *x, b, h)?, scalar(space, pat, *y, b, h)?);
             Ok(if t == types::GREATER_THAN_LINK { x > y } else { x < y })
         }
+        types::EVALUATION_LINK if super::is_grounded_evaluation(space, h) => grounded_truth(space, pat, h, b),
         _ => Err(bad(format!("{} cannot be evaluated", super::describe(space, h)))),
+    }
+}
+
+/// A grounded predicate's verdict on its arguments under `b`: true when the
+/// mean of the truth value it returns is at least 0.5, as upstream decides.
+/// The call runs in a scratch frame over the space: the arguments that are
+/// not atoms of the space, and whatever the procedure adds, go there and
+/// are gone after it (upstream's transient atomspace).
+fn grounded_truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_>) -> Result<bool> {
+    let out = space.outgoing(h).unwrap_or(&[]);
+    let scratch = AtomSpace::new_child(&[space])?;
+    let mut args = Vec::new();
+    for &m in super::arguments(space, &out[1..]) {
+        args.push(materialize(&scratch, value(space, pat, m, b)?)?);
+    }
+    match super::grounded::call(&scratch, out[0], &args)? {
+        crate::Value::Truth(tv) => Ok(tv.mean() >= 0.5),
+        _ => Err(crate::Error::Procedure(format!("{} did not return a TruthValue", space.name(out[0]).unwrap_or_default()))),
+    }
+}
+
+/// The atom a value stands for, added to `space` if it is not there.
+fn materialize(space: &AtomSpace, v: Ev) -> Result<Handle> {
+    match v {
+        Ev::Atom(a) => Ok(a),
+        Ev::Numbers(n) => space.add_node(types::NUMBER_NODE, &number_name(&n)),
+        Ev::Absent(t, kids) => {
+            let members = kids.into_iter().map(|k| materialize(space, k)).collect::<Result<Vec<_>>>()?;
+            space.add_link(t, &members)
+        }
     }
 }
 

@@ -77,8 +77,10 @@
 //! built. A query finding more than [`Limits::max_groundings`] (16 M by
 //! default) is refused.
 
+mod beta;
 mod eval;
 mod free;
+pub mod grounded;
 mod pattern;
 mod search;
 
@@ -149,7 +151,13 @@ thread_local! {
     static LIMITS: RefCell<Limits> = RefCell::new(Limits::default());
     static STEPS: Cell<u32> = const { Cell::new(0) };
     static PAST: Cell<bool> = const { Cell::new(false) };
+    /// How deep executions nest (a schema whose body executes another).
+    static NESTED: Cell<usize> = const { Cell::new(0) };
 }
+
+/// Most executions nested in one another: a definition that calls itself
+/// without end stops here with an error rather than overflowing the stack.
+const MAX_NESTED: usize = 256;
 
 /// Runs `f` with `limits` for every query it executes on this thread. The
 /// threads a search is split across work under the same limits.
@@ -208,6 +216,21 @@ pub(crate) fn check_deadline() -> Result<()> {
 }
 
 fn run(space: &AtomSpace, query: Handle) -> Result<Executed> {
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            NESTED.set(NESTED.get() - 1);
+        }
+    }
+    if NESTED.get() >= MAX_NESTED {
+        return Err(bad(format!("executions nest more than {MAX_NESTED} deep (a definition that calls itself without end?)")));
+    }
+    NESTED.set(NESTED.get() + 1);
+    let _leave = Leave;
+    run_one(space, query)
+}
+
+fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
     let t = space.get_type(query).ok_or(Error::InvalidHandle(query))?;
     let out = space.outgoing(query).unwrap_or(&[]);
     pattern::check_depth(space, query)?;
@@ -260,6 +283,41 @@ fn run(space: &AtomSpace, query: Handle) -> Result<Executed> {
             let v = eval::numbers(space, query)?;
             Ok(Executed::Atom(space.add_node(types::NUMBER_NODE, &eval::number_name(&v))?))
         }
+        types::EXECUTION_OUTPUT_LINK => {
+            let [schema, list] = *out else { return Err(bad(format!("{} must hold a schema and its arguments", describe(space, query)))) };
+            let list = [list];
+            let args = arguments(space, &list);
+            if type_of(space, schema)?.is_a(types::GROUNDED_SCHEMA_NODE) {
+                return Ok(match grounded::call(space, schema, args)? {
+                    Value::Atom(h) => Executed::Atom(h),
+                    v => Executed::Value(v),
+                });
+            }
+            let reduced = beta::apply(space, beta::definition(space, schema)?, args)?;
+            run(space, reduced)
+        }
+        // The value under a key; else the default given after it; else VoidValue, as upstream.
+        types::VALUE_OF_LINK => {
+            let (atom, key, default) = match *out {
+                [a, k] => (a, k, None),
+                [a, k, d] => (a, k, Some(d)),
+                _ => return Err(bad(format!("{} must hold an atom and a key, and optionally a default", describe(space, query)))),
+            };
+            Ok(match (space.get_value(atom, key), default) {
+                (Some(Value::Atom(h)), _) => Executed::Atom(h),
+                (Some(v), _) => Executed::Value(v),
+                (None, Some(d)) => Executed::Atom(d),
+                (None, None) => Executed::Value(Value::Void),
+            })
+        }
+        types::TRUTH_VALUE_OF_LINK => {
+            let [atom] = *out else { return Err(bad(format!("{} must hold one atom", describe(space, query)))) };
+            Ok(Executed::Value(Value::Truth(space.get_tv(atom).ok_or(Error::InvalidHandle(atom))?)))
+        }
+        types::EVALUATION_LINK if is_grounded_evaluation(space, query) => match grounded::call(space, out[0], arguments(space, &out[1..]))? {
+            v @ Value::Truth(_) => Ok(Executed::Value(v)),
+            _ => Err(Error::Procedure(format!("{} did not return a TruthValue", space.name(out[0]).unwrap_or_default()))),
+        },
         types::EQUAL_LINK
         | types::IDENTICAL_LINK
         | types::GREATER_THAN_LINK
@@ -267,6 +325,8 @@ fn run(space: &AtomSpace, query: Handle) -> Result<Executed> {
         | types::NOT_LINK
         | types::AND_LINK
         | types::OR_LINK
+        | types::SEQUENTIAL_AND_LINK
+        | types::SEQUENTIAL_OR_LINK
         | types::TRUE_LINK
         | types::FALSE_LINK => {
             let pat = Pattern::compile(space, query, None, query, &[])?;
@@ -276,6 +336,21 @@ fn run(space: &AtomSpace, query: Handle) -> Result<Executed> {
             Ok(Executed::Value(Value::Truth(crisp(eval::truth(space, &pat, query, &Vec::new())?))))
         }
         _ => Ok(Executed::Atom(query)),
+    }
+}
+
+/// Is `h` an EvaluationLink of a GroundedPredicateNode (a call, evaluated
+/// rather than matched)?
+pub(crate) fn is_grounded_evaluation(space: &AtomSpace, h: Handle) -> bool {
+    space.outgoing(h).and_then(|out| out.first()).and_then(|&p| space.get_type(p)).is_some_and(|t| t.is_a(types::GROUNDED_PREDICATE_NODE))
+}
+
+/// A grounded procedure's arguments: the members of a lone ListLink (the
+/// usual form), else the atoms themselves.
+fn arguments<'a>(space: &'a AtomSpace, args: &'a [Handle]) -> &'a [Handle] {
+    match *args {
+        [list] if space.get_type(list) == Some(types::LIST_LINK) => space.outgoing(list).unwrap_or(&[]),
+        _ => args,
     }
 }
 

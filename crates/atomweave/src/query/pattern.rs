@@ -641,7 +641,8 @@ impl<'s> Compiler<'s> {
     fn evaluatable(&self, h: Handle) -> bool {
         match self.space.get_type(h) {
             Some(types::EQUAL_LINK | types::IDENTICAL_LINK | types::GREATER_THAN_LINK | types::LESS_THAN_LINK | types::TRUE_LINK | types::FALSE_LINK) => true,
-            Some(types::NOT_LINK | types::AND_LINK | types::OR_LINK) => {
+            Some(types::EVALUATION_LINK) => super::is_grounded_evaluation(self.space, h),
+            Some(types::NOT_LINK | types::AND_LINK | types::OR_LINK | types::SEQUENTIAL_AND_LINK | types::SEQUENTIAL_OR_LINK) => {
                 let out = self.out(h);
                 !out.is_empty() && out.iter().all(|&m| self.evaluatable(m))
             }
@@ -668,7 +669,7 @@ impl<'s> Compiler<'s> {
             };
             return Err(bad(format!("{} must hold {need}", self.describe(h))));
         }
-        if matches!(self.ty(h)?, types::NOT_LINK | types::AND_LINK | types::OR_LINK) {
+        if matches!(self.ty(h)?, types::NOT_LINK | types::AND_LINK | types::OR_LINK | types::SEQUENTIAL_AND_LINK | types::SEQUENTIAL_OR_LINK) {
             for &m in out {
                 self.check_evaluatable(m)?;
             }

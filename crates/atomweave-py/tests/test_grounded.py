@@ -1,0 +1,85 @@
+"""py: grounded procedures: ExecutionOutputLink and EvaluationLink call
+Python functions by name, at the top of execute_atom and inside queries."""
+
+import __main__
+
+import pytest
+
+from atomweave import (AtomSpace, ConceptNode, EvaluationLink, ExecutionOutputLink, FloatValue, GetLink, GroundedPredicateNode,
+                       GroundedSchemaNode, ListLink, MemberLink, AndLink, TruthValue, VariableNode, evaluate_atom, execute_atom,
+                       get_default_atomspace, types)
+
+
+def _pair(a, b):
+    return ListLink(a, b)
+
+
+def _is_long(atom):
+    ConceptNode("made during the call")
+    return TruthValue(1, 1) if len(atom.name) > 3 else TruthValue(0, 1)
+
+
+def _boom(atom):
+    raise ValueError("the callback gave up")
+
+
+class _Namespace:
+    @staticmethod
+    def mean(*atoms):
+        return FloatValue([len(atoms)])
+
+
+@pytest.fixture(autouse=True)
+def procedures():
+    names = {"pair": _pair, "is_long": _is_long, "boom": _boom, "ns": _Namespace, "nothing": lambda: None, "number": lambda: 42}
+    for k, v in names.items():
+        setattr(__main__, k, v)
+    yield
+    for k in names:
+        delattr(__main__, k)
+
+
+def test_a_schema_is_called_with_the_list_members(space):
+    got = execute_atom(space, ExecutionOutputLink(GroundedSchemaNode("py:pair"), ListLink(ConceptNode("a"), ConceptNode("b"))))
+    assert got == ListLink(ConceptNode("a"), ConceptNode("b"))
+
+
+def test_attributes_and_values(space):
+    got = execute_atom(space, ExecutionOutputLink(GroundedSchemaNode("py: ns.mean"), ListLink(ConceptNode("a"), ConceptNode("b"))))
+    assert got == FloatValue([2])
+
+
+def test_a_predicate_gives_its_truth_value(space):
+    assert evaluate_atom(space, EvaluationLink(GroundedPredicateNode("py:is_long"), ListLink(ConceptNode("abcdef")))) == TruthValue(1, 1)
+    assert evaluate_atom(space, EvaluationLink(GroundedPredicateNode("py:is_long"), ConceptNode("ab"))) == TruthValue(0, 1)
+
+
+def test_during_a_call_the_default_space_is_the_one_it_runs_in(space):
+    other = AtomSpace()
+    call = other.add_link(types.EvaluationLink, [other.add_node(types.GroundedPredicateNode, "py:is_long"), other.add_node(types.ConceptNode, "abcdef")])
+    evaluate_atom(other, call)
+    assert other.is_node_in_atomspace(types.ConceptNode, "made during the call")
+    assert not space.is_node_in_atomspace(types.ConceptNode, "made during the call")
+    assert get_default_atomspace() is not other
+
+
+@pytest.mark.parametrize("name, message", [
+    ("py:absent", "not found in module"),
+    ("py:boom", "the callback gave up"),
+    ("py:nothing", "did not return Atomese"),
+    ("py:number", "did not return Atomese"),
+    ("py:pair", "missing 1 required positional argument"),
+])
+def test_failures_are_runtime_errors_with_the_reason(space, name, message):
+    with pytest.raises(RuntimeError, match=message):
+        execute_atom(space, ExecutionOutputLink(GroundedSchemaNode(name), ListLink(*([ConceptNode("a")] if name in ("py:pair", "py:boom") else []))))
+
+
+def test_a_predicate_filters_a_query_and_what_it_adds_is_scratch(space):
+    for name in ("ab", "abcdef", "xyzxyz"):
+        MemberLink(ConceptNode(name), ConceptNode("set"))
+    got = execute_atom(space, GetLink(AndLink(
+        MemberLink(VariableNode("$x"), ConceptNode("set")),
+        EvaluationLink(GroundedPredicateNode("py:is_long"), ListLink(VariableNode("$x"))))))
+    assert sorted(a.name for a in got.out) == ["abcdef", "xyzxyz"]
+    assert not space.is_node_in_atomspace(types.ConceptNode, "made during the call")

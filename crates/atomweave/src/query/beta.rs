@@ -1,0 +1,81 @@
+//! Beta reduction: a LambdaLink applied to arguments (directly, or named by
+//! a DefinedSchemaNode through its DefineLink), as an ExecutionOutputLink
+//! applies it. The body is copied with each declared variable replaced by
+//! its argument; what is quoted (QuoteLink) is copied as it is.
+
+use super::{bad, describe, pattern::MAX_DEPTH, HashMap};
+use crate::error::Result;
+use crate::types;
+use crate::{AtomSpace, Handle};
+
+/// The LambdaLink a schema stands for: itself, or the body a DefineLink
+/// gives a DefinedSchemaNode.
+pub(crate) fn definition(space: &AtomSpace, schema: Handle) -> Result<Handle> {
+    if space.get_type(schema) != Some(types::DEFINED_SCHEMA_NODE) {
+        return Ok(schema);
+    }
+    let defines = space.incoming_by_type(schema, types::DEFINE_LINK);
+    defines
+        .iter()
+        .find_map(|&d| match space.outgoing(d)? {
+            [name, body] if *name == schema => Some(*body),
+            _ => None,
+        })
+        .ok_or_else(|| bad(format!("{} is not defined (no DefineLink names it)", describe(space, schema))))
+}
+
+/// The variables a declaration declares, in order.
+fn declared(space: &AtomSpace, decl: Handle) -> Vec<Handle> {
+    let one = |v: Handle| match space.get_type(v) {
+        Some(types::TYPED_VARIABLE_LINK) => space.outgoing(v).and_then(|o| o.first().copied()).unwrap_or(v),
+        _ => v,
+    };
+    match space.get_type(decl) {
+        Some(types::VARIABLE_LIST | types::VARIABLE_SET) => space.outgoing(decl).unwrap_or(&[]).iter().map(|&v| one(v)).collect(),
+        _ => vec![one(decl)],
+    }
+}
+
+/// `lambda` applied to `args`: its body with the arguments in place of its
+/// variables, added to the space.
+pub(crate) fn apply(space: &AtomSpace, lambda: Handle, args: &[Handle]) -> Result<Handle> {
+    if space.get_type(lambda) != Some(types::LAMBDA_LINK) {
+        return Err(bad(format!(
+            "{} is not a LambdaLink: only a LambdaLink, a DefinedSchemaNode defined as one, or a GroundedSchemaNode is executed",
+            describe(space, lambda)
+        )));
+    }
+    let (vars, body) = match *space.outgoing(lambda).unwrap_or(&[]) {
+        [decl, body] => (declared(space, decl), body),
+        [body] => (Vec::new(), body),
+        _ => return Err(bad(format!("{} must hold a variable declaration and a body", describe(space, lambda)))),
+    };
+    if vars.len() != args.len() {
+        return Err(bad(format!("{} takes {} arguments, but {} were given", describe(space, lambda), vars.len(), args.len())));
+    }
+    let map: HashMap<Handle, Handle> = vars.into_iter().zip(args.iter().copied()).collect();
+    substitute(space, body, &map, 0, &mut HashMap::default())
+}
+
+fn substitute(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>, depth: usize, memo: &mut HashMap<Handle, Handle>) -> Result<Handle> {
+    if depth > MAX_DEPTH {
+        return Err(bad(format!("a lambda body nested more than {MAX_DEPTH} deep")));
+    }
+    if let Some(&a) = map.get(&h) {
+        return Ok(a);
+    }
+    if let Some(&done) = memo.get(&h) {
+        return Ok(done);
+    }
+    let t = space.get_type(h).ok_or(crate::Error::InvalidHandle(h))?;
+    if !t.is_link() || t == types::QUOTE_LINK {
+        return Ok(h);
+    }
+    let mut members = Vec::new();
+    for &m in space.outgoing(h).unwrap_or(&[]) {
+        members.push(substitute(space, m, map, depth + 1, memo)?);
+    }
+    let out = space.add_link(t, &members)?;
+    memo.insert(h, out);
+    Ok(out)
+}

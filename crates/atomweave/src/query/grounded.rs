@@ -1,0 +1,53 @@
+//! Grounded procedures: a GroundedSchemaNode or GroundedPredicateNode names
+//! code, `py:func` or `scm:proc`, that an ExecutionOutputLink or an
+//! EvaluationLink calls with atoms as arguments.
+//!
+//! The core runs no language itself: a front end (Python, Guile) registers
+//! the [`Procedures`] of its prefix with [`register`], and [`call`] hands
+//! each call to the one registered for the name's prefix. A name whose
+//! prefix nobody registered is an error that says so.
+
+use std::sync::{Arc, RwLock};
+
+use crate::error::{Error, Result};
+use crate::{AtomSpace, Handle, Value};
+
+/// The code of one prefix (`py`, `scm`): how a front end calls it.
+pub trait Procedures: Send + Sync {
+    /// Calls procedure `name` (the node's name after `prefix:`) with
+    /// `args`, atoms of `space`; what it returns, or an error carrying the
+    /// procedure's own message ([`Error::Procedure`]).
+    fn call(&self, space: &AtomSpace, name: &str, args: &[Handle]) -> Result<Value>;
+}
+
+/// The registered front ends, by prefix. Few and rarely changed: a list.
+static REGISTRY: RwLock<Vec<(String, Arc<dyn Procedures>)>> = RwLock::new(Vec::new());
+
+/// Makes `procedures` run the names `prefix:...` in this process (replacing
+/// what ran them before).
+pub fn register(prefix: &str, procedures: Arc<dyn Procedures>) {
+    let mut registry = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
+    registry.retain(|(p, _)| p != prefix);
+    registry.push((prefix.to_string(), procedures));
+}
+
+/// Calls the procedure grounded node `node` names with `args`.
+pub(crate) fn call(space: &AtomSpace, node: Handle, args: &[Handle]) -> Result<Value> {
+    let full = space.name(node).ok_or(Error::InvalidHandle(node))?;
+    let Some((prefix, name)) = full.split_once(':') else {
+        return Err(Error::Procedure(format!("{full:?} names no procedure: a grounded procedure is prefix:name, such as py:func or scm:proc")));
+    };
+    let procedures = {
+        let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
+        registry.iter().find(|(p, _)| p == prefix).map(|(_, f)| f.clone())
+    };
+    let Some(procedures) = procedures else {
+        let hint = match prefix {
+            "py" => " (import atomweave in Python, or run the query from Python)",
+            "scm" => " (use (opencog) in Guile, or run the query from Scheme)",
+            _ => "",
+        };
+        return Err(Error::Procedure(format!("no front end runs {prefix}: procedures in this process, so {full} cannot be called{hint}")));
+    };
+    procedures.call(space, name.trim(), args)
+}

@@ -1,0 +1,92 @@
+//! Grounded procedures through the registry: a front end (here Rust code)
+//! registers a prefix; ExecutionOutputLink and EvaluationLink call it, at the
+//! top and as evaluated clauses inside a query.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use atomweave::query::grounded::{register, Procedures};
+use atomweave::query::{execute, Executed};
+use atomweave::sexpr::load_str;
+use atomweave::types::*;
+use atomweave::{AtomSpace, Error, Handle, TruthValue, Value};
+
+struct Rust {
+    calls: AtomicUsize,
+}
+
+impl Procedures for Rust {
+    fn call(&self, space: &AtomSpace, name: &str, args: &[Handle]) -> atomweave::Result<Value> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        match name {
+            // The first argument, wrapped in a ListLink with a new node (added where the call runs).
+            "wrap" => Ok(Value::Atom(space.add_link(LIST_LINK, &[args[0], space.add_node(CONCEPT_NODE, "wrapped")?])?)),
+            // True for atoms whose name is long; marks the space it runs in.
+            "long" => Ok({
+                space.add_node(CONCEPT_NODE, "mark")?;
+                Value::Truth(TruthValue::simple(if space.name(args[0]).unwrap_or("").len() > 3 { 1.0 } else { 0.0 }, 1.0))
+            }),
+            "count" => Ok(Value::float(vec![args.len() as f64])),
+            "fail" => Err(Error::Procedure("it failed on purpose".into())),
+            _ => Err(Error::Procedure(format!("no procedure {name}"))),
+        }
+    }
+}
+
+fn one(space: &AtomSpace, text: &str) -> Handle {
+    *load_str(&mut &*space, text).unwrap().last().unwrap()
+}
+
+#[test]
+fn grounded_procedures_run_through_their_prefix() {
+    let rust = Arc::new(Rust { calls: AtomicUsize::new(0) });
+    register("rs", rust.clone());
+    let space = AtomSpace::new();
+
+    let q = one(&space, r#"(ExecutionOutput (GroundedSchema "rs:wrap") (List (Concept "a")))"#);
+    let Executed::Atom(got) = execute(&space, q).unwrap() else { panic!("an atom") };
+    assert_eq!(got, one(&space, r#"(List (Concept "a") (Concept "wrapped"))"#));
+
+    // Arguments: a lone ListLink's members, else the atoms after the procedure.
+    let q = one(&space, r#"(ExecutionOutput (GroundedSchema "rs: count") (List (Concept "a") (Concept "b")))"#);
+    assert_eq!(execute(&space, q).unwrap(), Executed::Value(Value::float(vec![2.0])), "the name is trimmed");
+    let q = one(&space, r#"(Evaluation (GroundedPredicate "rs:long") (Concept "abcdef"))"#);
+    assert_eq!(execute(&space, q).unwrap(), Executed::Value(Value::Truth(TruthValue::simple(1.0, 1.0))));
+
+    let q = one(&space, r#"(ExecutionOutput (GroundedSchema "rs:fail") (List))"#);
+    assert_eq!(execute(&space, q), Err(Error::Procedure("it failed on purpose".into())));
+    let q = one(&space, r#"(Evaluation (GroundedPredicate "rs:count") (List))"#);
+    assert!(matches!(execute(&space, q), Err(Error::Procedure(m)) if m.contains("did not return a TruthValue")));
+    let q = one(&space, r#"(ExecutionOutput (GroundedSchema "nocolon") (List))"#);
+    assert!(matches!(execute(&space, q), Err(Error::Procedure(m)) if m.contains("prefix:name")));
+}
+
+#[test]
+fn a_grounded_predicate_filters_a_query_in_a_scratch_frame() {
+    register("rsq", Arc::new(Rust { calls: AtomicUsize::new(0) }));
+    let space = AtomSpace::new();
+    load_str(&mut &space, r#"(Member (Concept "ab") (Concept "set")) (Member (Concept "abcdef") (Concept "set")) (Member (Concept "xyzxyz") (Concept "set"))"#)
+        .unwrap();
+    let q = one(
+        &space,
+        r#"(Get (And (Member (Variable "$x") (Concept "set"))
+                     (Evaluation (GroundedPredicate "rsq:long") (List (Variable "$x")))))"#,
+    );
+    let size = space.size();
+    let Executed::Atom(set) = execute(&space, q).unwrap() else { panic!("a SetLink") };
+    let mut got: Vec<&str> = space.outgoing(set).unwrap().iter().map(|&h| space.name(h).unwrap()).collect();
+    got.sort();
+    assert_eq!(got, ["abcdef", "xyzxyz"]);
+    // The query added its SetLink; the calls' arguments and additions went
+    // to scratch frames.
+    assert_eq!(space.size(), size + 1);
+    assert_eq!(space.get_node(CONCEPT_NODE, "mark"), None);
+
+    let sat = one(
+        &space,
+        r#"(Satisfaction (VariableList) (SequentialAnd
+              (Evaluation (GroundedPredicate "rsq:long") (List (Concept "abcdef")))
+              (Evaluation (GroundedPredicate "rsq:long") (List (Concept "ab")))))"#,
+    );
+    assert_eq!(execute(&space, sat).unwrap(), Executed::Value(Value::Truth(TruthValue::simple(0.0, 1.0))));
+}
