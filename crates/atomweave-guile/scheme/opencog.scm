@@ -766,3 +766,143 @@ always does, so this only records ON. Returns the previous setting."
 (define-public (cog-av->alist a)
   "An attention value as an alist: ((sti . S) (lti . L) (vlti . V))."
   (map cons '(sti lti vlti) (cog-value->list a)))
+
+;; ----- truth-value merging (upstream's cog-tv-merge and kin) -----
+
+(define-public (cog-tv-merge a b)
+  "Truth values A and B merged by PLN's revision rule (upstream's default):
+counts add, less a fifth of the smaller; the mean is weighed by count.
+Both must be simple truth values."
+  (define (simple? tv) (and (cog-tv? tv) (eq? 'SimpleTruthValue (cog-type tv))))
+  (unless (and (simple? a) (simple? b))
+    (error "cog-tv-merge: PLN revision merges simple truth values, got" a b))
+  (let* ((k 800)
+         (cf (min (cog-tv-confidence a) 0.9999998))
+         (n1 (/ (* k cf) (- 1 cf)))
+         (n2 (cog-tv-count b))
+         (n (- (+ n1 n2) (* 0.2 (min n1 n2)))))
+    (if (zero? (+ n1 n2))
+        a
+        (stv (/ (+ (* (cog-tv-mean a) n1) (* (cog-tv-mean b) n2)) (+ n1 n2))
+             (/ n (+ n k))))))
+
+(define-public (cog-tv-merge-hi-conf a b)
+  "Of truth values A and B, the one of higher confidence (A on a tie)."
+  (unless (and (cog-tv? a) (cog-tv? b))
+    (error "cog-tv-merge-hi-conf: expected two truth values, got" a b))
+  (if (> (cog-tv-confidence b) (cog-tv-confidence a)) b a))
+
+(define-public (cog-merge-tv! atom tv)
+  "Sets ATOM's truth value to its own merged with TV (cog-tv-merge)."
+  (cog-set-tv! atom (cog-tv-merge (cog-tv atom) tv)))
+
+(define-public (cog-merge-hi-conf-tv! atom tv)
+  "Sets ATOM's truth value to its own or TV, whichever is more confident."
+  (cog-set-tv! atom (cog-tv-merge-hi-conf (cog-tv atom) tv)))
+
+;; ----- one element of a vector value -----
+
+(define-public (cog-set-value-ref! atom key val ref)
+  "Sets element REF (from 0) of the vector value at KEY on ATOM to VAL,
+padding a shorter vector (with 0, \"\" or VAL itself); nothing happens if
+ATOM has no value at KEY. Returns ATOM."
+  (let ((v (cog-value atom key)))
+    (when (and v (not (null? v)))
+      (let* ((type (cog-type v))
+             (old (cog-value->list v))
+             (pad (case type ((FloatValue) 0) ((StringValue) "") (else val)))
+             (new (append old (make-list (max 0 (- (+ ref 1) (length old))) pad))))
+        (list-set! new ref val)
+        (cog-set-value! atom key (apply cog-new-value type new))))
+    atom))
+
+;; ----- UUIDs: a process-wide table of integers for atoms -----
+
+(define uuid-lock (make-mutex))
+(define uuid->atom (make-hash-table))
+(define handle->uuid (make-hash-table))
+(define next-uuid 1)
+
+(define-public (cog-assign-uuid atom . uuid)
+  "The UUID (an integer) of ATOM: the one it has, else UUID if given, else a
+new one. Remembered until removed (cog-unassign-uuid, cog-remove-uuid)."
+  (with-mutex uuid-lock
+    (let ((known (hashv-ref handle->uuid (cog-handle atom))))
+      (cond
+        ((and known (null? uuid)) known)
+        (else
+          (let ((u (if (null? uuid) next-uuid (car uuid))))
+            (unless (and (integer? u) (>= u 0))
+              (error "cog-assign-uuid: a UUID is a non-negative integer, got" u))
+            (when known (hashv-remove! uuid->atom known))
+            (hashv-set! uuid->atom u atom)
+            (hashv-set! handle->uuid (cog-handle atom) u)
+            (set! next-uuid (max next-uuid (+ u 1)))
+            u))))))
+
+(define-public (cog-add-uuid atom uuid)
+  "Gives ATOM the UUID UUID (cog-assign-uuid with the UUID given)."
+  (cog-assign-uuid atom uuid))
+
+(define-public (cog-lookup-uuid uuid)
+  "The atom of UUID, or '() if none has it."
+  (with-mutex uuid-lock (or (hashv-ref uuid->atom uuid) '())))
+
+(define-public (cog-remove-uuid uuid)
+  "Forgets UUID (and its atom's association)."
+  (with-mutex uuid-lock
+    (let ((atom (hashv-ref uuid->atom uuid)))
+      (when atom (hashv-remove! handle->uuid (cog-handle atom)))
+      (hashv-remove! uuid->atom uuid)
+      #t)))
+
+(define-public (cog-unassign-uuid atom)
+  "Forgets ATOM's UUID."
+  (with-mutex uuid-lock
+    (let ((u (hashv-ref handle->uuid (cog-handle atom))))
+      (when u (hashv-remove! uuid->atom u))
+      (hashv-remove! handle->uuid (cog-handle atom))
+      #t)))
+
+;; ----- type specifications (the simple ones) -----
+
+(define (type-of-spec-accepts? spec type)
+  "Whether type specification SPEC (Type, TypeInh, TypeCoInh, TypeChoice)
+accepts atoms or values of TYPE."
+  (case (cog-type spec)
+    ((TypeNode) (eq? (string->symbol (cog-name spec)) type))
+    ((TypeInhNode) (cog-subtype? (string->symbol (cog-name spec)) type))
+    ((TypeCoInhNode) (cog-subtype? type (string->symbol (cog-name spec))))
+    ((TypeChoice) (any (lambda (s) (type-of-spec-accepts? s type)) (cog-outgoing-set spec)))
+    (else (error "not supported by atomweave: type specifications beyond Type, TypeInh, TypeCoInh and TypeChoice (signatures, deep types), got" spec))))
+
+(define-public (cog-value-is-type? spec value)
+  "Whether VALUE (an atom or value) fits type specification SPEC: (Type 'X)
+exactly X, (TypeInh 'X) X or a subtype, TypeChoice any of its members.
+Signatures and other deep types raise a \"not supported\" error."
+  (type-of-spec-accepts? spec (cog-type value)))
+
+(define-public (cog-type-match? left right)
+  "Whether LEFT, a type specification, is at least as broad as RIGHT, a
+type specification or a value (see cog-value-is-type?)."
+  (if (and (cog-atom? right) (memq (cog-type right) '(TypeNode TypeInhNode TypeCoInhNode TypeChoice)))
+      (case (cog-type right)
+        ((TypeChoice) (every (lambda (r) (cog-type-match? left r)) (cog-outgoing-set right)))
+        ((TypeNode) (type-of-spec-accepts? left (string->symbol (cog-name right))))
+        (else (equal? left right)))
+      (cog-value-is-type? left right)))
+
+;; ----- names upstream exports that atomweave does not provide -----
+
+(define (not-supported name why)
+  (lambda args
+    (error (string-append name ": not supported by atomweave: " why))))
+
+(define-public cog-type-compose
+  (not-supported "cog-type-compose" "type composition (the deep type system); cog-value-is-type? and cog-type-match? check simple type specifications"))
+(define-public cog-add-atomspace
+  (not-supported "cog-add-atomspace" "an AtomSpace is not held inside another as an atom; make a child space (cog-new-atomspace BASE) or keep a reference in Scheme"))
+(define-public cog-new-ast
+  (not-supported "cog-new-ast" "foreign abstract syntax trees (SexprAst, DatalogAst) are not kept"))
+(define-public opencog-extension
+  (not-supported "opencog-extension" "atomweave loads no C++ extension libraries; its modules are Scheme over one native extension"))

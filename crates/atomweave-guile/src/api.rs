@@ -563,6 +563,7 @@ subrs! {
         smob::space_at(space_arg(s)?).set_read_only(false);
         Ok(UNSPECIFIED)
     }
+    cog_atomspace_uuid "cog-atomspace-uuid" (s) { Ok(ffi::from_i64(i64::from(smob::register(smob::space_at(space_arg(s)?).clone())))) }
     cog_atomspace_readonly_p "cog-atomspace-readonly?" (s) { Ok(Scm::bool(smob::space_at(space_arg(s)?).is_read_only())) }
     cog_atomspace_cow "cog-atomspace-cow!" (on, s) {
         let space = space_arg(s)?;
@@ -747,6 +748,7 @@ pub(crate) fn define_all() {
         ("cog-atomspace-ro!", 0, 1, 0, cog_atomspace_ro as Subr),
         ("cog-atomspace-rw!", 0, 1, 0, cog_atomspace_rw as Subr),
         ("cog-atomspace-readonly?", 0, 1, 0, cog_atomspace_readonly_p as Subr),
+        ("cog-atomspace-uuid", 0, 1, 0, cog_atomspace_uuid as Subr),
         ("cog-atomspace-cow!", 1, 1, 0, cog_atomspace_cow as Subr),
         ("cog-atomspace-cow?", 0, 1, 0, cog_atomspace_cow_p as Subr),
         ("cog-atomspace-clear", 0, 1, 0, cog_atomspace_clear as Subr),
