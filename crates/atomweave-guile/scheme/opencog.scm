@@ -31,6 +31,14 @@
                (call-with-output-string (lambda (port) (print-exception port #f key args)))
                #\newline))))))
 
+; The extension's failures are upstream's C++-EXCEPTION (procedure message),
+; which scripts catch by that key; printed as Guile prints an error.
+(set-exception-printer! 'C++-EXCEPTION
+  (lambda (port key args default-printer)
+    (if (and (pair? args) (pair? (cdr args)))
+        (format port "In procedure ~a: ~a" (car args) (cadr args))
+        (default-printer))))
+
 (define* (cog-prt-atomspace #:optional (atomspace (cog-atomspace)))
   "Prints every atom of ATOMSPACE that no link holds, in the REPL form."
   (for-each display (cog-get-all-roots atomspace)))

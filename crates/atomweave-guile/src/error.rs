@@ -25,7 +25,7 @@ pub struct Error {
 pub type R<T> = Result<T, Error>;
 
 impl Error {
-    /// `misc-error`.
+    /// Upstream's `C++-EXCEPTION`.
     pub fn msg(msg: impl Into<String>) -> Error {
         Error { key: Key::Misc, msg: msg.into() }
     }
@@ -97,15 +97,19 @@ pub fn guard(subr: &'static str, body: impl FnOnce() -> R<Scm>) -> Scm {
     raise(key, subr, msg)
 }
 
+/// Throws: a wrong argument as Guile's `wrong-type-arg`; any other failure
+/// as upstream's `C++-EXCEPTION` with arguments `(procedure message)`, the
+/// key upstream's scripts catch (`(opencog)` prints it as Guile prints an
+/// error: "In procedure P: message").
 #[inline(never)]
 #[cold]
 fn raise(key: Key, subr: &'static str, msg: Scm) -> ! {
-    let key = ffi::symbol(match key {
-        Key::WrongType => "wrong-type-arg",
-        Key::Misc => "misc-error",
-    });
-    let args = ffi::list([msg].into_iter());
     // SAFETY: all arguments are Scheme objects; throws (longjmp) over frames
     // that hold nothing to drop.
-    unsafe { ffi::scm_error_scm(key, ffi::string(subr), ffi::string("~A"), args, ffi::BOOL_F) }
+    unsafe {
+        match key {
+            Key::WrongType => ffi::scm_error_scm(ffi::symbol("wrong-type-arg"), ffi::string(subr), ffi::string("~A"), ffi::list([msg].into_iter()), ffi::BOOL_F),
+            Key::Misc => ffi::scm_throw(ffi::symbol("C++-EXCEPTION"), ffi::list([ffi::string(subr), msg].into_iter())),
+        }
+    }
 }

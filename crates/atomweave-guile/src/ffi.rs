@@ -264,6 +264,7 @@ extern "C" {
 
     /// Throws, always.
     pub fn scm_error_scm(key: Scm, subr: Scm, message: Scm, args: Scm, rest: Scm) -> !;
+    pub fn scm_throw(key: Scm, args: Scm) -> !;
 }
 
 #[link(name = "gc")]

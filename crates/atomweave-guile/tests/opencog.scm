@@ -676,6 +676,10 @@
 
 ;; ----- errors -----
 (test-group "errors"
+  (test-equal "a failure is upstream's C++-EXCEPTION with the procedure and the message"
+              '(C++-EXCEPTION "cog-outgoing-atom" #t)
+              (catch 'C++-EXCEPTION (lambda () (cog-outgoing-atom (List) 3))
+                (lambda (key proc msg) (list key proc (number? (string-contains msg "past the end"))))))
   (test-assert "a number is not an atom" (raises-with? "expected an atom" (lambda () (cog-new-link 'ListLink 42))))
   (test-assert "the message names the procedure" (raises-with? "cog-new-link" (lambda () (cog-new-link 'ListLink 42))))
   (test-assert "unknown type" (raises-with? "unknown atom type" (lambda () (cog-new-node 'NoSuchNode "x"))))
