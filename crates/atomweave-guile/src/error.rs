@@ -108,7 +108,9 @@ fn raise(key: Key, subr: &'static str, msg: Scm) -> ! {
     // that hold nothing to drop.
     unsafe {
         match key {
-            Key::WrongType => ffi::scm_error_scm(ffi::symbol("wrong-type-arg"), ffi::string(subr), ffi::string("~A"), ffi::list([msg].into_iter()), ffi::BOOL_F),
+            Key::WrongType => {
+                ffi::scm_error_scm(ffi::symbol("wrong-type-arg"), ffi::string(subr), ffi::string("~A"), ffi::list([msg].into_iter()), ffi::BOOL_F)
+            }
             Key::Misc => ffi::scm_throw(ffi::symbol("C++-EXCEPTION"), ffi::list([ffi::string(subr), msg].into_iter())),
         }
     }

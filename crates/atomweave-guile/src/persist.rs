@@ -105,15 +105,14 @@ fn count(n: impl TryInto<i64>) -> Scm {
 subrs! {
     cog_open "cog-open" (sn) {
         let a = atom(sn)?;
-        let t = a.get_type()?;
+        a.get_type()?;
         let name = a.space().name(a.h).unwrap_or_default().to_string();
-        let url = atomweave_store::url_of_node(t, &name)?;
-        let already = || Error::msg(format!("{url} is already open"));
+        let already = || Error::msg(format!("{name} is already open"));
         if OPEN.lock().iter().any(|o| o.is(a)) {
             return Err(already());
         }
         // Opening may take long (a network, a big file): not under the list's lock.
-        let store = atomweave_store::open(&url)?;
+        let store = atomweave_store::proxy::open_node(a.space(), a.h)?;
         let mut open = OPEN.lock();
         if open.iter().any(|o| o.is(a)) {
             drop(open);

@@ -703,6 +703,29 @@
   (test-assert "errors leave the extension usable" (cog-atom? (Concept "still fine"))))
 
 ;; ----- persistence -----
+(test-group "proxies"
+  (define a-dir (tmpdir))
+  (define b-dir (tmpdir))
+  (define s (cog-new-atomspace))
+  (define prev (cog-set-atomspace! s))
+  (define w (WriteThruProxy "both"))
+  (ProxyParameters w (List (RocksStorageNode (string-append "rocks://" a-dir)) (RocksStorageNode (string-append "rocks://" b-dir))))
+  (cog-open w)
+  (store-atom (Concept "through" (stv 0.5 0.5)))
+  (test-assert "a write-through proxy does not read"
+    (catch 'C++-EXCEPTION (lambda () (fetch-atom (Concept "through")) #f) (lambda (k p m) (number? (string-contains m "does not read")))))
+  (cog-close w)
+  (cog-atomspace-clear)
+  (define r (SequentialReadProxy "either"))
+  (ProxyParameters r (List (RocksStorageNode (string-append "rocks://" b-dir))))
+  (cog-open r)
+  (fetch-atom (Concept "through"))
+  (cog-close r)
+  (test-equal "and each target has what it wrote" (stv 0.5 0.5) (cog-tv (Concept "through")))
+  (test-assert "a proxy without parameters does not open"
+    (raises-with? "ProxyParametersLink" (lambda () (cog-open (ReadThruProxy "bare")))))
+  (cog-set-atomspace! prev))
+
 (test-group "persistence"
   (define dir (tmpdir))
   (define sn (RocksStorageNode (string-append "rocks://" dir)))

@@ -65,10 +65,8 @@ fn atom_parts(atom: &Bound<'_, PyAny>) -> PyResult<(AtomSpace, Handle)> {
 pub fn cog_open(py: Python<'_>, storage: &Bound<'_, PyAtom>) -> PyResult<()> {
     let a = storage.get();
     let space = a.space.get().space.clone();
-    let t = space.get_type(a.handle).ok_or_else(|| PyRuntimeError::new_err("the StorageNode is gone"))?;
-    let name = space.name(a.handle).unwrap_or_default().to_string();
-    let url = atomweave_store::url_of_node(t, &name).map_err(store_err)?;
-    let store = py.allow_threads(|| atomweave_store::open(&url)).map_err(store_err)?;
+    space.get_type(a.handle).ok_or_else(|| PyRuntimeError::new_err("the StorageNode is gone"))?;
+    let store = py.allow_threads(|| atomweave_store::proxy::open_node(&space, a.handle)).map_err(store_err)?;
     OPEN.lock().push(Opened { space, node: a.handle, store });
     Ok(())
 }

@@ -8,7 +8,10 @@
 //! - `postgres://user@host:port/db`: a PostgreSQL database that many
 //!   processes share ([`pg`]);
 //! - `cog://host:port`: the space of a running CogServer (`atomweave
-//!   serve`, or upstream's), over the network ([`cog`]).
+//!   serve`, or upstream's), over the network ([`cog`]);
+//! - a proxy atom (`WriteThruProxy`, `ReadThruProxy`, ...) passing calls to
+//!   the stores its ProxyParametersLink names ([`proxy`], opened from the
+//!   atom by [`proxy::open_node`]).
 //!
 //! Every backend offers the calls upstream's StorageNode does
 //! ([`StorageNode`]); stores write behind, in batches, and [`barrier`]
@@ -24,6 +27,7 @@ pub mod cog;
 pub mod file;
 pub mod lmdb;
 pub mod pg;
+pub mod proxy;
 mod spill;
 
 /// What can go wrong with a store.
