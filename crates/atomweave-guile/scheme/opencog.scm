@@ -55,14 +55,15 @@
 (define-public (cog-link-type? type) (cog-subtype? 'Link type))
 (define-public (cog-value-type? type) (cog-subtype? 'Value type))
 
-(define-public (count-all)
-  "How many atoms the current atomspace holds."
-  (length (cog-get-atoms 'Atom #t)))
+(define-public (count-all . space)
+  "How many atoms the atomspace given (by default the current one) holds."
+  (length (apply cog-get-atoms 'Atom #t space)))
 
-(define-public (cog-map-type proc type)
-  "Calls PROC on every atom of TYPE (subtypes excluded) until it returns
-something other than #f; that value, or #f."
-  (let loop ((atoms (cog-get-atoms type)))
+(define-public (cog-map-type proc type . space)
+  "Calls PROC on every atom of TYPE (subtypes excluded) in the atomspace
+given (by default the current one) until it returns something other than
+#f; that value, or #f."
+  (let loop ((atoms (apply cog-get-atoms type #f space)))
     (and (pair? atoms)
          (or (proc (car atoms)) (loop (cdr atoms))))))
 

@@ -66,6 +66,11 @@ pub const ON_DEMAND_MODULES: &[(&str, &str)] = &[
     ("(opencog spacetime)", include_str!("../scheme/opencog/spacetime.scm")),
     ("(opencog attention)", include_str!("../scheme/opencog/attention.scm")),
     ("(atomweave legacy)", include_str!("../scheme/atomweave/legacy.scm")),
+    // Upstream modules atomweave does not provide: each says so when used.
+    ("(opencog python)", include_str!("../scheme/opencog/python.scm")),
+    ("(opencog matrix)", include_str!("../scheme/opencog/matrix.scm")),
+    ("(opencog csv-table)", include_str!("../scheme/opencog/csv-table.scm")),
+    ("(opencog type-utils)", include_str!("../scheme/opencog/type-utils.scm")),
 ];
 
 /// Makes Guile's module loader take `ON_DEMAND_MODULES` from memory when a

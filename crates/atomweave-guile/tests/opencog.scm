@@ -302,6 +302,9 @@
   (test-assert "cog-link-type?" (cog-link-type? 'ListLink))
   (test-assert "cog-value-type?" (cog-value-type? 'FloatValue))
   (test-equal "count-all" 9 (count-all))
+  (test-equal "count-all of another space" 0 (count-all (cog-new-atomspace)))
+  (test-equal "cog-map-type in another space" #f
+              (cog-map-type (lambda (a) #t) 'ConceptNode (cog-new-atomspace)))
   (test-equal "cog-map-type stops at a value" "cat"
               (cog-map-type (lambda (a) (and (equal? a cat) (cog-name a))) 'ConceptNode))
   (test-equal "cog-filter" (list l1) (cog-filter 'InheritanceLink (list tom l1 cat)))
@@ -611,6 +614,13 @@
               (filter (lambda (n) (not (raises-with? "not supported by atomweave"
                                           (lambda () ((module-ref (resolve-interface '(opencog)) (string->symbol n)) 1 2)))))
                       unsupported)))
+
+(test-group "upstream modules atomweave does not provide say so"
+  (for-each
+    (lambda (m)
+      (test-assert (format #f "~a" m)
+        (raises-with? "is not supported by atomweave" (lambda () (resolve-interface m)))))
+    '((opencog python) (opencog matrix) (opencog csv-table) (opencog type-utils))))
 
 (test-group "truth-value merging, vector elements, UUIDs, type specifications"
   (define a (Concept "merge-me" (stv 0.2 0.5)))
