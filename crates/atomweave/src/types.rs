@@ -286,8 +286,11 @@ mod tests {
     #[test]
     fn table_holds_upstream_types() {
         // The 225 types of upstream's table, then WordNode, ParseNode, the
-        // six StorageNode types and the attention module's AttentionValue.
-        assert_eq!(BUILTIN_COUNT, 234);
+        // six StorageNode types, the ten of the proxies and the attention
+        // module's AttentionValue.
+        assert_eq!(BUILTIN_COUNT, 244);
+        assert!(WRITE_BUFFER_PROXY_NODE.is_a(WRITE_THRU_PROXY_NODE) && PROXY_NODE.is_a(STORAGE_NODE));
+        assert_eq!(Type::from_name("WriteThruProxy"), Some(WRITE_THRU_PROXY_NODE));
         assert!(ATTENTION_VALUE.is_a(FLOAT_VALUE) && !ATTENTION_VALUE.is_atom());
         assert!(ROCKS_STORAGE_NODE.is_a(STORAGE_NODE) && STORAGE_NODE.is_a(NODE));
         assert_eq!(Type::from_name("Word"), Some(WORD_NODE));
