@@ -32,6 +32,7 @@ mod api;
 mod error;
 mod fast;
 pub mod ffi;
+mod grounded;
 mod interrupt;
 mod load;
 mod persist;
@@ -100,6 +101,7 @@ pub unsafe extern "C" fn atomweave_guile_init() {
         let space = HOST_SPACE.lock().take().unwrap_or_default();
         api::init(register_space(space));
         install_file_loader();
+        grounded::register();
     });
     api::define_all();
 }
@@ -225,6 +227,12 @@ pub fn make_procedure(lambda: &str, compile: bool) -> Result<Scm, String> {
     Ok(unsafe { ffi::scm_gc_protect_object(x) })
 }
 
+/// Applies the procedure Scheme expression `name` gives to `args`; its
+/// value, or the error's text. Must run in Guile mode.
+pub(crate) fn apply(name: &str, args: Scm) -> Result<Scm, String> {
+    call_shell(Shell::Apply, &[ffi::string(name), args])
+}
+
 /// Calls a procedure of one argument (from [`make_procedure`]); its error,
 /// if it raised one.
 pub fn call(procedure: Scm, arg: i64) -> Result<(), String> {
@@ -240,6 +248,7 @@ enum Shell {
     Memoize,
     Compile,
     Call,
+    Apply,
     Resolve,
     ErrorText,
     Interrupt,
@@ -248,7 +257,7 @@ enum Shell {
     OwnRest,
 }
 
-static SHELL: [std::sync::atomic::AtomicUsize; 12] = [const { std::sync::atomic::AtomicUsize::new(0) }; 12];
+static SHELL: [std::sync::atomic::AtomicUsize; 13] = [const { std::sync::atomic::AtomicUsize::new(0) }; 13];
 
 fn shell(p: Shell) -> Scm {
     let slot = &SHELL[p as usize];
@@ -261,6 +270,7 @@ fn shell(p: Shell) -> Scm {
                 Shell::Memoize => c"shell-memoize",
                 Shell::Compile => c"shell-compile",
                 Shell::Call => c"shell-call",
+                Shell::Apply => c"shell-apply",
                 Shell::Resolve => c"shell-resolve",
                 Shell::ErrorText => c"shell-error-text",
                 Shell::Interrupt => c"shell-interrupt",

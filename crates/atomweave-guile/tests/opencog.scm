@@ -666,6 +666,37 @@
   (test-assert "a signature is not supported" (raises-with? "not supported" (lambda () (cog-value-is-type? (Signature (Concept "x")) (Concept "x"))))))
 
 ;; ----- queries -----
+; Grounded procedures: scm: names a procedure of the user module.
+(define (scm-pair a b) (List a b))
+(define (scm-long? a)
+  (Concept "made during the call")
+  (if (> (string-length (cog-name a)) 3) (stv 1 1) (stv 0 1)))
+(define (scm-boom a) (error "the callback gave up"))
+(define (scm-number) 42)
+
+(test-group "scm: grounded procedures"
+  (define s (cog-new-atomspace))
+  (define prev (cog-set-atomspace! s))
+  (for-each (lambda (n) (Member (Concept n) (Concept "set"))) '("ab" "abcdef" "xyzxyz"))
+  (test-equal "a predicate filters a query" 2
+    (cog-arity (cog-execute! (Get (And (Member (Variable "$x") (Concept "set"))
+                                       (Evaluation (GroundedPredicate "scm:scm-long?") (List (Variable "$x"))))))))
+  (test-equal "and what it adds there is scratch" '() (cog-node 'ConceptNode "made during the call"))
+  (test-equal "a schema gets the list's members" (List (Concept "a") (Concept "b"))
+              (cog-execute! (ExecutionOutput (GroundedSchema "scm:scm-pair") (List (Concept "a") (Concept "b")))))
+  (test-equal "a predicate gives its truth value" (stv 1 1)
+              (cog-evaluate! (Evaluation (GroundedPredicate "scm: scm-long?") (List (Concept "abcdef")))))
+  (test-equal "the name may be any expression of a procedure" (List (Concept "x") (Concept "x"))
+              (cog-execute! (ExecutionOutput (GroundedSchema "scm:(lambda (x) (List x x))") (List (Concept "x")))))
+  (test-assert "an exception is an error with its message"
+    (raises-with? "the callback gave up" (lambda () (cog-execute! (ExecutionOutput (GroundedSchema "scm:scm-boom") (List (Concept "a")))))))
+  (test-assert "an unbound name is an error"
+    (raises-with? "no-such-procedure" (lambda () (cog-execute! (ExecutionOutput (GroundedSchema "scm:no-such-procedure") (List))))))
+  (test-assert "a return that is not Atomese is an error"
+    (raises-with? "did not return Atomese" (lambda () (cog-execute! (ExecutionOutput (GroundedSchema "scm:scm-number") (List))))))
+  (test-equal "the current space is back" s (cog-atomspace))
+  (cog-set-atomspace! prev))
+
 (test-group "queries"
   (define s (cog-new-atomspace))
   (define prev (cog-set-atomspace! s))

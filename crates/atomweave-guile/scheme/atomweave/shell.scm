@@ -8,7 +8,7 @@
   #:use-module (ice-9 eval-string)
   #:use-module (system base compile)
   #:export (shell-eval shell-run shell-value shell-memoize shell-compile shell-call
-            shell-resolve shell-error-text shell-interrupt
+            shell-apply shell-resolve shell-error-text shell-interrupt
             shell-open-file shell-load-form shell-own-rest))
 
 (define user (resolve-module '(guile-user)))
@@ -145,6 +145,11 @@ come already read: a list of expressions."
 
 (define (shell-call proc arg)
   (guarded (proc arg) '(#t . "")))
+
+(define (shell-apply name args)
+  "Applies the procedure the expression NAME gives in the user module (a
+grounded procedure's name after scm:) to ARGS; its value."
+  (guarded (cons #t (apply (eval-string name #:module user) args))))
 
 ;; What an embedder's watchdog runs in a thread whose evaluation it stops
 ;; (interrupt.rs): throws if that evaluation is still being stopped, and

@@ -448,12 +448,16 @@ impl<'s> Compiler<'s> {
         Ok((lo as usize, if hi < 0.0 { usize::MAX } else { hi as usize }))
     }
 
-    /// Declares the body's unquoted variables, in order of first appearance.
+    /// Declares the body's unquoted variables, in order of first appearance;
+    /// not those of a scope inside it (a GetLink in an EqualLink binds its own).
     fn free_variables(&mut self, h: Handle, quoted: bool, seen: &mut HashSet<(Handle, bool)>) -> Result<()> {
         if !seen.insert((h, quoted)) {
             return Ok(());
         }
         let t = self.ty(h)?;
+        if !quoted && seen.len() > 1 && t.is_a(types::SCOPE_LINK) {
+            return Ok(());
+        }
         let quoted = match t {
             types::VARIABLE_NODE | types::GLOB_NODE if !quoted => return self.add_var(h).map(drop),
             types::QUOTE_LINK if !quoted => true,
@@ -561,7 +565,7 @@ impl<'s> Compiler<'s> {
         let t = self.ty(h)?;
         let one = |c: Clause| Ok(vec![vec![c]]);
         match t {
-            types::AND_LINK if !self.evaluatable(h) => {
+            types::AND_LINK | types::SEQUENTIAL_AND_LINK if !self.evaluatable(h) => {
                 let mut alts = vec![Vec::new()];
                 for &m in self.nonempty(h)? {
                     let sub = self.clauses(m)?;
@@ -572,7 +576,7 @@ impl<'s> Compiler<'s> {
                 }
                 Ok(alts)
             }
-            types::OR_LINK | types::CHOICE_LINK if !self.evaluatable(h) => {
+            types::OR_LINK | types::SEQUENTIAL_OR_LINK | types::CHOICE_LINK if !self.evaluatable(h) => {
                 let mut alts = Vec::new();
                 for &m in self.nonempty(h)? {
                     alts.extend(self.clauses(m)?);
