@@ -17,8 +17,9 @@ fn index_of(space: &AtomSpace) -> u32 {
 }
 
 /// Evaluates Scheme `text` with `atomspace` as the current atomspace;
-/// returns what it printed and its value, as the REPL shows them. A Scheme
-/// error raises RuntimeError with Guile's message.
+/// returns what it printed and its value, as the REPL shows them, ending
+/// with a newline as upstream's does (so even a definition gives "\n"). A
+/// Scheme error raises RuntimeError with Guile's message.
 #[pyfunction]
 pub fn scheme_eval(py: Python<'_>, atomspace: &Bound<'_, PySpace>, text: &str) -> PyResult<String> {
     let space = atomspace.get().space.clone();
@@ -29,7 +30,11 @@ pub fn scheme_eval(py: Python<'_>, atomspace: &Bound<'_, PySpace>, text: &str) -
             atomweave_guile::eval(text)
         })
     });
-    done.map_err(PyRuntimeError::new_err)
+    let mut text = done.map_err(PyRuntimeError::new_err)?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(text)
 }
 
 /// Evaluates Scheme `text` with `atomspace` as the current atomspace; returns

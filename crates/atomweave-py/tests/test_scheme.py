@@ -9,7 +9,8 @@ from atomweave.scheme import scheme_eval as upstream_name
 def test_eval_prints_the_value():
     space = AtomSpace()
     assert scheme_eval(space, "(+ 2 2)") == "4\n"
-    assert scheme_eval(space, '(display "hi")') == "hi"
+    assert scheme_eval(space, '(display "hi")') == "hi\n", "ends with a newline, as upstream's"
+    assert scheme_eval(space, "(define n 0)") == "\n"
     assert upstream_name is scheme_eval
 
 
