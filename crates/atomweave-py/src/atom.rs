@@ -197,8 +197,16 @@ impl PyAtom {
         let r = match op {
             CompareOp::Eq => same,
             CompareOp::Ne => !same,
-            // Upstream orders atoms by handle, so sorted() works on lists of atoms.
-            _ => op.matches(self.handle.cmp(&o.handle)),
+            // By content, as the dumps order atoms: sorted() lists the same
+            // atoms in the same order in any space (upstream's test of a
+            // load round trip sorts two spaces' atoms and compares).
+            _ => op.matches(atomweave::content_cmp(self.core(), self.handle, o.core(), o.handle).then_with(|| {
+                if same {
+                    std::cmp::Ordering::Equal
+                } else {
+                    self.handle.cmp(&o.handle)
+                }
+            })),
         };
         PyBool::new(py, r).to_owned().into_any().unbind()
     }

@@ -100,6 +100,19 @@ def test_atoms_sort(space):
     assert a <= a and a >= a
 
 
+def test_atoms_sort_by_content_so_two_spaces_list_alike(space, other):
+    def fill(s, names):
+        for n in names:
+            c = s.add_node(types.ConceptNode, n)
+            s.add_link(types.ListLink, [c, s.add_node(types.PredicateNode, "p")])
+    fill(space, ["b", "a", "c"])
+    fill(other, ["c", "b", "a"])
+    assert [str(x) for x in sorted(space)] == [str(x) for x in sorted(other)]
+    assert space.add_node(types.ConceptNode, "a") < space.add_node(types.ConceptNode, "b")
+    assert other.add_node(types.ConceptNode, "b") > space.add_node(types.ConceptNode, "a"), "across spaces too"
+    assert space.add_node(types.ConceptNode, "z") < space.add_link(types.ListLink, []), "type names first"
+
+
 def test_incoming(space):
     a, b, c = ConceptNode("a"), ConceptNode("b"), ConceptNode("c")
     ab = InheritanceLink(a, b)

@@ -38,6 +38,7 @@ mod value;
 pub use batch::LinkBatch;
 pub use error::{Error, Result};
 pub use handle::Handle;
+pub use order::content_cmp;
 pub use read::AtomRead;
 pub use sink::AtomSink;
 pub use space::{AtomSpace, Incoming, SpaceRead};

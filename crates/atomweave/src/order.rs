@@ -43,6 +43,36 @@ pub(crate) fn cmp(c: &(impl AtomSource + ?Sized), mut a: Handle, mut b: Handle) 
     }
 }
 
+/// Atom `a` of `ca` against atom `b` of `cb` (two spaces: handles say
+/// nothing across them) by the same content order; equal content is
+/// equal. Members are compared in order, on a work list: no recursion; a
+/// pair of links met again (a shared member) compared equal the first time.
+pub fn content_cmp<A: AtomSource + ?Sized, B: AtomSource + ?Sized>(ca: &A, a: Handle, cb: &B, b: Handle) -> Ordering {
+    let mut todo = vec![(a, b)];
+    let mut done: std::collections::HashSet<(Handle, Handle)> = std::collections::HashSet::new();
+    while let Some((x, y)) = todo.pop() {
+        let (Some(tx), Some(ty)) = (ca.get_type(x), cb.get_type(y)) else { return x.cmp(&y) };
+        if tx != ty {
+            return tx.name().cmp(ty.name());
+        }
+        if !tx.is_link() {
+            match ca.name(x).unwrap_or_default().as_bytes().cmp(cb.name(y).unwrap_or_default().as_bytes()) {
+                Ordering::Equal => continue,
+                o => return o,
+            }
+        }
+        let (ox, oy) = (ca.outgoing(x).unwrap_or_default(), cb.outgoing(y).unwrap_or_default());
+        if ox.len() != oy.len() {
+            return ox.len().cmp(&oy.len());
+        }
+        if !done.insert((x, y)) {
+            continue;
+        }
+        todo.extend(ox.iter().copied().zip(oy.iter().copied()).rev());
+    }
+    Ordering::Equal
+}
+
 /// Puts `out` in content order.
 pub(crate) fn sort(c: &(impl AtomSource + ?Sized), out: &mut [Handle]) {
     out.sort_unstable_by(|&a, &b| cmp(c, a, b));

@@ -412,3 +412,25 @@ fn import_and_find_take_any_depth_and_sharing() {
         .join()
         .unwrap();
 }
+
+#[test]
+fn content_order_compares_across_spaces_without_walking_shared_members_twice() {
+    use std::cmp::Ordering;
+    // A link of a link of ... each holding its member twice: 2^64 paths.
+    let chain = |leaf: &str| {
+        let s = AtomSpace::new();
+        let mut h = s.add_node(CONCEPT_NODE, leaf).unwrap();
+        for _ in 0..64 {
+            h = s.add_link(LIST_LINK, &[h, h]).unwrap();
+        }
+        (s, h)
+    };
+    let (a, ha) = chain("leaf");
+    let (b, hb) = chain("leaf");
+    let (c, hc) = chain("leaf2");
+    assert_eq!(atomweave::content_cmp(&a, ha, &b, hb), Ordering::Equal);
+    assert_eq!(atomweave::content_cmp(&a, ha, &c, hc), Ordering::Less);
+    assert_eq!(atomweave::content_cmp(&c, hc, &a, ha), Ordering::Greater);
+    let x = a.add_node(CONCEPT_NODE, "x").unwrap();
+    assert_eq!(atomweave::content_cmp(&a, x, &b, hb), Ordering::Less, "ConceptNode before ListLink");
+}
