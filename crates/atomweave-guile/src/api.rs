@@ -300,8 +300,30 @@ fn value_keys(space: &AtomSpace) -> Vec<Handle> {
     atomweave::sexpr::value_key_atoms(|t, n| space.get_node(t, n))
 }
 
+/// `(AtomSpace [NAME] [BASE ...])`: a new space, named, over the bases.
+fn new_space(args: Scm) -> R<Scm> {
+    let mut name = None;
+    let mut bases = Vec::new();
+    for x in args.list_iter() {
+        match (ffi::to_string(x), smob::space_of(x)) {
+            (Some(n), _) if name.is_none() && bases.is_empty() => name = Some(n),
+            (_, Some(s)) => bases.push(smob::space_at(s)),
+            _ => return Err(Error::wrong_type("a name, then base atomspaces", x)),
+        }
+    }
+    let space = match (name, bases.is_empty()) {
+        (Some(n), true) => AtomSpace::new_named(&n),
+        (None, true) => AtomSpace::new(),
+        (_, false) => AtomSpace::new_child(&bases)?,
+    };
+    Ok(smob::space_obj(smob::register(space)))
+}
+
 /// `(TYPE args...)`: an atom or value of type `t`.
 fn construct(t: Type, args: Scm) -> R<Scm> {
+    if t == types::ATOM_SPACE {
+        return new_space(args);
+    }
     if t.is_node() {
         new_node(t, args.list_iter())
     } else if t.is_link() {
@@ -382,6 +404,9 @@ subrs! {
     cog_extract "cog-extract!" (a, s) { extract(a, s, false) }
     cog_extract_recursive "cog-extract-recursive!" (a, s) { extract(a, s, true) }
     cog_name "cog-name" (a) {
+        if let Some(s) = smob::space_of(a) {
+            return Ok(ffi::string(smob::space_at(s).space_name()));
+        }
         let a = live_atom(a)?;
         Ok(ffi::string(a.space().name(a.h).unwrap_or("")))
     }

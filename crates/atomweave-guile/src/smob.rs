@@ -260,6 +260,7 @@ pub fn to_scm(v: &Value, space: u32) -> Scm {
         Value::Void => value_obj(types::VOID_VALUE, ffi::EOL),
         Value::Truth(tv) => tv_obj(*tv),
         Value::Atom(h) => Atom { space, h: *h }.to_scm(),
+        Value::Space(s) => space_obj(register(s.space().clone())),
     }
 }
 
@@ -277,7 +278,10 @@ fn from_scm_in(x: Scm, atom: &mut impl FnMut(Atom) -> R<Handle>, depth: usize) -
     if let Some(a) = Atom::from_scm(x) {
         return Ok(Value::Atom(atom(a)?));
     }
-    let (t, xs) = value_parts(x).ok_or_else(|| Error::wrong_type("a value (FloatValue, StringValue, LinkValue, a truth value or an atom)", x))?;
+    if let Some(s) = space_of(x) {
+        return Ok(Value::Space(space_at(s).clone().into()));
+    }
+    let (t, xs) = value_parts(x).ok_or_else(|| Error::wrong_type("a value (FloatValue, StringValue, LinkValue, a truth value, an atom or an atomspace)", x))?;
     build_value_in(t, xs.list_iter(), atom, depth)
 }
 

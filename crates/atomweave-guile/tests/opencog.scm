@@ -260,6 +260,21 @@
   (test-equal "without the links it hid" 0 (cog-incoming-size x))
   (cog-set-atomspace! prev))
 
+(test-group "atomspaces held in values"
+  (define happy (AtomSpace "happy thoughts"))
+  (test-assert "(AtomSpace NAME) is a space" (cog-atomspace? happy))
+  (test-equal "with that name" "happy thoughts" (cog-name happy))
+  (define k (Predicate "real life"))
+  (cog-set-value! (Concept "me") k happy)
+  (test-equal "a value may hold it" happy (cog-value (Concept "me") k))
+  (define prev (cog-set-atomspace! (cog-value (Concept "me") k)))
+  (List (Concept "mom") (Concept "dad"))
+  (cog-set-atomspace! prev)
+  (test-equal "its atoms are its own" 3 (count-all happy))
+  (test-equal "(AtomSpace BASE) is a child space" (list happy) (cog-outgoing-set (AtomSpace happy)))
+  (test-assert "bases of two hierarchies are refused"
+    (raises-with? "one root space" (lambda () (AtomSpace happy (AtomSpace "other"))))))
+
 (test-group "atomspaces as atoms"
   (define a (cog-new-atomspace))
   (define b (cog-new-atomspace a))

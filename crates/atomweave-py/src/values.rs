@@ -305,6 +305,7 @@ value_kind!(PyFloatValue => types::FLOAT_VALUE, PyStringValue => types::STRING_V
 
 pub(crate) fn is_value(x: &Bound<'_, PyAny>) -> bool {
     x.is_instance_of::<PyAtom>()
+        || x.is_instance_of::<PySpace>()
         || x.is_instance_of::<PyTruthValue>()
         || x.is_instance_of::<PyFloatValue>()
         || x.is_instance_of::<PyStringValue>()
@@ -340,6 +341,9 @@ fn from_py_in(space: &PySpace, py: Python<'_>, v: &Bound<'_, PyAny>, memo: &mut 
     if v.is_instance_of::<PyAtom>() {
         return Ok(Value::Atom(space.handle_of(v)?));
     }
+    if let Ok(s) = v.downcast::<PySpace>() {
+        return Ok(Value::Space(s.get().space.clone().into()));
+    }
     if let Ok(l) = v.downcast::<PyLinkValue>() {
         if let Some(done) = memo.get(&v.as_ptr()) {
             return Ok(done.clone());
@@ -358,7 +362,7 @@ fn from_py_in(space: &PySpace, py: Python<'_>, v: &Bound<'_, PyAny>, memo: &mut 
         }
     }
     Err(PyTypeError::new_err(format!(
-        "a value is an Atom, TruthValue, FloatValue, StringValue, LinkValue or a list of numbers or strings, not {}",
+        "a value is an Atom, TruthValue, FloatValue, StringValue, LinkValue, AtomSpace or a list of numbers or strings, not {}",
         v.get_type().name()?
     )))
 }
@@ -379,6 +383,7 @@ fn to_py_in(space: &Bound<'_, PySpace>, v: Value, memo: &mut HashMap<*const Valu
         Value::Bool(bs) => PyList::new(py, bs.iter().copied())?.into_any().unbind(),
         Value::Void => py.None(),
         Value::Atom(h) => PySpace::atom(space, h).into_pyobject(py)?.into_any().unbind(),
+        Value::Space(s) => PySpace { space: s.space().clone() }.into_pyobject(py)?.into_any().unbind(),
         Value::Link(items) => {
             if let Some(done) = memo.get(&items.as_ptr()) {
                 return Ok(done.clone_ref(py));

@@ -213,3 +213,14 @@ def test_a_key_that_is_not_an_atom_names_what_it_got(space):
         a.set_value("k", atomweave.FloatValue([1.0]))
     with pytest.raises(TypeError, match="key should be an instance of Atom"):
         a.get_value(3)
+
+
+def test_a_value_may_hold_an_atomspace(space):
+    held = AtomSpace()
+    held.add_node(types.ConceptNode, "mom")
+    a = space.add_node(types.ConceptNode, "me")
+    k = space.add_node(types.PredicateNode, "memory")
+    a.set_value(k, held)
+    got = a.get_value(k)
+    assert isinstance(got, AtomSpace) and got == held and len(got) == 1
+    assert atomweave.LinkValue([held]).to_list() == [held]

@@ -247,6 +247,7 @@ fn value_json_in(space: &AtomSpace, v: &Value, budget: &mut usize) -> Result<Jso
         Value::Void => json!({ "type": t, "value": [] }),
         Value::Truth(tv) => json!({ "type": t, "value": tv.to_vec() }),
         Value::Atom(h) => atom_json_in(space, *h, 0, budget)?,
+        Value::Space(s) => json!({ "type": t, "name": s.space().space_name() }),
     })
 }
 

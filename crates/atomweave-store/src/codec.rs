@@ -15,6 +15,8 @@ const VOID: u8 = 4;
 const STV: u8 = 5;
 const CTV: u8 = 6;
 const ATOM: u8 = 7;
+/// A held AtomSpace: its name (its atoms are stored on their own).
+const SPACE: u8 = 8;
 
 /// LinkValues nest at most this deep (as a space allows).
 const MAX_DEPTH: usize = atomweave::MAX_VALUE_NESTING;
@@ -76,6 +78,12 @@ fn write(v: &Value, out: &mut Vec<u8>, id_of: &mut dyn FnMut(atomweave::Handle) 
         Value::Atom(h) => {
             out.push(ATOM);
             out.extend_from_slice(&id_of(*h)?.to_le_bytes());
+        }
+        Value::Space(s) => {
+            out.push(SPACE);
+            let name = s.space().space_name();
+            len(out, name.len())?;
+            out.extend_from_slice(name.as_bytes());
         }
     }
     Ok(())
@@ -151,6 +159,11 @@ fn read(r: &mut Reader<'_>, atom_of: &mut dyn FnMut(u64) -> Result<atomweave::Ha
         STV => Value::Truth(TruthValue::simple(r.f64()?, r.f64()?)),
         CTV => Value::Truth(TruthValue::count(r.f64()?, r.f64()?, r.f64()?)),
         ATOM => Value::Atom(atom_of(r.u64()?)?),
+        SPACE => {
+            let len = r.u32()?;
+            let name = std::str::from_utf8(r.take(len)?).map_err(|_| StoreError::Corrupt("an AtomSpace's name is not UTF-8".into()))?;
+            Value::Space(atomweave::AtomSpace::new_named(name).into())
+        }
         t => return Err(StoreError::Corrupt(format!("unknown value tag {t}"))),
     })
 }

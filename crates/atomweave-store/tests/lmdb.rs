@@ -272,3 +272,24 @@ fn a_killed_whole_space_store_leaves_all_or_nothing() {
         assert_eq!(store.load_atomspace(&space, &mut |_| {}).unwrap(), atoms);
     }
 }
+
+#[test]
+fn a_held_atomspace_is_stored_by_name() {
+    let d = dir();
+    let url = format!("lmdb://{}", d.path().join("db").display());
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "episode").unwrap();
+    let key = space.add_node(PREDICATE_NODE, "memory").unwrap();
+    space.set_value(a, key, atomweave::Value::Space(AtomSpace::new_named("crushing defeat").into())).unwrap();
+    let mut store = open(&url).unwrap();
+    store.store_atom(&space, a).unwrap();
+    store.close().unwrap();
+    let back = AtomSpace::new();
+    let a = back.add_node(CONCEPT_NODE, "episode").unwrap();
+    let mut store = open(&url).unwrap();
+    assert!(store.fetch_atom(&back, a).unwrap());
+    store.close().unwrap();
+    let key = back.get_node(PREDICATE_NODE, "memory").unwrap();
+    let Some(atomweave::Value::Space(s)) = back.get_value(a, key) else { panic!("a space value") };
+    assert_eq!((s.space().space_name(), s.space().size()), ("crushing defeat", 0), "a new, empty space of that name");
+}

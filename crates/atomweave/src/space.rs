@@ -54,6 +54,8 @@ struct Inner {
     hides: AtomicBool,
     /// Refuses every change ([`AtomSpace::set_read_only`]).
     read_only: AtomicBool,
+    /// Upstream's AtomSpace name (`(AtomSpace "name")`); empty by default.
+    name: Box<str>,
 }
 
 /// What the spaces of one hierarchy (a root and its frames) share.
@@ -225,6 +227,7 @@ impl From<AtomTable> for AtomSpace {
                 hierarchy: Arc::default(),
                 hides: AtomicBool::new(false),
                 read_only: AtomicBool::new(false),
+                name: Box::default(),
             }),
         }
     }
@@ -234,6 +237,19 @@ impl AtomSpace {
     /// An empty space.
     pub fn new() -> Self {
         AtomTable::new().into()
+    }
+
+    /// An empty space with upstream's AtomSpace name: `(AtomSpace "name")`,
+    /// as a value holds it and Atomese writes it.
+    pub fn new_named(name: &str) -> Self {
+        let mut space = Self::new();
+        Arc::get_mut(&mut space.inner).expect("a new space has one owner").name = name.into();
+        space
+    }
+
+    /// The space's name ("" unless made by [`new_named`](Self::new_named)).
+    pub fn space_name(&self) -> &str {
+        &self.inner.name
     }
 
     /// An empty child space (frame) over `bases`, which must belong to one
@@ -262,6 +278,7 @@ impl AtomSpace {
             hierarchy: hierarchy.clone(),
             hides: AtomicBool::new(false),
             read_only: AtomicBool::new(false),
+            name: Box::default(),
         });
         let mut children = hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
         children.retain(|w| w.strong_count() > 0);

@@ -115,6 +115,56 @@ pub enum Value {
     Truth(TruthValue),
     /// An atom used as a value (inside a LinkValue, or on its own).
     Atom(Handle),
+    /// An AtomSpace held as a value (upstream's episodic spaces):
+    /// `(AtomSpace "name")`.
+    Space(SpaceValue),
+}
+
+/// An AtomSpace held in a value. Dropping the last one may drop a space
+/// whose values hold spaces, and so on down a chain of any length: those
+/// are dropped in a loop on this thread, not by recursion.
+#[derive(Clone, PartialEq)]
+pub struct SpaceValue(Option<crate::AtomSpace>);
+
+impl SpaceValue {
+    /// The space.
+    pub fn space(&self) -> &crate::AtomSpace {
+        self.0.as_ref().expect("set until dropped")
+    }
+}
+
+impl From<crate::AtomSpace> for SpaceValue {
+    fn from(s: crate::AtomSpace) -> Self {
+        SpaceValue(Some(s))
+    }
+}
+
+impl std::fmt::Debug for SpaceValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "(AtomSpace {:?})", self.space().space_name())
+    }
+}
+
+thread_local! {
+    /// Is this thread dropping a held space? Then the ones that frees wait here.
+    static DROPPING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static PENDING: std::cell::RefCell<Vec<crate::AtomSpace>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Drop for SpaceValue {
+    fn drop(&mut self) {
+        let Some(space) = self.0.take() else { return };
+        if DROPPING.get() {
+            PENDING.with_borrow_mut(|p| p.push(space));
+            return;
+        }
+        DROPPING.set(true);
+        drop(space);
+        while let Some(s) = PENDING.with_borrow_mut(Vec::pop) {
+            drop(s);
+        }
+        DROPPING.set(false);
+    }
 }
 
 impl Value {
@@ -213,6 +263,7 @@ impl Value {
             Value::Void => types::VOID_VALUE,
             Value::Truth(tv) => tv.value_type(),
             Value::Atom(_) => types::ATOM,
+            Value::Space(_) => types::ATOM_SPACE,
         }
     }
 

@@ -393,7 +393,7 @@ fn import_and_find_take_any_depth_and_sharing() {
         .spawn(|| {
             let (from, to) = (AtomSpace::new(), AtomSpace::new());
             let mut chain = from.add_node(CONCEPT_NODE, "leaf").unwrap();
-            for _ in 0..100_000 {
+            for _ in 0..20_000 {
                 chain = from.add_link(LIST_LINK, &[chain]).unwrap();
             }
             let mut tower = from.add_node(CONCEPT_NODE, "base").unwrap();
@@ -433,4 +433,43 @@ fn content_order_compares_across_spaces_without_walking_shared_members_twice() {
     assert_eq!(atomweave::content_cmp(&c, hc, &a, ha), Ordering::Greater);
     let x = a.add_node(CONCEPT_NODE, "x").unwrap();
     assert_eq!(atomweave::content_cmp(&a, x, &b, hb), Ordering::Less, "ConceptNode before ListLink");
+}
+
+#[test]
+fn a_value_may_hold_an_atomspace_by_name() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let key = space.add_node(PREDICATE_NODE, "memory").unwrap();
+    let held = AtomSpace::new_named("happy thoughts");
+    held.add_node(CONCEPT_NODE, "mom").unwrap();
+    space.set_value(a, key, Value::Space(held.clone().into())).unwrap();
+    let Some(Value::Space(got)) = space.get_value(a, key) else { panic!("a space value") };
+    assert_eq!(got.space(), &held, "the same space, not a copy");
+    assert_eq!(got.space().space_name(), "happy thoughts");
+    assert_eq!(got.space().size(), 1);
+    // Written by name; read back as a new, empty space of that name.
+    let text = atomweave::sexpr::atom_to_string(&space, a, atomweave::sexpr::Form::Wire).unwrap();
+    assert!(text.contains(r#"(AtomSpace "happy thoughts")"#), "{text}");
+    let other = AtomSpace::new();
+    let b = atomweave::sexpr::load_str(&mut &other, &text).unwrap()[0];
+    let k = other.get_node(PREDICATE_NODE, "memory").unwrap();
+    let Some(Value::Space(read)) = other.get_value(b, k) else { panic!("a space value") };
+    assert_eq!((read.space().space_name(), read.space().size()), ("happy thoughts", 0));
+}
+
+#[test]
+fn spaces_held_in_values_in_a_long_chain_drop_without_recursion() {
+    // Each space holds the one before in a value: dropping the last drops all.
+    let run = || {
+        let mut prev = AtomSpace::new();
+        for _ in 0..20_000 {
+            let next = AtomSpace::new();
+            let a = next.add_node(CONCEPT_NODE, "a").unwrap();
+            next.set_value(a, a, Value::Space(prev.into())).unwrap();
+            prev = next;
+        }
+        drop(prev);
+    };
+    // A small stack: a recursive drop would overflow it.
+    std::thread::Builder::new().stack_size(256 << 10).spawn(run).unwrap().join().unwrap();
 }

@@ -5,7 +5,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Union
 
 TypeArg = Union[int, str]
 ValueLike = Union["Atom", "TruthValue", "FloatValue", "StringValue", "LinkValue", Sequence[float], Sequence[str]]
-PyValue = Union["Atom", "TruthValue", "FloatValue", "StringValue", "LinkValue", list, None]
+PyValue = Union["Atom", "TruthValue", "FloatValue", "StringValue", "LinkValue", "AtomSpace", list, None]
 
 class AtomSpace:
     def __init__(self, *bases: AtomSpace) -> None: ...

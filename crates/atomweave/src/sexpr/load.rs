@@ -510,6 +510,13 @@ impl<S: AtomSink> Builder<'_, S> {
                 self.value_depth -= 1;
                 v
             }
+            // A held space, by name: a new empty space (its atoms are
+            // stored on their own, as upstream's episodic spaces are).
+            "AtomSpace" => match args {
+                [] => Value::Space(crate::AtomSpace::new().into()),
+                [Expr::Str(s, _)] => Value::Space(crate::AtomSpace::new_named(s).into()),
+                _ => return Err(error(pos, "an AtomSpace value is (AtomSpace \"name\")", name)),
+            },
             "VoidValue" if args.is_empty() => Value::Void,
             "VoidValue" => return Err(error(pos, "VoidValue holds nothing", name)),
             "stv" | "ctv" | "SimpleTruthValue" | "CountTruthValue" | "cog-new-stv" | "cog-new-ctv" => Value::Truth(self.truth(e)?),

@@ -343,6 +343,13 @@ fn value_into(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: 
             // Structure only, as upstream: an atom's own values are its own
             // business, and a value may hold the atom that holds it.
             Value::Atom(h) => write_tree(r, *h, Tree::Structure, out, end)?,
+            // Its name, as upstream writes it: the space's atoms are stored
+            // (or not) on their own.
+            Value::Space(s) => {
+                out.push_str("(AtomSpace ");
+                write_str_literal(out, s.space().space_name());
+                out.push(')');
+            }
         }
     }
     Ok(())
