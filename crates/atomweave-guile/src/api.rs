@@ -630,19 +630,19 @@ subrs! {
         // SAFETY: cons does not throw.
         Ok(ffi::list(counts.into_iter().map(|(t, n)| unsafe { ffi::scm_cons(type_symbol(t), ffi::from_i64(n as i64)) })))
     }
+    // Both run in the current atomspace, as upstream's do.
     cog_execute "cog-execute!" (a) {
-        let a = live_atom(a)?;
-        Ok(match query::execute(a.space(), a.h)? {
-            Executed::Atom(h) => Atom { space: a.space, h }.to_scm(),
-            Executed::Value(v) => smob::to_scm(&v, a.space),
+        let space = current();
+        let h = handle_in(space, live_atom(a)?)?;
+        Ok(match query::execute(smob::space_at(space), h)? {
+            Executed::Atom(h) => Atom { space, h }.to_scm(),
+            Executed::Value(v) => smob::to_scm(&v, space),
         })
     }
     cog_evaluate "cog-evaluate!" (a) {
-        let a = live_atom(a)?;
-        match query::execute(a.space(), a.h)? {
-            Executed::Value(Value::Truth(tv)) => Ok(smob::tv_obj(tv)),
-            _ => Err(Error::msg(format!("{} is not evaluatable: it gives no truth value", a.get_type()?.name()))),
-        }
+        let space = current();
+        let h = handle_in(space, live_atom(a)?)?;
+        Ok(smob::tv_obj(query::evaluate(smob::space_at(space), h)?))
     }
 }
 

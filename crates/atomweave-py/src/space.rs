@@ -2,7 +2,7 @@
 
 use atomweave::query::{self, Executed};
 use atomweave::sexpr::{self, Form, Select};
-use atomweave::{AtomSpace, Handle, TruthValue, Type};
+use atomweave::{AtomSpace, Handle, Type};
 use parking_lot::Mutex;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -432,11 +432,7 @@ pub fn evaluate_atom(py: Python<'_>, atomspace: Py<PySpace>, atom: &Bound<'_, Py
     let bound = atomspace.bind(py);
     let me = bound.get();
     let h = me.handle_of(atom)?;
-    match py.allow_threads(|| query::execute(&me.space, h)).or_py()? {
-        Executed::Value(atomweave::Value::Truth(tv)) => Ok(PyTruthValue(tv)),
-        Executed::Atom(a) => Ok(PyTruthValue(me.space.get_tv(a).unwrap_or(TruthValue::DEFAULT))),
-        Executed::Value(_) => Err(PyValueError::new_err("the atom evaluates to a value, not a truth value: use execute_atom")),
-    }
+    py.allow_threads(|| query::evaluate(&me.space, h)).or_py().map(PyTruthValue)
 }
 
 /// Loads an Atomese (`.scm`) file into `atomspace` (default: the default

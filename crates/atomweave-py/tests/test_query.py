@@ -176,9 +176,11 @@ def test_evaluate_equal_and_greater_than(space):
     assert evaluate_atom(space, GreaterThanLink(NumberNode("2"), NumberNode("3"))) == FALSE
 
 
-def test_evaluate_plain_atom_gives_its_tv(space):
-    a = ConceptNode("a", tv=TruthValue(0.25, 0.5))
-    assert evaluate_atom(space, a) == TruthValue(0.25, 0.5)
+def test_evaluate_plain_evaluation_gives_its_tv_and_a_concept_is_not_evaluatable(space):
+    e = EvaluationLink(PredicateNode("p"), ListLink(ConceptNode("a")), tv=TruthValue(0.25, 0.5))
+    assert evaluate_atom(space, e) == TruthValue(0.25, 0.5)
+    with pytest.raises(ValueError, match="not evaluatable"):
+        evaluate_atom(space, ConceptNode("a", tv=TruthValue(0.25, 0.5)))
 
 
 def test_arithmetic(space):
@@ -282,7 +284,7 @@ def test_unbound_rewrite_variable_is_value_error_and_adds_nothing(animals):
 
 
 def test_evaluate_of_value_query_is_value_error(animals):
-    with pytest.raises(ValueError, match="execute_atom"):
+    with pytest.raises(ValueError, match="not evaluatable"):
         evaluate_atom(animals, MeetLink(InheritanceLink(H(), ConceptNode("human"))))
 
 

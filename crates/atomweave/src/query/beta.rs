@@ -8,10 +8,10 @@ use crate::error::Result;
 use crate::types;
 use crate::{AtomSpace, Handle};
 
-/// The LambdaLink a schema stands for: itself, or the body a DefineLink
-/// gives a DefinedSchemaNode.
+/// What a schema or predicate stands for: itself, or the body a
+/// DefineLink gives a DefinedSchemaNode or DefinedPredicateNode.
 pub(crate) fn definition(space: &AtomSpace, schema: Handle) -> Result<Handle> {
-    if space.get_type(schema) != Some(types::DEFINED_SCHEMA_NODE) {
+    if !matches!(space.get_type(schema), Some(types::DEFINED_SCHEMA_NODE | types::DEFINED_PREDICATE_NODE)) {
         return Ok(schema);
     }
     let defines = space.incoming_by_type(schema, types::DEFINE_LINK);
@@ -45,19 +45,55 @@ pub(crate) fn apply(space: &AtomSpace, lambda: Handle, args: &[Handle]) -> Resul
             describe(space, lambda)
         )));
     }
-    let (vars, body) = match *space.outgoing(lambda).unwrap_or(&[]) {
-        [decl, body] => (declared(space, decl), body),
-        [body] => (Vec::new(), body),
-        _ => return Err(bad(format!("{} must hold a variable declaration and a body", describe(space, lambda)))),
-    };
-    if vars.len() != args.len() {
-        return Err(bad(format!("{} takes {} arguments, but {} were given", describe(space, lambda), vars.len(), args.len())));
-    }
-    let map: HashMap<Handle, Handle> = vars.into_iter().zip(args.iter().copied()).collect();
-    substitute(space, body, &map, 0, &mut HashMap::default())
+    let (body, map) = bindings(space, lambda, args)?;
+    substitute(space, body, &map)
 }
 
-fn substitute(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>, depth: usize, memo: &mut HashMap<Handle, Handle>) -> Result<Handle> {
+/// The body `f` applies to arguments, and its variables bound to `args`:
+/// a LambdaLink's declared ones, or any other term's free variables in
+/// order of first appearance (upstream's Evaluation of a pattern).
+pub(crate) fn bindings(space: &AtomSpace, f: Handle, args: &[Handle]) -> Result<(Handle, HashMap<Handle, Handle>)> {
+    let (vars, body) = match (space.get_type(f), space.outgoing(f).unwrap_or(&[])) {
+        (Some(types::LAMBDA_LINK), &[decl, body]) => (declared(space, decl), body),
+        (Some(types::LAMBDA_LINK), &[body]) => (Vec::new(), body),
+        (Some(types::LAMBDA_LINK), _) => return Err(bad(format!("{} must hold a variable declaration and a body", describe(space, f)))),
+        _ => (super::free_variables(space, f)?, f),
+    };
+    if vars.len() != args.len() {
+        return Err(bad(format!("{} takes {} arguments, but {} were given", describe(space, f), vars.len(), args.len())));
+    }
+    Ok((body, vars.into_iter().zip(args.iter().copied()).collect()))
+}
+
+/// `h` with the variables of `map` replaced, added to the space.
+pub(crate) fn substitute(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>) -> Result<Handle> {
+    substitute_in(space, h, map, 0, &mut HashMap::default())
+}
+
+/// `h` with the variables of `map` replaced, if the space holds that atom
+/// (nothing is added).
+pub(crate) fn lookup(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>, depth: usize) -> Result<Option<Handle>> {
+    if depth > MAX_DEPTH {
+        return Err(bad(format!("a lambda body nested more than {MAX_DEPTH} deep")));
+    }
+    if let Some(&a) = map.get(&h) {
+        return Ok(Some(a));
+    }
+    let t = space.get_type(h).ok_or(crate::Error::InvalidHandle(h))?;
+    if !t.is_link() || t == types::QUOTE_LINK {
+        return Ok(Some(h));
+    }
+    let mut members = Vec::new();
+    for &m in space.outgoing(h).unwrap_or(&[]) {
+        match lookup(space, m, map, depth + 1)? {
+            Some(x) => members.push(x),
+            None => return Ok(None),
+        }
+    }
+    Ok(space.get_link(t, &members))
+}
+
+fn substitute_in(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>, depth: usize, memo: &mut HashMap<Handle, Handle>) -> Result<Handle> {
     if depth > MAX_DEPTH {
         return Err(bad(format!("a lambda body nested more than {MAX_DEPTH} deep")));
     }
@@ -73,7 +109,7 @@ fn substitute(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>, depth
     }
     let mut members = Vec::new();
     for &m in space.outgoing(h).unwrap_or(&[]) {
-        members.push(substitute(space, m, map, depth + 1, memo)?);
+        members.push(substitute_in(space, m, map, depth + 1, memo)?);
     }
     let out = space.add_link(t, &members)?;
     memo.insert(h, out);

@@ -215,7 +215,111 @@ pub(crate) fn check_deadline() -> Result<()> {
     Ok(())
 }
 
-fn run(space: &AtomSpace, query: Handle) -> Result<Executed> {
+/// Evaluates `h` to a truth value, as upstream's `cog-evaluate!` and
+/// `evaluate_atom` do: an EvaluationLink gives its GroundedPredicate's
+/// verdict, or a DefinedPredicate's body applied to its arguments, or else
+/// its own truth value; a DefinedPredicateNode, its definition's; Not, And,
+/// Or and their Sequential forms combine their members' (stopping at the
+/// first that decides); anything else, what executing it gives, which must
+/// be a truth value.
+pub fn evaluate(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
+    check_deadline()?;
+    nested(|| evaluate_one(space, h))
+}
+
+fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
+    let t = type_of(space, h)?;
+    let out = space.outgoing(h).unwrap_or(&[]);
+    let truth = |b: bool| Ok(crisp(b));
+    match t {
+        types::DEFINED_PREDICATE_NODE => evaluate(space, beta::definition(space, h)?),
+        // A predicate that is code: its definition or lambda applied to
+        // the arguments, or a pattern over its free variables in order.
+        types::EVALUATION_LINK if !out.is_empty() && space.get_type(out[0]).is_some_and(|p| p == types::DEFINED_PREDICATE_NODE || p.is_link()) => {
+            let (body, map) = beta::bindings(space, beta::definition(space, out[0])?, arguments(space, &out[1..]))?;
+            evaluate_bound(space, body, &map)
+        }
+        types::EVALUATION_LINK if !is_grounded_evaluation(space, h) => Ok(space.get_tv(h).ok_or(Error::InvalidHandle(h))?),
+        // A pattern of its own: is there a grounding (for a closed one, is
+        // its atom held by something besides it)?
+        types::PRESENT_LINK | types::ABSENT_LINK | types::ALWAYS_LINK => {
+            let pat = Pattern::compile(space, h, None, h, &[])?;
+            truth(!Search { space, pat: &pat }.groundings(true)?.is_empty())
+        }
+        types::NOT_LINK => match *out {
+            [m] => truth(!holds(evaluate(space, m)?)),
+            _ => Err(bad(format!("{} must hold one atom", describe(space, h)))),
+        },
+        types::AND_LINK | types::SEQUENTIAL_AND_LINK | types::OR_LINK | types::SEQUENTIAL_OR_LINK if !has_variables(space, h)? => {
+            let any = matches!(t, types::OR_LINK | types::SEQUENTIAL_OR_LINK);
+            for &m in out {
+                if holds(evaluate(space, m)?) == any {
+                    return truth(any);
+                }
+            }
+            truth(!any)
+        }
+        _ => match run(space, h)? {
+            Executed::Value(Value::Truth(tv)) => Ok(tv),
+            _ => Err(bad(format!("{} is not evaluatable: it gives no truth value", describe(space, h)))),
+        },
+    }
+}
+
+/// Evaluates `h` with its variables bound by `map`. Presence is looked up
+/// (`Present X` holds if the space holds X with the arguments in place,
+/// `Absent X` if it does not): nothing is built for it. Anything else is
+/// built in a scratch frame over the space, as upstream's transient space,
+/// and evaluated there.
+fn evaluate_bound(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>) -> Result<TruthValue> {
+    nested(|| {
+        let t = type_of(space, h)?;
+        let out = space.outgoing(h).unwrap_or(&[]);
+        let present = |m: Handle| beta::lookup(space, m, map, 0).map(|x| x.is_some());
+        match t {
+            types::PRESENT_LINK | types::ABSENT_LINK => {
+                let want = t == types::PRESENT_LINK;
+                for &m in out {
+                    if present(m)? != want {
+                        return Ok(crisp(false));
+                    }
+                }
+                Ok(crisp(true))
+            }
+            types::NOT_LINK => match *out {
+                [m] => Ok(crisp(!holds(evaluate_bound(space, m, map)?))),
+                _ => Err(bad(format!("{} must hold one atom", describe(space, h)))),
+            },
+            types::AND_LINK | types::SEQUENTIAL_AND_LINK | types::OR_LINK | types::SEQUENTIAL_OR_LINK => {
+                let any = matches!(t, types::OR_LINK | types::SEQUENTIAL_OR_LINK);
+                for &m in out {
+                    if holds(evaluate_bound(space, m, map)?) == any {
+                        return Ok(crisp(any));
+                    }
+                }
+                Ok(crisp(!any))
+            }
+            _ => {
+                let scratch = AtomSpace::new_child(&[space])?;
+                let reduced = beta::substitute(&scratch, h, map)?;
+                evaluate(&scratch, reduced)
+            }
+        }
+    })
+}
+
+/// Upstream's crisp reading of a truth value: a mean of at least 0.5.
+fn holds(tv: TruthValue) -> bool {
+    tv.mean() >= 0.5
+}
+
+/// Does `h` hold free variables (then it is a pattern for the matcher)?
+fn has_variables(space: &AtomSpace, h: Handle) -> Result<bool> {
+    Ok(!free_variables(space, h)?.is_empty())
+}
+
+/// Runs `f` one execution deeper.
+fn nested<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
     struct Leave;
     impl Drop for Leave {
         fn drop(&mut self) {
@@ -227,7 +331,11 @@ fn run(space: &AtomSpace, query: Handle) -> Result<Executed> {
     }
     NESTED.set(NESTED.get() + 1);
     let _leave = Leave;
-    run_one(space, query)
+    f()
+}
+
+fn run(space: &AtomSpace, query: Handle) -> Result<Executed> {
+    nested(|| run_one(space, query))
 }
 
 fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {

@@ -603,6 +603,11 @@ impl<'s> Compiler<'s> {
                 one(self.clause(m, Kind::Absent)?)
             }
             _ if self.evaluatable(h) => one(self.clause(h, Kind::Eval)?),
+            // Code the matcher does not run yet (ContinuationLink, PutLink,
+            // a DefinedPredicate, ...): matching it as data would answer wrong.
+            t if t == types::DEFINED_PREDICATE_NODE || t == types::PUT_LINK || (t.is_a(types::EVALUATABLE_LINK) && t != types::EVALUATION_LINK) => {
+                Err(bad(format!("{} in a query body is not supported yet: the matcher does not run {}", self.describe(h), t.name())))
+            }
             _ => one(self.clause(h, Kind::Present)?),
         }
     }
