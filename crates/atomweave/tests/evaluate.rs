@@ -72,3 +72,43 @@ fn a_plain_evaluation_gives_its_truth_value_and_code_not_run_is_an_error() {
     let h = one(&s, r#"(Concept "not code")"#);
     assert!(evaluate(&s, h).unwrap_err().to_string().contains("not evaluatable"));
 }
+
+#[test]
+fn numbers_flow_from_truth_values_and_float_values() {
+    use atomweave::query::{execute, Executed};
+    use atomweave::Value;
+    let s = AtomSpace::new();
+    load_str(&mut &s, r#"(Concept "A" (stv 0.8 1)) (Concept "B" (stv 0.5 0.9)) (Concept "C")"#).unwrap();
+    let c = s.get_node(atomweave::types::CONCEPT_NODE, "C").unwrap();
+    let k = one(&s, r#"(Predicate "k")"#);
+    s.set_value(c, k, Value::float(vec![1.0, 2.0])).unwrap();
+    let float = |text: &str| match execute(&s, one(&s, text)).unwrap() {
+        Executed::Value(Value::Float(v)) => v.to_vec(),
+        other => panic!("{text}: {other:?}"),
+    };
+    assert_eq!(float(r#"(StrengthOf (Concept "A") (Concept "B"))"#), [0.8, 0.5]);
+    assert_eq!(float(r#"(ConfidenceOf (Concept "B"))"#), [0.9]);
+    assert_eq!(float(r#"(Times (StrengthOf (Concept "A")) (StrengthOf (Concept "B")))"#), [0.4]);
+    assert_eq!(float(r#"(Plus (FloatValueOf (Concept "C") (Predicate "k")) (Number 10))"#), [11.0, 12.0]);
+    assert_eq!(float(r#"(FloatValueOf (Concept "C") (Predicate "none") (Number 3))"#), [3.0], "the default");
+    // NumberNodes alone still give a NumberNode.
+    let Executed::Atom(n) = execute(&s, one(&s, r#"(Plus (Number 1) (Number 2))"#)).unwrap() else { panic!("a NumberNode") };
+    assert_eq!(s.name(n), Some("3"));
+    let err = execute(&s, one(&s, r#"(Times (Concept "A") (Number 2))"#)).unwrap_err().to_string();
+    assert!(err.contains("is not a number"), "{err}");
+    let err = execute(&s, one(&s, r#"(FloatValueOf (Concept "C") (Predicate "none"))"#)).unwrap_err().to_string();
+    assert!(err.contains("no value under that key"), "{err}");
+    // A formula predicate: strength and confidence computed.
+    let f = one(
+        &s,
+        r#"(FormulaPredicate (Minus (Number 1) (Times (StrengthOf (Concept "A")) (StrengthOf (Concept "B")))) (Times (ConfidenceOf (Concept "A")) (ConfidenceOf (Concept "B"))))"#,
+    );
+    let tv = evaluate(&s, f).unwrap();
+    assert!((tv.mean() - 0.6).abs() < 1e-12 && (tv.confidence() - 0.9).abs() < 1e-12, "{tv:?}");
+    // Applied to arguments: its variables, in order, are its parameters.
+    let e = one(&s, r#"(Evaluation (FormulaPredicate (StrengthOf (Variable "$X")) (ConfidenceOf (Variable "$Y"))) (List (Concept "A") (Concept "B")))"#);
+    let tv = evaluate(&s, e).unwrap();
+    assert!((tv.mean() - 0.8).abs() < 1e-12 && (tv.confidence() - 0.9).abs() < 1e-12, "{tv:?}");
+    let e = one(&s, r#"(Evaluation (FormulaPredicate (Number 0.7) (Number 0.25)) (List (Concept "A") (Concept "B")))"#);
+    assert_eq!(evaluate(&s, e).unwrap(), TruthValue::simple(0.7, 0.25), "no parameters: the arguments are ignored");
+}

@@ -57,8 +57,25 @@ pub(crate) fn bindings(space: &AtomSpace, f: Handle, args: &[Handle]) -> Result<
         (Some(types::LAMBDA_LINK), &[decl, body]) => (declared(space, decl), body),
         (Some(types::LAMBDA_LINK), &[body]) => (Vec::new(), body),
         (Some(types::LAMBDA_LINK), _) => return Err(bad(format!("{} must hold a variable declaration and a body", describe(space, f)))),
+        // A scope without a declaration (a FormulaPredicate): the variables
+        // of its members, in order of first appearance, are its parameters.
+        (Some(t), out) if t.is_a(types::SCOPE_LINK) => {
+            let mut vars = Vec::new();
+            for &m in out {
+                for v in super::free_variables(space, m)? {
+                    if !vars.contains(&v) {
+                        vars.push(v);
+                    }
+                }
+            }
+            (vars, f)
+        }
         _ => (super::free_variables(space, f)?, f),
     };
+    // Code with no parameters ignores its arguments, as upstream's does.
+    if vars.is_empty() && space.get_type(f) != Some(types::LAMBDA_LINK) {
+        return Ok((body, HashMap::default()));
+    }
     if vars.len() != args.len() {
         return Err(bad(format!("{} takes {} arguments, but {} were given", describe(space, f), vars.len(), args.len())));
     }

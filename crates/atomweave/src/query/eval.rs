@@ -159,25 +159,62 @@ fn scalar(space: &AtomSpace, pat: &Pattern, m: Handle, b: &Bindings<'_>, at: Han
     }
 }
 
-/// The numbers a closed arithmetic atom computes, adding nothing to the space.
-pub(crate) fn numbers(space: &AtomSpace, h: Handle) -> Result<Vec<f64>> {
-    match value(space, &Pattern::default(), h, &Vec::new())? {
-        Ev::Numbers(v) => Ok(v),
-        Ev::Atom(a) if numbers_of(space, a).is_some() => Ok(numbers_of(space, a).unwrap_or_default()),
-        _ => {
-            let culprit = first_non_number(space, h).map_or_else(String::new, |m| format!(": {} is not a number", super::describe(space, m)));
-            Err(bad(format!("{} does not compute numbers{culprit}", super::describe(space, h))))
+/// The numbers `h` computes where it is executed (not matched): a
+/// NumberNode's; StrengthOf, ConfidenceOf and CountOf of atoms (one number
+/// each); FloatValueOf or ValueOf of a FloatValue (or the default after the
+/// key); arithmetic over these, elementwise. With whether NumberNodes alone
+/// went in: then the result is a NumberNode, else a FloatValue, as upstream.
+/// Nesting is bounded by the query's depth check.
+pub(crate) fn flow_numbers(space: &AtomSpace, h: Handle) -> Result<(Vec<f64>, bool)> {
+    if super::expired() {
+        return Err(crate::Error::TimedOut);
+    }
+    if let Some(v) = numbers_of(space, h) {
+        return Ok((v, true));
+    }
+    let t = space.get_type(h).ok_or(crate::Error::InvalidHandle(h))?;
+    let out = space.outgoing(h).unwrap_or(&[]);
+    let tv = |m: Handle| space.get_tv(m).ok_or(crate::Error::InvalidHandle(m));
+    match t {
+        types::STRENGTH_OF_LINK => Ok((out.iter().map(|&m| tv(m).map(|t| t.mean())).collect::<Result<_>>()?, false)),
+        types::CONFIDENCE_OF_LINK => Ok((out.iter().map(|&m| tv(m).map(|t| t.confidence())).collect::<Result<_>>()?, false)),
+        types::COUNT_OF_LINK => Ok((out.iter().map(|&m| tv(m).map(|t| t.count_of())).collect::<Result<_>>()?, false)),
+        types::FLOAT_VALUE_OF_LINK | types::VALUE_OF_LINK => {
+            let (atom, key, default) = match *out {
+                [a, k] => (a, k, None),
+                [a, k, d] => (a, k, Some(d)),
+                _ => return Err(bad(format!("{} must hold an atom and a key, and optionally a default", super::describe(space, h)))),
+            };
+            match (space.get_value(atom, key), default) {
+                (Some(crate::Value::Float(v)), _) => Ok((v.to_vec(), false)),
+                (Some(crate::Value::Truth(t)), _) => Ok((vec![t.mean(), t.confidence()], false)),
+                (Some(_), _) => Err(bad(format!("{}: the value there is not a FloatValue", super::describe(space, h)))),
+                (None, Some(d)) => flow_numbers(space, d),
+                (None, None) => Err(bad(format!("{}: the atom has no value under that key", super::describe(space, h)))),
+            }
         }
+        _ if is_arithmetic(t) => {
+            let mut nums = Vec::with_capacity(out.len());
+            let mut nodes = true;
+            for &m in out {
+                let (v, n) = flow_numbers(space, m).map_err(|e| match e {
+                    crate::Error::Query(_) if numbers_of(space, m).is_none() && !computes(space, m) => {
+                        bad(format!("{} does not compute numbers: {} is not a number", super::describe(space, h), super::describe(space, m)))
+                    }
+                    e => e,
+                })?;
+                nums.push(v);
+                nodes &= n;
+            }
+            Ok((arithmetic(t, &nums, || super::describe(space, h))?, nodes))
+        }
+        _ => Err(bad(format!("{} does not compute numbers: it is not a number", super::describe(space, h)))),
     }
 }
 
-/// The first member under arithmetic `h` that is neither a number nor arithmetic.
-fn first_non_number(space: &AtomSpace, h: Handle) -> Option<Handle> {
-    space.outgoing(h)?.iter().find_map(|&m| match space.get_type(m) {
-        Some(t) if is_arithmetic(t) => first_non_number(space, m),
-        _ if numbers_of(space, m).is_some() => None,
-        _ => Some(m),
-    })
+/// Does `h` compute numbers when executed (arithmetic or a value access)?
+fn computes(space: &AtomSpace, h: Handle) -> bool {
+    space.get_type(h).is_some_and(|t| is_arithmetic(t) || t.is_a(types::VALUE_OF_LINK))
 }
 
 fn var_index(pat: &Pattern, h: Handle) -> Option<usize> {

@@ -12,7 +12,10 @@
 //! | `(MeetLink ...)`, `(QueryLink ...)` | as Get and Bind, but a LinkValue of the results: no SetLink is added |
 //! | `(SatisfactionLink VARDECL? BODY)` | `(stv 1 1)` when a grounding exists, else `(stv 0 1)` |
 //! | `(DualLink TERM)` | a SetLink of the patterns in the space (links holding variables) that TERM grounds |
-//! | arithmetic (`PlusLink` ...) | the NumberNode it computes |
+//! | arithmetic (`PlusLink` ...) | the NumberNode it computes from NumberNodes; a FloatValue where values flow in (StrengthOf, FloatValueOf ...) |
+//! | `StrengthOfLink`, `ConfidenceOfLink`, `CountOfLink`, `FloatValueOfLink` | a FloatValue |
+//! | `ValueOfLink`, `TruthValueOfLink` | the value under the key (else the default given, else VoidValue); the truth value |
+//! | `ExecutionOutputLink` | a grounded procedure's result (see [`grounded`]), or a Lambda or DefinedSchema applied to the arguments and executed |
 //! | `EqualLink`, `GreaterThanLink`, `NotLink` ... | a truth value, as for Satisfaction |
 //!
 //! ```
@@ -240,6 +243,23 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
             evaluate_bound(space, body, &map)
         }
         types::EVALUATION_LINK if !is_grounded_evaluation(space, h) => Ok(space.get_tv(h).ok_or(Error::InvalidHandle(h))?),
+        // (FormulaPredicate STRENGTH [CONFIDENCE]): each formula's first
+        // number (a Lambda around one is its body).
+        types::FORMULA_PREDICATE_LINK => {
+            let first = |f: Handle| -> Result<f64> {
+                let body = match (space.get_type(f), space.outgoing(f).unwrap_or(&[])) {
+                    (Some(types::LAMBDA_LINK), &[b]) => b,
+                    _ => f,
+                };
+                let (v, _) = eval::flow_numbers(space, body)?;
+                v.first().copied().ok_or_else(|| bad(format!("{} computes no number", describe(space, f))))
+            };
+            match *out {
+                [s] => Ok(TruthValue::simple(first(s)?, 1.0)),
+                [s, c] => Ok(TruthValue::simple(first(s)?, first(c)?)),
+                _ => Err(bad(format!("{} must hold a strength formula and a confidence formula", describe(space, h)))),
+            }
+        }
         // A pattern of its own: is there a grounding (for a closed one, is
         // its atom held by something besides it)?
         types::PRESENT_LINK | types::ABSENT_LINK | types::ALWAYS_LINK => {
@@ -388,8 +408,11 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
         }
         _ if eval::is_arithmetic(t) => {
             // Computed whole, so a bad member adds no partial results.
-            let v = eval::numbers(space, query)?;
-            Ok(Executed::Atom(space.add_node(types::NUMBER_NODE, &eval::number_name(&v))?))
+            let (v, nodes) = eval::flow_numbers(space, query)?;
+            Ok(if nodes { Executed::Atom(space.add_node(types::NUMBER_NODE, &eval::number_name(&v))?) } else { Executed::Value(Value::float(v)) })
+        }
+        types::STRENGTH_OF_LINK | types::CONFIDENCE_OF_LINK | types::COUNT_OF_LINK | types::FLOAT_VALUE_OF_LINK => {
+            Ok(Executed::Value(Value::float(eval::flow_numbers(space, query)?.0)))
         }
         types::EXECUTION_OUTPUT_LINK => {
             let [schema, list] = *out else { return Err(bad(format!("{} must hold a schema and its arguments", describe(space, query)))) };
