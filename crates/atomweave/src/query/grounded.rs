@@ -3,8 +3,8 @@
 //! EvaluationLink calls with atoms as arguments.
 //!
 //! The core runs no language itself: a front end (Python, Guile) registers
-//! the [`Procedures`] of its prefix with [`register`], and [`call`] hands
-//! each call to the one registered for the name's prefix. A name whose
+//! the [`Procedures`] of its prefix with [`register`], and the query engine
+//! hands each call to the one registered for the name's prefix. A name whose
 //! prefix nobody registered is an error that says so.
 
 use std::sync::{Arc, RwLock};
