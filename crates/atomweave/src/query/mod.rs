@@ -441,6 +441,19 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 (None, None) => Executed::Value(Value::Void),
             })
         }
+        // (Cond C1 V1 C2 V2 ... [DEFAULT]): the value after the first
+        // condition that holds, executed; else the default; else nothing.
+        types::COND_LINK => {
+            for pair in out.chunks(2) {
+                match *pair {
+                    [cond, value] if holds(evaluate(space, cond)?) => return run(space, value),
+                    [_, _] => {}
+                    [default] => return run(space, default),
+                    _ => unreachable!("chunks of two"),
+                }
+            }
+            Ok(Executed::Value(Value::Void))
+        }
         types::TRUTH_VALUE_OF_LINK => {
             let [atom] = *out else { return Err(bad(format!("{} must hold one atom", describe(space, query)))) };
             Ok(Executed::Value(Value::Truth(space.get_tv(atom).ok_or(Error::InvalidHandle(atom))?)))
