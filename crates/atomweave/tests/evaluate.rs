@@ -112,3 +112,17 @@ fn numbers_flow_from_truth_values_and_float_values() {
     let e = one(&s, r#"(Evaluation (FormulaPredicate (Number 0.7) (Number 0.25)) (List (Concept "A") (Concept "B")))"#);
     assert_eq!(evaluate(&s, e).unwrap(), TruthValue::simple(0.7, 0.25), "no parameters: the arguments are ignored");
 }
+
+#[test]
+fn a_put_of_a_delete_extracts_what_it_names() {
+    use atomweave::query::{execute, Executed};
+    let s = AtomSpace::new();
+    load_str(&mut &s, r#"(Concept "deleteme") (List (Concept "deleteme") (Concept "other"))"#).unwrap();
+    let put = one(&s, r#"(Put (Delete (Variable "X")) (Concept "deleteme"))"#);
+    assert_eq!(execute(&s, put).unwrap(), Executed::Value(atomweave::Value::Void));
+    assert_eq!(s.get_node(atomweave::types::CONCEPT_NODE, "deleteme"), None, "gone, and the links holding it");
+    assert!(s.get_node(atomweave::types::CONCEPT_NODE, "other").is_some());
+    let put = one(&s, r#"(Put (Delete (Variable "X")) (Concept "never there"))"#);
+    // Its argument is an atom of the query itself, so it is there to delete.
+    assert!(execute(&s, put).is_ok());
+}

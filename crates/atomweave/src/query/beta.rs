@@ -82,6 +82,48 @@ pub(crate) fn bindings(space: &AtomSpace, f: Handle, args: &[Handle]) -> Result<
     Ok((body, vars.into_iter().zip(args.iter().copied()).collect()))
 }
 
+/// What a PutLink gives: its body with the variables (declared, else the
+/// body's free ones) replaced by the arguments, one result per member of a
+/// SetLink of arguments (a ListLink for several variables). A body that is
+/// a DeleteLink extracts the atoms it names instead (recursively), giving
+/// nothing, as upstream's. `Ok(None)` for one result means deleted.
+pub(crate) fn put(space: &AtomSpace, put: Handle) -> Result<Vec<Option<Handle>>> {
+    let out = space.outgoing(put).unwrap_or(&[]);
+    let (vars, body, args) = match *out {
+        [body, args] => (super::free_variables(space, body)?, body, args),
+        [decl, body, args] => (declared(space, decl), body, args),
+        _ => return Err(bad(format!("{} must hold a body and its arguments, after an optional variable declaration", describe(space, put)))),
+    };
+    let tuples: Vec<Handle> = match space.get_type(args) {
+        Some(types::SET_LINK) => space.outgoing(args).unwrap_or(&[]).to_vec(),
+        _ => vec![args],
+    };
+    let mut results = Vec::with_capacity(tuples.len());
+    for tuple in tuples {
+        let values: Vec<Handle> = match (vars.len(), space.get_type(tuple)) {
+            (1, _) => vec![tuple],
+            (_, Some(types::LIST_LINK)) => space.outgoing(tuple).unwrap_or(&[]).to_vec(),
+            _ => vec![tuple],
+        };
+        if values.len() != vars.len() {
+            return Err(bad(format!("{} takes {} arguments, but {} were given", describe(space, put), vars.len(), values.len())));
+        }
+        let map: HashMap<Handle, Handle> = vars.iter().copied().zip(values).collect();
+        if space.get_type(body) == Some(types::DELETE_LINK) {
+            for &m in space.outgoing(body).unwrap_or(&[]) {
+                if let Some(x) = lookup(space, m, &map, 0)? {
+                    // Gone already, or held by links that go with it: as upstream.
+                    let _ = space.extract(x, true);
+                }
+            }
+            results.push(None);
+        } else {
+            results.push(Some(substitute(space, body, &map)?));
+        }
+    }
+    Ok(results)
+}
+
 /// `h` with the variables of `map` replaced, added to the space.
 pub(crate) fn substitute(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>) -> Result<Handle> {
     substitute_in(space, h, map, 0, &mut HashMap::default())

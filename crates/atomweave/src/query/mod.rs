@@ -14,6 +14,8 @@
 //! | `(DualLink TERM)` | a SetLink of the patterns in the space (links holding variables) that TERM grounds |
 //! | arithmetic (`PlusLink` ...) | the NumberNode it computes from NumberNodes; a FloatValue where values flow in (StrengthOf, FloatValueOf ...) |
 //! | `StrengthOfLink`, `ConfidenceOfLink`, `CountOfLink`, `FloatValueOfLink` | a FloatValue |
+//! | `PutLink` | the body with the arguments in place of its variables; a SetLink of results for a SetLink of arguments; a DeleteLink body extracts what it names |
+//! | `CondLink` | the value after the first condition that holds, executed; else the default |
 //! | `ValueOfLink`, `TruthValueOfLink` | the value under the key (else the default given, else VoidValue); the truth value |
 //! | `ExecutionOutputLink` | a grounded procedure's result (see [`grounded`]), or a Lambda or DefinedSchema applied to the arguments and executed |
 //! | `EqualLink`, `GreaterThanLink`, `NotLink` ... | a truth value, as for Satisfaction |
@@ -439,6 +441,16 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 (Some(v), _) => Executed::Value(v),
                 (None, Some(d)) => Executed::Atom(d),
                 (None, None) => Executed::Value(Value::Void),
+            })
+        }
+        types::PUT_LINK => {
+            let set_args = space.outgoing(query).and_then(|o| o.last()).and_then(|&a| space.get_type(a)) == Some(types::SET_LINK);
+            let results = beta::put(space, query)?;
+            let kept: Vec<Handle> = results.iter().flatten().copied().collect();
+            Ok(match (set_args, kept.as_slice()) {
+                (true, _) => Executed::Atom(space.add_link(types::SET_LINK, &kept)?),
+                (false, [one]) => Executed::Atom(*one),
+                (false, _) => Executed::Value(Value::Void),
             })
         }
         // (Cond C1 V1 C2 V2 ... [DEFAULT]): the value after the first
