@@ -55,7 +55,7 @@ pub(crate) fn apply(space: &AtomSpace, lambda: Handle, args: &[Handle]) -> Resul
 pub(crate) fn bindings(space: &AtomSpace, f: Handle, args: &[Handle]) -> Result<(Handle, HashMap<Handle, Handle>)> {
     let (vars, body) = match (space.get_type(f), space.outgoing(f).unwrap_or(&[])) {
         (Some(types::LAMBDA_LINK), &[decl, body]) => (declared(space, decl), body),
-        (Some(types::LAMBDA_LINK), &[body]) => (Vec::new(), body),
+        (Some(types::LAMBDA_LINK), &[body]) => (super::free_variables(space, body)?, body),
         (Some(types::LAMBDA_LINK), _) => return Err(bad(format!("{} must hold a variable declaration and a body", describe(space, f)))),
         // A scope without a declaration (a FormulaPredicate): the variables
         // of its members, in order of first appearance, are its parameters.
@@ -86,18 +86,34 @@ pub(crate) fn bindings(space: &AtomSpace, f: Handle, args: &[Handle]) -> Result<
 /// body's free ones) replaced by the arguments, one result per member of a
 /// SetLink of arguments (a ListLink for several variables). A body that is
 /// a DeleteLink extracts the atoms it names instead (recursively), giving
-/// nothing, as upstream's. `Ok(None)` for one result means deleted.
-pub(crate) fn put(space: &AtomSpace, put: Handle) -> Result<Vec<Option<Handle>>> {
+/// nothing, as upstream's. `None` for one result means deleted; with
+/// whether the arguments were a set (then the results go in a SetLink).
+pub(crate) fn put(space: &AtomSpace, put: Handle) -> Result<(Vec<Option<Handle>>, bool)> {
     let out = space.outgoing(put).unwrap_or(&[]);
     let (vars, body, args) = match *out {
+        // A DefinedSchema or a LambdaLink: its own variables.
+        [f, args] if matches!(space.get_type(definition(space, f)?), Some(types::LAMBDA_LINK)) => {
+            let lambda = definition(space, f)?;
+            match *space.outgoing(lambda).unwrap_or(&[]) {
+                [decl, body] => (declared(space, decl), body, args),
+                [body] => (super::free_variables(space, body)?, body, args),
+                _ => return Err(bad(format!("{} must hold a variable declaration and a body", describe(space, lambda)))),
+            }
+        }
         [body, args] => (super::free_variables(space, body)?, body, args),
         [decl, body, args] => (declared(space, decl), body, args),
         _ => return Err(bad(format!("{} must hold a body and its arguments, after an optional variable declaration", describe(space, put)))),
     };
-    let tuples: Vec<Handle> = match space.get_type(args) {
-        Some(types::SET_LINK) => space.outgoing(args).unwrap_or(&[]).to_vec(),
-        _ => vec![args],
+    // Arguments that are themselves a query (a GetLink...) are run first.
+    let args = match space.get_type(args) {
+        Some(types::GET_LINK | types::BIND_LINK | types::PUT_LINK | types::EXECUTION_OUTPUT_LINK) => match super::execute(space, args)? {
+            super::Executed::Atom(h) => h,
+            super::Executed::Value(_) => return Err(bad(format!("{}: its arguments give a value, not atoms", describe(space, put)))),
+        },
+        _ => args,
     };
+    let set = space.get_type(args) == Some(types::SET_LINK);
+    let tuples: Vec<Handle> = if set { space.outgoing(args).unwrap_or(&[]).to_vec() } else { vec![args] };
     let mut results = Vec::with_capacity(tuples.len());
     for tuple in tuples {
         let values: Vec<Handle> = match (vars.len(), space.get_type(tuple)) {
@@ -118,15 +134,15 @@ pub(crate) fn put(space: &AtomSpace, put: Handle) -> Result<Vec<Option<Handle>>>
             }
             results.push(None);
         } else {
-            results.push(Some(substitute(space, body, &map)?));
+            results.push(Some(substitute_in(space, body, &map, 0, &mut HashMap::default(), Quotes::Consume, false)?));
         }
     }
-    Ok(results)
+    Ok((results, set))
 }
 
 /// `h` with the variables of `map` replaced, added to the space.
 pub(crate) fn substitute(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>) -> Result<Handle> {
-    substitute_in(space, h, map, 0, &mut HashMap::default())
+    substitute_in(space, h, map, 0, &mut HashMap::default(), Quotes::Keep, false)
 }
 
 /// `h` with the variables of `map` replaced, if the space holds that atom
@@ -152,25 +168,55 @@ pub(crate) fn lookup(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>
     Ok(space.get_link(t, &members))
 }
 
-fn substitute_in(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>, depth: usize, memo: &mut HashMap<Handle, Handle>) -> Result<Handle> {
+/// How a substitution treats QuoteLinks: a lambda's body keeps what is
+/// quoted as it is; a PutLink consumes its quotes (the quoted atom is
+/// built, unquoted parts substituted), as upstream's does.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Quotes {
+    Keep,
+    Consume,
+}
+
+fn substitute_in(
+    space: &AtomSpace,
+    h: Handle,
+    map: &HashMap<Handle, Handle>,
+    depth: usize,
+    memo: &mut HashMap<(Handle, bool), Handle>,
+    quotes: Quotes,
+    quoted: bool,
+) -> Result<Handle> {
     if depth > MAX_DEPTH {
         return Err(bad(format!("a lambda body nested more than {MAX_DEPTH} deep")));
     }
-    if let Some(&a) = map.get(&h) {
-        return Ok(a);
+    if !quoted {
+        if let Some(&a) = map.get(&h) {
+            return Ok(a);
+        }
     }
-    if let Some(&done) = memo.get(&h) {
+    if let Some(&done) = memo.get(&(h, quoted)) {
         return Ok(done);
     }
     let t = space.get_type(h).ok_or(crate::Error::InvalidHandle(h))?;
-    if !t.is_link() || t == types::QUOTE_LINK {
+    let out = space.outgoing(h).unwrap_or(&[]);
+    let consumed = match (quotes, t, out) {
+        (Quotes::Keep, types::QUOTE_LINK, _) => return Ok(h),
+        (Quotes::Consume, types::QUOTE_LINK, &[m]) if !quoted => Some(substitute_in(space, m, map, depth + 1, memo, quotes, true)?),
+        (Quotes::Consume, types::UNQUOTE_LINK, &[m]) if quoted => Some(substitute_in(space, m, map, depth + 1, memo, quotes, false)?),
+        _ => None,
+    };
+    if let Some(x) = consumed {
+        memo.insert((h, quoted), x);
+        return Ok(x);
+    }
+    if !t.is_link() {
         return Ok(h);
     }
-    let mut members = Vec::new();
-    for &m in space.outgoing(h).unwrap_or(&[]) {
-        members.push(substitute_in(space, m, map, depth + 1, memo)?);
+    let mut members = Vec::with_capacity(out.len());
+    for &m in out {
+        members.push(substitute_in(space, m, map, depth + 1, memo, quotes, quoted)?);
     }
-    let out = space.add_link(t, &members)?;
-    memo.insert(h, out);
-    Ok(out)
+    let built = space.add_link(t, &members)?;
+    memo.insert((h, quoted), built);
+    Ok(built)
 }

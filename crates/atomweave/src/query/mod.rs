@@ -444,8 +444,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             })
         }
         types::PUT_LINK => {
-            let set_args = space.outgoing(query).and_then(|o| o.last()).and_then(|&a| space.get_type(a)) == Some(types::SET_LINK);
-            let results = beta::put(space, query)?;
+            let (results, set_args) = beta::put(space, query)?;
             let kept: Vec<Handle> = results.iter().flatten().copied().collect();
             Ok(match (set_args, kept.as_slice()) {
                 (true, _) => Executed::Atom(space.add_link(types::SET_LINK, &kept)?),

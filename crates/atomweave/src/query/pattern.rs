@@ -694,12 +694,19 @@ impl<'s> Compiler<'s> {
     }
 
     fn check_rewrite_vars(&self, h: Handle, quoted: bool, grounded: u64, seen: &mut HashSet<(Handle, bool)>) -> Result<()> {
+        self.check_rewrite_vars_in(h, quoted, false, grounded, seen)
+    }
+
+    /// `scoped`: inside a scope of the rewrite (a PutLink, a LambdaLink),
+    /// where a variable that is not the query's is that scope's own.
+    fn check_rewrite_vars_in(&self, h: Handle, quoted: bool, scoped: bool, grounded: u64, seen: &mut HashSet<(Handle, bool)>) -> Result<()> {
         if !seen.insert((h, quoted)) {
             return Ok(());
         }
         let t = self.ty(h)?;
         if !quoted && matches!(t, types::VARIABLE_NODE | types::GLOB_NODE) {
             return match self.index.get(&h) {
+                None if scoped => Ok(()),
                 Some(&v) if grounded & (1 << v) != 0 => Ok(()),
                 Some(_) => {
                     Err(bad(format!("variable {} in the rewrite is not grounded: it occurs only in clauses that need not be present", self.describe(h))))
@@ -712,8 +719,9 @@ impl<'s> Compiler<'s> {
             types::UNQUOTE_LINK if quoted => false,
             _ => quoted,
         };
+        let scoped = scoped || (!quoted && t.is_a(types::SCOPE_LINK));
         for &m in self.out(h) {
-            self.check_rewrite_vars(m, quoted, grounded, seen)?;
+            self.check_rewrite_vars_in(m, quoted, scoped, grounded, seen)?;
         }
         Ok(())
     }
