@@ -16,6 +16,9 @@
 //! | `StrengthOfLink`, `ConfidenceOfLink`, `CountOfLink`, `FloatValueOfLink` | a FloatValue |
 //! | `PutLink` | the body with the arguments in place of its variables; a SetLink of results for a SetLink of arguments; a DeleteLink body extracts what it names |
 //! | `CondLink` | the value after the first condition that holds, executed; else the default |
+//! | `DontExecLink` | its member, not executed |
+//! | another executable link (SetValue, streams, ...) | an error naming its type: not run yet |
+//! | any other atom (data) | itself |
 //! | `ValueOfLink`, `TruthValueOfLink` | the value under the key (else the default given, else VoidValue); the truth value |
 //! | `ExecutionOutputLink` | a grounded procedure's result (see [`grounded`]), or a Lambda or DefinedSchema applied to the arguments and executed |
 //! | `EqualLink`, `GreaterThanLink`, `NotLink` ... | a truth value, as for Satisfaction |
@@ -490,6 +493,15 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             }
             Ok(Executed::Value(Value::Truth(crisp(eval::truth(space, &pat, query, &Vec::new())?))))
         }
+        // Its member, not executed.
+        types::DONT_EXEC_LINK => match *out {
+            [m] => Ok(Executed::Atom(m)),
+            _ => Err(bad(format!("{} must hold one atom", describe(space, query)))),
+        },
+        // Code the engine does not run yet: an error that names it, never
+        // the link given back as if it were its result.
+        _ if t.is_a(types::EXECUTABLE_LINK) => Err(Error::Query(format!("executing a {} is not supported yet ({})", t.name(), describe(space, query)))),
+        // Data executes to itself, as upstream's.
         _ => Ok(Executed::Atom(query)),
     }
 }
