@@ -500,7 +500,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
         },
         // Code the engine does not run yet: an error that names it, never
         // the link given back as if it were its result.
-        _ if t.is_a(types::EXECUTABLE_LINK) => Err(Error::Query(format!("executing a {} is not supported yet ({})", t.name(), describe(space, query)))),
+        _ if t.is_a(types::EXECUTABLE_LINK) => Err(Error::Query(format!("executing {} is not supported yet ({})", t.name(), describe(space, query)))),
         // Data executes to itself, as upstream's.
         _ => Ok(Executed::Atom(query)),
     }

@@ -5,4 +5,4 @@
 ;; query
 (SetValue (Concept "a") (Predicate "k") (Number 1))
 ;; expect-error
-executing a SetValueLink is not supported yet
+executing SetValueLink is not supported yet
