@@ -126,3 +126,25 @@ fn a_put_of_a_delete_extracts_what_it_names() {
     // Its argument is an atom of the query itself, so it is there to delete.
     assert!(execute(&s, put).is_ok());
 }
+
+#[test]
+fn set_tv_and_set_value_set_what_their_expressions_give() {
+    use atomweave::query::{execute, Executed};
+    use atomweave::Value;
+    let s = AtomSpace::new();
+    load_str(&mut &s, r#"(Concept "foo" (stv 0.5 0.8)) (Concept "bar")"#).unwrap();
+    let bar = s.get_node(atomweave::types::CONCEPT_NODE, "bar").unwrap();
+    let run = |text: &str| execute(&s, one(&s, text)).unwrap();
+    assert_eq!(run(r#"(SetTV (Concept "bar") (TruthValueOf (Concept "foo")))"#), Executed::Value(Value::Truth(TruthValue::simple(0.5, 0.8))));
+    assert_eq!(s.get_tv(bar), Some(TruthValue::simple(0.5, 0.8)));
+    run(r#"(SetTV (Concept "bar") (FormulaPredicate (Number 0.25) (Number 0.5)))"#);
+    assert_eq!(s.get_tv(bar), Some(TruthValue::simple(0.25, 0.5)));
+    run(r#"(SetTV (Concept "bar") (Times (TruthValueOf (Concept "foo")) (TruthValueOf (Concept "foo"))))"#);
+    let tv = s.get_tv(bar).unwrap();
+    assert!((tv.mean() - 0.25).abs() < 1e-12 && (tv.confidence() - 0.64).abs() < 1e-12, "{tv:?}");
+    assert_eq!(run(r#"(SetValue (Concept "bar") (Predicate "k") (Plus (Number 1) (Number 2)))"#), Executed::Atom(one(&s, r#"(Number "3")"#)));
+    let k = s.get_node(atomweave::types::PREDICATE_NODE, "k").unwrap();
+    assert_eq!(s.get_value(bar, k), Some(Value::Atom(one(&s, r#"(Number "3")"#))));
+    run(r#"(SetValue (Concept "bar") (Predicate "k") (StrengthOf (Concept "foo")))"#);
+    assert_eq!(s.get_value(bar, k), Some(Value::float(vec![0.5])));
+}

@@ -179,6 +179,15 @@ pub(crate) fn flow_numbers(space: &AtomSpace, h: Handle) -> Result<(Vec<f64>, bo
         types::STRENGTH_OF_LINK => Ok((out.iter().map(|&m| tv(m).map(|t| t.mean())).collect::<Result<_>>()?, false)),
         types::CONFIDENCE_OF_LINK => Ok((out.iter().map(|&m| tv(m).map(|t| t.confidence())).collect::<Result<_>>()?, false)),
         types::COUNT_OF_LINK => Ok((out.iter().map(|&m| tv(m).map(|t| t.count_of())).collect::<Result<_>>()?, false)),
+        // Each atom's [mean, confidence].
+        types::TRUTH_VALUE_OF_LINK => {
+            let mut v = Vec::with_capacity(2 * out.len());
+            for &m in out {
+                let t = tv(m)?;
+                v.extend([t.mean(), t.confidence()]);
+            }
+            Ok((v, false))
+        }
         types::FLOAT_VALUE_OF_LINK | types::VALUE_OF_LINK => {
             let (atom, key, default) = match *out {
                 [a, k] => (a, k, None),

@@ -17,6 +17,7 @@
 //! | `PutLink` | the body with the arguments in place of its variables; a SetLink of results for a SetLink of arguments; a DeleteLink body extracts what it names |
 //! | `CondLink` | the value after the first condition that holds, executed; else the default |
 //! | `DontExecLink` | its member, not executed |
+//! | `SetTVLink`, `SetValueLink` | what the expression gives (a truth value evaluated or computed; a value executed), set on the atom |
 //! | another executable link (SetValue, streams, ...) | an error naming its type: not run yet |
 //! | any other atom (data) | itself |
 //! | `ValueOfLink`, `TruthValueOfLink` | the value under the key (else the default given, else VoidValue); the truth value |
@@ -453,6 +454,37 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 (true, _) => Executed::Atom(space.add_link(types::SET_LINK, &kept)?),
                 (false, [one]) => Executed::Atom(*one),
                 (false, _) => Executed::Value(Value::Void),
+            })
+        }
+        // (SetTV ATOM EXPR): EXPR's truth value (evaluated, or numbers
+        // [strength confidence] computed) set on ATOM, and given.
+        types::SET_TV_LINK => {
+            let [atom, expr] = *out else { return Err(bad(format!("{} must hold an atom and a truth value's expression", describe(space, query)))) };
+            let et = type_of(space, expr)?;
+            let tv = if eval::is_arithmetic(et) || et.is_a(types::VALUE_OF_LINK) {
+                match eval::flow_numbers(space, expr)?.0[..] {
+                    [s] => TruthValue::simple(s, 1.0),
+                    [s, c] => TruthValue::simple(s, c),
+                    _ => return Err(bad(format!("{}: a truth value is one or two numbers", describe(space, expr)))),
+                }
+            } else {
+                evaluate(space, expr)?
+            };
+            space.set_tv(atom, tv)?;
+            Ok(Executed::Value(Value::Truth(tv)))
+        }
+        // (SetValue ATOM KEY EXPR): what EXPR executes to (data: itself),
+        // set on ATOM under KEY, and given.
+        types::SET_VALUE_LINK => {
+            let [atom, key, expr] = *out else { return Err(bad(format!("{} must hold an atom, a key and a value's expression", describe(space, query)))) };
+            let v = match run(space, expr)? {
+                Executed::Atom(h) => Value::Atom(h),
+                Executed::Value(v) => v,
+            };
+            space.set_value(atom, key, v.clone())?;
+            Ok(match v {
+                Value::Atom(h) => Executed::Atom(h),
+                v => Executed::Value(v),
             })
         }
         // (Cond C1 V1 C2 V2 ... [DEFAULT]): the value after the first

@@ -3,6 +3,6 @@
 ;; data
 (Concept "a")
 ;; query
-(SetValue (Concept "a") (Predicate "k") (Number 1))
+(StringOf (Type "ConceptNode") (Predicate "bar"))
 ;; expect-error
-executing SetValueLink is not supported yet
+executing StringOfLink is not supported yet
