@@ -116,10 +116,10 @@ fn find_in(index: u32, a: Atom) -> Option<Handle> {
 
 /// The atom and the space an incoming-set call reads: the current one, or
 /// the one given (upstream's incoming set is the links seen from a space).
-fn atom_and_space(a: Scm, s: Scm) -> R<(Atom, u32, Option<Handle>)> {
+fn atom_and_space(a: Scm, s: Scm) -> R<(u32, Option<Handle>)> {
     let a = live_atom(a)?;
     let space = space_arg(s)?;
-    Ok((a, space, find_in(space, a)))
+    Ok((space, find_in(space, a)))
 }
 
 /// Where a change of `at`'s values goes: the current space when it sees
@@ -455,7 +455,7 @@ subrs! {
         if let Some(sp) = smob::space_of(a) {
             return Ok(spaces_list(smob::space_at(sp).children().into_iter()));
         }
-        let (_, space, h) = atom_and_space(a, s)?;
+        let (space, h) = atom_and_space(a, s)?;
         let inc = h.and_then(|h| smob::space_at(space).incoming(h)).unwrap_or_default();
         Ok(atoms_list(space, inc.iter().copied()))
     }
@@ -463,12 +463,12 @@ subrs! {
         if let Some(sp) = smob::space_of(a) {
             return Ok(ffi::from_i64(smob::space_at(sp).children().len() as i64));
         }
-        let (_, space, h) = atom_and_space(a, s)?;
+        let (space, h) = atom_and_space(a, s)?;
         Ok(ffi::from_i64(h.and_then(|h| smob::space_at(space).incoming_size(h)).unwrap_or(0) as i64))
     }
     cog_incoming_by_type "cog-incoming-by-type" (a, t, s) {
         let t = type_arg(t)?;
-        let (_, space, h) = atom_and_space(a, s)?;
+        let (space, h) = atom_and_space(a, s)?;
         Ok(atoms_list(space, h.map(|h| smob::space_at(space).incoming_by_type(h, t)).unwrap_or_default().into_iter()))
     }
     cog_tv "cog-tv" (a) {

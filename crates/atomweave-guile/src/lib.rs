@@ -352,14 +352,7 @@ pub fn tv_object(tv: atomweave::TruthValue) -> Scm {
 /// Makes `space` known to Scheme (once: a space registered before keeps its
 /// index); the index names it to [`select_space`].
 pub fn register_space(space: AtomSpace) -> u32 {
-    static KNOWN: parking_lot::Mutex<Option<std::collections::HashMap<AtomSpace, u32>>> = parking_lot::Mutex::new(None);
-    *KNOWN.lock().get_or_insert_with(Default::default).entry(space.clone()).or_insert_with(|| {
-        // A space made in Scheme is registered already.
-        match smob::SPACES.iter().find(|(_, s)| **s == space) {
-            Some((i, _)) => i as u32,
-            None => smob::register(space),
-        }
-    })
+    smob::register(space)
 }
 
 /// Whether the extension is initialized in this process: by [`boot`], or

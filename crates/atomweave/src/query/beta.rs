@@ -116,11 +116,8 @@ pub(crate) fn put(space: &AtomSpace, put: Handle) -> Result<(Vec<Option<Handle>>
     let tuples: Vec<Handle> = if set { space.outgoing(args).unwrap_or(&[]).to_vec() } else { vec![args] };
     let mut results = Vec::with_capacity(tuples.len());
     for tuple in tuples {
-        let values: Vec<Handle> = match (vars.len(), space.get_type(tuple)) {
-            (1, _) => vec![tuple],
-            (_, Some(types::LIST_LINK)) => space.outgoing(tuple).unwrap_or(&[]).to_vec(),
-            _ => vec![tuple],
-        };
+        let values: Vec<Handle> =
+            if vars.len() != 1 && space.get_type(tuple) == Some(types::LIST_LINK) { space.outgoing(tuple).unwrap_or(&[]).to_vec() } else { vec![tuple] };
         if values.len() != vars.len() {
             return Err(bad(format!("{} takes {} arguments, but {} were given", describe(space, put), vars.len(), values.len())));
         }

@@ -206,12 +206,10 @@ pub(crate) fn flow_numbers(space: &AtomSpace, h: Handle) -> Result<(Vec<f64>, bo
             let mut nums = Vec::with_capacity(out.len());
             let mut nodes = true;
             for &m in out {
-                let (v, n) = flow_numbers(space, m).map_err(|e| match e {
-                    crate::Error::Query(_) if numbers_of(space, m).is_none() && !computes(space, m) => {
-                        bad(format!("{} does not compute numbers: {} is not a number", super::describe(space, h), super::describe(space, m)))
-                    }
-                    e => e,
-                })?;
+                if numbers_of(space, m).is_none() && !computes(space, m) {
+                    return Err(bad(format!("{} does not compute numbers: {} is not a number", super::describe(space, h), super::describe(space, m))));
+                }
+                let (v, n) = flow_numbers(space, m)?;
                 nums.push(v);
                 nodes &= n;
             }

@@ -277,13 +277,7 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
             _ => Err(bad(format!("{} must hold one atom", describe(space, h)))),
         },
         types::AND_LINK | types::SEQUENTIAL_AND_LINK | types::OR_LINK | types::SEQUENTIAL_OR_LINK if !has_variables(space, h)? => {
-            let any = matches!(t, types::OR_LINK | types::SEQUENTIAL_OR_LINK);
-            for &m in out {
-                if holds(evaluate(space, m)?) == any {
-                    return truth(any);
-                }
-            }
-            truth(!any)
+            combine(t, out, |m| evaluate(space, m))
         }
         _ => match run(space, h)? {
             Executed::Value(Value::Truth(tv)) => Ok(tv),
@@ -316,15 +310,7 @@ fn evaluate_bound(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>) -
                 [m] => Ok(crisp(!holds(evaluate_bound(space, m, map)?))),
                 _ => Err(bad(format!("{} must hold one atom", describe(space, h)))),
             },
-            types::AND_LINK | types::SEQUENTIAL_AND_LINK | types::OR_LINK | types::SEQUENTIAL_OR_LINK => {
-                let any = matches!(t, types::OR_LINK | types::SEQUENTIAL_OR_LINK);
-                for &m in out {
-                    if holds(evaluate_bound(space, m, map)?) == any {
-                        return Ok(crisp(any));
-                    }
-                }
-                Ok(crisp(!any))
-            }
+            types::AND_LINK | types::SEQUENTIAL_AND_LINK | types::OR_LINK | types::SEQUENTIAL_OR_LINK => combine(t, out, |m| evaluate_bound(space, m, map)),
             _ => {
                 let scratch = AtomSpace::new_child(&[space])?;
                 let reduced = beta::substitute(&scratch, h, map)?;
@@ -332,6 +318,18 @@ fn evaluate_bound(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>) -
             }
         }
     })
+}
+
+/// An And or Or (or a sequential one) of `members`, evaluated in order by
+/// `eval` until one decides.
+fn combine(t: Type, members: &[Handle], mut eval: impl FnMut(Handle) -> Result<TruthValue>) -> Result<TruthValue> {
+    let any = matches!(t, types::OR_LINK | types::SEQUENTIAL_OR_LINK);
+    for &m in members {
+        if holds(eval(m)?) == any {
+            return Ok(crisp(any));
+        }
+    }
+    Ok(crisp(!any))
 }
 
 /// Upstream's crisp reading of a truth value: a mean of at least 0.5.
