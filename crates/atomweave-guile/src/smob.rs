@@ -14,7 +14,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use atomweave::sexpr::{self, Form};
-use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value, MAX_VALUE_NESTING};
+use atomweave::{types, AtomSpace, Handle, QueueValue, TruthValue, Type, Value, MAX_VALUE_NESTING};
 
 use crate::error::{Error, R};
 use crate::ffi::{self, scm_t_bits, Scm};
@@ -257,6 +257,7 @@ pub fn to_scm(v: &Value, space: u32) -> Scm {
         Value::String(xs) => value_obj(types::STRING_VALUE, ffi::list(xs.iter().map(|s| ffi::string(s)))),
         Value::Bool(xs) => value_obj(types::BOOL_VALUE, ffi::list(xs.iter().map(|&b| Scm::bool(b)))),
         Value::Link(xs) => value_obj(types::LINK_VALUE, ffi::list(xs.iter().map(|x| to_scm(x, space)))),
+        Value::Queue(q) => value_obj(types::QUEUE_VALUE, ffi::list(q.snapshot().iter().map(|x| to_scm(x, space)))),
         Value::Void => value_obj(types::VOID_VALUE, ffi::EOL),
         Value::Truth(tv) => tv_obj(*tv),
         Value::Atom(h) => Atom { space, h: *h }.to_scm(),
@@ -297,8 +298,11 @@ fn build_value_in(t: Type, xs: impl Iterator<Item = Scm>, atom: &mut impl FnMut(
         types::FLOAT_VALUE => Value::float(xs.map(|x| ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))).collect::<R<Vec<_>>>()?),
         types::STRING_VALUE => Value::String(xs.map(|x| ffi::to_string(x).ok_or_else(|| Error::wrong_type("a string", x))).collect::<R<Vec<_>>>()?.into()),
         types::BOOL_VALUE => Value::bool(xs.map(|x| Ok(!x.is_false())).collect::<R<Vec<_>>>()?),
-        types::LINK_VALUE if depth >= MAX_VALUE_NESTING => return Err(Error::msg(format!("LinkValues nest at most {MAX_VALUE_NESTING} deep"))),
+        types::LINK_VALUE | types::QUEUE_VALUE if depth >= MAX_VALUE_NESTING => {
+            return Err(Error::msg(format!("LinkValues nest at most {MAX_VALUE_NESTING} deep")))
+        }
         types::LINK_VALUE => Value::link(xs.map(|x| from_scm_in(x, atom, depth + 1)).collect::<R<Vec<_>>>()?),
+        types::QUEUE_VALUE => Value::Queue(QueueValue::new(xs.map(|x| from_scm_in(x, atom, depth + 1)).collect::<R<Vec<_>>>()?)),
         types::VOID_VALUE => Value::Void,
         types::ATTENTION_VALUE => match xs.map(|x| ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))).collect::<R<Vec<_>>>()? {
             n if n.len() == 3 => Value::float(n),

@@ -17,10 +17,17 @@
                          (lambda (p) (print-exception p #f key args)))
                        text))))
 
-(define (tmpdir)
+;; Every scratch path lies under one directory, removed when the file ends.
+(define scratch-root
   (let ((d (string-append (or (getenv "TMPDIR") "/tmp") "/aw-scm-"
                           (number->string (getpid)) "-" (number->string (random 1000000000)))))
+    (mkdir d)
     d))
+(define scratch-count 0)
+
+(define (tmpdir)
+  (set! scratch-count (+ scratch-count 1))
+  (string-append scratch-root "/" (number->string scratch-count)))
 
 (test-begin "opencog")
 
@@ -1020,4 +1027,5 @@
 
 (define failures (test-runner-fail-count (test-runner-current)))
 (test-end "opencog")
+(system* "rm" "-rf" scratch-root)
 (exit (if (zero? failures) 0 1))

@@ -384,6 +384,11 @@ fn to_py_in(space: &Bound<'_, PySpace>, v: Value, memo: &mut HashMap<*const Valu
         Value::Void => py.None(),
         Value::Atom(h) => PySpace::atom(space, h).into_pyobject(py)?.into_any().unbind(),
         Value::Space(s) => PySpace { space: s.space().clone() }.into_pyobject(py)?.into_any().unbind(),
+        // Python's values are those of upstream's Python API: a queue is read as the LinkValue it holds.
+        Value::Queue(q) => {
+            let objs = q.snapshot().into_iter().map(|x| to_py_in(space, x, memo)).collect::<PyResult<Vec<_>>>()?;
+            PyLinkValue::of(objs, py)?.into_pyobject(py)?.into_any().unbind()
+        }
         Value::Link(items) => {
             if let Some(done) = memo.get(&items.as_ptr()) {
                 return Ok(done.clone_ref(py));

@@ -17,6 +17,8 @@ const CTV: u8 = 6;
 const ATOM: u8 = 7;
 /// A held AtomSpace: its name (its atoms are stored on their own).
 const SPACE: u8 = 8;
+/// A QueueValue: what it holds when stored, front first.
+const QUEUE: u8 = 9;
 
 /// LinkValues nest at most this deep (as a space allows).
 const MAX_DEPTH: usize = atomweave::MAX_VALUE_NESTING;
@@ -60,6 +62,14 @@ fn write(v: &Value, out: &mut Vec<u8>, id_of: &mut dyn FnMut(atomweave::Handle) 
             out.push(LINK);
             len(out, vs.len())?;
             for v in vs.iter() {
+                write(v, out, id_of, depth + 1)?;
+            }
+        }
+        Value::Queue(q) => {
+            let vs = q.snapshot();
+            out.push(QUEUE);
+            len(out, vs.len())?;
+            for v in &vs {
                 write(v, out, id_of, depth + 1)?;
             }
         }
@@ -147,13 +157,17 @@ fn read(r: &mut Reader<'_>, atom_of: &mut dyn FnMut(u64) -> Result<atomweave::Ha
             let n = r.u32()?;
             Value::Bool(r.take(n)?.iter().map(|&b| b != 0).collect())
         }
-        LINK => {
+        LINK | QUEUE => {
             let n = r.u32()?;
             let mut v = Vec::with_capacity(n.min(r.0.len()));
             for _ in 0..n {
                 v.push(read(r, atom_of, depth + 1)?);
             }
-            Value::Link(v.into())
+            if tag == QUEUE {
+                Value::Queue(atomweave::QueueValue::new(v))
+            } else {
+                Value::Link(v.into())
+            }
         }
         VOID => Value::Void,
         STV => Value::Truth(TruthValue::simple(r.f64()?, r.f64()?)),

@@ -250,6 +250,7 @@ pub(crate) fn atoms_in(v: &Value, out: &mut Vec<Handle>) {
     match v {
         Value::Atom(h) => out.push(*h),
         Value::Link(vs) => vs.iter().for_each(|v| atoms_in(v, out)),
+        Value::Queue(q) => q.snapshot().iter().for_each(|v| atoms_in(v, out)),
         _ => {}
     }
 }

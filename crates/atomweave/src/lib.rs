@@ -44,7 +44,7 @@ pub use sink::AtomSink;
 pub use space::{AtomSpace, Incoming, SpaceRead};
 pub use table::AtomTable;
 pub use types::Type;
-pub use value::{TruthValue, Value, MAX_VALUE_NESTING, MAX_VALUE_SIZE};
+pub use value::{QueueValue, TruthValue, Value, MAX_VALUE_NESTING, MAX_VALUE_SIZE};
 
 /// Asks the CPU to bring the cache line of `p` in; a no-op where unsupported.
 #[inline(always)]

@@ -118,6 +118,60 @@ pub enum Value {
     /// An AtomSpace held as a value (upstream's episodic spaces):
     /// `(AtomSpace "name")`.
     Space(SpaceValue),
+    /// QueueValue: a LinkValue read from the front, what MeetLink and
+    /// QueryLink give.
+    Queue(QueueValue),
+}
+
+/// A queue of values: a LinkValue to whoever reads it whole, one value at
+/// a time to `StreamValueOf`, which takes from its front. Its values are
+/// given when it is made and only taken out after, so a queue never holds
+/// itself.
+#[derive(Clone)]
+pub struct QueueValue(Arc<std::sync::Mutex<std::collections::VecDeque<Value>>>);
+
+impl QueueValue {
+    /// A queue of `items`, front first.
+    pub fn new(items: impl IntoIterator<Item = Value>) -> Self {
+        QueueValue(Arc::new(std::sync::Mutex::new(items.into_iter().collect())))
+    }
+
+    fn items(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<Value>> {
+        // A panic while holding it leaves a whole queue (pushes and pops do not panic midway).
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// What it holds now, front first.
+    pub fn snapshot(&self) -> Vec<Value> {
+        self.items().iter().cloned().collect()
+    }
+
+    /// Takes the front value, if any.
+    pub fn pop(&self) -> Option<Value> {
+        self.items().pop_front()
+    }
+
+    /// How many values it holds now.
+    pub fn len(&self) -> usize {
+        self.items().len()
+    }
+
+    /// Is it empty now?
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl PartialEq for QueueValue {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.snapshot() == other.snapshot()
+    }
+}
+
+impl std::fmt::Debug for QueueValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("QueueValue").field(&self.snapshot()).finish()
+    }
 }
 
 /// An AtomSpace held in a value. Dropping the last one may drop a space
@@ -210,6 +264,9 @@ impl Value {
             }
         }
         // Most values are flat: no stack or memo for them (set_value asks every time).
+        if let Value::Queue(q) = self {
+            return Value::Link(q.snapshot().into()).shape();
+        }
         let Value::Link(root) = self else { return (0, flat(self)) };
         let mut memo: HashMap<*const Value, (usize, usize)> = HashMap::new();
         // (a LinkValue's members, whether they were measured)
@@ -264,6 +321,7 @@ impl Value {
             Value::Truth(tv) => tv.value_type(),
             Value::Atom(_) => types::ATOM,
             Value::Space(_) => types::ATOM_SPACE,
+            Value::Queue(_) => types::QUEUE_VALUE,
         }
     }
 

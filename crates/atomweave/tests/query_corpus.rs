@@ -14,8 +14,12 @@
 //!                    i.e. hidden from it; implies a child space
 //! ;; query           exactly one query expression
 //! ;; expect          exactly one atom: the result must be that very atom
-//! ;; expect-atoms    zero or more atoms: the result is a LinkValue of exactly this set
+//! ;; expect-atoms    zero or more atoms: the result is a QueueValue of exactly this
+//!                    set (a tuple in it, a LinkValue of atoms, written as the
+//!                    ListLink of them)
 //! ;; expect-tv       (stv S C): the result is a truth value
+//! ;; expect-value    one value as the writer prints it, e.g. `(FloatValue 1 2)`:
+//!                    the result (an atom: its Atomese, one line) prints so
 //! ;; expect-error    one line: a substring of the error message (case-insensitive);
 //!                    the space's atom count must be unchanged by the failed execute
 //! ```
@@ -43,6 +47,7 @@ enum Expect {
     Atom(String),
     Atoms(String),
     Tv(f64, f64),
+    Value(String),
     Error(String),
 }
 
@@ -65,7 +70,15 @@ fn parse_case(text: &str) -> Result<Case, String> {
         let marker = line.trim_end();
         if matches!(
             marker,
-            ";; data" | ";; child-data" | ";; child-extract" | ";; query" | ";; expect" | ";; expect-atoms" | ";; expect-tv" | ";; expect-error"
+            ";; data"
+                | ";; child-data"
+                | ";; child-extract"
+                | ";; query"
+                | ";; expect"
+                | ";; expect-atoms"
+                | ";; expect-tv"
+                | ";; expect-value"
+                | ";; expect-error"
         ) {
             let key = marker[3..].to_string();
             if sections.iter().any(|(k, _)| *k == key) {
@@ -101,6 +114,10 @@ fn parse_case(text: &str) -> Result<Case, String> {
             }
             _ => return Err("expect-tv: expected (stv S C)".into()),
         }
+    }
+    if let Some(b) = take("expect-value") {
+        let body: Vec<&str> = b.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with(';')).collect();
+        expects.push(Expect::Value(body.join(" ")));
     }
     if let Some(b) = take("expect-error") {
         let lines: Vec<&str> = b.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
@@ -260,16 +277,27 @@ fn run_case(case: &Case) -> Result<(), String> {
             let mut want = sorted(load(space, text, "expected atoms")?);
             want.dedup();
             let items = match &got {
-                Executed::Value(Value::Link(items)) => items,
+                Executed::Value(Value::Queue(q)) => q.snapshot(),
                 other => {
-                    return Err(format!("expected a LinkValue, got {}", show_executed(space, other)));
+                    return Err(format!("expected a QueueValue, got {}", show_executed(space, other)));
                 }
+            };
+            let tuple = |vs: &[Value]| -> Option<Handle> {
+                let members: Option<Vec<Handle>> = vs.iter().map(|v| if let Value::Atom(h) = v { Some(*h) } else { None }).collect();
+                space.get_link(atomweave::types::LIST_LINK, &members?)
             };
             let mut atoms = Vec::with_capacity(items.len());
             for it in items.iter() {
                 match it {
                     Value::Atom(h) => atoms.push(*h),
-                    other => return Err(format!("the LinkValue holds a non-atom {}: {}", show_value(space, other), show_executed(space, &got))),
+                    Value::Link(vs) if tuple(vs).is_some() => atoms.push(tuple(vs).unwrap()),
+                    other => {
+                        return Err(format!(
+                            "the QueueValue holds {}, neither an atom nor an expected tuple: {}",
+                            show_value(space, other),
+                            show_executed(space, &got)
+                        ))
+                    }
                 }
             }
             let atoms = sorted(atoms);
@@ -277,13 +305,13 @@ fn run_case(case: &Case) -> Result<(), String> {
             distinct.dedup();
             let show_set = |hs: &[Handle]| hs.iter().map(|&h| show_atom(space, h)).collect::<Vec<_>>().join(" ");
             if distinct.len() != atoms.len() {
-                return Err(format!("the LinkValue holds duplicates: {}", show_executed(space, &got)));
+                return Err(format!("the QueueValue holds duplicates: {}", show_executed(space, &got)));
             }
             if atoms != want {
                 let missing: Vec<Handle> = want.iter().copied().filter(|h| !atoms.contains(h)).collect();
                 let extra: Vec<Handle> = atoms.iter().copied().filter(|h| !want.contains(h)).collect();
                 return Err(format!(
-                    "LinkValue differs\n      expected {{{}}}\n      got      {}\n      missing  {{{}}}\n      extra    {{{}}}",
+                    "QueueValue differs\n      expected {{{}}}\n      got      {}\n      missing  {{{}}}\n      extra    {{{}}}",
                     show_set(&want),
                     show_executed(space, &got),
                     show_set(&missing),
@@ -291,6 +319,17 @@ fn run_case(case: &Case) -> Result<(), String> {
                 ));
             }
             Ok(())
+        }
+        (Expect::Value(want), Ok(got)) => {
+            let shown = match &got {
+                Executed::Atom(h) => show_atom(space, *h),
+                Executed::Value(v) => show_value(space, v),
+            };
+            if shown == *want {
+                Ok(())
+            } else {
+                Err(format!("expected {want}\n      got      {shown}"))
+            }
         }
         (Expect::Tv(s, c), Ok(got)) => match got {
             Executed::Value(Value::Truth(tv)) if (tv.mean() - s).abs() < 1e-9 && (tv.confidence() - c).abs() < 1e-9 => Ok(()),

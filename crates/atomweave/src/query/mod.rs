@@ -88,6 +88,8 @@
 
 mod beta;
 mod eval;
+mod filter;
+mod flow;
 mod free;
 pub mod grounded;
 mod pattern;
@@ -245,8 +247,7 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
         // A predicate that is code: its definition or lambda applied to
         // the arguments, or a pattern over its free variables in order.
         types::EVALUATION_LINK if !out.is_empty() && space.get_type(out[0]).is_some_and(|p| p == types::DEFINED_PREDICATE_NODE || p.is_link()) => {
-            let (body, map) = beta::bindings(space, beta::definition(space, out[0])?, arguments(space, &out[1..]))?;
-            evaluate_bound(space, body, &map)
+            evaluate_applied(space, out[0], &out[1..])
         }
         types::EVALUATION_LINK if !is_grounded_evaluation(space, h) => Ok(space.get_tv(h).ok_or(Error::InvalidHandle(h))?),
         // (FormulaPredicate STRENGTH [CONFIDENCE]): each formula's first
@@ -284,6 +285,27 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
             _ => Err(bad(format!("{} is not evaluatable: it gives no truth value", describe(space, h)))),
         },
     }
+}
+
+/// Predicate `pred` (a DefinedPredicate, a Lambda or a pattern) applied
+/// to `args` (a lone ListLink's members, or the atoms) and evaluated.
+fn evaluate_applied(space: &AtomSpace, pred: Handle, args: &[Handle]) -> Result<TruthValue> {
+    let (body, map) = beta::bindings(space, beta::definition(space, pred)?, arguments(space, args))?;
+    evaluate_bound(space, body, &map)
+}
+
+/// Schema `schema` (grounded, a DefinedSchema or a Lambda) applied to
+/// `args` (a lone ListLink's members, or the atoms) and executed.
+fn execute_applied(space: &AtomSpace, schema: Handle, args: &[Handle]) -> Result<Executed> {
+    let args = arguments(space, args);
+    if type_of(space, schema)?.is_a(types::GROUNDED_SCHEMA_NODE) {
+        return Ok(match grounded::call(space, schema, args)? {
+            Value::Atom(h) => Executed::Atom(h),
+            v => Executed::Value(v),
+        });
+    }
+    let reduced = beta::apply(space, beta::definition(space, schema)?, args)?;
+    run(space, reduced)
 }
 
 /// Evaluates `h` with its variables bound by `map`. Presence is looked up
@@ -385,8 +407,10 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             if results.iter().any(|g| wanted.iter().any(|&i| g[i].is_none())) {
                 return Err(bad("a result variable is left ungrounded".into()));
             }
-            let atoms = results.iter().map(|g| tuple(space, &wanted, g)).collect::<Result<Vec<_>>>()?;
-            deliver(space, t == types::GET_LINK, atoms)
+            // A Get's tuple is a ListLink of the space; a Meet's, a LinkValue.
+            let get = t == types::GET_LINK;
+            let found = results.iter().map(|g| tuple(space, &wanted, g, get)).collect::<Result<Vec<_>>>()?;
+            deliver(space, get, found)
         }
         types::BIND_LINK | types::QUERY_LINK => {
             let declared = out.first().map(|&d| type_of(space, d)).transpose()?.is_some_and(is_vardecl_type);
@@ -397,18 +421,24 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             };
             let pat = Pattern::compile(space, query, vardecl, body, rewrites)?;
             let results = sorted(Search { space, pat: &pat }.groundings(false)?);
-            let mut atoms = Vec::with_capacity(results.len());
+            let bind = t == types::BIND_LINK;
+            let mut found = Vec::with_capacity(results.len());
             for g in &results {
                 let b: Bindings = g.iter().map(|v| v.as_ref().map(Bound::from)).collect();
-                for &r in &pat.rewrites {
-                    atoms.push(eval::instantiate(space, &pat, r, &b)?);
+                let built = pat.rewrites.iter().map(|&r| eval::instantiate(space, &pat, r, &b).map(Value::Atom)).collect::<Result<Vec<_>>>()?;
+                // A Bind's rewrites all go into its SetLink; a Query's several
+                // rewrites of one grounding are one LinkValue.
+                match built.len() {
+                    1 => found.extend(built),
+                    _ if bind => found.extend(built),
+                    _ => found.push(Value::link(built)),
                 }
             }
-            deliver(space, t == types::BIND_LINK, atoms)
+            deliver(space, bind, found)
         }
         types::DUAL_LINK => {
             let [term] = *out else { return Err(bad(format!("{} must hold one term", describe(space, query)))) };
-            deliver(space, true, dual(space, query, term)?)
+            deliver(space, true, dual(space, query, term)?.into_iter().map(Value::Atom).collect())
         }
         _ if eval::is_arithmetic(t) => {
             // Computed whole, so a bad member adds no partial results.
@@ -420,16 +450,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
         }
         types::EXECUTION_OUTPUT_LINK => {
             let [schema, list] = *out else { return Err(bad(format!("{} must hold a schema and its arguments", describe(space, query)))) };
-            let list = [list];
-            let args = arguments(space, &list);
-            if type_of(space, schema)?.is_a(types::GROUNDED_SCHEMA_NODE) {
-                return Ok(match grounded::call(space, schema, args)? {
-                    Value::Atom(h) => Executed::Atom(h),
-                    v => Executed::Value(v),
-                });
-            }
-            let reduced = beta::apply(space, beta::definition(space, schema)?, args)?;
-            run(space, reduced)
+            execute_applied(space, schema, &[list])
         }
         // The value under a key; else the default given after it; else VoidValue, as upstream.
         types::VALUE_OF_LINK => {
@@ -455,9 +476,20 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             })
         }
         // (SetTV ATOM EXPR): EXPR's truth value (evaluated, or numbers
-        // [strength confidence] computed) set on ATOM, and given.
+        // [strength confidence] computed) set on ATOM, and given. (SetTV
+        // ATOM PREDICATE ARGS): the predicate applied to the arguments.
         types::SET_TV_LINK => {
-            let [atom, expr] = *out else { return Err(bad(format!("{} must hold an atom and a truth value's expression", describe(space, query)))) };
+            if let [atom, pred, args] = *out {
+                let tv = evaluate_applied(space, pred, &[args])?;
+                space.set_tv(atom, tv)?;
+                return Ok(Executed::Value(Value::Truth(tv)));
+            }
+            let [atom, expr] = *out else {
+                return Err(bad(format!(
+                    "{} must hold an atom and a truth value's expression, or an atom, a predicate and its arguments",
+                    describe(space, query)
+                )));
+            };
             let et = type_of(space, expr)?;
             let tv = if eval::is_arithmetic(et) || et.is_a(types::VALUE_OF_LINK) {
                 match eval::flow_numbers(space, expr)?.0[..] {
@@ -472,10 +504,15 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             Ok(Executed::Value(Value::Truth(tv)))
         }
         // (SetValue ATOM KEY EXPR): what EXPR executes to (data: itself),
-        // set on ATOM under KEY, and given.
+        // set on ATOM under KEY, and given. (SetValue ATOM KEY SCHEMA
+        // ARGS): the schema applied to the arguments.
         types::SET_VALUE_LINK => {
-            let [atom, key, expr] = *out else { return Err(bad(format!("{} must hold an atom, a key and a value's expression", describe(space, query)))) };
-            let v = match run(space, expr)? {
+            let (atom, key, result) = match *out {
+                [atom, key, expr] => (atom, key, run(space, expr)?),
+                [atom, key, schema, args] => (atom, key, execute_applied(space, schema, &[args])?),
+                _ => return Err(bad(format!("{} must hold an atom, a key and a value's expression (or a schema and its arguments)", describe(space, query)))),
+            };
+            let v = match result {
                 Executed::Atom(h) => Value::Atom(h),
                 Executed::Value(v) => v,
             };
@@ -523,6 +560,10 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             }
             Ok(Executed::Value(Value::Truth(crisp(eval::truth(space, &pat, query, &Vec::new())?))))
         }
+        _ if flow::is_flow(t) => Ok(match flow::execute(space, query)? {
+            Value::Atom(h) => Executed::Atom(h),
+            v => Executed::Value(v),
+        }),
         // Its member, not executed.
         types::DONT_EXEC_LINK => match *out {
             [m] => Ok(Executed::Atom(m)),
@@ -566,30 +607,47 @@ fn sorted(found: HashSet<Grounding>) -> Vec<Grounding> {
     v
 }
 
-/// One result atom: the grounding of one variable, or a ListLink of several.
-fn tuple(space: &AtomSpace, wanted: &[usize], g: &Grounding) -> Result<Handle> {
+/// One result: the grounding of one variable; for several, a ListLink of
+/// them added to the space (`as_atom`) or a LinkValue.
+fn tuple(space: &AtomSpace, wanted: &[usize], g: &Grounding, as_atom: bool) -> Result<Value> {
     let one = |v: &Option<Val>| match v {
         Some(Val::One(h)) => Ok(*h),
         Some(Val::Run(r)) => space.add_link(types::LIST_LINK, r),
         None => Err(bad("an ungrounded variable in a result".into())),
     };
     match wanted {
-        [i] => one(&g[*i]),
+        [i] => one(&g[*i]).map(Value::Atom),
         _ => {
             let members = wanted.iter().map(|&i| one(&g[i])).collect::<Result<Vec<_>>>()?;
-            space.add_link(types::LIST_LINK, &members)
+            if as_atom {
+                return space.add_link(types::LIST_LINK, &members).map(Value::Atom);
+            }
+            Ok(Value::link(members.into_iter().map(Value::Atom).collect::<Vec<_>>()))
         }
     }
 }
 
-/// A SetLink of the results added to the space, or a LinkValue of them.
-fn deliver(space: &AtomSpace, as_set: bool, mut atoms: Vec<Handle>) -> Result<Executed> {
+/// A SetLink of the results added to the space (they are atoms), or a
+/// QueueValue of them, as upstream's Meet and Query give.
+fn deliver(space: &AtomSpace, as_set: bool, mut found: Vec<Value>) -> Result<Executed> {
+    // Results are atoms or LinkValues of atoms: keyed by their handles (a
+    // LinkValue's after a marker no handle has).
+    let key = |v: &Value| -> Vec<Handle> {
+        match v {
+            Value::Atom(h) => vec![*h],
+            Value::Link(vs) => {
+                std::iter::once(Handle(u32::MAX)).chain(vs.iter().filter_map(|x| if let Value::Atom(h) = x { Some(*h) } else { None })).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
     let mut seen = HashSet::default();
-    atoms.retain(|h| seen.insert(*h));
+    found.retain(|v| seen.insert(key(v)));
     if as_set {
+        let atoms: Vec<Handle> = found.iter().filter_map(|v| if let Value::Atom(h) = v { Some(*h) } else { None }).collect();
         return Ok(Executed::Atom(space.add_link(types::SET_LINK, &atoms)?));
     }
-    Ok(Executed::Value(Value::link(atoms.into_iter().map(Value::Atom).collect::<Vec<_>>())))
+    Ok(Executed::Value(Value::Queue(crate::QueueValue::new(found))))
 }
 
 /// The patterns in the space (links of `term`'s type holding variables)

@@ -501,14 +501,18 @@ impl<S: AtomSink> Builder<'_, S> {
                     })
                     .collect::<Result<_, _>>()?,
             ),
-            "LinkValue" => {
+            "LinkValue" | "QueueValue" => {
                 self.value_depth += 1;
                 if self.value_depth > MAX_VALUE_NESTING {
                     return Err(error(pos, format!("values nested deeper than {MAX_VALUE_NESTING}"), name));
                 }
-                let v = Value::Link(args.iter().map(|a| self.value(a)).collect::<Result<_, _>>()?);
+                let items = args.iter().map(|a| self.value(a)).collect::<Result<Vec<_>, _>>()?;
                 self.value_depth -= 1;
-                v
+                if name == "QueueValue" {
+                    Value::Queue(crate::QueueValue::new(items))
+                } else {
+                    Value::link(items)
+                }
             }
             // A held space, by name: a new empty space (its atoms are
             // stored on their own, as upstream's episodic spaces are).

@@ -294,8 +294,9 @@ pub fn write_value(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String) 
 /// [`write_value`] until `out` is longer than `end`: a LinkValue may hold
 /// one value many times over.
 fn value_into(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: usize) -> Result<(), TooLarge> {
-    // `Some(v)` prints a value; `None` closes the innermost LinkValue.
-    let mut stack = vec![Some(v)];
+    // `Some(v)` prints a value; `None` closes the innermost LinkValue. The
+    // values are clones (a reference count each): a queue's are a snapshot.
+    let mut stack = vec![Some(v.clone())];
     while let Some(step) = stack.pop() {
         if out.len() > end {
             return Err(TooLarge);
@@ -304,7 +305,7 @@ fn value_into(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: 
             out.push(')');
             continue;
         };
-        match v {
+        match &v {
             Value::Float(xs) => {
                 out.push_str("(FloatValue");
                 for x in xs.iter() {
@@ -331,7 +332,13 @@ fn value_into(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: 
             Value::Link(vs) => {
                 out.push_str(if vs.is_empty() { "(LinkValue" } else { "(LinkValue " });
                 stack.push(None);
-                stack.extend(vs.iter().rev().map(Some));
+                stack.extend(vs.iter().rev().cloned().map(Some));
+            }
+            Value::Queue(q) => {
+                let vs = q.snapshot();
+                out.push_str(if vs.is_empty() { "(QueueValue" } else { "(QueueValue " });
+                stack.push(None);
+                stack.extend(vs.into_iter().rev().map(Some));
             }
             Value::Void => out.push_str("(VoidValue)"),
             Value::Truth(TruthValue::Simple { strength, confidence }) => {

@@ -3,6 +3,6 @@
 ;; data
 (Concept "a")
 ;; query
-(StringOf (Type "ConceptNode") (Predicate "bar"))
+(ExecuteThreaded (Concept "a"))
 ;; expect-error
-executing StringOfLink is not supported yet
+executing ExecuteThreadedLink is not supported yet
