@@ -14,7 +14,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use atomweave::sexpr::{self, Form};
-use atomweave::{types, AtomSpace, Handle, QueueValue, TruthValue, Type, Value, MAX_VALUE_NESTING};
+use atomweave::{types, AtomSpace, Handle, QueueValue, TruthValue, Type, Value, MAX_VALUE_NESTING, MAX_VALUE_SIZE};
 
 use crate::error::{Error, R};
 use crate::ffi::{self, scm_t_bits, Scm};
@@ -301,8 +301,8 @@ fn build_value_in(t: Type, xs: impl Iterator<Item = Scm>, atom: &mut impl FnMut(
         types::LINK_VALUE | types::QUEUE_VALUE if depth >= MAX_VALUE_NESTING => {
             return Err(Error::msg(format!("LinkValues nest at most {MAX_VALUE_NESTING} deep")))
         }
-        types::LINK_VALUE => Value::link(xs.map(|x| from_scm_in(x, atom, depth + 1)).collect::<R<Vec<_>>>()?),
-        types::QUEUE_VALUE => Value::Queue(QueueValue::new(xs.map(|x| from_scm_in(x, atom, depth + 1)).collect::<R<Vec<_>>>()?)),
+        types::LINK_VALUE => Value::link(link_items(xs, atom, depth)?),
+        types::QUEUE_VALUE => Value::Queue(QueueValue::new(link_items(xs, atom, depth)?)),
         types::VOID_VALUE => Value::Void,
         types::ATTENTION_VALUE => match xs.map(|x| ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))).collect::<R<Vec<_>>>()? {
             n if n.len() == 3 => Value::float(n),
@@ -318,6 +318,34 @@ fn build_value_in(t: Type, xs: impl Iterator<Item = Scm>, atom: &mut impl FnMut(
         }
         _ => return Err(Error::msg(format!("values of type {} are not supported", t.name()))),
     })
+}
+
+/// A LinkValue's items: values, or Scheme lists of them (nested lists
+/// flattened, as `(LinkValue (cog-outgoing-set x))` gives them).
+fn link_items(xs: impl Iterator<Item = Scm>, atom: &mut impl FnMut(Atom) -> R<Handle>, depth: usize) -> R<Vec<Value>> {
+    let mut items = Vec::new();
+    // A stack of list iterators: nested lists are walked without recursion.
+    let mut todo: Vec<Box<dyn Iterator<Item = Scm>>> = vec![Box::new(xs.collect::<Vec<_>>().into_iter())];
+    while let Some(top) = todo.last_mut() {
+        let Some(x) = top.next() else {
+            todo.pop();
+            continue;
+        };
+        if x.is_pair() || x.is_null() {
+            // A list holding itself would nest without end.
+            if todo.len() > MAX_VALUE_NESTING {
+                return Err(Error::msg(format!("lists nest more than {MAX_VALUE_NESTING} deep in a LinkValue")));
+            }
+            todo.push(Box::new(x.list_iter()));
+        } else {
+            items.push(from_scm_in(x, atom, depth + 1)?);
+        }
+        // A circular list would give items without end.
+        if items.len() > MAX_VALUE_SIZE {
+            return Err(Error::msg(format!("a LinkValue holds at most {MAX_VALUE_SIZE} items (is the list circular?)")));
+        }
+    }
+    Ok(items)
 }
 
 unsafe extern "C" fn print_value(x: Scm, port: Scm, _: *mut std::ffi::c_void) -> i32 {

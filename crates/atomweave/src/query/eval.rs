@@ -97,7 +97,11 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
         }
         types::EQUAL_LINK | types::IDENTICAL_LINK if out.len() < 2 => Err(bad(format!("{} must hold two or more atoms", super::describe(space, h)))),
         types::EQUAL_LINK | types::IDENTICAL_LINK => {
-            let vals = out.iter().map(|&m| value(space, pat, m, b)).collect::<Result<Vec<_>>>()?;
+            // Equal compares what its members compute; Identical, the atoms.
+            let vals = out
+                .iter()
+                .map(|&m| value(space, pat, m, b).and_then(|v| if t == types::EQUAL_LINK { computed(space, v) } else { Ok(v) }))
+                .collect::<Result<Vec<_>>>()?;
             let same = |x: &Ev, y: &Ev| match (x, y) {
                 _ if t == types::IDENTICAL_LINK => x == y,
                 (Ev::Atom(a), Ev::Numbers(n)) | (Ev::Numbers(n), Ev::Atom(a)) => numbers_of(space, *a).as_ref() == Some(n),
@@ -150,6 +154,8 @@ fn materialize(space: &AtomSpace, v: Ev) -> Result<Handle> {
 fn scalar(space: &AtomSpace, pat: &Pattern, m: Handle, b: &Bindings<'_>, at: Handle) -> Result<f64> {
     let v = match value(space, pat, m, b)? {
         Ev::Numbers(v) => v,
+        // Code with nothing left to ground (a GetLink, a DefinedSchema): what it computes.
+        Ev::Atom(a) if numbers_of(space, a).is_none() && computes(space, a) => flow_numbers(space, a)?.0,
         Ev::Atom(a) => numbers_of(space, a).unwrap_or_default(),
         Ev::Absent(..) => Vec::new(),
     };
@@ -215,13 +221,29 @@ pub(crate) fn flow_numbers(space: &AtomSpace, h: Handle) -> Result<(Vec<f64>, bo
             }
             Ok((arithmetic(t, &nums, || super::describe(space, h))?, nodes))
         }
+        // Other code (a GetLink, a DefinedSchema, a numeric function): what it gives.
+        _ if computes(space, h) => super::flow::numbers(space, &super::flow::execute(space, super::beta::definition(space, h)?)?, h),
         _ => Err(bad(format!("{} does not compute numbers: it is not a number", super::describe(space, h)))),
     }
 }
 
-/// Does `h` compute numbers when executed (arithmetic or a value access)?
+/// What an atom that is code (and holds no variable left to ground)
+/// computes, for comparing: an atom, or numbers.
+fn computed(space: &AtomSpace, v: Ev) -> Result<Ev> {
+    let Ev::Atom(a) = v else { return Ok(v) };
+    if !computes(space, a) || !super::free_variables(space, a)?.is_empty() {
+        return Ok(Ev::Atom(a));
+    }
+    Ok(match super::flow::execute(space, super::beta::definition(space, a)?)? {
+        crate::Value::Atom(x) => Ev::Atom(x),
+        crate::Value::Float(x) => Ev::Numbers(x.to_vec()),
+        _ => Ev::Atom(a),
+    })
+}
+
+/// Does `h` compute something when executed (code, or a DefinedSchema)?
 fn computes(space: &AtomSpace, h: Handle) -> bool {
-    space.get_type(h).is_some_and(|t| is_arithmetic(t) || t.is_a(types::VALUE_OF_LINK))
+    space.get_type(h).is_some_and(|t| t.is_a(types::EXECUTABLE_LINK) || t == types::DEFINED_SCHEMA_NODE)
 }
 
 fn var_index(pat: &Pattern, h: Handle) -> Option<usize> {

@@ -11,7 +11,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::pattern::MAX_DEPTH;
-use super::{bad, describe, eval, filter, run, type_of, Executed, HashMap};
+use super::{bad, collect, describe, eval, filter, numeric, run, type_of, Executed, HashMap};
 use crate::error::Result;
 use crate::types::{self, Type};
 use crate::{AtomSpace, Handle, Value};
@@ -56,6 +56,8 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
     match t {
         // Nothing matched a lone item: VoidValue, upstream's null.
         types::FILTER_LINK => Ok(filter::filter(space, h, env, depth)?.unwrap_or(Value::Void)),
+        _ if numeric::is_numeric(t) && env.is_empty() => numeric::execute(space, h),
+        _ if collect::is_collect(t) && env.is_empty() => collect::execute(space, h),
         types::TIME_LINK => {
             if !out.is_empty() {
                 return Err(bad(format!("{} takes no arguments", describe(space, h))));
@@ -248,7 +250,7 @@ fn string_of(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Result<Va
 }
 
 /// A value as error messages show it: its Atomese, cut short.
-fn show(space: &AtomSpace, v: &Value) -> String {
+pub(crate) fn show(space: &AtomSpace, v: &Value) -> String {
     let mut text = String::new();
     if crate::sexpr::write_value(space, v, &mut text).is_err() || text.chars().count() > 120 {
         text = text.chars().take(120).collect::<String>() + "...";

@@ -87,11 +87,13 @@
 //! default) is refused.
 
 mod beta;
+mod collect;
 mod eval;
 mod filter;
 mod flow;
 mod free;
 pub mod grounded;
+mod numeric;
 mod pattern;
 mod search;
 
@@ -273,6 +275,18 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
             let pat = Pattern::compile(space, h, None, h, &[])?;
             truth(!Search { space, pat: &pat }.groundings(true)?.is_empty())
         }
+        // Their members run for what they do; the verdict is fixed.
+        types::TRUE_LINK | types::FALSE_LINK => {
+            for &m in out {
+                let mt = type_of(space, m)?;
+                if mt.is_a(types::EVALUATABLE_LINK) || mt == types::DEFINED_PREDICATE_NODE {
+                    evaluate(space, m)?;
+                } else {
+                    run(space, m)?;
+                }
+            }
+            truth(t == types::TRUE_LINK)
+        }
         types::NOT_LINK => match *out {
             [m] => truth(!holds(evaluate(space, m)?)),
             _ => Err(bad(format!("{} must hold one atom", describe(space, h)))),
@@ -425,7 +439,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             let mut found = Vec::with_capacity(results.len());
             for g in &results {
                 let b: Bindings = g.iter().map(|v| v.as_ref().map(Bound::from)).collect();
-                let built = pat.rewrites.iter().map(|&r| eval::instantiate(space, &pat, r, &b).map(Value::Atom)).collect::<Result<Vec<_>>>()?;
+                let built = pat.rewrites.iter().map(|&r| rewrite(space, &pat, r, &b, bind)).collect::<Result<Vec<_>>>()?;
                 // A Bind's rewrites all go into its SetLink; a Query's several
                 // rewrites of one grounding are one LinkValue.
                 match built.len() {
@@ -560,7 +574,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             }
             Ok(Executed::Value(Value::Truth(crisp(eval::truth(space, &pat, query, &Vec::new())?))))
         }
-        _ if flow::is_flow(t) => Ok(match flow::execute(space, query)? {
+        _ if flow::is_flow(t) || numeric::is_numeric(t) || collect::is_collect(t) => Ok(match flow::execute(space, query)? {
             Value::Atom(h) => Executed::Atom(h),
             v => Executed::Value(v),
         }),
@@ -574,6 +588,24 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
         _ if t.is_a(types::EXECUTABLE_LINK) => Err(Error::Query(format!("executing {} is not supported yet ({})", t.name(), describe(space, query)))),
         // Data executes to itself, as upstream's.
         _ => Ok(Executed::Atom(query)),
+    }
+}
+
+/// A rewrite built for one grounding; a function or a PutLink is then
+/// run, as upstream's instantiator does. A BindLink's results go in a
+/// SetLink, so they must be atoms.
+fn rewrite(space: &AtomSpace, pat: &Pattern, r: pattern::TermId, b: &Bindings<'_>, bind: bool) -> Result<Value> {
+    let built = eval::instantiate(space, pat, r, b)?;
+    let t = type_of(space, built)?;
+    if !(t.is_a(types::FUNCTION_LINK) || t == types::PUT_LINK) {
+        return Ok(Value::Atom(built));
+    }
+    match flow::execute(space, built)? {
+        Value::Atom(h) => Ok(Value::Atom(h)),
+        v if bind => {
+            Err(bad(format!("a BindLink's rewrite {} gives a {}, not an atom: a QueryLink gives values", describe(space, built), v.value_type().name())))
+        }
+        v => Ok(v),
     }
 }
 
@@ -630,19 +662,18 @@ fn tuple(space: &AtomSpace, wanted: &[usize], g: &Grounding, as_atom: bool) -> R
 /// A SetLink of the results added to the space (they are atoms), or a
 /// QueueValue of them, as upstream's Meet and Query give.
 fn deliver(space: &AtomSpace, as_set: bool, mut found: Vec<Value>) -> Result<Executed> {
-    // Results are atoms or LinkValues of atoms: keyed by their handles (a
-    // LinkValue's after a marker no handle has).
-    let key = |v: &Value| -> Vec<Handle> {
+    // Atoms and LinkValues of atoms are keyed by their handles (a
+    // LinkValue's after a marker no handle has); other values (computed
+    // by a rewrite) are all kept.
+    let key = |v: &Value| -> Option<Vec<Handle>> {
         match v {
-            Value::Atom(h) => vec![*h],
-            Value::Link(vs) => {
-                std::iter::once(Handle(u32::MAX)).chain(vs.iter().filter_map(|x| if let Value::Atom(h) = x { Some(*h) } else { None })).collect()
-            }
-            _ => Vec::new(),
+            Value::Atom(h) => Some(vec![*h]),
+            Value::Link(vs) => std::iter::once(Some(Handle(u32::MAX))).chain(vs.iter().map(|x| if let Value::Atom(h) = x { Some(*h) } else { None })).collect(),
+            _ => None,
         }
     };
     let mut seen = HashSet::default();
-    found.retain(|v| seen.insert(key(v)));
+    found.retain(|v| key(v).is_none_or(|k| seen.insert(k)));
     if as_set {
         let atoms: Vec<Handle> = found.iter().filter_map(|v| if let Value::Atom(h) = v { Some(*h) } else { None }).collect();
         return Ok(Executed::Atom(space.add_link(types::SET_LINK, &atoms)?));

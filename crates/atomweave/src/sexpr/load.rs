@@ -393,6 +393,12 @@ impl<S: AtomSink> Builder<'_, S> {
                 match a {
                     Expr::Str(s, _) if node_name.is_none() => node_name = Some(s.clone()),
                     Expr::Number(n, _) if node_name.is_none() => node_name = Some(super::write::fmt_f64(*n)),
+                    // (NumberNode 1 2 3): a vector, named by its numbers, as Scheme's constructor makes it.
+                    Expr::Number(n, _) if t == types::NUMBER_NODE && values.is_empty() => {
+                        let name = node_name.get_or_insert_with(String::new);
+                        name.push(' ');
+                        name.push_str(&super::write::fmt_f64(*n));
+                    }
                     _ if head(a).is_some_and(|(h, _, _)| is_attached_value(h)) => values.push(a),
                     other => return Err(error(other.pos(), format!("unexpected {} in {name}", show(other)), show(other))),
                 }
