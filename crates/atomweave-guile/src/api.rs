@@ -705,6 +705,11 @@ fn keys(a: Atom) -> R<Vec<(Handle, Value)>> {
 /// outgoing set (as upstream).
 fn value_list(v: Scm) -> R<Scm> {
     if let Some((_, xs)) = smob::value_parts(v) {
+        // A stream lists a reading, taken now.
+        if let Ok(Value::Stream(st)) = smob::from_scm(v, &mut |a| Ok(a.h)) {
+            let space = st.space().map_or(current(), smob::register);
+            return value_list(smob::to_scm(&st.sample()?, space));
+        }
         return Ok(ffi::list(xs.list_iter().collect::<Vec<_>>().into_iter()));
     }
     if let Some(tv) = smob::tv_of(v) {
@@ -712,6 +717,10 @@ fn value_list(v: Scm) -> R<Scm> {
     }
     let a = live_atom(v).map_err(|_| Error::wrong_type("a value", v))?;
     let space = a.space();
+    // A NumberNode is a vector of numbers, as upstream lists it.
+    if let Some(xs) = atomweave::query::numbers_of(&space, a.h) {
+        return Ok(ffi::list(xs.into_iter().map(ffi::from_f64)));
+    }
     Ok(match space.name(a.h) {
         Some(name) => ffi::list([ffi::string(name)].into_iter()),
         None => atoms_list(a.space, space.outgoing(a.h).unwrap_or(&[]).iter().copied()),

@@ -14,7 +14,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use atomweave::sexpr::{self, Form};
-use atomweave::{types, AtomSpace, Handle, QueueValue, TruthValue, Type, Value, MAX_VALUE_NESTING, MAX_VALUE_SIZE};
+use atomweave::{types, AtomSpace, Handle, QueueValue, StreamValue, TruthValue, Type, Value, MAX_VALUE_NESTING, MAX_VALUE_SIZE};
 
 use crate::error::{Error, R};
 use crate::ffi::{self, scm_t_bits, Scm};
@@ -258,6 +258,16 @@ pub fn to_scm(v: &Value, space: u32) -> Scm {
         Value::Bool(xs) => value_obj(types::BOOL_VALUE, ffi::list(xs.iter().map(|&b| Scm::bool(b)))),
         Value::Link(xs) => value_obj(types::LINK_VALUE, ffi::list(xs.iter().map(|x| to_scm(x, space)))),
         Value::Queue(q) => value_obj(types::QUEUE_VALUE, ffi::list(q.snapshot().iter().map(|x| to_scm(x, space)))),
+        // What it is made of, not a reading: each reading of the object
+        // (cog-value->list, printing) runs it again.
+        Value::Stream(st) => match (st.random_len(), st.space()) {
+            (Some(n), _) => value_obj(types::RANDOM_STREAM, ffi::list([ffi::from_f64(n as f64)].into_iter())),
+            (None, Some(s)) => {
+                let index = register(s);
+                value_obj(st.stream_type(), ffi::list(st.atoms().iter().map(|&h| Atom { space: index, h }.to_scm())))
+            }
+            (None, None) => value_obj(st.stream_type(), ffi::EOL),
+        },
         Value::Void => value_obj(types::VOID_VALUE, ffi::EOL),
         Value::Truth(tv) => tv_obj(*tv),
         Value::Atom(h) => Atom { space, h: *h }.to_scm(),
@@ -297,13 +307,38 @@ fn build_value_in(t: Type, xs: impl Iterator<Item = Scm>, atom: &mut impl FnMut(
     Ok(match t {
         types::FLOAT_VALUE => Value::float(xs.map(|x| ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))).collect::<R<Vec<_>>>()?),
         types::STRING_VALUE => Value::String(xs.map(|x| ffi::to_string(x).ok_or_else(|| Error::wrong_type("a string", x))).collect::<R<Vec<_>>>()?.into()),
-        types::BOOL_VALUE => Value::bool(xs.map(|x| Ok(!x.is_false())).collect::<R<Vec<_>>>()?),
+        types::BOOL_VALUE => {
+            // #t/#f, or numbers (nonzero is true); one whole number alone is
+            // a bit mask, highest bit first, as upstream's constructor reads it.
+            let xs: Vec<Scm> = xs.collect();
+            match xs[..] {
+                [x] if ffi::to_f64(x).is_some_and(|n| n >= 1.0 && n.fract() == 0.0 && n < 2f64.powi(63)) => {
+                    let n = ffi::to_f64(x).unwrap_or(0.0) as u64;
+                    let bits = 64 - n.leading_zeros();
+                    Value::bool((0..bits).rev().map(|i| n >> i & 1 == 1).collect::<Vec<_>>())
+                }
+                _ => Value::bool(xs.iter().map(|&x| ffi::to_f64(x).map_or(!x.is_false(), |n| n != 0.0)).collect::<Vec<_>>()),
+            }
+        }
         types::LINK_VALUE | types::QUEUE_VALUE if depth >= MAX_VALUE_NESTING => {
             return Err(Error::msg(format!("LinkValues nest at most {MAX_VALUE_NESTING} deep")))
         }
         types::LINK_VALUE => Value::link(link_items(xs, atom, depth)?),
         types::QUEUE_VALUE => Value::Queue(QueueValue::new(link_items(xs, atom, depth)?)),
         types::VOID_VALUE => Value::Void,
+        types::RANDOM_STREAM => match xs.map(ffi::to_f64).collect::<Vec<_>>()[..] {
+            [Some(n)] if (0.0..=MAX_VALUE_SIZE as f64).contains(&n) && n.fract() == 0.0 => Value::Stream(StreamValue::random(n as usize)),
+            _ => return Err(Error::msg("RandomStream takes how many numbers to draw")),
+        },
+        // Computed from atoms, in the space of the atoms given (they are run there).
+        types::FORMULA_STREAM | types::FUTURE_STREAM | types::FORMULA_TRUTH_VALUE => {
+            let atoms: Vec<Atom> = xs.map(|x| Atom::from_scm(x).ok_or_else(|| Error::wrong_type("an atom", x))).collect::<R<_>>()?;
+            let Some(first) = atoms.first() else { return Err(Error::msg(format!("{} runs one atom or more", t.name()))) };
+            if atoms.iter().any(|a| a.space != first.space) {
+                return Err(Error::msg(format!("the atoms of a {} must be of one space", t.name())));
+            }
+            Value::Stream(StreamValue::computed(t, space_at(first.space), atoms.iter().map(|a| a.h).collect())?)
+        }
         types::ATTENTION_VALUE => match xs.map(|x| ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))).collect::<R<Vec<_>>>()? {
             n if n.len() == 3 => Value::float(n),
             _ => return Err(Error::msg("AttentionValue takes 3 numbers: sti, lti and vlti")),
@@ -374,6 +409,10 @@ fn value_text(x: Scm) -> String {
 
 unsafe extern "C" fn equal_values(a: Scm, b: Scm) -> Scm {
     // Compare by content, through the core's values.
-    let conv = |x| from_scm(x, &mut |a: Atom| Ok(a.h)).ok();
+    // A stream compares by a reading.
+    let conv = |x| match from_scm(x, &mut |a: Atom| Ok(a.h)).ok()? {
+        Value::Stream(s) => s.sample().ok(),
+        v => Some(v),
+    };
     Scm::bool(matches!((conv(a), conv(b)), (Some(x), Some(y)) if x == y))
 }

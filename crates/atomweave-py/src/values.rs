@@ -385,6 +385,9 @@ fn to_py_in(space: &Bound<'_, PySpace>, v: Value, memo: &mut HashMap<*const Valu
         Value::Atom(h) => PySpace::atom(space, h).into_pyobject(py)?.into_any().unbind(),
         Value::Space(s) => PySpace { space: s.space().clone() }.into_pyobject(py)?.into_any().unbind(),
         // Python's values are those of upstream's Python API: a queue is read as the LinkValue it holds.
+        // Python's values are upstream Python API's: a stream gives one reading.
+        // (With a memo of its own: the reading is dropped after, and its parts' addresses with it.)
+        Value::Stream(st) => to_py(space, st.sample().map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?)?,
         Value::Queue(q) => {
             let objs = q.snapshot().into_iter().map(|x| to_py_in(space, x, memo)).collect::<PyResult<Vec<_>>>()?;
             PyLinkValue::of(objs, py)?.into_pyobject(py)?.into_any().unbind()

@@ -244,6 +244,11 @@ fn value_json_in(space: &AtomSpace, v: &Value, budget: &mut usize) -> Result<Jso
         Value::String(ss) => json!({ "type": t, "value": ss.to_vec() }),
         Value::Bool(bs) => json!({ "type": t, "value": bs.to_vec() }),
         Value::Link(vs) => json!({ "type": t, "value": vs.iter().map(|v| value_json_in(space, v, budget)).collect::<Result<Vec<_>, _>>()? }),
+        // What it is made of, as the Atomese writer shows it: no code runs.
+        Value::Stream(st) => match st.random_len() {
+            Some(n) => json!({ "type": t, "value": [n] }),
+            None => json!({ "type": t, "value": st.atoms().iter().map(|&a| atom_json_in(space, a, 0, budget)).collect::<Result<Vec<_>, _>>()? }),
+        },
         Value::Queue(q) => json!({ "type": t, "value": q.snapshot().iter().map(|v| value_json_in(space, v, budget)).collect::<Result<Vec<_>, _>>()? }),
         Value::Void => json!({ "type": t, "value": [] }),
         Value::Truth(tv) => json!({ "type": t, "value": tv.to_vec() }),

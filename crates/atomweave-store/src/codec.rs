@@ -65,6 +65,14 @@ fn write(v: &Value, out: &mut Vec<u8>, id_of: &mut dyn FnMut(atomweave::Handle) 
                 write(v, out, id_of, depth + 1)?;
             }
         }
+        // Code run at each reading belongs to a running space: store a
+        // reading of it instead (its value set under a key).
+        Value::Stream(st) => {
+            return Err(StoreError::Unsupported(format!(
+                "a {} is not stored: it is run at each reading; store a reading of it (set its value under a key) instead",
+                st.stream_type().name()
+            )))
+        }
         Value::Queue(q) => {
             let vs = q.snapshot();
             out.push(QUEUE);

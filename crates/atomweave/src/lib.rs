@@ -41,10 +41,10 @@ pub use handle::Handle;
 pub use order::content_cmp;
 pub use read::AtomRead;
 pub use sink::AtomSink;
-pub use space::{AtomSpace, Incoming, SpaceRead};
+pub use space::{AtomSpace, Incoming, SpaceRead, WeakSpace};
 pub use table::AtomTable;
 pub use types::Type;
-pub use value::{QueueValue, TruthValue, Value, MAX_VALUE_NESTING, MAX_VALUE_SIZE};
+pub use value::{QueueValue, StreamValue, TruthValue, Value, MAX_VALUE_NESTING, MAX_VALUE_SIZE};
 
 /// Asks the CPU to bring the cache line of `p` in; a no-op where unsupported.
 #[inline(always)]

@@ -196,6 +196,25 @@ impl Default for AtomSpace {
     }
 }
 
+/// A space held without keeping it alive: what a stream value remembers
+/// its space by, since the space may hold the stream.
+#[derive(Clone, Debug)]
+pub struct WeakSpace(Weak<Inner>);
+
+impl WeakSpace {
+    /// The space, if it is still alive.
+    pub fn upgrade(&self) -> Option<AtomSpace> {
+        self.0.upgrade().map(|inner| AtomSpace { inner })
+    }
+}
+
+impl AtomSpace {
+    /// This space, held weakly.
+    pub fn downgrade(&self) -> WeakSpace {
+        WeakSpace(Arc::downgrade(&self.inner))
+    }
+}
+
 impl PartialEq for AtomSpace {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)

@@ -121,6 +121,112 @@ pub enum Value {
     /// QueueValue: a LinkValue read from the front, what MeetLink and
     /// QueryLink give.
     Queue(QueueValue),
+    /// A value computed each time it is read: RandomStream, FormulaStream,
+    /// FutureStream, FormulaTruthValue.
+    Stream(StreamValue),
+}
+
+/// A stream: a value computed anew each time it is read ([`sample`](Self::sample)).
+/// Whoever copies it out (a printout, a store, Python) gets one reading.
+#[derive(Clone)]
+pub struct StreamValue(Arc<Stream>);
+
+enum Stream {
+    /// `(RandomStream N)`: N numbers drawn uniformly from [0, 1).
+    Random(usize),
+    /// Atoms of a space executed at each reading: a FormulaStream (their
+    /// numbers, one after the other), a FutureStream (a LinkValue of what
+    /// each gives), a FormulaTruthValue (a strength and a confidence).
+    Computed { kind: Type, space: crate::WeakSpace, atoms: Vec<Handle> },
+}
+
+impl StreamValue {
+    /// `(RandomStream n)`.
+    pub fn random(n: usize) -> Self {
+        StreamValue(Arc::new(Stream::Random(n)))
+    }
+
+    /// A stream of type `kind` (FormulaStream, FutureStream or
+    /// FormulaTruthValue) over `atoms` of `space`, run at each reading.
+    pub fn computed(kind: Type, space: &crate::AtomSpace, atoms: Vec<Handle>) -> crate::Result<Self> {
+        if !matches!(kind, types::FORMULA_STREAM | types::FUTURE_STREAM | types::FORMULA_TRUTH_VALUE) {
+            return Err(crate::Error::InvalidValue(format!("{} is not a stream computed from atoms", kind.name())));
+        }
+        Ok(StreamValue(Arc::new(Stream::Computed { kind, space: space.downgrade(), atoms })))
+    }
+
+    /// The stream's type.
+    pub fn stream_type(&self) -> Type {
+        match &*self.0 {
+            Stream::Random(_) => types::RANDOM_STREAM,
+            Stream::Computed { kind, .. } => *kind,
+        }
+    }
+
+    /// How many numbers a RandomStream draws (`None` for other streams).
+    pub fn random_len(&self) -> Option<usize> {
+        match &*self.0 {
+            Stream::Random(n) => Some(*n),
+            Stream::Computed { .. } => None,
+        }
+    }
+
+    /// The space its atoms belong to, while it lives (`None` for a RandomStream).
+    pub fn space(&self) -> Option<crate::AtomSpace> {
+        match &*self.0 {
+            Stream::Random(_) => None,
+            Stream::Computed { space, .. } => space.upgrade(),
+        }
+    }
+
+    /// The atoms it runs (none for a RandomStream).
+    pub fn atoms(&self) -> &[Handle] {
+        match &*self.0 {
+            Stream::Random(_) => &[],
+            Stream::Computed { atoms, .. } => atoms,
+        }
+    }
+
+    /// One reading: a FloatValue, a LinkValue or a truth value.
+    pub fn sample(&self) -> crate::Result<Value> {
+        let (kind, space, atoms) = match &*self.0 {
+            Stream::Random(n) => return Ok(Value::float((0..*n).map(|_| rand::random::<f64>()).collect::<Vec<_>>())),
+            Stream::Computed { kind, space, atoms } => (*kind, space, atoms),
+        };
+        let space = space.upgrade().ok_or_else(|| crate::Error::InvalidValue(format!("the space of this {} is gone", kind.name())))?;
+        let mut results = Vec::with_capacity(atoms.len());
+        for &a in atoms {
+            results.push(crate::query::execute_value(&space, a)?);
+        }
+        if kind == types::FUTURE_STREAM {
+            return Ok(Value::link(results));
+        }
+        let mut numbers = Vec::new();
+        for (v, &a) in results.iter().zip(atoms) {
+            numbers.extend(crate::query::value_numbers(&space, v, a)?);
+        }
+        if kind == types::FORMULA_STREAM {
+            return Ok(Value::float(numbers));
+        }
+        match numbers[..] {
+            [s] => Ok(Value::Truth(TruthValue::simple(s, 1.0))),
+            [s, c, ..] => Ok(Value::Truth(TruthValue::simple(s, c))),
+            [] => Err(crate::Error::InvalidValue("a FormulaTruthValue's formulas computed no number".into())),
+        }
+    }
+}
+
+/// Streams are equal when they are one stream: comparing readings would run them.
+impl PartialEq for StreamValue {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for StreamValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({} over {:?})", self.stream_type().name(), self.atoms())
+    }
 }
 
 /// A queue of values: a LinkValue to whoever reads it whole, one value at
@@ -322,6 +428,7 @@ impl Value {
             Value::Atom(_) => types::ATOM,
             Value::Space(_) => types::ATOM_SPACE,
             Value::Queue(_) => types::QUEUE_VALUE,
+            Value::Stream(s) => s.stream_type(),
         }
     }
 

@@ -24,8 +24,9 @@ pub(crate) fn is_arithmetic(t: Type) -> bool {
     matches!(t, types::PLUS_LINK | types::MINUS_LINK | types::TIMES_LINK | types::DIVIDE_LINK)
 }
 
-/// The numbers of a NumberNode (its name holds them, space-separated).
-pub(crate) fn numbers_of(space: &AtomSpace, h: Handle) -> Option<Vec<f64>> {
+/// The numbers of a NumberNode (its name holds them, space-separated);
+/// `None` for any other atom.
+pub fn numbers_of(space: &AtomSpace, h: Handle) -> Option<Vec<f64>> {
     if space.get_type(h)? != types::NUMBER_NODE {
         return None;
     }
@@ -194,6 +195,8 @@ pub(crate) fn flow_numbers(space: &AtomSpace, h: Handle) -> Result<(Vec<f64>, bo
             }
             Ok((v, false))
         }
+        // (FloatValueOf (Number ...)): its numbers, as a FloatValue.
+        types::FLOAT_VALUE_OF_LINK if out.len() == 1 && numbers_of(space, out[0]).is_some() => Ok((numbers_of(space, out[0]).unwrap_or_default(), false)),
         types::FLOAT_VALUE_OF_LINK | types::VALUE_OF_LINK => {
             let (atom, key, default) = match *out {
                 [a, k] => (a, k, None),
@@ -202,6 +205,7 @@ pub(crate) fn flow_numbers(space: &AtomSpace, h: Handle) -> Result<(Vec<f64>, bo
             };
             match (space.get_value(atom, key), default) {
                 (Some(crate::Value::Float(v)), _) => Ok((v.to_vec(), false)),
+                (Some(v @ crate::Value::Stream(_)), _) => Ok((super::flow::numbers(space, &v, h)?.0, false)),
                 (Some(crate::Value::Truth(t)), _) => Ok((vec![t.mean(), t.confidence()], false)),
                 (Some(_), _) => Err(bad(format!("{}: the value there is not a FloatValue", super::describe(space, h)))),
                 (None, Some(d)) => flow_numbers(space, d),

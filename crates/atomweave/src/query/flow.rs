@@ -21,7 +21,7 @@ pub(crate) type Env = HashMap<Handle, Value>;
 
 /// The link types this module executes.
 pub(crate) fn is_flow(t: Type) -> bool {
-    matches!(t, types::TIME_LINK | types::STRING_OF_LINK | types::LINK_SIGNATURE_LINK | types::STREAM_VALUE_OF_LINK | types::FILTER_LINK)
+    matches!(t, types::TIME_LINK | types::STRING_OF_LINK | types::LINK_SIGNATURE_LINK | types::STREAM_VALUE_OF_LINK | types::FILTER_LINK | types::PROMISE_LINK)
 }
 
 /// What `h` executes to, as a value (an atom is `Value::Atom`).
@@ -66,6 +66,28 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
             Ok(Value::float([now.as_secs_f64()]))
         }
         types::STRING_OF_LINK => string_of(space, h, env, depth),
+        // (Promise [TYPE] CODE...): a stream that runs the code at each
+        // reading (a FormulaStream unless a FutureStream is asked for).
+        types::PROMISE_LINK => {
+            let mut kind = types::FORMULA_STREAM;
+            let mut code = Vec::with_capacity(out.len());
+            for &m in out {
+                if type_of(space, m)?.is_a(types::TYPE_NODE) {
+                    kind = named_type(space, m)?;
+                } else {
+                    code.push(m);
+                }
+            }
+            if let [list] = code[..] {
+                if space.get_type(list) == Some(types::LIST_LINK) {
+                    code = space.outgoing(list).unwrap_or(&[]).to_vec();
+                }
+            }
+            if code.is_empty() {
+                return Err(bad(format!("{} must hold code to run", describe(space, h))));
+            }
+            Ok(Value::Stream(crate::StreamValue::computed(kind, space, code)?))
+        }
         types::LINK_SIGNATURE_LINK => {
             let Some((&kind, members)) = out.split_first() else {
                 return Err(bad(format!("{} must hold a type and its members", describe(space, h))));
@@ -79,6 +101,7 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
             let (atom, key) = (atom_of(space, exec(space, atom, env, depth + 1)?, h)?, atom_of(space, exec(space, key, env, depth + 1)?, h)?);
             match space.get_value(atom, key) {
                 Some(Value::Queue(q)) => q.pop().ok_or_else(|| bad(format!("{}: the queue there is empty", describe(space, h)))),
+                Some(Value::Stream(s)) => s.sample(),
                 Some(v) => Ok(v),
                 None => Ok(Value::Void),
             }
@@ -215,6 +238,7 @@ pub(crate) fn build(space: &AtomSpace, kind: Type, items: Vec<Value>, at: Handle
 /// lone member of a SetLink (what a GetLink finds).
 pub(crate) fn numbers(space: &AtomSpace, v: &Value, at: Handle) -> Result<(Vec<f64>, bool)> {
     match v {
+        Value::Stream(s) => Ok((numbers(space, &s.sample()?, at)?.0, false)),
         Value::Float(x) => Ok((x.to_vec(), false)),
         Value::Truth(tv) => Ok((vec![tv.mean(), tv.confidence()], false)),
         Value::Atom(a) => {

@@ -108,7 +108,7 @@ use std::time::Instant;
 use crate::error::{Error, Result};
 use crate::types::{self, Type};
 use crate::{AtomSpace, Handle, TruthValue, Value};
-pub use eval::number_name;
+pub use eval::{number_name, numbers_of};
 pub use free::free_variables;
 use pattern::{is_vardecl_type, Pattern};
 use search::{Bindings, Bound, Flow, Grounding, Search, Val};
@@ -120,6 +120,19 @@ pub enum Executed {
     Atom(Handle),
     /// A value: a LinkValue of results, or a truth value.
     Value(Value),
+}
+
+/// What executing `h` gives, as one value (an atom is `Value::Atom`).
+pub fn execute_value(space: &AtomSpace, h: Handle) -> Result<Value> {
+    check_deadline()?;
+    flow::execute(space, h)
+}
+
+/// The numbers a value stands for (a NumberNode's, a FloatValue's, a
+/// truth value's strength and confidence, a one-member SetLink's), or an
+/// error naming `at`, the atom that gave it.
+pub fn value_numbers(space: &AtomSpace, v: &Value, at: Handle) -> Result<Vec<f64>> {
+    Ok(flow::numbers(space, v, at)?.0)
 }
 
 /// Executes `query`, an atom of `space`: a query link (GetLink, BindLink,
@@ -467,7 +480,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             execute_applied(space, schema, &[list])
         }
         // The value under a key; else the default given after it; else VoidValue, as upstream.
-        types::VALUE_OF_LINK => {
+        types::VALUE_OF_LINK | types::BOOL_VALUE_OF_LINK => {
             let (atom, key, default) = match *out {
                 [a, k] => (a, k, None),
                 [a, k, d] => (a, k, Some(d)),
@@ -523,7 +536,15 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
         types::SET_VALUE_LINK => {
             let (atom, key, result) = match *out {
                 [atom, key, expr] => (atom, key, run(space, expr)?),
-                [atom, key, schema, args] => (atom, key, execute_applied(space, schema, &[args])?),
+                // A stream over the schema's application, run at each
+                // reading: numbers (a FormulaStream) if the arguments compute
+                // numbers, else a FutureStream.
+                [atom, key, schema, args] => {
+                    let call = space.add_link(types::EXECUTION_OUTPUT_LINK, &[schema, args])?;
+                    let numeric = type_of(space, args)?.is_a(types::NUMERIC_OUTPUT_LINK);
+                    let kind = if numeric { types::FORMULA_STREAM } else { types::FUTURE_STREAM };
+                    (atom, key, Executed::Value(Value::Stream(crate::StreamValue::computed(kind, space, vec![call])?)))
+                }
                 _ => return Err(bad(format!("{} must hold an atom, a key and a value's expression (or a schema and its arguments)", describe(space, query)))),
             };
             let v = match result {

@@ -334,6 +334,23 @@ fn value_into(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: 
                 stack.push(None);
                 stack.extend(vs.iter().rev().cloned().map(Some));
             }
+            // What it is made of, not a reading: printing runs no code (and
+            // a reading may add atoms, which a writer holding the space's
+            // read view must not wait for).
+            Value::Stream(st) => match st.random_len() {
+                Some(n) => {
+                    let _ = write!(out, "(RandomStream {n})");
+                }
+                None => {
+                    out.push('(');
+                    out.push_str(st.stream_type().name());
+                    out.push(' ');
+                    for &a in st.atoms() {
+                        write_tree(r, a, Tree::Structure, out, end)?;
+                    }
+                    out.push(')');
+                }
+            },
             Value::Queue(q) => {
                 let vs = q.snapshot();
                 out.push_str(if vs.is_empty() { "(QueueValue" } else { "(QueueValue " });
