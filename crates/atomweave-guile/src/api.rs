@@ -718,7 +718,7 @@ fn value_list(v: Scm) -> R<Scm> {
     let a = live_atom(v).map_err(|_| Error::wrong_type("a value", v))?;
     let space = a.space();
     // A NumberNode is a vector of numbers, as upstream lists it.
-    if let Some(xs) = atomweave::query::numbers_of(&space, a.h) {
+    if let Some(xs) = atomweave::query::numbers_of(space, a.h) {
         return Ok(ffi::list(xs.into_iter().map(ffi::from_f64)));
     }
     Ok(match space.name(a.h) {
