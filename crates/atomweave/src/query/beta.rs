@@ -217,3 +217,72 @@ fn substitute_in(
     memo.insert((h, quoted), built);
     Ok(built)
 }
+
+/// `(VardeclOf RULE)`, `(PremiseOf RULE [N])`, `(ConclusionOf RULE [N])`:
+/// a rule's variable declaration (as written, or its premise's free
+/// variables), or its premise (the N-th member of it) or N-th conclusion
+/// as a LambdaLink over the declared variables it uses, added to the space.
+pub(crate) fn rule_part(space: &AtomSpace, h: Handle) -> Result<Handle> {
+    let t = space.get_type(h).ok_or(crate::Error::InvalidHandle(h))?;
+    let out = space.outgoing(h).unwrap_or(&[]);
+    let (rule, index) = match *out {
+        [r] => (r, None),
+        [r, n] if t != types::VARDECL_OF_LINK => {
+            let i = match super::eval::numbers_of(space, n).as_deref() {
+                Some(&[x]) if x >= 0.0 && x.is_finite() => (x + 0.5) as usize,
+                _ => return Err(bad(format!("{}: the index must be one NumberNode, 0 or more", describe(space, h)))),
+            };
+            (r, Some(i))
+        }
+        _ => return Err(bad(format!("{} must hold a rule, and optionally an index", describe(space, h)))),
+    };
+    let rule = definition(space, rule)?;
+    let parts = space.outgoing(rule).unwrap_or(&[]);
+    if !space.get_type(rule).is_some_and(|r| r.is_a(types::PRENEX_LINK) || r == types::RULE_LINK) || parts.is_empty() {
+        return Err(bad(format!("{}: {} is not a rule", describe(space, h), describe(space, rule))));
+    }
+    let is_decl = |d: Handle| {
+        matches!(space.get_type(d), Some(types::VARIABLE_LIST | types::VARIABLE_SET | types::TYPED_VARIABLE_LINK | types::VARIABLE_NODE | types::GLOB_NODE))
+    };
+    let (decl, body, conclusions) = match parts {
+        [d, body, rest @ ..] if is_decl(*d) => (Some(*d), *body, rest),
+        [body, rest @ ..] => (None, *body, rest),
+        [] => unreachable!("checked above"),
+    };
+    // Each declared variable with its declaration (TypedVariable or itself).
+    let entries: Vec<(Handle, Handle)> = match decl {
+        Some(d) => match space.get_type(d) {
+            Some(types::VARIABLE_LIST | types::VARIABLE_SET) => space.outgoing(d).unwrap_or(&[]).iter().map(|&e| (declared(space, e)[0], e)).collect(),
+            _ => vec![(declared(space, d)[0], d)],
+        },
+        None => super::free_variables(space, body)?.into_iter().map(|v| (v, v)).collect(),
+    };
+    let as_decl = |entries: &[(Handle, Handle)]| -> Result<Handle> {
+        match entries {
+            [(_, e)] => Ok(*e),
+            _ => space.add_link(types::VARIABLE_LIST, &entries.iter().map(|(_, e)| *e).collect::<Vec<_>>()),
+        }
+    };
+    if t == types::VARDECL_OF_LINK {
+        return match decl {
+            Some(d) => Ok(d),
+            None => as_decl(&entries),
+        };
+    }
+    let pick = |within: &[Handle], what: &str| -> Result<Handle> {
+        let i = index.unwrap_or(0);
+        within.get(i).copied().ok_or_else(|| bad(format!("{}: index {i} is out of range: the rule has {} {what}", describe(space, h), within.len())))
+    };
+    let term = match (t, index) {
+        (types::PREMISE_OF_LINK, None) => body,
+        (types::PREMISE_OF_LINK, Some(_)) => pick(space.outgoing(body).unwrap_or(&[]), "premises")?,
+        _ => pick(conclusions, "conclusions")?,
+    };
+    let used = super::free_variables(space, term)?;
+    let kept: Vec<(Handle, Handle)> = entries.into_iter().filter(|(v, _)| used.contains(v)).collect();
+    if kept.is_empty() {
+        return space.add_link(types::LAMBDA_LINK, &[term]);
+    }
+    let decl = as_decl(&kept)?;
+    space.add_link(types::LAMBDA_LINK, &[decl, term])
+}

@@ -429,7 +429,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 return Ok(Executed::Value(Value::Truth(crisp(found))));
             }
             let results = sorted(search.groundings(false)?);
-            let wanted: Vec<usize> = (0..pat.vars.len()).filter(|i| pat.grounded & (1 << i) != 0).collect();
+            let wanted: Vec<usize> = (0..pat.vars.len()).filter(|&i| pat.grounded & (1 << i) != 0 && !pat.vars[i].hidden).collect();
             // Every result is checked before the first is added: a failure adds nothing.
             if results.iter().any(|g| wanted.iter().any(|&i| g[i].is_none())) {
                 return Err(bad("a result variable is left ungrounded".into()));
@@ -599,6 +599,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             Value::Atom(h) => Executed::Atom(h),
             v => Executed::Value(v),
         }),
+        types::VARDECL_OF_LINK | types::PREMISE_OF_LINK | types::CONCLUSION_OF_LINK => Ok(Executed::Atom(beta::rule_part(space, query)?)),
         // Its member, not executed.
         types::DONT_EXEC_LINK => match *out {
             [m] => Ok(Executed::Atom(m)),

@@ -35,6 +35,9 @@ pub(crate) struct Var {
     /// Run length bounds of a glob.
     pub lo: usize,
     pub hi: usize,
+    /// A type in the pattern (`(SignNode "ConceptNode")`, a Signature's
+    /// types): it matches any atom of that type, and is no result.
+    pub hidden: bool,
 }
 
 impl Var {
@@ -341,7 +344,7 @@ impl<'s> Compiler<'s> {
             return Err(bad(format!("more than {MAX_VARS} variables")));
         }
         let glob = self.ty(h)? == types::GLOB_NODE;
-        self.vars.push(Var { handle: h, glob, types: None, lo: 1, hi: usize::MAX });
+        self.vars.push(Var { handle: h, glob, types: None, lo: 1, hi: usize::MAX, hidden: false });
         self.index.insert(h, self.vars.len() - 1);
         Ok(self.vars.len() - 1)
     }
@@ -395,10 +398,10 @@ impl<'s> Compiler<'s> {
         let t = self.ty(spec)?;
         let mut set = |t: Type| bits[usize::from(t.0) / 64] |= 1 << (usize::from(t.0) % 64);
         match t {
-            types::TYPE_NODE | types::TYPE_INH_NODE => {
+            types::TYPE_NODE | types::TYPE_INH_NODE | types::SIGN_NODE => {
                 let name = self.space.name(spec).unwrap_or_default();
                 let named = Type::from_name(name).ok_or_else(|| bad(format!("unknown type {name:?} in {}", self.describe(spec))))?;
-                if t == types::TYPE_NODE {
+                if t != types::TYPE_INH_NODE {
                     set(named);
                 } else {
                     named.subtypes().into_iter().for_each(set);
@@ -475,8 +478,45 @@ impl<'s> Compiler<'s> {
         (self.terms.len() - 1) as TermId
     }
 
+    /// A type standing in a pattern: a variable of its own (each place one,
+    /// never shared), restricted to the type, that is no result.
+    fn sign(&mut self, spec: Handle) -> Result<TermId> {
+        if self.vars.len() == MAX_VARS {
+            return Err(bad(format!("more than {MAX_VARS} variables (a type in a pattern counts as one)")));
+        }
+        self.vars.push(Var { handle: spec, glob: false, types: None, lo: 1, hi: usize::MAX, hidden: true });
+        let i = self.vars.len() - 1;
+        let mut bits = vec![0u64; types::type_count().div_ceil(64)];
+        let mut restricted = false;
+        self.restriction(spec, i, &mut bits, &mut restricted)?;
+        self.vars[i].types = Some(bits);
+        Ok(self.push(Term::Var(i)))
+    }
+
+    /// A Signature's shape: its types are variables of their own
+    /// ([`sign`](Self::sign)), its other atoms are matched as they are.
+    fn shape(&mut self, h: Handle) -> Result<TermId> {
+        let t = self.ty(h)?;
+        if t.is_a(types::TYPE_NODE) || t == types::TYPE_CHOICE {
+            return self.sign(h);
+        }
+        if !t.is_link() {
+            return Ok(self.push(Term::Const(h)));
+        }
+        let kids = self.out(h).iter().map(|&m| self.shape(m)).collect::<Result<Vec<_>>>()?;
+        Ok(self.push(Term::Link { ty: t, kids, unordered: t.is_unordered(), globs: false }))
+    }
+
     /// Compiles a term; `choice` makes ChoiceLinks alternatives (in patterns, not rewrites).
     fn term(&mut self, h: Handle, quoted: bool, choice: bool) -> Result<TermId> {
+        // Each place a type stands in is a variable of its own: not memoized.
+        if !quoted && choice {
+            match self.ty(h)? {
+                types::SIGN_NODE => return self.sign(h),
+                types::SIGNATURE_LINK => return self.only_member(h).and_then(|m| self.shape(m)),
+                _ => {}
+            }
+        }
         if let Some(&id) = self.memo.get(&(h, quoted, choice)) {
             return Ok(id);
         }
@@ -617,8 +657,11 @@ impl<'s> Compiler<'s> {
         if evaluated {
             self.check_evaluatable(h)?;
         }
+        let hidden_before = self.vars.len();
         let root = self.term(h, false, true)?;
-        let vars = self.vars_of(h, false)?;
+        // The types standing in it (variables of their own, made just now).
+        let hidden = (hidden_before..self.vars.len()).filter(|&i| self.vars[i].hidden).fold(0u64, |m, i| m | 1 << i);
+        let vars = self.vars_of(h, false)? | hidden;
         Ok(Clause { kind, root, atom: h, vars, evaluated })
     }
 
