@@ -645,6 +645,35 @@ impl AtomSpace {
     /// Adds a link, or returns the existing one (in this space or a base).
     /// Every member must be in the space.
     pub fn add_link(&self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
+        if t == crate::types::STATE_LINK {
+            return self.add_state(outgoing);
+        }
+        self.add_link_as_is(t, outgoing)
+    }
+
+    /// A StateLink `(State ANCHOR VALUE)` with a closed value (no free
+    /// variable) is the anchor's one state, as upstream's: adding it
+    /// removes the anchor's other closed states (those held by no link).
+    fn add_state(&self, outgoing: &[Handle]) -> Result<Handle> {
+        if let Some(h) = self.get_link(crate::types::STATE_LINK, outgoing) {
+            return Ok(h);
+        }
+        let h = self.add_link_as_is(crate::types::STATE_LINK, outgoing)?;
+        let closed = |x: Handle| crate::query::free_variables(self, x).is_ok_and(|v| v.is_empty());
+        if let [anchor, value] = *outgoing {
+            if closed(value) {
+                for old in self.incoming_by_type(anchor, crate::types::STATE_LINK) {
+                    if old != h && self.outgoing(old).is_some_and(|o| o.len() == 2 && o[0] == anchor && closed(o[1])) {
+                        // Held by another link: it stays, as that link needs it.
+                        let _ = self.extract(old, false);
+                    }
+                }
+            }
+        }
+        Ok(h)
+    }
+
+    fn add_link_as_is(&self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
         let out = link_key(t, outgoing, self)?;
         let hash = self.recs().hash_link(t, &out);
         let home = Records::home_of_hash(hash);

@@ -194,6 +194,13 @@ impl StreamValue {
             Stream::Computed { kind, space, atoms } => (*kind, space, atoms),
         };
         let space = space.upgrade().ok_or_else(|| crate::Error::InvalidValue(format!("the space of this {} is gone", kind.name())))?;
+        // A FormulaTruthValue of one predicate (an Evaluation, a
+        // DefinedPredicate): that predicate's verdict.
+        if let (types::FORMULA_TRUTH_VALUE, &[p]) = (kind, &atoms[..]) {
+            if space.get_type(p).is_some_and(|t| t.is_a(types::EVALUATABLE_LINK) || t == types::DEFINED_PREDICATE_NODE) {
+                return Ok(Value::Truth(crate::query::evaluate(&space, p)?));
+            }
+        }
         let mut results = Vec::with_capacity(atoms.len());
         for &a in atoms {
             results.push(crate::query::execute_value(&space, a)?);

@@ -145,3 +145,31 @@ fn set_tv_and_set_value_set_what_their_expressions_give() {
     run(r#"(SetValue (Concept "bar") (Predicate "k") (StrengthOf (Concept "foo")))"#);
     assert_eq!(s.get_value(bar, k), Some(Value::float(vec![0.5])));
 }
+
+#[test]
+fn a_definition_that_recurses_in_its_last_step_loops_in_constant_depth() {
+    // 2,000 rounds: far deeper than executions may nest (256).
+    let s = AtomSpace::new();
+    load_str(
+        &mut &s,
+        r#"(State (Anchor "count") (Number 0))
+           (Define (DefinedPredicate "count up")
+             (SequentialAnd
+               (True (Put (State (Anchor "count") (Variable "$x")) (Plus (Number 1) (Get (State (Anchor "count") (Variable "$y"))))))
+               (GreaterThan (Number 2000) (Get (State (Anchor "count") (Variable "$z"))))
+               (DefinedPredicate "count up")))"#,
+    )
+    .unwrap();
+    let run = one(&s, r#"(DefinedPredicate "count up")"#);
+    assert_eq!(evaluate(&s, run).unwrap(), no());
+    let count = one(&s, r#"(State (Anchor "count") (Number 2000))"#);
+    assert!(s.contains(count));
+}
+
+#[test]
+fn a_formula_stored_as_a_value_is_evaluated_through_value_of() {
+    let s = AtomSpace::new();
+    load_str(&mut &s, r#"(Concept "c" (alist (cons (Predicate "test") (GreaterThan (Number 2) (Number 1)))))"#).unwrap();
+    let read = one(&s, r#"(ValueOf (Concept "c") (Predicate "test"))"#);
+    assert_eq!(evaluate(&s, read).unwrap(), yes());
+}

@@ -11,7 +11,7 @@ use crate::{AtomSpace, Handle};
 /// What a schema or predicate stands for: itself, or the body a
 /// DefineLink gives a DefinedSchemaNode or DefinedPredicateNode.
 pub(crate) fn definition(space: &AtomSpace, schema: Handle) -> Result<Handle> {
-    if !matches!(space.get_type(schema), Some(types::DEFINED_SCHEMA_NODE | types::DEFINED_PREDICATE_NODE)) {
+    if !space.get_type(schema).is_some_and(|t| t.is_a(types::DEFINED_PROCEDURE_NODE) || t == types::DEFINED_PREDICATE_NODE) {
         return Ok(schema);
     }
     let defines = space.incoming_by_type(schema, types::DEFINE_LINK);
@@ -104,9 +104,9 @@ pub(crate) fn put(space: &AtomSpace, put: Handle) -> Result<(Vec<Option<Handle>>
         [decl, body, args] => (declared(space, decl), body, args),
         _ => return Err(bad(format!("{} must hold a body and its arguments, after an optional variable declaration", describe(space, put)))),
     };
-    // Arguments that are themselves a query (a GetLink...) are run first.
+    // Arguments that are code (a GetLink, a function) are run first.
     let args = match space.get_type(args) {
-        Some(types::GET_LINK | types::BIND_LINK | types::PUT_LINK | types::EXECUTION_OUTPUT_LINK) => match super::execute(space, args)? {
+        Some(t) if t.is_a(types::SATISFYING_LINK) || t.is_a(types::FUNCTION_LINK) || t == types::PUT_LINK => match super::execute(space, args)? {
             super::Executed::Atom(h) => h,
             super::Executed::Value(_) => return Err(bad(format!("{}: its arguments give a value, not atoms", describe(space, put)))),
         },

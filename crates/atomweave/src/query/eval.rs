@@ -181,37 +181,10 @@ pub(crate) fn flow_numbers(space: &AtomSpace, h: Handle) -> Result<(Vec<f64>, bo
     }
     let t = space.get_type(h).ok_or(crate::Error::InvalidHandle(h))?;
     let out = space.outgoing(h).unwrap_or(&[]);
-    let tv = |m: Handle| space.get_tv(m).ok_or(crate::Error::InvalidHandle(m));
+    if let Some(read) = access(space, t, out, h) {
+        return read;
+    }
     match t {
-        types::STRENGTH_OF_LINK => Ok((out.iter().map(|&m| tv(m).map(|t| t.mean())).collect::<Result<_>>()?, false)),
-        types::CONFIDENCE_OF_LINK => Ok((out.iter().map(|&m| tv(m).map(|t| t.confidence())).collect::<Result<_>>()?, false)),
-        types::COUNT_OF_LINK => Ok((out.iter().map(|&m| tv(m).map(|t| t.count_of())).collect::<Result<_>>()?, false)),
-        // Each atom's [mean, confidence].
-        types::TRUTH_VALUE_OF_LINK => {
-            let mut v = Vec::with_capacity(2 * out.len());
-            for &m in out {
-                let t = tv(m)?;
-                v.extend([t.mean(), t.confidence()]);
-            }
-            Ok((v, false))
-        }
-        // (FloatValueOf (Number ...)): its numbers, as a FloatValue.
-        types::FLOAT_VALUE_OF_LINK if out.len() == 1 && numbers_of(space, out[0]).is_some() => Ok((numbers_of(space, out[0]).unwrap_or_default(), false)),
-        types::FLOAT_VALUE_OF_LINK | types::VALUE_OF_LINK => {
-            let (atom, key, default) = match *out {
-                [a, k] => (a, k, None),
-                [a, k, d] => (a, k, Some(d)),
-                _ => return Err(bad(format!("{} must hold an atom and a key, and optionally a default", super::describe(space, h)))),
-            };
-            match (space.get_value(atom, key), default) {
-                (Some(crate::Value::Float(v)), _) => Ok((v.to_vec(), false)),
-                (Some(v @ crate::Value::Stream(_)), _) => Ok((super::flow::numbers(space, &v, h)?.0, false)),
-                (Some(crate::Value::Truth(t)), _) => Ok((vec![t.mean(), t.confidence()], false)),
-                (Some(_), _) => Err(bad(format!("{}: the value there is not a FloatValue", super::describe(space, h)))),
-                (None, Some(d)) => flow_numbers(space, d),
-                (None, None) => Err(bad(format!("{}: the atom has no value under that key", super::describe(space, h)))),
-            }
-        }
         _ if is_arithmetic(t) => {
             let mut nums = Vec::with_capacity(out.len());
             let mut nodes = true;
@@ -243,6 +216,56 @@ fn computed(space: &AtomSpace, v: Ev) -> Result<Ev> {
         crate::Value::Float(x) => Ev::Numbers(x.to_vec()),
         _ => Ev::Atom(a),
     })
+}
+
+/// The numbers a value access (StrengthOf, ConfidenceOf, CountOf,
+/// TruthValueOf, FloatValueOf, ValueOf) of type `t` over members `out`
+/// reads; `None` for another type. `h` is the access, for messages.
+fn access(space: &AtomSpace, t: Type, out: &[Handle], h: Handle) -> Option<Result<(Vec<f64>, bool)>> {
+    let tv = |m: Handle| space.get_tv(m).ok_or(crate::Error::InvalidHandle(m));
+    let read = || -> Result<(Vec<f64>, bool)> {
+        Ok(match t {
+            types::STRENGTH_OF_LINK => (out.iter().map(|&m| tv(m).map(|t| t.mean())).collect::<Result<_>>()?, false),
+            types::CONFIDENCE_OF_LINK => (out.iter().map(|&m| tv(m).map(|t| t.confidence())).collect::<Result<_>>()?, false),
+            types::COUNT_OF_LINK => (out.iter().map(|&m| tv(m).map(|t| t.count_of())).collect::<Result<_>>()?, false),
+            // Each atom's [mean, confidence].
+            types::TRUTH_VALUE_OF_LINK => {
+                let mut v = Vec::with_capacity(2 * out.len());
+                for &m in out {
+                    let t = tv(m)?;
+                    v.extend([t.mean(), t.confidence()]);
+                }
+                (v, false)
+            }
+            // (FloatValueOf (Number ...)): its numbers, as a FloatValue.
+            types::FLOAT_VALUE_OF_LINK if out.len() == 1 && numbers_of(space, out[0]).is_some() => (numbers_of(space, out[0]).unwrap_or_default(), false),
+            _ => {
+                let (atom, key, default) = match *out {
+                    [a, k] => (a, k, None),
+                    [a, k, d] => (a, k, Some(d)),
+                    _ => return Err(bad(format!("{} must hold an atom and a key, and optionally a default", super::describe(space, h)))),
+                };
+                match (space.get_value(atom, key), default) {
+                    (Some(crate::Value::Float(v)), _) => (v.to_vec(), false),
+                    (Some(v @ crate::Value::Stream(_)), _) => (super::flow::numbers(space, &v, h)?.0, false),
+                    (Some(crate::Value::Truth(t)), _) => (vec![t.mean(), t.confidence()], false),
+                    (Some(_), _) => return Err(bad(format!("{}: the value there is not a FloatValue", super::describe(space, h)))),
+                    (None, Some(d)) => flow_numbers(space, d)?,
+                    (None, None) => return Err(bad(format!("{}: the atom has no value under that key", super::describe(space, h)))),
+                }
+            }
+        })
+    };
+    matches!(
+        t,
+        types::STRENGTH_OF_LINK
+            | types::CONFIDENCE_OF_LINK
+            | types::COUNT_OF_LINK
+            | types::TRUTH_VALUE_OF_LINK
+            | types::FLOAT_VALUE_OF_LINK
+            | types::VALUE_OF_LINK
+    )
+    .then(read)
 }
 
 /// Does `h` compute something when executed (code, or a DefinedSchema)?
@@ -303,6 +326,10 @@ fn value(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_>) -> Resul
         }
     }
     let members: Option<SmallVec<[Handle; 4]>> = kids.iter().map(|k| if let Ev::Atom(a) = k { Some(*a) } else { None }).collect();
+    // A value read from grounded atoms (StrengthOf $X): the numbers read.
+    if let Some(read) = members.as_ref().filter(|_| t != types::VALUE_OF_LINK).and_then(|m| access(space, t, m, h)) {
+        return Ok(Ev::Numbers(read?.0));
+    }
     match members.and_then(|m| space.get_link(t, &m)) {
         Some(a) => Ok(Ev::Atom(a)),
         None => Ok(Ev::Absent(t, kids)),

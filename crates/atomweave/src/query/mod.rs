@@ -250,21 +250,59 @@ pub(crate) fn check_deadline() -> Result<()> {
 /// be a truth value.
 pub fn evaluate(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
     check_deadline()?;
-    nested(|| evaluate_one(space, h))
+    nested(|| {
+        // Tail calls loop here instead of nesting: a definition that
+        // recurses in its last step (a loop) runs in constant depth.
+        let mut h = h;
+        loop {
+            match evaluate_one(space, h)? {
+                Tail::Done(tv) => return Ok(tv),
+                Tail::Call(next) => {
+                    if expired() {
+                        return Err(Error::TimedOut);
+                    }
+                    h = next;
+                }
+            }
+        }
+    })
 }
 
-fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
+/// An evaluation's verdict, or the atom whose verdict is its own (a tail call).
+enum Tail {
+    Done(TruthValue),
+    Call(Handle),
+}
+
+impl From<TruthValue> for Tail {
+    fn from(tv: TruthValue) -> Tail {
+        Tail::Done(tv)
+    }
+}
+
+fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<Tail> {
     let t = type_of(space, h)?;
     let out = space.outgoing(h).unwrap_or(&[]);
-    let truth = |b: bool| Ok(crisp(b));
+    let truth = |b: bool| Ok(Tail::Done(crisp(b)));
+    let done = |tv: Result<TruthValue>| tv.map(Tail::Done);
     match t {
-        types::DEFINED_PREDICATE_NODE => evaluate(space, beta::definition(space, h)?),
+        types::DEFINED_PREDICATE_NODE => Ok(Tail::Call(beta::definition(space, h)?)),
+        // The last member of a sequence decides when the others did not.
+        types::SEQUENTIAL_AND_LINK | types::SEQUENTIAL_OR_LINK if !out.is_empty() && !has_variables(space, h)? => {
+            let any = t == types::SEQUENTIAL_OR_LINK;
+            for &m in &out[..out.len() - 1] {
+                if holds(evaluate(space, m)?) == any {
+                    return truth(any);
+                }
+            }
+            Ok(Tail::Call(out[out.len() - 1]))
+        }
         // A predicate that is code: its definition or lambda applied to
         // the arguments, or a pattern over its free variables in order.
         types::EVALUATION_LINK if !out.is_empty() && space.get_type(out[0]).is_some_and(|p| p == types::DEFINED_PREDICATE_NODE || p.is_link()) => {
-            evaluate_applied(space, out[0], &out[1..])
+            done(evaluate_applied(space, out[0], &out[1..]))
         }
-        types::EVALUATION_LINK if !is_grounded_evaluation(space, h) => Ok(space.get_tv(h).ok_or(Error::InvalidHandle(h))?),
+        types::EVALUATION_LINK if !is_grounded_evaluation(space, h) => Ok(space.get_tv(h).ok_or(Error::InvalidHandle(h))?.into()),
         // (FormulaPredicate STRENGTH [CONFIDENCE]): each formula's first
         // number (a Lambda around one is its body).
         types::FORMULA_PREDICATE_LINK => {
@@ -277,8 +315,8 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
                 v.first().copied().ok_or_else(|| bad(format!("{} computes no number", describe(space, f))))
             };
             match *out {
-                [s] => Ok(TruthValue::simple(first(s)?, 1.0)),
-                [s, c] => Ok(TruthValue::simple(first(s)?, first(c)?)),
+                [s] => Ok(TruthValue::simple(first(s)?, 1.0).into()),
+                [s, c] => Ok(TruthValue::simple(first(s)?, first(c)?).into()),
                 _ => Err(bad(format!("{} must hold a strength formula and a confidence formula", describe(space, h)))),
             }
         }
@@ -305,10 +343,14 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
             _ => Err(bad(format!("{} must hold one atom", describe(space, h)))),
         },
         types::AND_LINK | types::SEQUENTIAL_AND_LINK | types::OR_LINK | types::SEQUENTIAL_OR_LINK if !has_variables(space, h)? => {
-            combine(t, out, |m| evaluate(space, m))
+            done(combine(t, out, |m| evaluate(space, m)))
         }
         _ => match run(space, h)? {
-            Executed::Value(Value::Truth(tv)) => Ok(tv),
+            Executed::Value(Value::Truth(tv)) => Ok(tv.into()),
+            // Code that gives code (a ValueOf of a stored formula): that is evaluated.
+            Executed::Atom(a) if a != h && space.get_type(a).is_some_and(|at| at.is_a(types::EVALUATABLE_LINK) || at == types::DEFINED_PREDICATE_NODE) => {
+                Ok(Tail::Call(a))
+            }
             _ => Err(bad(format!("{} is not evaluatable: it gives no truth value", describe(space, h)))),
         },
     }

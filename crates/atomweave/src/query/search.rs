@@ -467,6 +467,11 @@ impl<'a> Search<'a> {
                 if self.space.get_type(a) != Some(*ty) {
                     return Flow::Go;
                 }
+                // A StateLink's state is its closed one: one holding a
+                // variable (inside a PutLink's body, say) is no state.
+                if *ty == crate::types::STATE_LINK && !super::free_variables(self.space, a).is_ok_and(|v| v.is_empty()) {
+                    return Flow::Go;
+                }
                 let out: &'a [Handle] = self.space.outgoing(a).unwrap_or(&[]);
                 if !unordered {
                     if *globs {
