@@ -114,7 +114,8 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
             let [x, y] = out else {
                 return Err(bad(format!("{} must compare two numbers", super::describe(space, h))));
             };
-            let (x, y) = (scalar(space, pat, *x, b, h)?, scalar(space, pat, *y, b, h)?);
+            // A side with no number (a value not there) compares to nothing.
+            let (Some(x), Some(y)) = (scalar(space, pat, *x, b, h)?, scalar(space, pat, *y, b, h)?) else { return Ok(false) };
             Ok(if t == types::GREATER_THAN_LINK { x > y } else { x < y })
         }
         types::EVALUATION_LINK if super::is_grounded_evaluation(space, h) => grounded_truth(space, pat, h, b),
@@ -152,7 +153,7 @@ fn materialize(space: &AtomSpace, v: Ev) -> Result<Handle> {
     }
 }
 
-fn scalar(space: &AtomSpace, pat: &Pattern, m: Handle, b: &Bindings<'_>, at: Handle) -> Result<f64> {
+fn scalar(space: &AtomSpace, pat: &Pattern, m: Handle, b: &Bindings<'_>, at: Handle) -> Result<Option<f64>> {
     let v = match value(space, pat, m, b)? {
         Ev::Numbers(v) => v,
         // Code with nothing left to ground (a GetLink, a DefinedSchema): what it computes.
@@ -161,7 +162,8 @@ fn scalar(space: &AtomSpace, pat: &Pattern, m: Handle, b: &Bindings<'_>, at: Han
         Ev::Absent(..) => Vec::new(),
     };
     match v[..] {
-        [x] => Ok(x),
+        [x] => Ok(Some(x)),
+        [] if matches!(value(space, pat, m, b)?, Ev::Numbers(_)) => Ok(None),
         _ => Err(bad(format!("{} compares numbers, but {} is not one number", super::describe(space, at), super::describe(space, m)))),
     }
 }
@@ -182,7 +184,11 @@ pub(crate) fn flow_numbers(space: &AtomSpace, h: Handle) -> Result<(Vec<f64>, bo
     let t = space.get_type(h).ok_or(crate::Error::InvalidHandle(h))?;
     let out = space.outgoing(h).unwrap_or(&[]);
     if let Some(read) = access(space, t, out, h) {
-        return read;
+        let (v, nodes) = read?;
+        if v.is_empty() && matches!(t, types::FLOAT_VALUE_OF_LINK | types::VALUE_OF_LINK) {
+            return Err(bad(format!("{}: the atom has no value under that key", super::describe(space, h))));
+        }
+        return Ok((v, nodes));
     }
     match t {
         _ if is_arithmetic(t) => {
@@ -248,10 +254,12 @@ fn access(space: &AtomSpace, t: Type, out: &[Handle], h: Handle) -> Option<Resul
                 match (space.get_value(atom, key), default) {
                     (Some(crate::Value::Float(v)), _) => (v.to_vec(), false),
                     (Some(v @ crate::Value::Stream(_)), _) => (super::flow::numbers(space, &v, h)?.0, false),
-                    (Some(crate::Value::Truth(t)), _) => (vec![t.mean(), t.confidence()], false),
+                    (Some(crate::Value::Truth(t)), _) => (t.to_vec(), false),
                     (Some(_), _) => return Err(bad(format!("{}: the value there is not a FloatValue", super::describe(space, h)))),
                     (None, Some(d)) => flow_numbers(space, d)?,
-                    (None, None) => return Err(bad(format!("{}: the atom has no value under that key", super::describe(space, h)))),
+                    // Nothing to read: no numbers (an executed read says so; a
+                    // comparison over it in a query does not hold).
+                    (None, None) => (Vec::new(), false),
                 }
             }
         })

@@ -240,7 +240,7 @@ pub(crate) fn numbers(space: &AtomSpace, v: &Value, at: Handle) -> Result<(Vec<f
     match v {
         Value::Stream(s) => Ok((numbers(space, &s.sample()?, at)?.0, false)),
         Value::Float(x) => Ok((x.to_vec(), false)),
-        Value::Truth(tv) => Ok((vec![tv.mean(), tv.confidence()], false)),
+        Value::Truth(tv) => Ok((tv.to_vec(), false)),
         Value::Atom(a) => {
             if let Some(n) = eval::numbers_of(space, *a) {
                 return Ok((n, true));
