@@ -426,6 +426,10 @@ subrs! {
         if let Some(s) = smob::space_of(a) {
             return Ok(ffi::from_i64(smob::space_at(s).bases().len() as i64));
         }
+        // A value's arity is its size, as upstream's.
+        if smob::value_parts(a).is_some() || smob::is_tv(a) {
+            return Ok(ffi::from_i64(value_list(a)?.list_iter().count() as i64));
+        }
         let a = live_atom(a)?;
         Ok(ffi::from_i64(a.space().arity(a.h).unwrap_or(0) as i64))
     }

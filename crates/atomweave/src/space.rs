@@ -645,10 +645,31 @@ impl AtomSpace {
     /// Adds a link, or returns the existing one (in this space or a base).
     /// Every member must be in the space.
     pub fn add_link(&self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
-        if t == crate::types::STATE_LINK {
-            return self.add_state(outgoing);
+        match t {
+            crate::types::STATE_LINK => self.add_state(outgoing),
+            crate::types::GRANT_LINK => self.add_grant(outgoing),
+            _ => self.add_link_as_is(t, outgoing),
         }
-        self.add_link_as_is(t, outgoing)
+    }
+
+    /// A GrantLink `(Grant KEY VALUE)` with a closed value is the key's one
+    /// grant, and the first stays: another grant of the key gives the one
+    /// there. (One holding a variable is a pattern, made as it is.)
+    fn add_grant(&self, outgoing: &[Handle]) -> Result<Handle> {
+        let closed = |x: Handle| self.is_closed(x);
+        if let [key, value] = *outgoing {
+            let granted = closed(value)
+                .then(|| {
+                    self.incoming_by_type(key, crate::types::GRANT_LINK)
+                        .into_iter()
+                        .find(|&g| self.outgoing(g).is_some_and(|o| o.len() == 2 && o[0] == key && closed(o[1])))
+                })
+                .flatten();
+            if let Some(g) = granted {
+                return Ok(g);
+            }
+        }
+        self.add_link_as_is(crate::types::GRANT_LINK, outgoing)
     }
 
     /// A StateLink `(State ANCHOR VALUE)` with a closed value (no free
@@ -659,7 +680,7 @@ impl AtomSpace {
             return Ok(h);
         }
         let h = self.add_link_as_is(crate::types::STATE_LINK, outgoing)?;
-        let closed = |x: Handle| crate::query::free_variables(self, x).is_ok_and(|v| v.is_empty());
+        let closed = |x: Handle| self.is_closed(x);
         if let [anchor, value] = *outgoing {
             if closed(value) {
                 for old in self.incoming_by_type(anchor, crate::types::STATE_LINK) {
@@ -671,6 +692,11 @@ impl AtomSpace {
             }
         }
         Ok(h)
+    }
+
+    /// Does `x` hold no free variable (a value, not a pattern)?
+    fn is_closed(&self, x: Handle) -> bool {
+        crate::query::free_variables(self, x).is_ok_and(|v| v.is_empty())
     }
 
     fn add_link_as_is(&self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
