@@ -24,6 +24,21 @@ pub(crate) fn definition(space: &AtomSpace, schema: Handle) -> Result<Handle> {
         .ok_or_else(|| bad(format!("{} is not defined (no DefineLink names it)", describe(space, schema))))
 }
 
+/// Each variable a declaration declares, in order, with its entry (its
+/// TypedVariableLink, or itself).
+pub(crate) fn declarations(space: &AtomSpace, decl: Handle) -> Vec<(Handle, Handle)> {
+    match space.get_type(decl) {
+        Some(types::VARIABLE_LIST | types::VARIABLE_SET) => space.outgoing(decl).unwrap_or(&[]).iter().map(|&e| (declared(space, e)[0], e)).collect(),
+        _ => vec![(declared(space, decl)[0], decl)],
+    }
+}
+
+/// `h` with the variables of `map` replaced, its quotes consumed (the
+/// quoted atom built), added to the space: a rewrite's instantiation.
+pub(crate) fn substitute_consuming(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>) -> Result<Handle> {
+    substitute_in(space, h, map, 0, &mut HashMap::default(), Quotes::Consume, false)
+}
+
 /// The variables a declaration declares, in order.
 fn declared(space: &AtomSpace, decl: Handle) -> Vec<Handle> {
     let one = |v: Handle| match space.get_type(v) {
@@ -251,10 +266,7 @@ pub(crate) fn rule_part(space: &AtomSpace, h: Handle) -> Result<Handle> {
     };
     // Each declared variable with its declaration (TypedVariable or itself).
     let entries: Vec<(Handle, Handle)> = match decl {
-        Some(d) => match space.get_type(d) {
-            Some(types::VARIABLE_LIST | types::VARIABLE_SET) => space.outgoing(d).unwrap_or(&[]).iter().map(|&e| (declared(space, e)[0], e)).collect(),
-            _ => vec![(declared(space, d)[0], d)],
-        },
+        Some(d) => declarations(space, d),
         None => super::free_variables(space, body)?.into_iter().map(|v| (v, v)).collect(),
     };
     let as_decl = |entries: &[(Handle, Handle)]| -> Result<Handle> {

@@ -96,6 +96,7 @@ pub mod grounded;
 mod numeric;
 mod pattern;
 mod search;
+mod unify;
 
 type HashSet<T> = hashbrown::HashSet<T, foldhash::fast::RandomState>;
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
@@ -464,6 +465,15 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 [decl, body] => (Some(decl), body),
                 _ => return Err(bad(format!("{} must hold a body, after an optional variable declaration", describe(space, query)))),
             };
+            if let Some(sols) = unify::solve(space, &declarations(space, vardecl, body)?, body)? {
+                if t == types::SATISFACTION_LINK {
+                    return Ok(Executed::Value(Value::Truth(crisp(!sols.is_empty()))));
+                }
+                let vars = declarations(space, vardecl, body)?;
+                let get = t == types::GET_LINK;
+                let found = sols.iter().map(|m| solved_tuple(space, &vars, m, get)).collect::<Result<Vec<_>>>()?;
+                return deliver(space, get, found);
+            }
             let pat = Pattern::compile(space, query, vardecl, body, &[])?;
             let search = Search { space, pat: &pat };
             if t == types::SATISFACTION_LINK {
@@ -488,9 +498,21 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 [body, rewrites @ ..] if !declared && !rewrites.is_empty() => (None, *body, rewrites),
                 _ => return Err(bad(format!("{} must hold a body and a rewrite, after an optional variable declaration", describe(space, query)))),
             };
+            let bind = t == types::BIND_LINK;
+            if let Some(sols) = unify::solve(space, &declarations(space, vardecl, body)?, body)? {
+                let mut found = Vec::with_capacity(sols.len());
+                for m in &sols {
+                    let built = rewrites.iter().map(|&r| run_rewrite(space, beta::substitute_consuming(space, r, m)?, bind)).collect::<Result<Vec<_>>>()?;
+                    match built.len() {
+                        1 => found.extend(built),
+                        _ if bind => found.extend(built),
+                        _ => found.push(Value::link(built)),
+                    }
+                }
+                return deliver(space, bind, found);
+            }
             let pat = Pattern::compile(space, query, vardecl, body, rewrites)?;
             let results = sorted(Search { space, pat: &pat }.groundings(false)?);
-            let bind = t == types::BIND_LINK;
             let mut found = Vec::with_capacity(results.len());
             for g in &results {
                 let b: Bindings = g.iter().map(|v| v.as_ref().map(Bound::from)).collect();
@@ -659,7 +681,11 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
 /// run, as upstream's instantiator does. A BindLink's results go in a
 /// SetLink, so they must be atoms.
 fn rewrite(space: &AtomSpace, pat: &Pattern, r: pattern::TermId, b: &Bindings<'_>, bind: bool) -> Result<Value> {
-    let built = eval::instantiate(space, pat, r, b)?;
+    run_rewrite(space, eval::instantiate(space, pat, r, b)?, bind)
+}
+
+/// A rewrite built: a function or a PutLink is run.
+fn run_rewrite(space: &AtomSpace, built: Handle, bind: bool) -> Result<Value> {
     let t = type_of(space, built)?;
     if !(t.is_a(types::FUNCTION_LINK) || t == types::PUT_LINK) {
         return Ok(Value::Atom(built));
@@ -721,6 +747,27 @@ fn tuple(space: &AtomSpace, wanted: &[usize], g: &Grounding, as_atom: bool) -> R
             Ok(Value::link(members.into_iter().map(Value::Atom).collect::<Vec<_>>()))
         }
     }
+}
+
+/// A query's variables with their declarations, in order: declared, or
+/// the body's free ones.
+fn declarations(space: &AtomSpace, vardecl: Option<Handle>, body: Handle) -> Result<Vec<(Handle, Handle)>> {
+    Ok(match vardecl {
+        Some(d) => beta::declarations(space, d),
+        None => free_variables(space, body)?.into_iter().map(|v| (v, v)).collect(),
+    })
+}
+
+/// One result of a solved body: a variable's atom, or for several, a
+/// ListLink of them (`as_atom`) or a LinkValue.
+fn solved_tuple(space: &AtomSpace, vars: &[(Handle, Handle)], m: &HashMap<Handle, Handle>, as_atom: bool) -> Result<Value> {
+    let atoms =
+        vars.iter().map(|(v, _)| m.get(v).copied().ok_or_else(|| bad(format!("variable {} is not bound", describe(space, *v))))).collect::<Result<Vec<_>>>()?;
+    Ok(match atoms[..] {
+        [one] => Value::Atom(one),
+        _ if as_atom => Value::Atom(space.add_link(types::LIST_LINK, &atoms)?),
+        _ => Value::link(atoms.into_iter().map(Value::Atom).collect::<Vec<_>>()),
+    })
 }
 
 /// A SetLink of the results added to the space (they are atoms), or a
