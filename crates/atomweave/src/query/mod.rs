@@ -465,7 +465,8 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 [decl, body] => (Some(decl), body),
                 _ => return Err(bad(format!("{} must hold a body, after an optional variable declaration", describe(space, query)))),
             };
-            if let Some(sols) = unify::solve(space, &declarations(space, vardecl, body)?, body)? {
+            if unify::applies(space, body) {
+                let sols = unify::solve(space, &declarations(space, vardecl, body)?, body)?;
                 if t == types::SATISFACTION_LINK {
                     return Ok(Executed::Value(Value::Truth(crisp(!sols.is_empty()))));
                 }
@@ -499,7 +500,8 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 _ => return Err(bad(format!("{} must hold a body and a rewrite, after an optional variable declaration", describe(space, query)))),
             };
             let bind = t == types::BIND_LINK;
-            if let Some(sols) = unify::solve(space, &declarations(space, vardecl, body)?, body)? {
+            if unify::applies(space, body) {
+                let sols = unify::solve(space, &declarations(space, vardecl, body)?, body)?;
                 let mut found = Vec::with_capacity(sols.len());
                 for m in &sols {
                     let built = rewrites.iter().map(|&r| run_rewrite(space, beta::substitute_consuming(space, r, m)?, bind)).collect::<Result<Vec<_>>>()?;
@@ -684,13 +686,25 @@ fn rewrite(space: &AtomSpace, pat: &Pattern, r: pattern::TermId, b: &Bindings<'_
     run_rewrite(space, eval::instantiate(space, pat, r, b)?, bind)
 }
 
-/// A rewrite built: a function or a PutLink is run.
+/// A rewrite built: a function or a PutLink is run, and so is a function
+/// it gives (a PutLink of a LambdaLink reduces to the lambda's body).
 fn run_rewrite(space: &AtomSpace, built: Handle, bind: bool) -> Result<Value> {
-    let t = type_of(space, built)?;
-    if !(t.is_a(types::FUNCTION_LINK) || t == types::PUT_LINK) {
+    let runs = |h: Handle| space.get_type(h).is_some_and(|t| t.is_a(types::FUNCTION_LINK) || t == types::PUT_LINK);
+    if !runs(built) {
         return Ok(Value::Atom(built));
     }
-    match flow::execute(space, built)? {
+    let value = |e: Executed| match e {
+        Executed::Atom(h) => Value::Atom(h),
+        Executed::Value(v) => v,
+    };
+    let mut result = value(run(space, built)?);
+    for _ in 0..MAX_NESTED {
+        match result {
+            Value::Atom(h) if h != built && runs(h) => result = value(run(space, h)?),
+            _ => break,
+        }
+    }
+    match result {
         Value::Atom(h) => Ok(Value::Atom(h)),
         v if bind => {
             Err(bad(format!("a BindLink's rewrite {} gives a {}, not an atom: a QueryLink gives values", describe(space, built), v.value_type().name())))

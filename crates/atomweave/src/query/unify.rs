@@ -20,22 +20,34 @@ use crate::{AtomSpace, Handle};
 /// Bindings of variables to terms (which may hold variables).
 type Subst = HashMap<Handle, Handle>;
 
-/// The groundings of a body made of IdenticalLinks (alone or in an
-/// AndLink), one map per solution, each declared variable bound to an
-/// atom of the space; `None` if the body is anything else. `decls` are
-/// the variables with their declarations (a TypedVariableLink or the
-/// variable), in order.
-pub(crate) fn solve(space: &AtomSpace, decls: &[(Handle, Handle)], body: Handle) -> Result<Option<Vec<HashMap<Handle, Handle>>>> {
+/// The clauses of a body made of IdenticalLinks alone (one, or an AndLink
+/// of them); empty for any other body.
+fn clauses(space: &AtomSpace, body: Handle) -> Vec<Handle> {
+    let clauses: Vec<Handle> = match space.get_type(body) {
+        Some(types::IDENTICAL_LINK) => vec![body],
+        Some(types::AND_LINK) => space.outgoing(body).unwrap_or(&[]).to_vec(),
+        _ => return Vec::new(),
+    };
+    if clauses.iter().all(|&c| space.get_type(c) == Some(types::IDENTICAL_LINK)) {
+        clauses
+    } else {
+        Vec::new()
+    }
+}
+
+/// Is `body` IdenticalLinks alone, which [`solve`] solves?
+pub(crate) fn applies(space: &AtomSpace, body: Handle) -> bool {
+    !clauses(space, body).is_empty()
+}
+
+/// The groundings of a body made of IdenticalLinks ([`applies`]), one map
+/// per solution, each declared variable bound to an atom of the space.
+/// `decls` are the variables with their declarations (a TypedVariableLink
+/// or the variable), in order.
+pub(crate) fn solve(space: &AtomSpace, decls: &[(Handle, Handle)], body: Handle) -> Result<Vec<HashMap<Handle, Handle>>> {
     let vars: Vec<Handle> = decls.iter().map(|&(v, _)| v).collect();
     let vars = &vars[..];
-    let clauses: Vec<Handle> = match type_of(space, body)? {
-        types::IDENTICAL_LINK => vec![body],
-        types::AND_LINK => space.outgoing(body).unwrap_or(&[]).to_vec(),
-        _ => return Ok(None),
-    };
-    if clauses.is_empty() || clauses.iter().any(|&c| space.get_type(c) != Some(types::IDENTICAL_LINK)) {
-        return Ok(None);
-    }
+    let clauses = clauses(space, body);
     let mut sols: Vec<Subst> = vec![Subst::default()];
     for &c in &clauses {
         let members = space.outgoing(c).unwrap_or(&[]);
@@ -54,7 +66,7 @@ pub(crate) fn solve(space: &AtomSpace, decls: &[(Handle, Handle)], body: Handle)
     for s in sols {
         out.extend(complete(space, decls, &s)?);
     }
-    Ok(Some(out))
+    Ok(out)
 }
 
 /// Follows `x`'s binding in `s`, if it is a bound variable.
@@ -84,7 +96,7 @@ fn unify(space: &AtomSpace, vars: &[Handle], a: Handle, b: Handle, mut s: Subst,
     }
     for (v, t) in [(a, b), (b, a)] {
         if vars.contains(&v) {
-            if occurs(space, vars, &s, v, t, 0)? {
+            if occurs(space, vars, &s, v, t) {
                 return Ok(());
             }
             s.insert(v, t);
@@ -135,35 +147,39 @@ fn permutations(v: &mut [Handle], k: usize, f: &mut dyn FnMut(&[Handle]) -> Resu
 
 /// Does variable `v` occur in `t` (under `s`)? Binding it there would make
 /// an infinite term.
-fn occurs(space: &AtomSpace, vars: &[Handle], s: &Subst, v: Handle, t: Handle, depth: usize) -> Result<bool> {
-    if depth > MAX_DEPTH {
-        return Err(bad(format!("terms nested more than {MAX_DEPTH} deep")));
-    }
-    let t = walk(vars, s, t);
-    if t == v {
-        return Ok(true);
-    }
-    for &m in space.outgoing(t).unwrap_or(&[]) {
-        if occurs(space, vars, s, v, m, depth + 1)? {
-            return Ok(true);
+fn occurs(space: &AtomSpace, vars: &[Handle], s: &Subst, v: Handle, t: Handle) -> bool {
+    let mut seen = super::HashSet::default();
+    let mut todo = vec![t];
+    while let Some(x) = todo.pop() {
+        let x = walk(vars, s, x);
+        if x == v {
+            return true;
+        }
+        if seen.insert(x) {
+            todo.extend_from_slice(space.outgoing(x).unwrap_or(&[]));
         }
     }
-    Ok(false)
+    false
 }
 
 /// `t` with the bindings of `s` in place, all the way down (terms built
 /// in `space`; a ChoiceLink kept, to be resolved against the space).
-fn resolve(space: &AtomSpace, vars: &[Handle], s: &Subst, t: Handle, depth: usize) -> Result<Handle> {
+fn resolve(space: &AtomSpace, vars: &[Handle], s: &Subst, t: Handle, depth: usize, memo: &mut HashMap<Handle, Handle>) -> Result<Handle> {
     if depth > MAX_DEPTH {
         return Err(bad(format!("terms nested more than {MAX_DEPTH} deep")));
     }
     let t = walk(vars, s, t);
+    if let Some(&done) = memo.get(&t) {
+        return Ok(done);
+    }
     let ty = type_of(space, t)?;
     if !ty.is_link() {
         return Ok(t);
     }
-    let members = space.outgoing(t).unwrap_or(&[]).iter().map(|&m| resolve(space, vars, s, m, depth + 1)).collect::<Result<Vec<_>>>()?;
-    space.add_link(ty, &members)
+    let members = space.outgoing(t).unwrap_or(&[]).iter().map(|&m| resolve(space, vars, s, m, depth + 1, memo)).collect::<Result<Vec<_>>>()?;
+    let built = space.add_link(ty, &members)?;
+    memo.insert(t, built);
+    Ok(built)
 }
 
 /// The groundings one unifier gives: itself, if it binds every variable
@@ -174,7 +190,8 @@ fn complete(space: &AtomSpace, decls: &[(Handle, Handle)], s: &Subst) -> Result<
     let vars = &vars[..];
     // Resolved in a scratch frame: the terms with variables are patterns, not data.
     let scratch = AtomSpace::new_child(&[space])?;
-    let terms: Vec<(Handle, Handle)> = vars.iter().map(|&v| resolve(&scratch, vars, s, v, 0).map(|t| (v, t))).collect::<Result<_>>()?;
+    let mut memo = HashMap::default();
+    let terms: Vec<(Handle, Handle)> = vars.iter().map(|&v| resolve(&scratch, vars, s, v, 0, &mut memo).map(|t| (v, t))).collect::<Result<_>>()?;
     let free: Vec<Handle> = vars.iter().copied().filter(|v| terms.iter().any(|&(_, t)| t == *v)).collect();
     let patterns: Vec<Handle> = terms.iter().filter(|&&(v, t)| t != v).map(|&(_, t)| t).filter(|&t| holds_any(&scratch, t, &free)).collect();
     if patterns.is_empty() {
@@ -216,9 +233,19 @@ fn complete(space: &AtomSpace, decls: &[(Handle, Handle)], s: &Subst) -> Result<
     Ok(out)
 }
 
-/// Does `t` hold any of `free`?
+/// Does `t` hold any of `free`? A walk with a stack, each atom once.
 fn holds_any(space: &AtomSpace, t: Handle, free: &[Handle]) -> bool {
-    free.contains(&t) || space.outgoing(t).unwrap_or(&[]).iter().any(|&m| holds_any(space, m, free))
+    let mut seen = super::HashSet::default();
+    let mut todo = vec![t];
+    while let Some(x) = todo.pop() {
+        if free.contains(&x) {
+            return true;
+        }
+        if seen.insert(x) {
+            todo.extend_from_slice(space.outgoing(x).unwrap_or(&[]));
+        }
+    }
+    false
 }
 
 /// The atom of `space` that term `t` (of `scratch`) stands for under
