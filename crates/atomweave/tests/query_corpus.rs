@@ -390,3 +390,31 @@ fn query_corpus() {
         panic!("{} of {} query cases failed:\n\n{}\n", failures.len(), files.len(), failures.join("\n\n"));
     }
 }
+
+/// Every executable or evaluatable link type of the type table either has
+/// a corpus case (its name opens an expression in one) or is listed under
+/// "Not supported" in docs/EXECUTION.md.
+#[test]
+fn every_executable_type_is_run_or_listed() {
+    let mut corpus = String::new();
+    for entry in fs::read_dir(corpus_dir()).unwrap() {
+        corpus.push_str(&fs::read_to_string(entry.unwrap().path()).unwrap());
+        corpus.push('\n');
+    }
+    let doc_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/EXECUTION.md");
+    let doc = fs::read_to_string(&doc_path).unwrap_or_else(|e| panic!("reading {}: {e}", doc_path.display()));
+    let listed = doc.split("## Not supported").nth(1).expect("docs/EXECUTION.md has a `## Not supported` section");
+    let opens = |name: &str| corpus.match_indices(&format!("({name}")).any(|(i, m)| corpus[i + m.len()..].starts_with(|c: char| c.is_whitespace() || c == ')'));
+    let mut missing = Vec::new();
+    for t in atomweave::types::Type::all() {
+        if !t.is_link() || !(t.is_a(atomweave::types::EXECUTABLE_LINK) || t.is_a(atomweave::types::EVALUATABLE_LINK)) {
+            continue;
+        }
+        let in_corpus = opens(t.name()) || t.short_name().is_some_and(opens);
+        let in_doc = listed.split(|c: char| !c.is_alphanumeric()).any(|w| w == t.name());
+        if !in_corpus && !in_doc {
+            missing.push(t.name());
+        }
+    }
+    assert!(missing.is_empty(), "executable types with neither a corpus case nor a line in docs/EXECUTION.md: {missing:?}");
+}

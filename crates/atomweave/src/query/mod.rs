@@ -327,6 +327,36 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<Tail> {
             let pat = Pattern::compile(space, h, None, h, &[])?;
             truth(!Search { space, pat: &pat }.groundings(true)?.is_empty())
         }
+        // Comparisons, once nothing is left to ground.
+        types::EQUAL_LINK | types::IDENTICAL_LINK | types::GREATER_THAN_LINK | types::LESS_THAN_LINK if !has_variables(space, h)? => {
+            let pat = Pattern::compile(space, h, None, h, &[])?;
+            truth(eval::truth(space, &pat, h, &Vec::new())?)
+        }
+        // Checks on the members themselves.
+        types::IS_CLOSED_LINK => {
+            for &m in out {
+                if has_variables(space, m)? {
+                    return truth(false);
+                }
+            }
+            truth(true)
+        }
+        types::IS_TRUE_LINK | types::IS_FALSE_LINK => {
+            let want = crisp(t == types::IS_TRUE_LINK);
+            truth(out.iter().all(|&m| space.get_tv(m) == Some(want)))
+        }
+        // No two members give one value.
+        types::EXCLUSIVE_LINK => {
+            let mut seen: Vec<Value> = Vec::with_capacity(out.len());
+            for &m in out {
+                let v = flow::execute(space, m)?;
+                if seen.contains(&v) {
+                    return truth(false);
+                }
+                seen.push(v);
+            }
+            truth(true)
+        }
         // Their members run for what they do; the verdict is fixed.
         types::TRUE_LINK | types::FALSE_LINK => {
             for &m in out {
@@ -655,17 +685,19 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
         | types::SEQUENTIAL_OR_LINK
         | types::TRUE_LINK
         | types::FALSE_LINK => {
-            let pat = Pattern::compile(space, query, None, query, &[])?;
-            if !pat.vars.is_empty() {
+            if has_variables(space, query)? {
                 return Err(bad(format!("{} has free variables: put it in a query to ground them", describe(space, query))));
             }
-            Ok(Executed::Value(Value::Truth(crisp(eval::truth(space, &pat, query, &Vec::new())?))))
+            Ok(Executed::Value(Value::Truth(evaluate(space, query)?)))
         }
         _ if flow::is_flow(t) || numeric::is_numeric(t) || collect::is_collect(t) => Ok(match flow::execute(space, query)? {
             Value::Atom(h) => Executed::Atom(h),
             v => Executed::Value(v),
         }),
         types::VARDECL_OF_LINK | types::PREMISE_OF_LINK | types::CONCLUSION_OF_LINK => Ok(Executed::Atom(beta::rule_part(space, query)?)),
+        types::IS_CLOSED_LINK | types::IS_TRUE_LINK | types::IS_FALSE_LINK | types::EXCLUSIVE_LINK => {
+            Ok(Executed::Value(Value::Truth(evaluate(space, query)?)))
+        }
         // Its member, not executed.
         types::DONT_EXEC_LINK => match *out {
             [m] => Ok(Executed::Atom(m)),
