@@ -512,6 +512,41 @@
     (system* "rm" "-rf" dir))
   (cog-set-atomspace! prev))
 
+;; ----- execution of flows, streams and queues -----
+(test-group "execution"
+  (define s (cog-new-atomspace))
+  (define prev (cog-set-atomspace! s))
+  (Evaluation (Predicate "has") (Concept "dog") (Concept "tail"))
+  (define q (cog-execute! (Meet (VariableList (Variable "$a") (Variable "$b"))
+                                (Present (Evaluation (Predicate "has") (Variable "$a") (Variable "$b"))))))
+  (test-eq "a Meet gives a QueueValue" 'QueueValue (cog-type q))
+  (test-equal "of LinkValues for several variables" (list (LinkValue (Concept "dog") (Concept "tail"))) (cog-value->list q))
+  (test-equal "LinkValue takes lists of atoms" (LinkValue (Concept "a") (Concept "b") (Concept "c"))
+    (LinkValue (list (Concept "a") (list (Concept "b"))) (Concept "c")))
+  (test-equal "one whole number makes a BoolValue bit mask" '(#t #f #t) (cog-value->list (BoolValue 5)))
+  (test-equal "numbers make a BoolValue, zero false" '(#f #t #f) (cog-value->list (BoolValue 0 1 0)))
+  (test-equal "cog-arity of a value is its size" 3 (cog-arity (FloatValue 1 2 3)))
+  (test-equal "cog-value->list of a NumberNode gives its numbers" '(1.0 2.0) (cog-value->list (Number 1 2)))
+  (test-equal "a Filter with a Rule over a Set"
+    (Set (Concept "baz"))
+    (cog-execute! (Filter (Rule (Variable "$x") (Evaluation (Predicate "p") (Variable "$x")) (Variable "$x"))
+                          (Set (Evaluation (Predicate "p") (Concept "baz")) (Evaluation (Predicate "q") (Concept "no"))))))
+  (cog-set-value! (Concept "src") (Predicate "v") (FloatValue 1 2 3))
+  (Define (DefinedSchema "double") (Lambda (Variable "$x") (Times (Variable "$x") (Number 2))))
+  (cog-execute! (SetValue (Concept "dst") (Predicate "w") (DefinedSchema "double") (FloatValueOf (Concept "src") (Predicate "v"))))
+  (test-eq "SetValue of a schema sets a FormulaStream" 'FormulaStream (cog-type (cog-value (Concept "dst") (Predicate "w"))))
+  (test-equal "read, it runs" '(2.0 4.0 6.0) (cog-value->list (cog-value (Concept "dst") (Predicate "w"))))
+  (cog-set-value! (Concept "src") (Predicate "v") (FloatValue 10))
+  (test-equal "and follows its input" '(20.0) (cog-value->list (cog-value (Concept "dst") (Predicate "w"))))
+  (define r (RandomStream 4))
+  (test-assert "a RandomStream draws anew at each reading"
+    (let ((a (cog-value->list r)) (b (cog-value->list r)))
+      (and (= 4 (length a)) (not (equal? a b)) (every (lambda (x) (and (>= x 0) (< x 1))) a))))
+  (test-assert "a circular list is refused, not walked forever"
+    (raises-with? "circular" (lambda () (let ((l (list (Concept "a")))) (set-cdr! l l) (LinkValue l)))))
+  (test-equal "StringOf" (Concept "bar") (cog-execute! (StringOf (Type "ConceptNode") (Predicate "bar"))))
+  (cog-set-atomspace! prev))
+
 (test-group "loggers"
   (use-modules (opencog logger))
   (define dir (tmpdir))
@@ -732,8 +767,8 @@
   (test-assert "BindLink rewrites" (cog-link? (cog-link 'EvaluationLink (Predicate "mortal") (Concept "Ben"))))
   (test-equal "SatisfactionLink" (stv 1 1)
               (cog-evaluate! (Satisfaction (Inheritance (Variable "$H") (Concept "human")))))
-  (test-equal "QueryLink gives a value"
-              'LinkValue (cog-type (cog-execute! (Query (Inheritance (Variable "$H") (Concept "human")) (Variable "$H")))))
+  (test-equal "QueryLink gives a QueueValue"
+              'QueueValue (cog-type (cog-execute! (Query (Inheritance (Variable "$H") (Concept "human")) (Variable "$H")))))
   (test-assert "a bad query raises" (raises-with? "cog-execute!" (lambda () (cog-execute! (Get)))))
   (cog-set-atomspace! prev))
 

@@ -83,3 +83,29 @@ def test_a_predicate_filters_a_query_and_what_it_adds_is_scratch(space):
         EvaluationLink(GroundedPredicateNode("py:is_long"), ListLink(VariableNode("$x"))))))
     assert sorted(a.name for a in got.out) == ["abcdef", "xyzxyz"]
     assert not space.is_node_in_atomspace(types.ConceptNode, "made during the call")
+
+
+def test_a_predicate_called_from_a_query_split_across_threads(space):
+    # Enough candidates (over 256) that the search is split over the rayon
+    # pool: each thread calls back into Python (taking the GIL) and sees its
+    # own frame.
+    n = 1000
+    for i in range(n):
+        MemberLink(ConceptNode(f"item {i}"), ConceptNode("set"))
+    got = execute_atom(space, GetLink(AndLink(
+        MemberLink(VariableNode("$x"), ConceptNode("set")),
+        EvaluationLink(GroundedPredicateNode("py:is_long"), ListLink(VariableNode("$x"))))))
+    assert len(got.out) == n
+    assert not space.is_node_in_atomspace(types.ConceptNode, "made during the call")
+
+
+def test_a_schema_that_adds_atoms_adds_them_to_the_space_it_runs_in(space):
+    def adds(atom):
+        return MemberLink(atom, ConceptNode("added by the schema"))
+    __main__.adds = adds
+    try:
+        got = execute_atom(space, ExecutionOutputLink(GroundedSchemaNode("py:adds"), ListLink(ConceptNode("x"))))
+    finally:
+        del __main__.adds
+    assert got.type == types.MemberLink
+    assert space.is_node_in_atomspace(types.ConceptNode, "added by the schema")
