@@ -525,9 +525,62 @@ pub struct Records {
     names: [Arena<AtomicU8>; SHARDS],
     outgoing: [Arena<AtomicU32>; SHARDS],
     hasher: FixedState,
-    /// Next free slot per shard. Shared by every space of a hierarchy (a
+    /// Slot numbers per shard. Shared by every space of a hierarchy (a
     /// space and its child spaces), so their handles never collide.
-    next_slot: Arc<[AtomicU32; SHARDS]>,
+    next_slot: Arc<[SlotNumbers; SHARDS]>,
+}
+
+/// A shard's slot numbers in a hierarchy: the next never given out, and
+/// blocks given back by spaces that are gone, which are taken first. A
+/// short-lived child (a scratch frame per grounded call) so reuses the
+/// same few blocks, where fresh numbers would grow every later child's
+/// arrays (sized up to the highest number) and run the hierarchy out of
+/// handles.
+#[derive(Default)]
+pub(crate) struct SlotNumbers {
+    next: AtomicU32,
+    /// How many blocks `returned` holds: read without its lock on the add path.
+    returned_count: AtomicU32,
+    returned: std::sync::Mutex<Vec<u32>>,
+}
+
+impl SlotNumbers {
+    /// The first slot of a block of [`BLOCK`] free slots; `None` when the
+    /// shard's numbers are used up.
+    fn take_block(&self) -> Option<u32> {
+        if self.returned_count.load(Ordering::Relaxed) > 0 {
+            let mut returned = self.returned.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(b) = returned.pop() {
+                self.returned_count.store(returned.len() as u32, Ordering::Relaxed);
+                return Some(b);
+            }
+        }
+        let start = self.next.fetch_add(BLOCK, Ordering::Relaxed);
+        if start >= LOCAL_LIMIT - BLOCK {
+            self.next.store(LOCAL_LIMIT, Ordering::Relaxed);
+            return None;
+        }
+        Some(start)
+    }
+
+    /// Gives back the blocks of a store that is gone.
+    fn give_back(&self, blocks: impl IntoIterator<Item = u32>) {
+        let mut returned = self.returned.lock().unwrap_or_else(|e| e.into_inner());
+        returned.extend(blocks);
+        self.returned_count.store(returned.len() as u32, Ordering::Relaxed);
+    }
+}
+
+/// A store that goes gives its slot blocks back to its hierarchy: nothing
+/// refers to its handles any more (a child space unregisters its links from
+/// its bases' atoms before its store goes).
+impl Drop for Store {
+    fn drop(&mut self) {
+        for (s, shard) in self.shards.iter_mut().enumerate() {
+            let shard = shard.get_mut();
+            self.recs.next_slot[s].give_back(shard.by_type.iter().flat_map(|t| t.blocks.iter().copied()));
+        }
+    }
 }
 
 /// Shard of a content hash. Uses middle bits: hashbrown indexes buckets with
@@ -606,7 +659,7 @@ impl Iterator for Distinct<'_> {
 
 impl Store {
     pub(crate) fn new() -> Self {
-        Self::with_slots(Arc::new(std::array::from_fn(|_| AtomicU32::new(0))))
+        Self::with_slots(Arc::new(std::array::from_fn(|_| SlotNumbers::default())))
     }
 
     /// A store for a child space of `base`: it draws slot numbers from the
@@ -615,7 +668,7 @@ impl Store {
         Self::with_slots(base.recs.next_slot.clone())
     }
 
-    fn with_slots(next_slot: Arc<[AtomicU32; SHARDS]>) -> Self {
+    fn with_slots(next_slot: Arc<[SlotNumbers; SHARDS]>) -> Self {
         Store {
             recs: Records {
                 records: std::array::from_fn(|_| SegVec::new()),
@@ -1699,7 +1752,7 @@ impl Shard {
     }
 
     #[inline(always)]
-    fn alloc_slot(&mut self, l: usize, recs: &SegVec<Slot>, hashes: &SegVec<AtomicU32>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
+    fn alloc_slot(&mut self, l: usize, recs: &SegVec<Slot>, hashes: &SegVec<AtomicU32>, next_slot: &SlotNumbers, t: Type) -> Result<u32> {
         match self.lanes[l].slots.get_mut(usize::from(t.0)) {
             Some(ls) if ls.cursor != ls.end => {
                 let local = ls.cursor;
@@ -1714,16 +1767,12 @@ impl Shard {
     /// `alloc_slot` when the lane's block of the type is used up: a new block.
     #[cold]
     #[inline(never)]
-    fn alloc_slot_block(&mut self, l: usize, recs: &SegVec<Slot>, hashes: &SegVec<AtomicU32>, next_slot: &AtomicU32, t: Type) -> Result<u32> {
+    fn alloc_slot_block(&mut self, l: usize, recs: &SegVec<Slot>, hashes: &SegVec<AtomicU32>, next_slot: &SlotNumbers, t: Type) -> Result<u32> {
         let ti = usize::from(t.0);
         if self.by_type.len() <= ti {
             self.by_type.resize(ti + 1, TypeSlots::default());
         }
-        let start = next_slot.fetch_add(BLOCK, Ordering::Relaxed);
-        if start >= LOCAL_LIMIT - BLOCK {
-            next_slot.store(LOCAL_LIMIT, Ordering::Relaxed);
-            return Err(Error::HandlesExhausted);
-        }
+        let start = next_slot.take_block().ok_or(Error::HandlesExhausted)?;
         self.high = self.high.max(start + BLOCK);
         recs.ensure(self.high as usize);
         hashes.ensure(self.high as usize);

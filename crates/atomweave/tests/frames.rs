@@ -537,3 +537,25 @@ fn a_space_knows_the_spaces_made_over_it() {
     drop(d);
     assert!(b.children().is_empty(), "only live spaces");
 }
+
+#[test]
+fn a_gone_child_gives_its_handle_numbers_back() {
+    // A scratch frame per call (a grounded predicate per grounding) must
+    // not use up the hierarchy's handles, nor grow later frames.
+    let base = AtomSpace::new();
+    base.add_node(CONCEPT_NODE, "base").unwrap();
+    let first = {
+        let frame = AtomSpace::new_child(&[&base]).unwrap();
+        frame.add_node(CONCEPT_NODE, "scratch").unwrap()
+    };
+    for _ in 0..1000 {
+        let frame = AtomSpace::new_child(&[&base]).unwrap();
+        assert_eq!(frame.add_node(CONCEPT_NODE, "scratch").unwrap(), first);
+    }
+    // A live frame keeps its numbers: another frame beside it gets others.
+    let kept = AtomSpace::new_child(&[&base]).unwrap();
+    let a = kept.add_node(CONCEPT_NODE, "scratch").unwrap();
+    let other = AtomSpace::new_child(&[&base]).unwrap();
+    assert_ne!(other.add_node(CONCEPT_NODE, "scratch").unwrap(), a);
+    assert_eq!(kept.name(a), Some("scratch"));
+}
