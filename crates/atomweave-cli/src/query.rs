@@ -100,6 +100,7 @@ pub struct QueryBenchArgs {
 pub enum Part {
     Animals,
     Triangles,
+    Execution,
 }
 
 const ANIMALS: &str = r#"
@@ -116,11 +117,74 @@ pub fn bench(args: QueryBenchArgs) -> Result<(), String> {
     if args.threads == 0 {
         return Err("-T needs at least one thread".into());
     }
-    if args.only != Some(Part::Triangles) {
+    let run = |p: Part| args.only.is_none_or(|o| o == p);
+    if run(Part::Animals) {
         animals(args.iterations)?;
     }
-    if args.only != Some(Part::Animals) {
+    if run(Part::Triangles) {
         triangles(&args)?;
+    }
+    if run(Part::Execution) {
+        execution()?;
+    }
+    Ok(())
+}
+
+/// A grounded predicate in Rust (`bench:long`): true of a node whose name
+/// is longer than 8 bytes. Measures what the engine spends per callback
+/// (the scratch frame, the call), apart from any language's own cost.
+struct BenchProcedures;
+
+impl atomweave::query::grounded::Procedures for BenchProcedures {
+    fn call(&self, space: &AtomSpace, _name: &str, args: &[atomweave::Handle]) -> atomweave::Result<atomweave::Value> {
+        let long = args.first().and_then(|&a| space.name(a)).is_some_and(|n| n.len() > 8);
+        Ok(atomweave::Value::Truth(atomweave::TruthValue::simple(if long { 1.0 } else { 0.0 }, 1.0)))
+    }
+}
+
+/// Execution over 1,000 groundings or elements: a PutLink over a GetLink's
+/// results, a grounded predicate per grounding, arithmetic over
+/// FloatValues, a FilterLink with a Rule over a LinkValue.
+fn execution() -> Result<(), String> {
+    const N: usize = 1000;
+    const RUNS: usize = 200;
+    atomweave::query::grounded::register("bench", std::sync::Arc::new(BenchProcedures));
+    let space = AtomSpace::new();
+    let mut data = String::new();
+    for i in 0..N {
+        data.push_str(&format!("(Member (Concept \"item number {i}\") (Concept \"set\"))\n"));
+    }
+    let floats = (0..N).map(|i| i.to_string()).collect::<Vec<_>>().join(" ");
+    data.push_str(&format!("(Concept \"a\" (alist (cons (Predicate \"k\") (FloatValue {floats}))))\n"));
+    let items = (0..N).map(|i| format!("(FloatValue {i})")).collect::<Vec<_>>().join(" ");
+    data.push_str(&format!("(Concept \"b\" (alist (cons (Predicate \"k\") (LinkValue {items}))))\n"));
+    sexpr::load_str(&mut &space, &data).map_err(|e| e.to_string())?;
+    let cases = [
+        ("Put over a Get", r#"(Put (Evaluation (Predicate "in") (Variable "$x")) (Get (Member (Variable "$x") (Concept "set"))))"#),
+        (
+            "bench: per grounding",
+            r#"(Get (And (Member (Variable "$x") (Concept "set")) (Evaluation (GroundedPredicate "bench:long") (List (Variable "$x")))))"#,
+        ),
+        ("FloatValue arithmetic", r#"(Plus (FloatValueOf (Concept "a") (Predicate "k")) (Times (FloatValueOf (Concept "a") (Predicate "k")) (Number 2)))"#),
+        (
+            "Filter with a Rule",
+            r#"(Filter (Rule (TypedVariable (Variable "$f") (Type "FloatValue")) (Variable "$f") (Plus (Variable "$f") (Number 1))) (ValueOf (Concept "b") (Predicate "k")))"#,
+        ),
+    ];
+    println!("execution: {N} groundings or elements, each case executed {RUNS} times, one thread");
+    let single = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
+    for (name, text) in cases {
+        let q = sexpr::load_str(&mut &space, text).map_err(|e| e.to_string())?[0];
+        execute(&space, q).map_err(|e| e.to_string())?;
+        let start = Instant::now();
+        single.install(|| -> Result<(), String> {
+            for _ in 0..RUNS {
+                std::hint::black_box(execute(&space, q).map_err(|e| e.to_string())?);
+            }
+            Ok(())
+        })?;
+        let ms = start.elapsed().as_secs_f64() * 1e3 / RUNS as f64;
+        println!("  {name:<22} {ms:>8.3} ms/run  {:>7.2} us per grounding or element", ms * 1e3 / N as f64);
     }
     Ok(())
 }
