@@ -206,12 +206,22 @@ impl WeakSpace {
     pub fn upgrade(&self) -> Option<AtomSpace> {
         self.0.upgrade().map(|inner| AtomSpace { inner })
     }
+
+    /// Is this `space`?
+    pub fn is(&self, space: &AtomSpace) -> bool {
+        std::ptr::eq(self.0.as_ptr(), Arc::as_ptr(&space.inner))
+    }
 }
 
 impl AtomSpace {
     /// This space, held weakly.
     pub fn downgrade(&self) -> WeakSpace {
         WeakSpace(Arc::downgrade(&self.inner))
+    }
+
+    /// Is this the only handle on the space (no clone, no child over it)?
+    pub(crate) fn is_sole_handle(&self) -> bool {
+        Arc::strong_count(&self.inner) == 1
     }
 }
 

@@ -90,3 +90,33 @@ fn a_grounded_predicate_filters_a_query_in_a_scratch_frame() {
     );
     assert_eq!(execute(&space, sat).unwrap(), Executed::Value(Value::Truth(TruthValue::simple(0.0, 1.0))));
 }
+
+/// Sees, in each call, whether an atom an earlier call made is still there.
+struct Leaky;
+
+impl Procedures for Leaky {
+    fn call(&self, space: &AtomSpace, _name: &str, _args: &[Handle]) -> atomweave::Result<Value> {
+        let seen = space.get_node(CONCEPT_NODE, "left by an earlier call").is_some();
+        space.add_node(CONCEPT_NODE, "left by an earlier call")?;
+        Ok(Value::Truth(TruthValue::simple(if seen { 0.0 } else { 1.0 }, 1.0)))
+    }
+}
+
+#[test]
+fn each_call_in_a_query_starts_from_an_empty_frame_and_the_frames_go_with_the_query() {
+    register("leaky", Arc::new(Leaky));
+    let space = AtomSpace::new();
+    for i in 0..300 {
+        space.add_link(MEMBER_LINK, &[space.add_node(CONCEPT_NODE, &format!("m{i}")).unwrap(), space.add_node(CONCEPT_NODE, "set").unwrap()]).unwrap();
+    }
+    let q = one(&space, r#"(Get (And (Member (Variable "$x") (Concept "set")) (Evaluation (GroundedPredicate "leaky:x") (List (Variable "$x")))))"#);
+    let Executed::Atom(set) = execute(&space, q).unwrap() else { panic!("a GetLink gives an atom") };
+    // Every call found its frame empty (frames are reused, emptied), and
+    // nothing a call made reached the space.
+    assert_eq!(space.outgoing(set).unwrap().len(), 300);
+    assert!(space.get_node(CONCEPT_NODE, "left by an earlier call").is_none());
+    // No frame outlives the query: once the space's last handle goes, it goes.
+    let weak = space.downgrade();
+    drop(space);
+    assert!(weak.upgrade().is_none(), "a scratch frame kept the space alive");
+}

@@ -130,7 +130,7 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
 /// are gone after it (upstream's transient atomspace).
 fn grounded_truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_>) -> Result<bool> {
     let out = space.outgoing(h).unwrap_or(&[]);
-    let scratch = AtomSpace::new_child(&[space])?;
+    let scratch = super::scratch::Scratch::over(space)?;
     let mut args = Vec::new();
     for &m in super::arguments(space, &out[1..]) {
         args.push(materialize(&scratch, value(space, pat, m, b)?)?);

@@ -95,6 +95,7 @@ mod free;
 pub mod grounded;
 mod numeric;
 mod pattern;
+mod scratch;
 mod search;
 mod unify;
 
@@ -126,6 +127,7 @@ pub enum Executed {
 /// What executing `h` gives, as one value (an atom is `Value::Atom`).
 pub fn execute_value(space: &AtomSpace, h: Handle) -> Result<Value> {
     check_deadline()?;
+    let _session = scratch::Session::enter();
     flow::execute(space, h)
 }
 
@@ -144,6 +146,7 @@ pub fn value_numbers(space: &AtomSpace, v: &Value, at: Handle) -> Result<Vec<f64
 /// Under [`with_limits`], it stops with [`Error::TimedOut`] at the deadline.
 pub fn execute(space: &AtomSpace, query: Handle) -> Result<Executed> {
     check_deadline()?;
+    let _session = scratch::Session::enter();
     run(space, query)
 }
 
@@ -199,6 +202,8 @@ pub fn with_limits<R>(limits: Limits, f: impl FnOnce() -> R) -> R {
         }
     }
     let _restore = Restore(Some(LIMITS.replace(limits)), PAST.replace(false));
+    // A split search's chunk runs in a session of its own thread.
+    let _session = scratch::Session::enter();
     f()
 }
 
@@ -251,6 +256,7 @@ pub(crate) fn check_deadline() -> Result<()> {
 /// be a truth value.
 pub fn evaluate(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
     check_deadline()?;
+    let _session = scratch::Session::enter();
     nested(|| {
         // Tail calls loop here instead of nesting: a definition that
         // recurses in its last step (a loop) runs in constant depth.
@@ -434,7 +440,7 @@ fn evaluate_bound(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>) -
             },
             types::AND_LINK | types::SEQUENTIAL_AND_LINK | types::OR_LINK | types::SEQUENTIAL_OR_LINK => combine(t, out, |m| evaluate_bound(space, m, map)),
             _ => {
-                let scratch = AtomSpace::new_child(&[space])?;
+                let scratch = scratch::Scratch::over(space)?;
                 let reduced = beta::substitute(&scratch, h, map)?;
                 evaluate(&scratch, reduced)
             }
