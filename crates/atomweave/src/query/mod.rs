@@ -518,6 +518,9 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 return Ok(Executed::Value(Value::Truth(crisp(found))));
             }
             let results = sorted(search.groundings(false)?);
+            if pat.group.is_some() && t != types::MEET_LINK {
+                return Err(bad(format!("{}: a GroupLink groups the results of a MeetLink or a QueryLink", describe(space, query))));
+            }
             let wanted: Vec<usize> = (0..pat.vars.len()).filter(|&i| pat.grounded & (1 << i) != 0 && !pat.vars[i].hidden).collect();
             // Every result is checked before the first is added: a failure adds nothing.
             if results.iter().any(|g| wanted.iter().any(|&i| g[i].is_none())) {
@@ -526,6 +529,9 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             // A Get's tuple is a ListLink of the space; a Meet's, a LinkValue.
             let get = t == types::GET_LINK;
             let found = results.iter().map(|g| tuple(space, &wanted, g, get)).collect::<Result<Vec<_>>>()?;
+            if let Some(group) = &pat.group {
+                return deliver(space, false, grouped(group, &results, found));
+            }
             deliver(space, get, found)
         }
         types::BIND_LINK | types::QUERY_LINK => {
@@ -551,10 +557,18 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             }
             let pat = Pattern::compile(space, query, vardecl, body, rewrites)?;
             let results = sorted(Search { space, pat: &pat }.groundings(false)?);
+            if pat.group.is_some() && bind {
+                return Err(bad(format!("{}: a GroupLink groups the results of a MeetLink or a QueryLink", describe(space, query))));
+            }
             let mut found = Vec::with_capacity(results.len());
             for g in &results {
                 let b: Bindings = g.iter().map(|v| v.as_ref().map(Bound::from)).collect();
                 let built = pat.rewrites.iter().map(|&r| rewrite(space, &pat, r, &b, bind)).collect::<Result<Vec<_>>>()?;
+                // Grouped: one result per grounding, whatever the rewrites.
+                if pat.group.is_some() {
+                    found.push(if built.len() == 1 { built.into_iter().next().expect("one") } else { Value::link(built) });
+                    continue;
+                }
                 // A Bind's rewrites all go into its SetLink; a Query's several
                 // rewrites of one grounding are one LinkValue.
                 match built.len() {
@@ -562,6 +576,9 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                     _ if bind => found.extend(built),
                     _ => found.push(Value::link(built)),
                 }
+            }
+            if let Some(group) = &pat.group {
+                return deliver(space, false, grouped(group, &results, found));
             }
             deliver(space, bind, found)
         }
@@ -799,6 +816,27 @@ fn tuple(space: &AtomSpace, wanted: &[usize], g: &Grounding, as_atom: bool) -> R
             Ok(Value::link(members.into_iter().map(Value::Atom).collect::<Vec<_>>()))
         }
     }
+}
+
+/// Results grouped as a GroupLink asks: one LinkValue per group of
+/// groundings that agree on the group's variables (first met first), its
+/// results without repeats, kept if the group's groundings number from its
+/// least to its most.
+fn grouped(group: &pattern::Group, groundings: &[Grounding], found: Vec<Value>) -> Vec<Value> {
+    let mut order: Vec<Vec<Option<Val>>> = Vec::new();
+    let mut members: HashMap<Vec<Option<Val>>, (usize, Vec<Value>)> = HashMap::default();
+    for (g, v) in groundings.iter().zip(found) {
+        let key: Vec<Option<Val>> = group.vars.iter().map(|&i| g[i].clone()).collect();
+        let entry = members.entry(key.clone()).or_insert_with(|| {
+            order.push(key);
+            (0, Vec::new())
+        });
+        entry.0 += 1;
+        if !entry.1.contains(&v) {
+            entry.1.push(v);
+        }
+    }
+    order.into_iter().filter_map(|k| members.remove(&k)).filter(|(n, _)| (group.lo..=group.hi).contains(n)).map(|(_, vs)| Value::link(vs)).collect()
 }
 
 /// A query's variables with their declarations, in order: declared, or

@@ -85,6 +85,18 @@ pub(crate) struct Pattern {
     /// The links of the query itself: a clause with no variables is present
     /// only if its atom is held by something else too.
     pub own_links: HashSet<Handle>,
+    /// A GroupLink's grouping of the results, if the body holds one.
+    pub group: Option<Group>,
+}
+
+/// `(Group VARS... [(Interval (Number lo) (Number hi))])` in a body: the
+/// results are grouped by the groundings of VARS, and a group is kept if it
+/// holds from lo to hi groundings (hi < 0: no upper bound).
+#[derive(Debug, Default)]
+pub(crate) struct Group {
+    pub vars: Vec<usize>,
+    pub lo: usize,
+    pub hi: usize,
 }
 
 /// Most variables a query may declare, and most clauses a conjunction may
@@ -180,6 +192,8 @@ struct Compiler<'s> {
     index: HashMap<Handle, usize>,
     memo: HashMap<(Handle, bool, bool), TermId>,
     var_memo: HashMap<(Handle, bool), u64>,
+    /// The GroupLinks met among the clauses.
+    groups: Vec<Handle>,
 }
 
 /// The deepest nesting under `h`, or an error past [`MAX_DEPTH`]. Shared
@@ -293,7 +307,8 @@ impl Pattern {
             rewrite_terms.push(c.rewrite(r, grounded)?);
         }
         let forbidden = Forbidden::new(space, c.vars.iter().map(|v| v.handle).collect());
-        Ok(Pattern { terms: c.terms, vars: c.vars, alternatives, rewrites: rewrite_terms, grounded, forbidden, own_links: own_links(space, &[query]) })
+        let group = c.group()?;
+        Ok(Pattern { terms: c.terms, vars: c.vars, alternatives, rewrites: rewrite_terms, grounded, forbidden, own_links: own_links(space, &[query]), group })
     }
 
     /// Compiles atom `p` as one pattern term over its free variables, for
@@ -321,7 +336,15 @@ impl Pattern {
 
 impl<'s> Compiler<'s> {
     fn new(space: &'s AtomSpace) -> Self {
-        Compiler { space, terms: Vec::new(), vars: Vec::new(), index: HashMap::default(), memo: HashMap::default(), var_memo: HashMap::default() }
+        Compiler {
+            space,
+            terms: Vec::new(),
+            vars: Vec::new(),
+            index: HashMap::default(),
+            memo: HashMap::default(),
+            var_memo: HashMap::default(),
+            groups: Vec::new(),
+        }
     }
 
     fn ty(&self, h: Handle) -> Result<Type> {
@@ -473,6 +496,41 @@ impl<'s> Compiler<'s> {
         Ok(())
     }
 
+    /// The body's GroupLink (at most one), read.
+    fn group(&self) -> Result<Option<Group>> {
+        let g = match self.groups[..] {
+            [] => return Ok(None),
+            [g] => g,
+            _ => return Err(bad("a body may hold one GroupLink".into())),
+        };
+        let mut group = Group { vars: Vec::new(), lo: 1, hi: usize::MAX };
+        for &m in self.out(g) {
+            match self.ty(m)? {
+                types::INTERVAL_LINK => {
+                    let bound = |n: Handle| super::eval::numbers_of(self.space, n).and_then(|v| v.first().copied());
+                    match *self.out(m) {
+                        [lo, hi] => match (bound(lo), bound(hi)) {
+                            (Some(lo), Some(hi)) if lo >= 0.0 && lo.fract() == 0.0 && hi.fract() == 0.0 => {
+                                group.lo = lo as usize;
+                                group.hi = if hi < 0.0 { usize::MAX } else { hi as usize };
+                            }
+                            _ => return Err(bad(format!("{}: the group's size bounds are two whole numbers, the least 0 or more", self.describe(m)))),
+                        },
+                        _ => return Err(bad(format!("{} must hold two NumberNodes", self.describe(m)))),
+                    }
+                }
+                _ => match self.index.get(&m) {
+                    Some(&v) => group.vars.push(v),
+                    None => return Err(bad(format!("{} groups by {}, which is not one of the query's variables", self.describe(g), self.describe(m)))),
+                },
+            }
+        }
+        if group.vars.is_empty() {
+            return Err(bad(format!("{} names no variable to group by", self.describe(g))));
+        }
+        Ok(Some(group))
+    }
+
     fn push(&mut self, t: Term) -> TermId {
         self.terms.push(t);
         (self.terms.len() - 1) as TermId
@@ -605,6 +663,11 @@ impl<'s> Compiler<'s> {
         let t = self.ty(h)?;
         let one = |c: Clause| Ok(vec![vec![c]]);
         match t {
+            // Not a clause: how the results are grouped (read in `group`).
+            types::GROUP_LINK => {
+                self.groups.push(h);
+                Ok(vec![Vec::new()])
+            }
             types::AND_LINK | types::SEQUENTIAL_AND_LINK if !self.evaluatable(h) => {
                 let mut alts = vec![Vec::new()];
                 for &m in self.nonempty(h)? {
