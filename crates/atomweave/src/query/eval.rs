@@ -118,6 +118,18 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
             let (Some(x), Some(y)) = (scalar(space, pat, *x, b, h)?, scalar(space, pat, *y, b, h)?) else { return Ok(false) };
             Ok(if t == types::GREATER_THAN_LINK { x > y } else { x < y })
         }
+        // Each member (grounded) an atom of the space whose truth value is
+        // exactly (stv 1 1), or (stv 0 1).
+        types::IS_TRUE_LINK | types::IS_FALSE_LINK => {
+            let want = crate::TruthValue::simple(if t == types::IS_TRUE_LINK { 1.0 } else { 0.0 }, 1.0);
+            for &m in out {
+                let Ev::Atom(a) = value(space, pat, m, b)? else { return Ok(false) };
+                if space.get_tv(a) != Some(want) {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
         types::EVALUATION_LINK if super::is_grounded_evaluation(space, h) => grounded_truth(space, pat, h, b),
         _ => Err(bad(format!("{} cannot be evaluated", super::describe(space, h)))),
     }

@@ -261,7 +261,7 @@ impl Pattern {
             Some(d) => c.declare(d)?,
             None => c.free_variables(body, false, &mut HashSet::default())?,
         }
-        let alternatives = c.clauses(body)?;
+        let alternatives = c.clauses(body)?.into_iter().map(|alt| c.implied(alt)).collect::<Result<Vec<_>>>()?;
         let mut seen = 0u64;
         let mut grounded = u64::MAX;
         let mut somewhere = 0u64;
@@ -492,6 +492,48 @@ impl<'s> Compiler<'s> {
         };
         for &m in self.out(h) {
             self.free_variables(m, quoted, seen)?;
+        }
+        Ok(())
+    }
+
+    /// `alt` with the clauses its evaluated clauses imply: an atom of data
+    /// inside one (the Evaluation in `(IsTrue (Evaluation p $x))` or in
+    /// `(GreaterThan (StrengthOf (Evaluation p $x)) ...)`), holding a
+    /// variable no present clause grounds, must be present for the clause
+    /// to be about anything, as upstream takes it.
+    fn implied(&mut self, mut alt: Vec<Clause>) -> Result<Vec<Clause>> {
+        let present = alt.iter().filter(|c| c.kind == Kind::Present).fold(0, |m, c| m | c.vars);
+        let mut terms = Vec::new();
+        for cl in alt.iter().filter(|c| c.kind == Kind::Eval) {
+            let loose = cl.vars & !present;
+            if loose != 0 {
+                self.data_within(cl.atom, loose, &mut terms, 0)?;
+            }
+        }
+        for t in terms {
+            if !alt.iter().any(|c| c.atom == t && c.kind == Kind::Present) {
+                alt.push(self.clause(t, Kind::Present)?);
+            }
+        }
+        Ok(alt)
+    }
+
+    /// The atoms of data within code `h` that hold any of `loose`.
+    fn data_within(&mut self, h: Handle, loose: u64, out: &mut Vec<Handle>, depth: usize) -> Result<()> {
+        if depth > MAX_DEPTH {
+            return Err(bad(format!("the query is nested more than {MAX_DEPTH} deep")));
+        }
+        for &m in self.out(h) {
+            let t = self.ty(m)?;
+            if !t.is_link() || self.vars_of(m, false)? & loose == 0 {
+                continue;
+            }
+            let code = self.evaluatable(m) || t.is_a(types::FUNCTION_LINK) || t.is_a(types::EVALUATABLE_LINK) && t != types::EVALUATION_LINK;
+            if code {
+                self.data_within(m, loose, out, depth + 1)?;
+            } else if !out.contains(&m) {
+                out.push(m);
+            }
         }
         Ok(())
     }
@@ -755,7 +797,16 @@ impl<'s> Compiler<'s> {
     /// Is `h` evaluated rather than matched?
     fn evaluatable(&self, h: Handle) -> bool {
         match self.space.get_type(h) {
-            Some(types::EQUAL_LINK | types::IDENTICAL_LINK | types::GREATER_THAN_LINK | types::LESS_THAN_LINK | types::TRUE_LINK | types::FALSE_LINK) => true,
+            Some(
+                types::EQUAL_LINK
+                | types::IDENTICAL_LINK
+                | types::GREATER_THAN_LINK
+                | types::LESS_THAN_LINK
+                | types::TRUE_LINK
+                | types::FALSE_LINK
+                | types::IS_TRUE_LINK
+                | types::IS_FALSE_LINK,
+            ) => true,
             Some(types::EVALUATION_LINK) => super::is_grounded_evaluation(self.space, h),
             Some(types::NOT_LINK | types::AND_LINK | types::OR_LINK | types::SEQUENTIAL_AND_LINK | types::SEQUENTIAL_OR_LINK) => {
                 let out = self.out(h);
