@@ -377,7 +377,8 @@ fn build(space: &AtomSpace, pat: &Pattern, t: TermId, b: &Bindings<'_>, into: &m
             Some(Bound::One(h)) => into.push(*h),
             Some(Bound::Run(r)) => into.extend_from_slice(r),
             Some(Bound::Bag(r)) => into.extend_from_slice(r),
-            None => return Err(bad(format!("variable {} of the rewrite is not grounded", super::describe(space, pat.vars[*v].handle)))),
+            // Not grounded in this alternative of the body: itself, as upstream.
+            None => into.push(pat.vars[*v].handle),
         },
         Term::Choice(_) => unreachable!("rewrites compile ChoiceLinks as links"),
         Term::Link { ty, kids, .. } => {

@@ -73,6 +73,8 @@
 //!   nesting 256 deep.
 //! - Variables that occur only in AbsentLinks are local to them: they are
 //!   not part of the results.
+//! - A variable that one alternative of an OrLink grounds and another does
+//!   not stands for itself in the other's results, as upstream reports it.
 //!
 //! Large searches are split across the threads of the current rayon pool
 //! (run `execute` inside `ThreadPool::install` to choose how many), with
@@ -522,13 +524,9 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 return Err(bad(format!("{}: a GroupLink groups the results of a MeetLink or a QueryLink", describe(space, query))));
             }
             let wanted: Vec<usize> = (0..pat.vars.len()).filter(|&i| pat.grounded & (1 << i) != 0 && !pat.vars[i].hidden).collect();
-            // Every result is checked before the first is added: a failure adds nothing.
-            if results.iter().any(|g| wanted.iter().any(|&i| g[i].is_none())) {
-                return Err(bad("a result variable is left ungrounded".into()));
-            }
             // A Get's tuple is a ListLink of the space; a Meet's, a LinkValue.
             let get = t == types::GET_LINK;
-            let found = results.iter().map(|g| tuple(space, &wanted, g, get)).collect::<Result<Vec<_>>>()?;
+            let found = results.iter().map(|g| tuple(space, &pat, &wanted, g, get)).collect::<Result<Vec<_>>>()?;
             if let Some(group) = &pat.group {
                 return deliver(space, false, grouped(group, &results, found));
             }
@@ -800,16 +798,17 @@ fn sorted(found: HashSet<Grounding>) -> Vec<Grounding> {
 
 /// One result: the grounding of one variable; for several, a ListLink of
 /// them added to the space (`as_atom`) or a LinkValue.
-fn tuple(space: &AtomSpace, wanted: &[usize], g: &Grounding, as_atom: bool) -> Result<Value> {
-    let one = |v: &Option<Val>| match v {
+fn tuple(space: &AtomSpace, pat: &Pattern, wanted: &[usize], g: &Grounding, as_atom: bool) -> Result<Value> {
+    // A variable this grounding's alternative does not ground: itself.
+    let one = |i: usize| match &g[i] {
         Some(Val::One(h)) => Ok(*h),
         Some(Val::Run(r)) => space.add_link(types::LIST_LINK, r),
-        None => Err(bad("an ungrounded variable in a result".into())),
+        None => Ok(pat.vars[i].handle),
     };
     match wanted {
-        [i] => one(&g[*i]).map(Value::Atom),
+        [i] => one(*i).map(Value::Atom),
         _ => {
-            let members = wanted.iter().map(|&i| one(&g[i])).collect::<Result<Vec<_>>>()?;
+            let members = wanted.iter().map(|&i| one(i)).collect::<Result<Vec<_>>>()?;
             if as_atom {
                 return space.add_link(types::LIST_LINK, &members).map(Value::Atom);
             }

@@ -263,14 +263,12 @@ impl Pattern {
         }
         let alternatives = c.clauses(body)?.into_iter().map(|alt| c.implied(alt)).collect::<Result<Vec<_>>>()?;
         let mut seen = 0u64;
-        let mut grounded = u64::MAX;
         let mut somewhere = 0u64;
         for alt in &alternatives {
             if alt.iter().filter(|c| c.kind == Kind::Present).count() > MAX_CLAUSES {
                 return Err(bad(format!("more than {MAX_CLAUSES} clauses must be present at once")));
             }
             let present = alt.iter().filter(|c| c.kind == Kind::Present).fold(0, |m, c| m | c.vars);
-            grounded &= present;
             somewhere |= present;
             for cl in alt {
                 seen |= cl.vars;
@@ -290,11 +288,9 @@ impl Pattern {
         if let Some(v) = c.vars.iter().enumerate().find(|(i, _)| seen & (1 << i) == 0) {
             return Err(bad(format!("declared variable {} does not occur in the body", describe(space, v.1.handle))));
         }
-        let partial = somewhere & !grounded;
-        if partial != 0 {
-            let v = c.vars[partial.trailing_zeros() as usize].handle;
-            return Err(bad(format!("variable {} is grounded in some alternatives of the body and not in others", describe(space, v))));
-        }
+        // A variable some alternatives ground and others do not stands for
+        // itself in the others' results, as upstream reports it.
+        let grounded = somewhere;
         let sizes = match_sizes(&c.terms);
         for alt in &alternatives {
             let size = alt.iter().fold(0usize, |n, cl| n.saturating_add(sizes[cl.root as usize]));
