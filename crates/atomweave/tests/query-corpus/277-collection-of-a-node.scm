@@ -1,0 +1,7 @@
+; CollectionOf a node: a SetLink of it.
+;; data
+(Concept "x")
+;; query
+(CollectionOf (Concept "alone"))
+;; expect
+(Set (Concept "alone"))
