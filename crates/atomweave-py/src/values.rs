@@ -367,6 +367,11 @@ fn from_py_in(space: &PySpace, py: Python<'_>, v: &Bound<'_, PyAny>, memo: &mut 
     )))
 }
 
+thread_local! {
+    /// How many stream readings the conversion on this thread is inside.
+    static STREAM_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// A core value as a Python object; atoms belong to `space`.
 pub(crate) fn to_py(space: &Bound<'_, PySpace>, v: Value) -> PyResult<PyObject> {
     to_py_in(space, v, &mut HashMap::new())
@@ -387,7 +392,17 @@ fn to_py_in(space: &Bound<'_, PySpace>, v: Value, memo: &mut HashMap<*const Valu
         // Python's values are those of upstream's Python API: a queue is read as the LinkValue it holds.
         // Python's values are upstream Python API's: a stream gives one reading.
         // (With a memo of its own: the reading is dropped after, and its parts' addresses with it.)
-        Value::Stream(st) => to_py(space, st.sample().map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?)?,
+        Value::Stream(st) => {
+            // A stream whose reading holds itself would be read without end.
+            let depth = STREAM_DEPTH.get();
+            if depth >= MAX_VALUE_NESTING {
+                return Err(PyValueError::new_err(format!("streams read within streams more than {MAX_VALUE_NESTING} deep")));
+            }
+            STREAM_DEPTH.set(depth + 1);
+            let reading = st.sample().map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string())).and_then(|v| to_py(space, v));
+            STREAM_DEPTH.set(depth);
+            reading?
+        }
         Value::Queue(q) => {
             let objs = q.snapshot().into_iter().map(|x| to_py_in(space, x, memo)).collect::<PyResult<Vec<_>>>()?;
             PyLinkValue::of(objs, py)?.into_pyobject(py)?.into_any().unbind()

@@ -219,9 +219,32 @@ impl AtomSpace {
         WeakSpace(Arc::downgrade(&self.inner))
     }
 
-    /// Is this the only handle on the space (no clone, no child over it)?
+    /// Is this the only handle on the space (no clone, no child over it,
+    /// nothing holding it weakly, such as a stream)?
     pub(crate) fn is_sole_handle(&self) -> bool {
-        Arc::strong_count(&self.inner) == 1
+        Arc::strong_count(&self.inner) == 1 && Arc::weak_count(&self.inner) == 0
+    }
+
+    /// Is this a child space with nothing of its own: no atom added or
+    /// copied in, none hidden, not made read-only?
+    pub(crate) fn is_untouched_frame(&self) -> bool {
+        !self.is_root() && !self.is_read_only() && !self.inner.hides.load(Ordering::Acquire) && self.own_atoms().is_empty()
+    }
+
+    /// Does `h` hold a VariableNode or GlobNode anywhere (scopes and quotes
+    /// not minded)? A walk with a stack, each atom once.
+    fn holds_variable(&self, h: Handle) -> bool {
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![h];
+        while let Some(x) = todo.pop() {
+            if matches!(self.get_type(x), Some(crate::types::VARIABLE_NODE | crate::types::GLOB_NODE)) {
+                return true;
+            }
+            if seen.insert(x) {
+                todo.extend_from_slice(self.outgoing(x).unwrap_or(&[]));
+            }
+        }
+        false
     }
 }
 
@@ -704,9 +727,10 @@ impl AtomSpace {
         Ok(h)
     }
 
-    /// Does `x` hold no free variable (a value, not a pattern)?
-    fn is_closed(&self, x: Handle) -> bool {
-        crate::query::free_variables(self, x).is_ok_and(|v| v.is_empty())
+    /// Does `x` hold no variable (a value, not a pattern)? Walked once per
+    /// atom: a shared subterm is not walked again.
+    pub(crate) fn is_closed(&self, x: Handle) -> bool {
+        !self.holds_variable(x)
     }
 
     fn add_link_as_is(&self, t: Type, outgoing: &[Handle]) -> Result<Handle> {

@@ -187,8 +187,14 @@ impl StreamValue {
         }
     }
 
-    /// One reading: a FloatValue, a LinkValue or a truth value.
+    /// One reading: a FloatValue, a LinkValue or a truth value. A stream
+    /// that reads itself (its code reads the value it is) stops with an
+    /// error at the executions' nesting limit.
     pub fn sample(&self) -> crate::Result<Value> {
+        crate::query::nested(|| self.read())
+    }
+
+    fn read(&self) -> crate::Result<Value> {
         let (kind, space, atoms) = match &*self.0 {
             Stream::Random(n) => return Ok(Value::float((0..*n).map(|_| rand::random::<f64>()).collect::<Vec<_>>())),
             Stream::Computed { kind, space, atoms } => (*kind, space, atoms),

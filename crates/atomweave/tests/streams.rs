@@ -100,3 +100,27 @@ fn a_meet_gives_a_queue_of_link_values_for_several_variables() {
     assert!(s.get_link(types::LIST_LINK, &[dog, tail]).is_none());
     assert_eq!(value_numbers(&s, &Value::float([1.5]), meet).unwrap(), [1.5]);
 }
+
+#[test]
+fn a_stream_that_reads_itself_is_an_error_not_a_crash() {
+    let s = AtomSpace::new();
+    let set = one(&s, r#"(SetValue (Concept "a") (Predicate "k") (Promise (Type "FormulaStream") (ValueOf (Concept "a") (Predicate "k"))))"#);
+    let Value::Stream(st) = execute_value(&s, set).unwrap() else { panic!("a Promise gives a stream") };
+    let err = st.sample().unwrap_err().to_string();
+    assert!(err.contains("nest"), "{err}");
+}
+
+#[test]
+fn code_nested_through_definitions_stops_at_the_limit() {
+    // 100,000 Floors deep, reached through a DefinedSchema (so no check of
+    // the query's own depth sees it): an error, not an overflow.
+    let s = AtomSpace::new();
+    let mut h = s.add_node(types::NUMBER_NODE, "1").unwrap();
+    for _ in 0..100_000 {
+        h = s.add_link(types::FLOOR_LINK, &[h]).unwrap();
+    }
+    let name = s.add_node(types::DEFINED_SCHEMA_NODE, "deep").unwrap();
+    s.add_link(types::DEFINE_LINK, &[name, h]).unwrap();
+    let q = one(&s, r#"(Plus (Number 1) (DefinedSchema "deep"))"#);
+    assert!(execute_value(&s, q).is_err());
+}

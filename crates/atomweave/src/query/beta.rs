@@ -27,9 +27,14 @@ pub(crate) fn definition(space: &AtomSpace, schema: Handle) -> Result<Handle> {
 /// Each variable a declaration declares, in order, with its entry (its
 /// TypedVariableLink, or itself).
 pub(crate) fn declarations(space: &AtomSpace, decl: Handle) -> Vec<(Handle, Handle)> {
+    // An entry's variable: a TypedVariableLink's first member, else the entry.
+    let var = |e: Handle| match space.get_type(e) {
+        Some(types::TYPED_VARIABLE_LINK) => space.outgoing(e).and_then(|o| o.first().copied()).unwrap_or(e),
+        _ => e,
+    };
     match space.get_type(decl) {
-        Some(types::VARIABLE_LIST | types::VARIABLE_SET) => space.outgoing(decl).unwrap_or(&[]).iter().map(|&e| (declared(space, e)[0], e)).collect(),
-        _ => vec![(declared(space, decl)[0], decl)],
+        Some(types::VARIABLE_LIST | types::VARIABLE_SET) => space.outgoing(decl).unwrap_or(&[]).iter().map(|&e| (var(e), e)).collect(),
+        _ => vec![(var(decl), decl)],
     }
 }
 

@@ -147,7 +147,10 @@ fn apply(space: &AtomSpace, scope: &Scope, item: &Value, outer: &Env, depth: usi
         return Ok(Some(match vals.len() {
             1 => vals.pop().expect("one"),
             _ if signature => {
-                let kind = flow::named_type(space, space.outgoing(scope.body).unwrap_or(&[])[0])?;
+                let Some(&kind) = space.outgoing(scope.body).and_then(|o| o.first()) else {
+                    return Err(bad(format!("{} must name the type it builds", describe(space, scope.body))));
+                };
+                let kind = flow::named_type(space, kind)?;
                 flow::build(space, kind, vals, scope.body)?
             }
             _ => {

@@ -26,7 +26,9 @@ pub(crate) fn is_flow(t: Type) -> bool {
 
 /// What `h` executes to, as a value (an atom is `Value::Atom`).
 pub(crate) fn execute(space: &AtomSpace, h: Handle) -> Result<Value> {
-    exec(space, h, &Env::default(), 0)
+    // One execution deeper: the numeric, collection and filter links call
+    // back here for their members, and code nests without end otherwise.
+    super::nested(|| exec(space, h, &Env::default(), 0))
 }
 
 fn into_value(e: Executed) -> Value {

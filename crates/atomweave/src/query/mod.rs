@@ -473,7 +473,7 @@ fn has_variables(space: &AtomSpace, h: Handle) -> Result<bool> {
 }
 
 /// Runs `f` one execution deeper.
-fn nested<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
+pub(crate) fn nested<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
     struct Leave;
     impl Drop for Leave {
         fn drop(&mut self) {
@@ -841,10 +841,12 @@ fn grouped(group: &pattern::Group, groundings: &[Grounding], found: Vec<Value>) 
 /// A query's variables with their declarations, in order: declared, or
 /// the body's free ones.
 fn declarations(space: &AtomSpace, vardecl: Option<Handle>, body: Handle) -> Result<Vec<(Handle, Handle)>> {
-    Ok(match vardecl {
-        Some(d) => beta::declarations(space, d),
-        None => free_variables(space, body)?.into_iter().map(|v| (v, v)).collect(),
-    })
+    let Some(d) = vardecl else { return Ok(free_variables(space, body)?.into_iter().map(|v| (v, v)).collect()) };
+    let decls = beta::declarations(space, d);
+    if let Some(&(v, _)) = decls.iter().find(|&&(v, _)| !matches!(space.get_type(v), Some(types::VARIABLE_NODE | types::GLOB_NODE))) {
+        return Err(bad(format!("{} declares {}, which is not a variable", describe(space, d), describe(space, v))));
+    }
+    Ok(decls)
 }
 
 /// One result of a solved body: a variable's atom, or for several, a

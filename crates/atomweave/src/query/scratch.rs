@@ -4,9 +4,9 @@
 //!
 //! Making and dropping a child space per call costs tens of microseconds,
 //! most of a cheap callback's cost; so during one execution (a
-//! [`Session`]) each thread keeps its last frame and reuses it, emptied,
-//! for the next call over the same space, unless something still holds it
-//! (a Python object of the frame, a child of it). When the thread's
+//! [`Session`]) each thread keeps its last frame and reuses it for the next
+//! call over the same space, if the call left it untouched and nothing
+//! else holds it (a Python object of the frame, a child of it). When the thread's
 //! outermost session ends the frame goes: a frame holds its base, which
 //! must not outlive the user's last handle on it.
 
@@ -77,15 +77,13 @@ impl Deref for Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let Some(frame) = self.0.take() else { return };
-        // Kept only if no one else holds it; emptied of what the call made.
-        if !frame.is_sole_handle() {
+        // Kept only if no one else holds it and the call left it as it was
+        // (no atom added, none hidden, not made read-only): a frame that
+        // changed goes, and its store gives its slot numbers back.
+        if !frame.is_sole_handle() || SESSIONS.get() == 0 || !frame.is_untouched_frame() {
             return;
         }
         let Some(base) = frame.bases().first().map(AtomSpace::downgrade) else { return };
-        if SESSIONS.get() == 0 {
-            return;
-        }
-        frame.clear();
         let replaced = SPARE.with_borrow_mut(|s| s.replace((base, frame)));
         drop(replaced);
     }

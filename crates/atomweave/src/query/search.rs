@@ -469,7 +469,7 @@ impl<'a> Search<'a> {
                 }
                 // A StateLink's state is its closed one: one holding a
                 // variable (inside a PutLink's body, say) is no state.
-                if *ty == crate::types::STATE_LINK && !super::free_variables(self.space, a).is_ok_and(|v| v.is_empty()) {
+                if *ty == crate::types::STATE_LINK && !self.space.is_closed(a) {
                     return Flow::Go;
                 }
                 let out: &'a [Handle] = self.space.outgoing(a).unwrap_or(&[]);
