@@ -124,3 +124,23 @@ fn code_nested_through_definitions_stops_at_the_limit() {
     let q = one(&s, r#"(Plus (Number 1) (DefinedSchema "deep"))"#);
     assert!(execute_value(&s, q).is_err());
 }
+
+#[test]
+fn a_child_takes_from_its_own_copy_of_a_queue_and_a_read_only_space_takes_nothing() {
+    let base = AtomSpace::new();
+    let (a, b) = (one(&base, r#"(Concept "first")"#), one(&base, r#"(Concept "second")"#));
+    let holder = one(&base, r#"(Anchor "q")"#);
+    let key = one(&base, r#"(Predicate "k")"#);
+    base.set_value(holder, key, Value::Queue(QueueValue::new([Value::Atom(a), Value::Atom(b)]))).unwrap();
+    let child = AtomSpace::new_child(&[&base]).unwrap();
+    let pop = one(&child, r#"(StreamValueOf (Anchor "q") (Predicate "k"))"#);
+    assert_eq!(execute_value(&child, pop).unwrap(), Value::Atom(a));
+    assert_eq!(execute_value(&child, pop).unwrap(), Value::Atom(b));
+    let Some(Value::Queue(q)) = base.get_value(holder, key) else { panic!("the base keeps its queue") };
+    assert_eq!(q.len(), 2, "the base's queue is untouched");
+    let base_pop = one(&base, r#"(StreamValueOf (Anchor "q") (Predicate "k"))"#);
+    base.set_read_only(true);
+    let err = execute_value(&base, base_pop).unwrap_err().to_string();
+    assert!(err.contains("read-only"), "{err}");
+    assert_eq!(q.len(), 2);
+}

@@ -102,7 +102,22 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
             let [atom, key] = *out else { return Err(bad(format!("{} must hold an atom and a key", describe(space, h)))) };
             let (atom, key) = (atom_of(space, exec(space, atom, env, depth + 1)?, h)?, atom_of(space, exec(space, key, env, depth + 1)?, h)?);
             match space.get_value(atom, key) {
-                Some(Value::Queue(q)) => q.pop().ok_or_else(|| bad(format!("{}: the queue there is empty", describe(space, h)))),
+                // Taking from a queue changes it: not in a read-only space; in a
+                // child space, from the child's own copy (set there), as any
+                // change a child makes to a value.
+                Some(Value::Queue(q)) => {
+                    if space.is_read_only() {
+                        return Err(bad(format!("{}: the space is read-only, so nothing is taken from the queue", describe(space, h))));
+                    }
+                    let q = if space.bases().is_empty() {
+                        q
+                    } else {
+                        let own = crate::QueueValue::new(q.snapshot());
+                        space.set_value(atom, key, Value::Queue(own.clone()))?;
+                        own
+                    };
+                    q.pop().ok_or_else(|| bad(format!("{}: the queue there is empty", describe(space, h))))
+                }
                 Some(Value::Stream(s)) => s.sample(),
                 Some(v) => Ok(v),
                 None => Ok(Value::Void),
