@@ -689,13 +689,13 @@ impl AtomSpace {
     /// grant, and the first stays: another grant of the key gives the one
     /// there. (One holding a variable is a pattern, made as it is.)
     fn add_grant(&self, outgoing: &[Handle]) -> Result<Handle> {
-        let closed = |x: Handle| self.is_closed(x);
         if let [key, value] = *outgoing {
-            let granted = closed(value)
+            let granted = self
+                .is_closed(value)
                 .then(|| {
                     self.incoming_by_type(key, crate::types::GRANT_LINK)
                         .into_iter()
-                        .find(|&g| self.outgoing(g).is_some_and(|o| o.len() == 2 && o[0] == key && closed(o[1])))
+                        .find(|&g| self.outgoing(g).is_some_and(|o| o.len() == 2 && o[0] == key && self.is_closed(o[1])))
                 })
                 .flatten();
             if let Some(g) = granted {
@@ -713,11 +713,10 @@ impl AtomSpace {
             return Ok(h);
         }
         let h = self.add_link_as_is(crate::types::STATE_LINK, outgoing)?;
-        let closed = |x: Handle| self.is_closed(x);
         if let [anchor, value] = *outgoing {
-            if closed(value) {
+            if self.is_closed(value) {
                 for old in self.incoming_by_type(anchor, crate::types::STATE_LINK) {
-                    if old != h && self.outgoing(old).is_some_and(|o| o.len() == 2 && o[0] == anchor && closed(o[1])) {
+                    if old != h && self.outgoing(old).is_some_and(|o| o.len() == 2 && o[0] == anchor && self.is_closed(o[1])) {
                         // Held by another link: it stays, as that link needs it.
                         let _ = self.extract(old, false);
                     }

@@ -122,7 +122,8 @@ fn code_nested_through_definitions_stops_at_the_limit() {
     let name = s.add_node(types::DEFINED_SCHEMA_NODE, "deep").unwrap();
     s.add_link(types::DEFINE_LINK, &[name, h]).unwrap();
     let q = one(&s, r#"(Plus (Number 1) (DefinedSchema "deep"))"#);
-    assert!(execute_value(&s, q).is_err());
+    let err = execute_value(&s, q).unwrap_err().to_string();
+    assert!(err.contains("nest"), "{err}");
 }
 
 #[test]

@@ -46,14 +46,7 @@ pub(crate) fn substitute_consuming(space: &AtomSpace, h: Handle, map: &HashMap<H
 
 /// The variables a declaration declares, in order.
 fn declared(space: &AtomSpace, decl: Handle) -> Vec<Handle> {
-    let one = |v: Handle| match space.get_type(v) {
-        Some(types::TYPED_VARIABLE_LINK) => space.outgoing(v).and_then(|o| o.first().copied()).unwrap_or(v),
-        _ => v,
-    };
-    match space.get_type(decl) {
-        Some(types::VARIABLE_LIST | types::VARIABLE_SET) => space.outgoing(decl).unwrap_or(&[]).iter().map(|&v| one(v)).collect(),
-        _ => vec![one(decl)],
-    }
+    declarations(space, decl).into_iter().map(|(v, _)| v).collect()
 }
 
 /// `lambda` applied to `args`: its body with the arguments in place of its

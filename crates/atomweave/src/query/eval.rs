@@ -166,16 +166,17 @@ fn materialize(space: &AtomSpace, v: Ev) -> Result<Handle> {
 }
 
 fn scalar(space: &AtomSpace, pat: &Pattern, m: Handle, b: &Bindings<'_>, at: Handle) -> Result<Option<f64>> {
-    let v = match value(space, pat, m, b)? {
-        Ev::Numbers(v) => v,
+    // Read numbers: none means a value was not there, which compares to nothing.
+    let (v, read) = match value(space, pat, m, b)? {
+        Ev::Numbers(v) => (v, true),
         // Code with nothing left to ground (a GetLink, a DefinedSchema): what it computes.
-        Ev::Atom(a) if numbers_of(space, a).is_none() && computes(space, a) => flow_numbers(space, a)?.0,
-        Ev::Atom(a) => numbers_of(space, a).unwrap_or_default(),
-        Ev::Absent(..) => Vec::new(),
+        Ev::Atom(a) if numbers_of(space, a).is_none() && computes(space, a) => (flow_numbers(space, a)?.0, false),
+        Ev::Atom(a) => (numbers_of(space, a).unwrap_or_default(), false),
+        Ev::Absent(..) => (Vec::new(), false),
     };
     match v[..] {
         [x] => Ok(Some(x)),
-        [] if matches!(value(space, pat, m, b)?, Ev::Numbers(_)) => Ok(None),
+        [] if read => Ok(None),
         _ => Err(bad(format!("{} compares numbers, but {} is not one number", super::describe(space, at), super::describe(space, m)))),
     }
 }

@@ -154,11 +154,7 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
             space.set_value(atom, key, v.clone())?;
             Ok(v)
         }
-        types::FLOAT_VALUE_OF_LINK | types::VALUE_OF_LINK | types::STRENGTH_OF_LINK | types::CONFIDENCE_OF_LINK | types::TRUTH_VALUE_OF_LINK => {
-            // Its members are atoms once bound.
-            let built = substitute(space, h, env, depth)?;
-            into_value_run(space, built)
-        }
+        // Other code (value reads among it): its members are atoms once bound.
         _ if t.is_a(types::EXECUTABLE_LINK) => {
             let built = substitute(space, h, env, depth)?;
             into_value_run(space, built)

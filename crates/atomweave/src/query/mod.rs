@@ -545,11 +545,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 let mut found = Vec::with_capacity(sols.len());
                 for m in &sols {
                     let built = rewrites.iter().map(|&r| run_rewrite(space, beta::substitute_consuming(space, r, m)?, bind)).collect::<Result<Vec<_>>>()?;
-                    match built.len() {
-                        1 => found.extend(built),
-                        _ if bind => found.extend(built),
-                        _ => found.push(Value::link(built)),
-                    }
+                    add_rewrites(&mut found, built, bind);
                 }
                 return deliver(space, bind, found);
             }
@@ -567,13 +563,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                     found.push(if built.len() == 1 { built.into_iter().next().expect("one") } else { Value::link(built) });
                     continue;
                 }
-                // A Bind's rewrites all go into its SetLink; a Query's several
-                // rewrites of one grounding are one LinkValue.
-                match built.len() {
-                    1 => found.extend(built),
-                    _ if bind => found.extend(built),
-                    _ => found.push(Value::link(built)),
-                }
+                add_rewrites(&mut found, built, bind);
             }
             if let Some(group) = &pat.group {
                 return deliver(space, false, grouped(group, &results, found));
@@ -729,6 +719,16 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
         _ if t.is_a(types::EXECUTABLE_LINK) => Err(Error::Query(format!("executing {} is not supported yet ({})", t.name(), describe(space, query)))),
         // Data executes to itself, as upstream's.
         _ => Ok(Executed::Atom(query)),
+    }
+}
+
+/// One grounding's rewrites among the results: a Bind's all go into its
+/// SetLink; a Query's several are one LinkValue.
+fn add_rewrites(found: &mut Vec<Value>, built: Vec<Value>, bind: bool) {
+    if built.len() == 1 || bind {
+        found.extend(built);
+    } else {
+        found.push(Value::link(built));
     }
 }
 

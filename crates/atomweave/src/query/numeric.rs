@@ -153,8 +153,8 @@ pub(crate) fn execute(space: &AtomSpace, h: Handle) -> Result<Value> {
                 Value::String(s) => Value::string(keep(s.len()).map(|i| s[i].clone())),
                 Value::Bool(b) => Value::bool(keep(b.len()).map(|i| b[i]).collect::<Vec<_>>()),
                 Value::Link(vs) => Value::link(keep(vs.len()).map(|i| vs[i].clone()).collect::<Vec<_>>()),
-                Value::Atom(a) if eval_numbers(space, a).is_some() => {
-                    let x = eval_numbers(space, a).unwrap_or_default();
+                Value::Atom(a) if space.get_type(a) == Some(types::NUMBER_NODE) => {
+                    let x = numbers(space, &Value::Atom(a), out[1])?.0;
                     result(keep(x.len()).map(|i| x[i]).collect(), true)?
                 }
                 Value::Atom(a) if space.get_type(a).is_some_and(|t| t.is_link()) => {
@@ -184,10 +184,6 @@ pub(crate) fn execute(space: &AtomSpace, h: Handle) -> Result<Value> {
         }
         _ => unreachable!("is_numeric"),
     }
-}
-
-fn eval_numbers(space: &AtomSpace, a: Handle) -> Option<Vec<f64>> {
-    super::eval::numbers_of(space, a)
 }
 
 /// The booleans of a BoolValue.
