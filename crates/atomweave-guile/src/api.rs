@@ -477,11 +477,15 @@ subrs! {
     }
     cog_tv "cog-tv" (a) {
         let a = atom_arg(a)?;
-        Ok(smob::tv_obj(a.space().get_tv(a.h).ok_or_else(|| Error::msg("the atom was extracted from its atomspace"))?))
+        // A FormulaTruthValue is given as itself; its readings are the numbers.
+        Ok(smob::to_scm(&a.space().get_tv_value(a.h).ok_or_else(|| Error::msg("the atom was extracted from its atomspace"))?, a.space))
     }
     cog_set_tv "cog-set-tv!" (a, tv) {
         let at = write_target(atom_arg(a)?);
-        at.space().set_tv(at.h, tv_arg(tv)?)?;
+        match stream_arg(tv) {
+            Some(stream) => at.space().set_tv_stream(at.h, stream)?,
+            None => at.space().set_tv(at.h, tv_arg(tv)?)?,
+        }
         Ok(at.to_scm())
     }
     cog_new_stv "cog-new-stv" (s, c) { Ok(smob::tv_obj(TruthValue::simple(f64_arg(s)?, f64_arg(c)?))) }
@@ -532,6 +536,13 @@ subrs! {
         Ok(at.to_scm())
     }
     cog_value_to_list "cog-value->list" (v) { value_list(v) }
+    load_table "%load-table" (a, path) {
+        let at = write_target(live_atom(a)?);
+        let path = ffi::to_string(path).ok_or_else(|| Error::wrong_type("a file name", path))?;
+        let file = std::fs::File::open(&path).map_err(|e| Error::msg(format!("load-table: {path}: {e}")))?;
+        atomweave::csv::load_table(at.space(), at.h, std::io::BufReader::new(file))?;
+        Ok(at.to_scm())
+    }
     cog_atom "cog-atom" (n, s) {
         let space = space_arg(s)?;
         // Upstream's form: the version of ATOM in the space, else #f.
@@ -684,12 +695,32 @@ fn extract(a: Scm, s: Scm, recursive: bool) -> R<Scm> {
     }
 }
 
+/// A FormulaTruthValue object, else `None`.
+fn stream_arg(x: Scm) -> Option<atomweave::StreamValue> {
+    if !smob::is_value(x) {
+        return None;
+    }
+    match smob::from_scm(x, &mut |m| Ok(m.h)) {
+        Ok(Value::Stream(s)) if s.stream_type() == types::FORMULA_TRUTH_VALUE => Some(s),
+        _ => None,
+    }
+}
+
+/// The numbers of a truth value, of a FormulaTruthValue's reading (a
+/// failure to compute it is an error), or of an atom's truth value.
 fn tv_or_atom(x: Scm) -> R<TruthValue> {
     if let Some(tv) = smob::tv_of(x) {
         return Ok(tv);
     }
-    let a = Atom::from_scm(x).ok_or_else(|| Error::wrong_type("a truth value or an atom", x))?;
-    a.space().get_tv(a.h).ok_or_else(|| Error::msg("the atom was extracted from its atomspace"))
+    let stream = match (stream_arg(x), Atom::from_scm(x)) {
+        (Some(s), _) => s,
+        (None, Some(a)) => match a.space().get_tv_value(a.h).ok_or_else(|| Error::msg("the atom was extracted from its atomspace"))? {
+            Value::Stream(s) => s,
+            v => return Ok(v.as_truth().unwrap_or_default()),
+        },
+        (None, None) => return Err(Error::wrong_type("a truth value or an atom", x)),
+    };
+    stream.sample()?.as_truth().ok_or_else(|| Error::msg("the FormulaTruthValue's reading is not a truth value"))
 }
 
 /// The atom's keys and values, the truth value first when it is not the
@@ -766,6 +797,7 @@ pub(crate) fn define_all() {
         ("cog-value", 2, 0, 0, cog_value as Subr),
         ("cog-value-ref", 2, 0, 0, cog_value_ref as Subr),
         ("cog-set-value!", 3, 0, 0, cog_set_value as Subr),
+        ("%load-table", 2, 0, 0, load_table as Subr),
         ("cog-set-values!", 2, 0, 0, cog_set_values as Subr),
         ("cog-value->list", 1, 0, 0, cog_value_to_list as Subr),
         ("cog-atom", 1, 1, 0, cog_atom as Subr),

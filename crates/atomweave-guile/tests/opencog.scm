@@ -542,6 +542,14 @@
   (test-assert "a RandomStream draws anew at each reading"
     (let ((a (cog-value->list r)) (b (cog-value->list r)))
       (and (= 4 (length a)) (not (equal? a b)) (every (lambda (x) (and (>= x 0) (< x 1))) a))))
+  (cog-set-tv! (Concept "fa") (stv 0.5 0.8))
+  (cog-set-tv! (Concept "fb")
+    (FormulaTruthValue (Times (StrengthOf (Concept "fa")) (Number 0.5)) (ConfidenceOf (Concept "fa"))))
+  (test-eq "cog-set-tv! of a FormulaTruthValue keeps the stream" 'FormulaTruthValue (cog-type (cog-tv (Concept "fb"))))
+  (test-approximate "cog-mean reads it" 0.25 (cog-mean (Concept "fb")) 1e-9)
+  (cog-set-tv! (Concept "fa") (stv 1 0.3))
+  (test-approximate "and follows its input" 0.5 (cog-mean (Concept "fb")) 1e-9)
+  (test-approximate "cog-confidence too" 0.3 (cog-confidence (Concept "fb")) 1e-9)
   (test-assert "a circular list is refused, not walked forever"
     (raises-with? "circular" (lambda () (let ((l (list (Concept "a")))) (set-cdr! l l) (LinkValue l)))))
   (test-equal "StringOf" (Concept "bar") (cog-execute! (StringOf (Type "ConceptNode") (Predicate "bar"))))
@@ -677,7 +685,23 @@
     (lambda (m)
       (test-assert (format #f "~a" m)
         (raises-with? "is not supported by atomweave" (lambda () (resolve-interface m)))))
-    '((opencog python) (opencog matrix) (opencog csv-table) (opencog type-utils))))
+    '((opencog python) (opencog matrix) (opencog type-utils))))
+
+(test-group "(opencog csv-table): load-table puts a table's columns in values"
+  (use-modules (opencog csv-table))
+  (define file (string-append (or (getenv "TMPDIR") "/tmp") "/atomweave-table-" (number->string (getpid)) ".csv"))
+  (call-with-output-file file
+    (lambda (port) (display "# comment\nok, w, name\n1, 2.5, \"a b\"\n\nF, 3, c\n" port)))
+  (define anchor (Concept "csv anchor"))
+  (load-table anchor file)
+  (delete-file file)
+  (test-equal "the column keys, in order" (list (Predicate "ok") (Predicate "w") (Predicate "name"))
+              (cog-value->list (cog-value anchor (Predicate "*-column-keys-*"))))
+  (test-equal "booleans" (BoolValue #t #f) (cog-value anchor (Predicate "ok")))
+  (test-equal "numbers" (FloatValue 2.5 3) (cog-value anchor (Predicate "w")))
+  (test-equal "strings, quotes removed" (StringValue "a b" "c") (cog-value anchor (Predicate "name")))
+  (test-assert "a missing file is an error naming it"
+    (raises-with? "no-such-table.csv" (lambda () (load-table anchor "/nonexistent/no-such-table.csv")))))
 
 (test-group "truth-value merging, vector elements, UUIDs, type specifications"
   (define a (Concept "merge-me" (stv 0.2 0.5)))

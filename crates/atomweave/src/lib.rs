@@ -19,6 +19,7 @@
 
 mod arena;
 mod batch;
+pub mod csv;
 mod dedupe;
 mod error;
 mod handle;

@@ -116,7 +116,12 @@ pub trait AtomRead: sealed::Access {
         if !rec.has_tv() {
             return Some(TruthValue::DEFAULT);
         }
-        self.recs().get_tv_in(self.shard(h.shard()), h)
+        // A read-locked view runs no code: a FormulaTruthValue (whose code
+        // may change the space) reads as the default here.
+        self.recs().get_tv_in(self.shard(h.shard()), h).map(|e| match e {
+            crate::store::TvEntry::Tv(tv) => tv,
+            crate::store::TvEntry::Stream(_) => TruthValue::DEFAULT,
+        })
     }
 
     /// The value under `key`; under the truth-value key, the truth value.

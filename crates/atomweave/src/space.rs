@@ -17,10 +17,10 @@ use crate::batch::LinkBatch;
 use crate::error::{Error, Result};
 use crate::handle::{Handle, SHARDS};
 use crate::read::{sealed, AtomRead};
-use crate::store::{Records, Shard, ShardAccess, ShardMask, Store};
+use crate::store::{Records, Shard, ShardAccess, ShardMask, Store, TvEntry};
 use crate::table::{link_key, node_type, tv_of, AtomTable};
 use crate::types::Type;
-use crate::value::{TruthValue, Value};
+use crate::value::{StreamValue, TruthValue, Value};
 
 /// A thread-safe AtomSpace. Cloning it is cheap and yields the same space
 /// (like upstream's `AtomSpacePtr`); it is `Send + Sync`.
@@ -565,8 +565,10 @@ impl AtomSpace {
         if members.iter().zip(member_spaces).all(|(&m, &s)| v.version_space(m) == Some(s)) {
             return Ok(false);
         }
-        let tv = self.tv_through(h).unwrap_or_default();
-        self.set_tv(h, tv)?;
+        match self.tv_entry(h) {
+            Some(TvEntry::Stream(s)) => self.set_tv_stream(h, s)?,
+            e => self.set_tv(h, e.map_or(TruthValue::DEFAULT, TvEntry::sampled))?,
+        }
         Ok(true)
     }
 
@@ -930,7 +932,10 @@ impl AtomSpace {
     }
 
     /// The truth value (the default one when none was set). Lock-free for
-    /// atoms of a root space, but for count truth values.
+    /// atoms of a root space, but for count truth values and streams. A
+    /// FormulaTruthValue is run: its reading is the truth value (the
+    /// default one if it fails; [`get_tv_value`](Self::get_tv_value) gives
+    /// the stream itself, whose reading reports the failure).
     #[inline]
     pub fn get_tv(&self, h: Handle) -> Option<TruthValue> {
         if self.is_root() {
@@ -938,14 +943,27 @@ impl AtomSpace {
             if !rec.has_tv() {
                 return Some(TruthValue::DEFAULT);
             }
-            return self.recs().simple_tv(h).or_else(|| self.recs().get_tv_in(&self.read_shard(h.shard()), h));
+            if let Some(tv) = self.recs().simple_tv(h) {
+                return Some(tv);
+            }
         }
-        self.owner(h)?;
-        self.tv_through(h)
+        self.tv_entry(h).map(TvEntry::sampled)
     }
 
-    /// The truth value as this space keeps it, else as the base that shows `h` does.
-    fn tv_through(&self, h: Handle) -> Option<TruthValue> {
+    /// The truth value as a value: a truth value, or the FormulaTruthValue
+    /// stream that computes it.
+    pub fn get_tv_value(&self, h: Handle) -> Option<Value> {
+        self.tv_entry(h).map(|e| match e {
+            TvEntry::Tv(tv) => Value::Truth(tv),
+            TvEntry::Stream(s) => Value::Stream(s),
+        })
+    }
+
+    /// The truth value's entry, as this space keeps it, else as the base
+    /// that shows `h` does. No lock is held when it returns: a stream's
+    /// reading runs code that may change this space.
+    fn tv_entry(&self, h: Handle) -> Option<TvEntry> {
+        self.owner(h)?;
         self.view_path(h).into_iter().find_map(|s| s.recs().get_tv_in(&s.read_shard(h.shard()), h))
     }
 
@@ -958,7 +976,7 @@ impl AtomSpace {
     /// The value under `key`; under the truth-value key, the truth value.
     pub fn get_value(&self, h: Handle, key: Handle) -> Option<Value> {
         if self.is_tv_key(key) {
-            return self.get_tv(h).map(Value::Truth);
+            return self.get_tv_value(h);
         }
         self.owner(h)?;
         self.value_through(h, key)
@@ -1015,11 +1033,22 @@ impl AtomSpace {
         self.recs().set_tv_in(&mut self.write_shard(h.shard()), h, tv, foreign)
     }
 
+    /// Makes a FormulaTruthValue the atom's truth value: each reading of
+    /// the truth value runs it (upstream's `cog-set-tv!` of a stream).
+    pub fn set_tv_stream(&self, h: Handle, stream: StreamValue) -> Result<()> {
+        self.writable("no truth value is changed")?;
+        if stream.stream_type() != crate::types::FORMULA_TRUTH_VALUE {
+            return Err(Error::InvalidValue(format!("a truth value is a number pair or a FormulaTruthValue, not a {}", stream.stream_type().name())));
+        }
+        let foreign = !self.is_root() && self.foreign(h)?;
+        self.recs().set_tv_stream_in(&mut self.write_shard(h.shard()), h, stream, foreign)
+    }
+
     /// Atomically adds `n` to the atom's count and returns the new truth value.
     pub fn increment_count(&self, h: Handle, n: f64) -> Result<TruthValue> {
         self.writable("no truth value is changed")?;
         let foreign = !self.is_root() && self.foreign(h)?;
-        let base = || self.inner.bases.iter().find(|b| b.contains(h)).and_then(|b| b.tv_through(h)).unwrap_or_default();
+        let base = || self.inner.bases.iter().find(|b| b.contains(h)).and_then(|b| b.tv_entry(h)).map_or(TruthValue::DEFAULT, TvEntry::sampled);
         self.recs().increment_count_in(&mut self.write_shard(h.shard()), h, n, foreign, base)
     }
 
@@ -1028,7 +1057,10 @@ impl AtomSpace {
         self.writable("no value is changed")?;
         v.check_shape()?;
         if self.is_tv_key(key) {
-            return self.set_tv(h, tv_of(&v)?);
+            return match v {
+                Value::Stream(s) => self.set_tv_stream(h, s),
+                v => self.set_tv(h, tv_of(&v)?),
+            };
         }
         let foreign = !self.is_root() && self.foreign(h)?;
         self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, Some(v), foreign)

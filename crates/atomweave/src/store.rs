@@ -39,7 +39,7 @@ use crate::lock::{ReadGuard, ShardLock, WriteGuard};
 use crate::segvec::{fit, SegVec, Zeroable};
 use crate::table::incremented;
 use crate::types::Type;
-use crate::value::{TruthValue, Value};
+use crate::value::{StreamValue, TruthValue, Value};
 use std::sync::atomic::AtomicU8;
 
 /// Slots per type block.
@@ -403,18 +403,48 @@ fn simple_of(bits: u128) -> TruthValue {
     TruthValue::Simple { strength: f64::from_bits(bits as u64), confidence: f64::from_bits((bits >> 64) as u64) }
 }
 
-/// Drops `local`'s count, if any. Also when its entry lost the count mark to
-/// a lock-free store, so counts never outlive their atoms' values.
+/// Drops `local`'s count or truth-value stream, if any. Also when its entry
+/// lost the mark to a lock-free store, so they never outlive their atoms'
+/// values.
 #[inline]
-fn forget_count(sh: &mut Shard, local: u32) {
+fn forget_marked(sh: &mut Shard, local: u32) {
     if !sh.tv_counts.is_empty() {
         sh.tv_counts.remove(&local);
     }
+    if !sh.tv_streams.is_empty() {
+        sh.tv_streams.remove(&local);
+    }
 }
 
-/// A NaN payload no arithmetic produces; stored strengths that are NaN are
-/// stored as the canonical NaN, so this one only ever means "count".
+/// NaN payloads no arithmetic produces; stored strengths that are NaN are
+/// stored as the canonical NaN, so these only ever mean "count" and
+/// "stream" (a FormulaTruthValue, kept in the shard's `tv_streams`).
 const COUNT_MARK: u64 = 0x7ff4_a70e_c0b7_0001;
+const STREAM_MARK: u64 = 0x7ff4_a70e_c0b7_0002;
+
+/// Does an entry's low word mark a truth value kept under the lock?
+#[inline]
+fn is_marked(bits: u128) -> bool {
+    matches!(bits as u64, COUNT_MARK | STREAM_MARK)
+}
+
+/// A truth value as an entry holds it: numbers, or the stream that
+/// computes them at each reading (a FormulaTruthValue).
+pub(crate) enum TvEntry {
+    Tv(TruthValue),
+    Stream(StreamValue),
+}
+
+impl TvEntry {
+    /// The numbers: a stream's reading, or the default truth value where
+    /// the stream fails (its reading, asked for as a value, reports why).
+    pub(crate) fn sampled(self) -> TruthValue {
+        match self {
+            TvEntry::Tv(tv) => tv,
+            TvEntry::Stream(s) => s.sample().ok().and_then(|v| v.as_truth()).unwrap_or_default(),
+        }
+    }
+}
 
 /// What an atom holds besides its truth value.
 type KeyValues = Vec<(Handle, Value)>;
@@ -444,6 +474,8 @@ pub struct Shard {
     pool: Pool,
     /// `[mean, count]` of count truth values (their entries are marked).
     tv_counts: HashMap<u32, [f64; 2], FixedState>,
+    /// The FormulaTruthValues of stream-marked entries.
+    tv_streams: HashMap<u32, StreamValue, FixedState>,
     values: HashMap<u32, KeyValues, FixedState>,
     /// One past the highest slot this store has used in the shard.
     high: u32,
@@ -770,7 +802,7 @@ impl Store {
             total += self.recs.nodes_by_content[s].allocated_bytes() + self.recs.links_by_content[s].allocated_bytes();
             total += self.recs.names[s].allocated_bytes() + self.recs.outgoing[s].allocated_bytes();
             total += self.recs.pool_cells[s].allocated_bytes() + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
-            total += self.recs.tv_pages[s].allocated_bytes() + sh.tv_counts.allocation_size();
+            total += self.recs.tv_pages[s].allocated_bytes() + sh.tv_counts.allocation_size() + sh.tv_streams.allocation_size();
             total += sh.values.allocation_size() + sh.values.values().map(|kv| kv.capacity() * std::mem::size_of::<(Handle, Value)>()).sum::<usize>();
             total += sh.by_type.capacity() * std::mem::size_of::<TypeSlots>() + sh.by_type.iter().map(|t| t.blocks.capacity() * 4).sum::<usize>();
             total += sh.lanes.iter().map(|l| l.slots.capacity() * std::mem::size_of::<LaneSlots>()).sum::<usize>();
@@ -1314,7 +1346,7 @@ impl Records {
         // Both loads are issued before either is waited for.
         let (rec, bits) = (Rec(slot.rec.load(Ordering::Acquire)), entry.load(Ordering::Relaxed));
         let TruthValue::Simple { strength, confidence } = tv else { return false };
-        if !rec.live() || !rec.has_tv() || bits as u64 == COUNT_MARK || tv.is_default() {
+        if !rec.live() || !rec.has_tv() || is_marked(bits) || tv.is_default() {
             return false;
         }
         entry.store(simple_bits(strength, confidence), Ordering::Release);
@@ -1322,21 +1354,25 @@ impl Records {
     }
 
     /// `h`'s truth value read without a lock, where its entry holds a
-    /// simple one: `None` for a count truth value (its count is kept under
+    /// simple one: `None` for a count truth value or a stream (kept under
     /// the lock) or no entry. The caller saw the `HAS_TV` flag.
     #[inline]
     pub(crate) fn simple_tv(&self, h: Handle) -> Option<TruthValue> {
         let bits = self.tv_pages[h.shard()].entry(h.local())?.load(Ordering::Acquire);
-        (bits as u64 != COUNT_MARK).then(|| simple_of(bits))
+        (!is_marked(bits)).then(|| simple_of(bits))
     }
 
-    /// The truth value an entry's bits hold; a count's count from under the lock.
-    fn decode_tv(sh: &Shard, local: u32, bits: u128) -> TruthValue {
-        if bits as u64 != COUNT_MARK {
-            return simple_of(bits);
+    /// The truth value an entry's bits hold; a count's count, or a stream,
+    /// from under the lock.
+    fn decode_tv(sh: &Shard, local: u32, bits: u128) -> TvEntry {
+        match bits as u64 {
+            COUNT_MARK => {
+                let &[mean, count] = sh.tv_counts.get(&local).expect("a marked count truth value has its count");
+                TvEntry::Tv(TruthValue::Count { mean, confidence: f64::from_bits((bits >> 64) as u64), count })
+            }
+            STREAM_MARK => TvEntry::Stream(sh.tv_streams.get(&local).expect("a marked stream truth value has its stream").clone()),
+            _ => TvEntry::Tv(simple_of(bits)),
         }
-        let &[mean, count] = sh.tv_counts.get(&local).expect("a marked count truth value has its count");
-        TruthValue::Count { mean, confidence: f64::from_bits((bits >> 64) as u64), count }
     }
 
     /// Adds `n` to `h`'s count and returns the new truth value; `base` gives
@@ -1350,7 +1386,12 @@ impl Records {
             let flags = self.slot_flags(h);
             let seen = if flags & HAS_TV != 0 { self.tv_pages[s].entry(local).map(|e| (e, e.load(Ordering::Acquire))) } else { None };
             let current = match seen {
-                Some((_, bits)) => Self::decode_tv(sh, local, bits),
+                Some((_, bits)) => match Self::decode_tv(sh, local, bits) {
+                    TvEntry::Tv(tv) => tv,
+                    TvEntry::Stream(_) => {
+                        return Err(Error::InvalidValue("the truth value is a FormulaTruthValue, computed: it has no count to add to".into()))
+                    }
+                },
                 None if foreign => base(),
                 None if Rec(flags).live() => TruthValue::DEFAULT,
                 None => return Err(Error::InvalidHandle(h)),
@@ -1386,9 +1427,10 @@ impl Records {
         match tv {
             TruthValue::Simple { strength, confidence } => {
                 entry.store(simple_bits(strength, confidence), Ordering::Release);
-                forget_count(sh, local);
+                forget_marked(sh, local);
             }
             TruthValue::Count { mean, confidence, count } => {
+                forget_marked(sh, local);
                 sh.tv_counts.insert(local, [mean, count]);
                 entry.store(tv_bits(COUNT_MARK, confidence), Ordering::Release);
             }
@@ -1399,20 +1441,32 @@ impl Records {
         Ok(())
     }
 
+    /// Makes a FormulaTruthValue `h`'s truth value: read, it is run.
+    pub(crate) fn set_tv_stream_in(&self, sh: &mut Shard, h: Handle, stream: StreamValue, foreign: bool) -> Result<()> {
+        let word = self.value_word(sh, h, foreign)?;
+        let local = h.local();
+        let entry = self.tv_pages[h.shard()].entry_or_new(local, sh);
+        forget_marked(sh, local);
+        sh.tv_streams.insert(local, stream);
+        entry.store(tv_bits(STREAM_MARK, 0.0), Ordering::Release);
+        set_flags(word, HAS_TV, 0);
+        Ok(())
+    }
+
     /// Drops the truth value of `local` in shard `s`, if it has one.
     fn tv_remove(&self, sh: &mut Shard, s: usize, local: u32) {
         if let Some(entry) = self.tv_pages[s].entry(local) {
             entry.store(DEFAULT_TV_BITS, Ordering::Release);
         }
-        forget_count(sh, local);
+        forget_marked(sh, local);
     }
 
     /// The truth value: `Some` for an atom of this store (the default when
     /// none is set) or for an overlaid base atom that has one here.
-    pub(crate) fn get_tv_in(&self, sh: &Shard, h: Handle) -> Option<TruthValue> {
+    pub(crate) fn get_tv_in(&self, sh: &Shard, h: Handle) -> Option<TvEntry> {
         let flags = self.slot_flags(h);
         if flags & HAS_TV == 0 {
-            return Rec(flags).live().then_some(TruthValue::DEFAULT);
+            return Rec(flags).live().then_some(TvEntry::Tv(TruthValue::DEFAULT));
         }
         // One load: a lock-free store may replace the entry at any time.
         let bits = self.tv_pages[h.shard()].entry(h.local())?.load(Ordering::Acquire);
@@ -1504,7 +1558,7 @@ impl Records {
     pub(crate) fn clear_shard(&self, sh: &mut Shard, s: usize) {
         // Most shards of a small space are empty: resetting them would
         // reallocate their tables for nothing.
-        if sh.nodes == 0 && sh.links == 0 && sh.overlay.is_empty() && sh.values.is_empty() && sh.tv_counts.is_empty() {
+        if sh.nodes == 0 && sh.links == 0 && sh.overlay.is_empty() && sh.values.is_empty() && sh.tv_counts.is_empty() && sh.tv_streams.is_empty() {
             return;
         }
         let _seq = SeqWrite::begin(&self.inc_seq, 1 << s);

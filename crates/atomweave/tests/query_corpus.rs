@@ -332,6 +332,11 @@ fn run_case(case: &Case) -> Result<(), String> {
             }
         }
         (Expect::Tv(s, c), Ok(got)) => match got {
+            // A FormulaTruthValue given: its reading.
+            Executed::Value(Value::Stream(st)) => match st.sample() {
+                Ok(Value::Truth(tv)) if (tv.mean() - s).abs() < 1e-9 && (tv.confidence() - c).abs() < 1e-9 => Ok(()),
+                other => Err(format!("expected a stream reading (stv {s} {c}), got {other:?}")),
+            },
             Executed::Value(Value::Truth(tv)) if (tv.mean() - s).abs() < 1e-9 && (tv.confidence() - c).abs() < 1e-9 => Ok(()),
             other => Err(format!("expected (stv {s} {c}), got {}", show_executed(space, &other))),
         },

@@ -145,3 +145,25 @@ fn a_child_takes_from_its_own_copy_of_a_queue_and_a_read_only_space_takes_nothin
     assert!(err.contains("read-only"), "{err}");
     assert_eq!(q.len(), 2);
 }
+
+#[test]
+fn a_formula_truth_value_set_as_a_truth_value_is_run_at_each_reading() {
+    use atomweave::TruthValue;
+    let s = AtomSpace::new();
+    let a = one(&s, r#"(Concept "A" (stv 0.5 0.8))"#);
+    let b = one(&s, r#"(Concept "B")"#);
+    let set = one(&s, r#"(SetTV (Concept "B") (PromisePredicate (Times (StrengthOf (Concept "A")) (Number 0.5)) (ConfidenceOf (Concept "A"))))"#);
+    assert!(matches!(execute_value(&s, set).unwrap(), Value::Stream(st) if st.stream_type() == types::FORMULA_TRUTH_VALUE));
+    assert_eq!(s.get_tv(b), Some(TruthValue::simple(0.25, 0.8)));
+    s.set_tv(a, TruthValue::simple(1.0, 0.5)).unwrap();
+    assert_eq!(s.get_tv(b), Some(TruthValue::simple(0.5, 0.5)));
+    // The truth-value key gives the stream itself; a number pair replaces it.
+    let key = s.add_node(types::PREDICATE_NODE, "*-TruthValueKey-*").unwrap();
+    assert!(matches!(s.get_value(b, key), Some(Value::Stream(_))));
+    assert!(s.increment_count(b, 1.0).unwrap_err().to_string().contains("FormulaTruthValue"));
+    s.set_tv(b, TruthValue::simple(0.1, 0.2)).unwrap();
+    s.set_tv(a, TruthValue::simple(0.9, 0.9)).unwrap();
+    assert_eq!(s.get_tv(b), Some(TruthValue::simple(0.1, 0.2)));
+    // Only a FormulaTruthValue can be a truth value.
+    assert!(s.set_tv_stream(b, StreamValue::random(2)).is_err());
+}

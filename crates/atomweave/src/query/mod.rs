@@ -603,28 +603,52 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
         types::PUT_LINK => {
             let (results, set_args) = beta::put(space, query)?;
             let kept: Vec<Handle> = results.iter().flatten().copied().collect();
-            Ok(match (set_args, kept.as_slice()) {
-                (true, _) => Executed::Atom(space.add_link(types::SET_LINK, &kept)?),
-                (false, [one]) => Executed::Atom(*one),
-                (false, _) => Executed::Value(Value::Void),
-            })
+            match (set_args, kept.as_slice()) {
+                (true, _) => {
+                    let mut ran = Vec::with_capacity(kept.len());
+                    for &r in &kept {
+                        ran.push(match run_reduced(space, r)? {
+                            Executed::Atom(h) => h,
+                            Executed::Value(_) => {
+                                return Err(bad(format!("{}: a member of its set of results gives a value, not an atom", describe(space, query))))
+                            }
+                        });
+                    }
+                    Ok(Executed::Atom(space.add_link(types::SET_LINK, &ran)?))
+                }
+                (false, [one]) => run_reduced(space, *one),
+                (false, _) => Ok(Executed::Value(Value::Void)),
+            }
         }
         // (SetTV ATOM EXPR): EXPR's truth value (evaluated, or numbers
-        // [strength confidence] computed) set on ATOM, and given. (SetTV
-        // ATOM PREDICATE ARGS): the predicate applied to the arguments.
+        // [strength confidence] computed) set on ATOM, and given; a
+        // PromisePredicate's FormulaTruthValue is set as itself, run at each
+        // reading. (SetTV ATOM PREDICATE ARGS...): a FormulaTruthValue of
+        // the predicate applied to the arguments, as upstream's.
         types::SET_TV_LINK => {
-            if let [atom, pred, args] = *out {
-                let tv = evaluate_applied(space, pred, &[args])?;
-                space.set_tv(atom, tv)?;
-                return Ok(Executed::Value(Value::Truth(tv)));
-            }
-            let [atom, expr] = *out else {
-                return Err(bad(format!(
-                    "{} must hold an atom and a truth value's expression, or an atom, a predicate and its arguments",
-                    describe(space, query)
-                )));
+            let set_stream = |code: Vec<Handle>| -> Result<Executed> {
+                let stream = crate::StreamValue::computed(types::FORMULA_TRUTH_VALUE, space, code)?;
+                space.set_tv_stream(out[0], stream.clone())?;
+                Ok(Executed::Value(Value::Stream(stream)))
+            };
+            let expr = match *out {
+                [_, expr] => expr,
+                [_, _, _, ..] => return set_stream(vec![space.add_link(types::EVALUATION_LINK, &out[1..])?]),
+                _ => {
+                    return Err(bad(format!(
+                        "{} must hold an atom and a truth value's expression, or an atom, a predicate and its arguments",
+                        describe(space, query)
+                    )))
+                }
             };
             let et = type_of(space, expr)?;
+            if et == types::PROMISE_PREDICATE_LINK {
+                let code = space.outgoing(expr).unwrap_or(&[]).to_vec();
+                if !(1..=2).contains(&code.len()) {
+                    return Err(bad(format!("{} holds a predicate, or a strength's and a confidence's formulas", describe(space, expr))));
+                }
+                return set_stream(code);
+            }
             let tv = if eval::is_arithmetic(et) || et.is_a(types::VALUE_OF_LINK) {
                 match eval::flow_numbers(space, expr)?.0[..] {
                     [s] => TruthValue::simple(s, 1.0),
@@ -634,7 +658,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             } else {
                 evaluate(space, expr)?
             };
-            space.set_tv(atom, tv)?;
+            space.set_tv(out[0], tv)?;
             Ok(Executed::Value(Value::Truth(tv)))
         }
         // (SetValue ATOM KEY EXPR): what EXPR executes to (data: itself),
@@ -921,4 +945,16 @@ pub(crate) fn bad(msg: String) -> Error {
 /// An atom as the error messages show it: its Atomese, cut short.
 pub(crate) fn describe(space: &AtomSpace, h: Handle) -> String {
     crate::sexpr::atom_prefix(space, h, crate::sexpr::Form::Wire, 120)
+}
+
+/// What a PutLink's reduction runs to, as upstream's: executable code is
+/// run, but for reads of values (ValueOf and its kin, given as code) and
+/// DontExec. A SetValue is run, as upstream's table example expects of a
+/// Put over a schema that sets a column.
+fn run_reduced(space: &AtomSpace, h: Handle) -> Result<Executed> {
+    let t = type_of(space, h)?;
+    if t.is_a(types::EXECUTABLE_LINK) && !t.is_a(types::VALUE_OF_LINK) && t != types::DONT_EXEC_LINK {
+        return execute(space, h);
+    }
+    Ok(Executed::Atom(h))
 }
