@@ -513,6 +513,9 @@
   (cog-set-atomspace! prev))
 
 ;; ----- execution of flows, streams and queues -----
+;; Called by name from threads that ThreadJoin starts: a top-level procedure.
+(define (bump-counter) (cog-inc-count! (Concept "thread counter") 1) (stv 1 1))
+
 (test-group "execution"
   (define s (cog-new-atomspace))
   (define prev (cog-set-atomspace! s))
@@ -550,6 +553,13 @@
   (cog-set-tv! (Concept "fa") (stv 1 0.3))
   (test-approximate "and follows its input" 0.5 (cog-mean (Concept "fb")) 1e-9)
   (test-approximate "cog-confidence too" 0.3 (cog-confidence (Concept "fb")) 1e-9)
+  (test-equal "ThreadJoin runs scm: predicates on threads of its own, and waits" (stv 1 1)
+    (cog-evaluate! (ThreadJoin (Evaluation (GroundedPredicate "scm:bump-counter") (List))
+                               (Evaluation (GroundedPredicate "scm:bump-counter") (List))
+                               (Evaluation (GroundedPredicate "scm:bump-counter") (List)))))
+  (test-approximate "each ran once" 3 (cog-count (Concept "thread counter")) 1e-9)
+  (test-equal "ExecuteThreaded gives a queue of the results" '(3.0)
+    (map cog-number (cog-value->list (cog-execute! (ExecuteThreaded (Number 2) (Set (Plus (Number 1) (Number 2))))))))
   (test-assert "a circular list is refused, not walked forever"
     (raises-with? "circular" (lambda () (let ((l (list (Concept "a")))) (set-cdr! l l) (LinkValue l)))))
   (test-equal "StringOf" (Concept "bar") (cog-execute! (StringOf (Type "ConceptNode") (Predicate "bar"))))

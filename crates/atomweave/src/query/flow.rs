@@ -21,7 +21,16 @@ pub(crate) type Env = HashMap<Handle, Value>;
 
 /// The link types this module executes.
 pub(crate) fn is_flow(t: Type) -> bool {
-    matches!(t, types::TIME_LINK | types::STRING_OF_LINK | types::LINK_SIGNATURE_LINK | types::STREAM_VALUE_OF_LINK | types::FILTER_LINK | types::PROMISE_LINK)
+    matches!(
+        t,
+        types::TIME_LINK
+            | types::STRING_OF_LINK
+            | types::LINK_SIGNATURE_LINK
+            | types::STREAM_VALUE_OF_LINK
+            | types::FILTER_LINK
+            | types::PROMISE_LINK
+            | types::PROMISE_PREDICATE_LINK
+    )
 }
 
 /// What `h` executes to, as a value (an atom is `Value::Atom`).
@@ -89,6 +98,14 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
                 return Err(bad(format!("{} must hold code to run", describe(space, h))));
             }
             Ok(Value::Stream(crate::StreamValue::computed(kind, space, code)?))
+        }
+        // (PromisePredicate PREDICATE) or (PromisePredicate STRENGTH
+        // CONFIDENCE): a FormulaTruthValue that runs them at each reading.
+        types::PROMISE_PREDICATE_LINK => {
+            if !(1..=2).contains(&out.len()) {
+                return Err(bad(format!("{} holds a predicate, or a strength's and a confidence's formulas", describe(space, h))));
+            }
+            Ok(Value::Stream(crate::StreamValue::computed(types::FORMULA_TRUTH_VALUE, space, out.to_vec())?))
         }
         types::LINK_SIGNATURE_LINK => {
             let Some((&kind, members)) = out.split_first() else {

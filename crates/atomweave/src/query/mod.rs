@@ -96,6 +96,7 @@ mod flow;
 mod free;
 pub mod grounded;
 mod numeric;
+mod parallel;
 mod pattern;
 mod scratch;
 mod search;
@@ -377,6 +378,11 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<Tail> {
             }
             truth(t == types::TRUE_LINK)
         }
+        types::PARALLEL_LINK => {
+            parallel::start(space, out)?;
+            truth(true)
+        }
+        types::THREAD_JOIN_LINK => truth(parallel::join(space, out)?),
         types::NOT_LINK => match *out {
             [m] => truth(!holds(evaluate(space, m)?)),
             _ => Err(bad(format!("{} must hold one atom", describe(space, h)))),
@@ -386,6 +392,11 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<Tail> {
         }
         _ => match run(space, h)? {
             Executed::Value(Value::Truth(tv)) => Ok(tv.into()),
+            // A PromisePredicate's FormulaTruthValue: its reading.
+            Executed::Value(Value::Stream(s)) if s.stream_type() == types::FORMULA_TRUTH_VALUE => match s.sample()? {
+                Value::Truth(tv) => Ok(tv.into()),
+                _ => Err(bad(format!("{} gives no truth value", describe(space, h)))),
+            },
             // Code that gives code (a ValueOf of a stored formula): that is evaluated.
             Executed::Atom(a) if a != h && space.get_type(a).is_some_and(|at| at.is_a(types::EVALUATABLE_LINK) || at == types::DEFINED_PREDICATE_NODE) => {
                 Ok(Tail::Call(a))
@@ -600,6 +611,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 (None, None) => Executed::Value(Value::Void),
             })
         }
+        types::EXECUTE_THREADED_LINK => Ok(Executed::Value(parallel::execute_threaded(space, query)?)),
         types::PUT_LINK => {
             let (results, set_args) = beta::put(space, query)?;
             let kept: Vec<Handle> = results.iter().flatten().copied().collect();
@@ -626,14 +638,14 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
         // reading. (SetTV ATOM PREDICATE ARGS...): a FormulaTruthValue of
         // the predicate applied to the arguments, as upstream's.
         types::SET_TV_LINK => {
-            let set_stream = |code: Vec<Handle>| -> Result<Executed> {
-                let stream = crate::StreamValue::computed(types::FORMULA_TRUTH_VALUE, space, code)?;
-                space.set_tv_stream(out[0], stream.clone())?;
-                Ok(Executed::Value(Value::Stream(stream)))
-            };
             let expr = match *out {
                 [_, expr] => expr,
-                [_, _, _, ..] => return set_stream(vec![space.add_link(types::EVALUATION_LINK, &out[1..])?]),
+                [_, _, _, ..] => {
+                    let code = space.add_link(types::EVALUATION_LINK, &out[1..])?;
+                    let stream = crate::StreamValue::computed(types::FORMULA_TRUTH_VALUE, space, vec![code])?;
+                    space.set_tv_stream(out[0], stream.clone())?;
+                    return Ok(Executed::Value(Value::Stream(stream)));
+                }
                 _ => {
                     return Err(bad(format!(
                         "{} must hold an atom and a truth value's expression, or an atom, a predicate and its arguments",
@@ -643,11 +655,9 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             };
             let et = type_of(space, expr)?;
             if et == types::PROMISE_PREDICATE_LINK {
-                let code = space.outgoing(expr).unwrap_or(&[]).to_vec();
-                if !(1..=2).contains(&code.len()) {
-                    return Err(bad(format!("{} holds a predicate, or a strength's and a confidence's formulas", describe(space, expr))));
-                }
-                return set_stream(code);
+                let Value::Stream(stream) = flow::execute(space, expr)? else { unreachable!("a PromisePredicate gives a stream") };
+                space.set_tv_stream(out[0], stream.clone())?;
+                return Ok(Executed::Value(Value::Stream(stream)));
             }
             let tv = if eval::is_arithmetic(et) || et.is_a(types::VALUE_OF_LINK) {
                 match eval::flow_numbers(space, expr)?.0[..] {
@@ -730,7 +740,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             v => Executed::Value(v),
         }),
         types::VARDECL_OF_LINK | types::PREMISE_OF_LINK | types::CONCLUSION_OF_LINK => Ok(Executed::Atom(beta::rule_part(space, query)?)),
-        types::IS_CLOSED_LINK | types::IS_TRUE_LINK | types::IS_FALSE_LINK | types::EXCLUSIVE_LINK => {
+        types::IS_CLOSED_LINK | types::IS_TRUE_LINK | types::IS_FALSE_LINK | types::EXCLUSIVE_LINK | types::PARALLEL_LINK | types::THREAD_JOIN_LINK => {
             Ok(Executed::Value(Value::Truth(evaluate(space, query)?)))
         }
         // Its member, not executed.

@@ -3,6 +3,6 @@
 ;; data
 (Concept "a")
 ;; query
-(ExecuteThreaded (Concept "a"))
+(PureExec (Concept "a"))
 ;; expect-error
-executing ExecuteThreadedLink is not supported yet
+executing PureExecLink is not supported yet
