@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::lock::{ReadGuard, WriteGuard};
 use smallvec::SmallVec;
@@ -48,7 +48,9 @@ struct Inner {
     /// Is the hierarchy below a chain (at most one base each)? Then each
     /// space below is reached once, on one path, and walks need no memo.
     chain: bool,
-    hierarchy: Arc<Hierarchy>,
+    /// Set when the first child space is made (in a root: a child's is its
+    /// bases'); a root joined to another's hierarchy takes that one's.
+    hierarchy: OnceLock<Arc<Hierarchy>>,
     /// Has this space hidden a base atom? Then a link seen from it or its
     /// children is visible only while all its members are.
     hides: AtomicBool,
@@ -96,7 +98,9 @@ impl Inner {
         for (l, x, owner) in memberships {
             owner.recs().inc_remove_in(&mut owner.write_shard(x.shard()), x, l);
         }
-        self.hierarchy.live_children.fetch_sub(1, Ordering::Release);
+        if let Some(h) = self.hierarchy.get() {
+            h.live_children.fetch_sub(1, Ordering::Release);
+        }
         std::mem::take(&mut self.bases)
     }
 }
@@ -276,7 +280,7 @@ impl From<AtomTable> for AtomSpace {
                 bases: Vec::new(),
                 depth: 0,
                 chain: true,
-                hierarchy: Arc::default(),
+                hierarchy: OnceLock::new(),
                 hides: AtomicBool::new(false),
                 read_only: AtomicBool::new(false),
                 name: Box::default(),
@@ -305,14 +309,33 @@ impl AtomSpace {
     }
 
     /// An empty child space (frame) over `bases`, which must belong to one
-    /// hierarchy (descend from the same root space).
+    /// hierarchy (descend from the same root space); but a root space that
+    /// has never held an atom joins the hierarchy of the others, so that
+    /// spaces made side by side (upstream's `(AtomSpace a b)` over two new
+    /// `(AtomSpace)`s) can be the bases of one child.
     pub fn new_child(bases: &[&AtomSpace]) -> Result<AtomSpace> {
-        let Some(first) = bases.first() else {
+        let Some(&first) = bases.first() else {
             return Err(Error::Hierarchy("a child space needs at least one base space".into()));
         };
-        if bases.iter().any(|b| !b.store().same_hierarchy(first.store())) {
-            return Err(Error::Hierarchy("the base spaces of a child space must descend from one root space".into()));
+        let anchor = bases.iter().copied().find(|b| b.store().numbered()).unwrap_or(first);
+        let joins = |b: &AtomSpace| b.is_root() && !b.store().numbered() && b.inner.hierarchy.get().is_none();
+        if bases.iter().any(|b| !b.store().same_hierarchy(anchor.store()) && !joins(b)) {
+            return Err(Error::Hierarchy(
+                "the base spaces of a child space must descend from one root space (a root space that has never held an atom joins the others')".into(),
+            ));
         }
+        let hierarchy = anchor.inner.hierarchy.get_or_init(Arc::default).clone();
+        for b in bases {
+            // A root that never held an atom takes the anchor's slot numbers
+            // and registry of children (a lost race to add its first atom
+            // leaves it out).
+            if !b.store().same_hierarchy(anchor.store())
+                && !(b.store().join(anchor.store()) && Arc::ptr_eq(b.inner.hierarchy.get_or_init(|| hierarchy.clone()), &hierarchy))
+            {
+                return Err(Error::Hierarchy("a base space took its first atom while the child space was made over it; try again".into()));
+            }
+        }
+        let first = anchor;
         // A base given twice is one base: each lookup walks every path
         // through the bases, and (s, s) at every level doubled them.
         let mut unique: Vec<AtomSpace> = Vec::with_capacity(bases.len());
@@ -321,13 +344,12 @@ impl AtomSpace {
                 unique.push(b.clone());
             }
         }
-        let hierarchy = first.inner.hierarchy.clone();
         let inner = Arc::new(Inner {
             store: Store::child_of(first.store()),
             depth: 1 + unique.iter().map(|b| b.inner.depth).max().unwrap_or(0),
             chain: unique.len() == 1 && unique[0].inner.chain,
             bases: unique,
-            hierarchy: hierarchy.clone(),
+            hierarchy: OnceLock::from(hierarchy.clone()),
             hides: AtomicBool::new(false),
             read_only: AtomicBool::new(false),
             name: Box::default(),
@@ -430,7 +452,7 @@ impl AtomSpace {
     /// takes its fast paths.
     #[inline]
     fn has_children(&self) -> bool {
-        self.inner.hierarchy.live_children.load(Ordering::Acquire) > 0
+        self.inner.hierarchy.get().is_some_and(|h| h.live_children.load(Ordering::Acquire) > 0)
     }
 
     /// The space of the hierarchy that holds `h`, if `h` is visible from this one.
@@ -578,7 +600,8 @@ impl AtomSpace {
         if !self.has_children() {
             return Vec::new();
         }
-        let children = self.inner.hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(hierarchy) = self.inner.hierarchy.get() else { return Default::default() };
+        let children = hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
         children.iter().filter_map(Weak::upgrade).map(|inner| AtomSpace { inner }).filter(|c| c.inner.bases.contains(self)).collect()
     }
 
@@ -587,7 +610,8 @@ impl AtomSpace {
         if !self.has_children() {
             return false;
         }
-        let children = self.inner.hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(hierarchy) = self.inner.hierarchy.get() else { return Default::default() };
+        let children = hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
         children.iter().filter_map(Weak::upgrade).any(|c| AtomSpace { inner: c }.descends_from(self))
     }
 
@@ -626,7 +650,8 @@ impl AtomSpace {
         if let Some(o) = self.raw_owner(h) {
             return Some(o.clone());
         }
-        let children = self.inner.hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(hierarchy) = self.inner.hierarchy.get() else { return Default::default() };
+        let children = hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
         children.iter().filter_map(Weak::upgrade).find(|c| c.store.recs.rec(h).is_some()).map(|inner| AtomSpace { inner })
     }
 

@@ -21,7 +21,7 @@
 
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crossbeam_utils::CachePadded;
 use foldhash::fast::FixedState;
@@ -558,9 +558,14 @@ pub struct Records {
     outgoing: [Arena<AtomicU32>; SHARDS],
     hasher: FixedState,
     /// Slot numbers per shard. Shared by every space of a hierarchy (a
-    /// space and its child spaces), so their handles never collide.
-    next_slot: Arc<[SlotNumbers; SHARDS]>,
+    /// space and its child spaces), so their handles never collide. Set at
+    /// the first atom (or child): until then a root store may take another
+    /// hierarchy's numbers instead ([`Store::join`]), which is how a child
+    /// space comes to have bases made as separate roots.
+    next_slot: OnceLock<SlotSet>,
 }
+
+type SlotSet = Arc<[SlotNumbers; SHARDS]>;
 
 /// A shard's slot numbers in a hierarchy: the next never given out, and
 /// blocks given back by spaces that are gone, which are taken first. A
@@ -608,9 +613,10 @@ impl SlotNumbers {
 /// its bases' atoms before its store goes).
 impl Drop for Store {
     fn drop(&mut self) {
+        let Some(slots) = self.recs.next_slot.get() else { return };
         for (s, shard) in self.shards.iter_mut().enumerate() {
             let shard = shard.get_mut();
-            self.recs.next_slot[s].give_back(shard.by_type.iter().flat_map(|t| t.blocks.iter().copied()));
+            slots[s].give_back(shard.by_type.iter().flat_map(|t| t.blocks.iter().copied()));
         }
     }
 }
@@ -691,16 +697,30 @@ impl Iterator for Distinct<'_> {
 
 impl Store {
     pub(crate) fn new() -> Self {
-        Self::with_slots(Arc::new(std::array::from_fn(|_| SlotNumbers::default())))
+        Self::with_slots(OnceLock::new())
     }
 
     /// A store for a child space of `base`: it draws slot numbers from the
     /// same counters, so handles of the whole hierarchy never collide.
     pub(crate) fn child_of(base: &Store) -> Self {
-        Self::with_slots(base.recs.next_slot.clone())
+        Self::with_slots(OnceLock::from(base.recs.slots().clone()))
     }
 
-    fn with_slots(next_slot: Arc<[SlotNumbers; SHARDS]>) -> Self {
+    /// Makes this store draw its slot numbers from `other`'s hierarchy, if
+    /// it has drawn none of its own yet (no atom was ever added to it): then
+    /// it and `other` belong to one hierarchy. Whether they now do.
+    pub(crate) fn join(&self, other: &Store) -> bool {
+        let theirs = other.recs.slots();
+        let _ = self.recs.next_slot.set(theirs.clone());
+        self.same_hierarchy(other)
+    }
+
+    /// Has this store drawn slot numbers (held an atom, or made a child)?
+    pub(crate) fn numbered(&self) -> bool {
+        self.recs.next_slot.get().is_some()
+    }
+
+    fn with_slots(next_slot: OnceLock<SlotSet>) -> Self {
         Store {
             recs: Records {
                 records: std::array::from_fn(|_| SegVec::new()),
@@ -721,7 +741,10 @@ impl Store {
 
     /// Do the two stores belong to one hierarchy (share slot numbering)?
     pub(crate) fn same_hierarchy(&self, other: &Store) -> bool {
-        Arc::ptr_eq(&self.recs.next_slot, &other.recs.next_slot)
+        match (self.recs.next_slot.get(), other.recs.next_slot.get()) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => std::ptr::eq(self, other),
+        }
     }
 
     /// Read-locks shard `s`. Recursive: a thread that already holds a read
@@ -812,6 +835,12 @@ impl Store {
 }
 
 impl Records {
+    /// The hierarchy's slot numbers, set now if this store had none.
+    #[inline]
+    fn slots(&self) -> &SlotSet {
+        self.next_slot.get_or_init(|| Arc::new(std::array::from_fn(|_| SlotNumbers::default())))
+    }
+
     // ----- hashing -----
 
     #[inline]
@@ -872,7 +901,7 @@ impl Records {
         let l32 = u32::try_from(len).map_err(|_| too_big())?;
         let long = len >= LEN_ESCAPE as usize;
         let l = lane();
-        let local = sh.alloc_slot(l, recs, &self.hashes[s], &self.next_slot[s], t)?;
+        let local = sh.alloc_slot(l, recs, &self.hashes[s], &self.slots()[s], t)?;
         let off = if long {
             let mut bytes = l32.to_le_bytes().to_vec();
             bytes.extend_from_slice(name.as_bytes());
@@ -952,7 +981,7 @@ impl Records {
             Err(v) => v,
         };
         let l = lane();
-        let local = sh.alloc_slot(l, recs, &self.hashes[s], &self.next_slot[s], t)?;
+        let local = sh.alloc_slot(l, recs, &self.hashes[s], &self.slots()[s], t)?;
         let long = out.len() >= LEN_ESCAPE as usize;
         let off = if long {
             let mut members = vec![Handle(out.len() as u32)];
@@ -1994,7 +2023,7 @@ mod tests {
         let store = Store::new();
         let (recs, s) = (&store.recs, 3);
         let mut sh = store.write(s);
-        let mut alloc = |l| sh.alloc_slot(l, &recs.records[s], &recs.hashes[s], &recs.next_slot[s], CONCEPT_NODE).unwrap();
+        let mut alloc = |l| sh.alloc_slot(l, &recs.records[s], &recs.hashes[s], &recs.slots()[s], CONCEPT_NODE).unwrap();
         let (a0, b0, a1, b1) = (alloc(0), alloc(1), alloc(0), alloc(1));
         assert_eq!((a1, b1), (a0 + 1, b0 + 1), "each lane fills its own block in order");
         assert_ne!(a0 / BLOCK, b0 / BLOCK, "two lanes never share a block");

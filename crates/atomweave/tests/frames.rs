@@ -125,6 +125,7 @@ fn several_bases_and_nesting() {
     grandchild.clear();
     assert_eq!(grandchild.size(), 5, "clear removes only the grandchild's own atoms");
     let other_root = AtomSpace::new();
+    other_root.add_node(CONCEPT_NODE, "numbered apart").unwrap();
     assert!(matches!(AtomSpace::new_child(&[&root, &other_root]), Err(Error::Hierarchy(_))));
     assert!(matches!(AtomSpace::new_child(&[]), Err(Error::Hierarchy(_))));
 }
@@ -558,4 +559,36 @@ fn a_gone_child_gives_its_handle_numbers_back() {
     let other = AtomSpace::new_child(&[&base]).unwrap();
     assert_ne!(other.add_node(CONCEPT_NODE, "scratch").unwrap(), a);
     assert_eq!(kept.name(a), Some("scratch"));
+}
+
+#[test]
+fn roots_made_side_by_side_can_be_the_bases_of_one_child() {
+    let (a, b) = (AtomSpace::new(), AtomSpace::new());
+    let c = AtomSpace::new_child(&[&a, &b]).unwrap();
+    // Atoms added to the bases after the child was made are seen from it.
+    let x = a.add_node(CONCEPT_NODE, "in a").unwrap();
+    let y = b.add_node(CONCEPT_NODE, "in b").unwrap();
+    assert_ne!(x, y, "the joined roots draw handles from one numbering");
+    let mut seen: Vec<Handle> = c.handles_by_type(CONCEPT_NODE, false).collect();
+    seen.sort();
+    let mut want = vec![x, y];
+    want.sort();
+    assert_eq!(seen, want);
+    assert_eq!(a.handles_by_type(CONCEPT_NODE, false).collect::<Vec<_>>(), [x]);
+    assert_eq!(b.handles_by_type(CONCEPT_NODE, false).collect::<Vec<_>>(), [y]);
+    assert!(!a.contains(y) && !b.contains(x));
+    // The child's own atoms stay its own; a link over both bases' atoms works.
+    let l = c.add_link(LIST_LINK, &[x, y]).unwrap();
+    assert_eq!(c.incoming(x).as_deref(), Some(&[l][..]));
+    assert!(a.get_link(LIST_LINK, &[x, y]).is_none());
+    // A root that already holds atoms joins a new one, too.
+    let d = AtomSpace::new();
+    let e = AtomSpace::new_child(&[&a, &d]).unwrap();
+    assert!(e.contains(x));
+    // Two roots that both hold atoms number them apart: no common child.
+    let (p, q) = (AtomSpace::new(), AtomSpace::new());
+    p.add_node(CONCEPT_NODE, "p").unwrap();
+    q.add_node(CONCEPT_NODE, "q").unwrap();
+    let err = AtomSpace::new_child(&[&p, &q]).unwrap_err().to_string();
+    assert!(err.contains("one root space"), "{err}");
 }
