@@ -329,9 +329,8 @@ impl AtomSpace {
             // A root that never held an atom takes the anchor's slot numbers
             // and registry of children (a lost race to add its first atom
             // leaves it out).
-            if !b.store().same_hierarchy(anchor.store())
-                && !(b.store().join(anchor.store()) && Arc::ptr_eq(b.inner.hierarchy.get_or_init(|| hierarchy.clone()), &hierarchy))
-            {
+            let joined = || b.store().join(anchor.store()) && Arc::ptr_eq(b.inner.hierarchy.get_or_init(|| hierarchy.clone()), &hierarchy);
+            if !b.store().same_hierarchy(anchor.store()) && !joined() {
                 return Err(Error::Hierarchy("a base space took its first atom while the child space was made over it; try again".into()));
             }
         }
