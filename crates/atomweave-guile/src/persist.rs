@@ -221,6 +221,15 @@ subrs! {
         let space = w.space.unwrap_or_else(crate::api::current);
         Ok(count(with_store(w.node, |s| s.store_atomspace(smob::space_at(space), &mut |_| {}))?))
     }
+    monitor_storage "monitor-storage" (sn) {
+        let node = where_of(&[sn])?.node;
+        // A StorageNode that a proxy opened (not cog-open): the proxy's report has it.
+        if let Some(n) = node.filter(|&n| !OPEN.lock().iter().any(|o| o.is(n))) {
+            let name = atomweave::sexpr::atom_prefix(n.space(), n.h, atomweave::sexpr::Form::Wire, 200);
+            return Ok(ffi::string(&format!("{name}: not open by cog-open (a proxy that uses it reports on it)\n")));
+        }
+        Ok(ffi::string(&with_store(node, |s| Ok(s.monitor()))?))
+    }
     barrier "barrier" (sn) {
         with_store(where_of(&[sn])?.node, |s| s.barrier())?;
         Ok(ffi::UNSPECIFIED)
@@ -252,6 +261,7 @@ pub(crate) fn primitives() -> Vec<(&'static str, i32, i32, i32, Subr)> {
         ("load-atomspace", 0, 2, 0, load_atomspace as Subr),
         ("store-atomspace", 0, 2, 0, store_atomspace as Subr),
         ("barrier", 0, 1, 0, barrier as Subr),
+        ("monitor-storage", 0, 1, 0, monitor_storage as Subr),
         ("cog-delete!", 1, 1, 0, cog_delete as Subr),
         ("cog-delete-recursive!", 1, 1, 0, cog_delete_recursive as Subr),
     ]

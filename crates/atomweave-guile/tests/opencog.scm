@@ -279,8 +279,14 @@
   (cog-set-atomspace! prev)
   (test-equal "its atoms are its own" 3 (count-all happy))
   (test-equal "(AtomSpace BASE) is a child space" (list happy) (cog-outgoing-set (AtomSpace happy)))
-  (test-assert "bases of two hierarchies are refused"
-    (raises-with? "one root space" (lambda () (AtomSpace happy (AtomSpace "other"))))))
+  (test-assert "a new space joins another as a base of one child"
+    (let* ((other (AtomSpace "other")) (both (AtomSpace happy other)))
+      (equal? (list happy other) (cog-outgoing-set both))))
+  (test-assert "bases of two hierarchies that both hold atoms are refused"
+    (raises-with? "one root space"
+      (lambda () (let ((full (AtomSpace "full")))
+                   (cog-set-atomspace! full) (Concept "x") (cog-set-atomspace! prev)
+                   (AtomSpace happy full))))))
 
 (test-group "atomspaces as atoms"
   (define a (cog-new-atomspace))
@@ -856,6 +862,22 @@
   (test-equal "and each target has what it wrote" (stv 0.5 0.5) (cog-tv (Concept "through")))
   (test-assert "a proxy without parameters does not open"
     (raises-with? "ProxyParametersLink" (lambda () (cog-open (ReadThruProxy "bare")))))
+  (define wb (WriteBufferProxy "buffered"))
+  (ProxyParameters wb (RocksStorageNode (string-append "rocks://" a-dir)) (Number 3600))
+  (cog-open wb)
+  (store-atom (Concept "buffered" (stv 0.25 0.5)))
+  (test-assert "monitor-storage reports the write waiting in the buffer"
+    (string-contains (monitor-storage wb) "waiting 1 atoms"))
+  (barrier)
+  (test-assert "and written after a barrier"
+    (string-contains (monitor-storage) "wrote 1 atoms"))
+  (cog-close wb)
+  (cog-atomspace-clear)
+  (define rd (RocksStorageNode (string-append "rocks://" a-dir)))
+  (cog-open rd)
+  (fetch-atom (Concept "buffered"))
+  (cog-close rd)
+  (test-equal "the buffered atom is in the store" (stv 0.25 0.5) (cog-tv (Concept "buffered")))
   (cog-set-atomspace! prev))
 
 (test-group "persistence"

@@ -9,9 +9,10 @@
 //!   processes share ([`pg`]);
 //! - `cog://host:port`: the space of a running CogServer (`atomweave
 //!   serve`, or upstream's), over the network ([`cog`]);
-//! - a proxy atom (`WriteThruProxy`, `ReadThruProxy`, ...) passing calls to
-//!   the stores its ProxyParametersLink names ([`proxy`], opened from the
-//!   atom by [`proxy::open_node`]).
+//! - a proxy atom (`WriteThruProxy`, `ReadThruProxy`, `CachingProxy`,
+//!   ...) passing calls to the stores its ProxyParametersLink names
+//!   ([`proxy`], opened from the atom by [`proxy::open_node`]; the
+//!   `WriteBufferProxy` in [`buffer`]).
 //!
 //! Every backend offers the calls upstream's StorageNode does
 //! ([`StorageNode`]); stores write behind, in batches, and [`barrier`]
@@ -22,12 +23,52 @@
 
 use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 
+/// The StorageNode calls besides the plain writes (`store_atom`,
+/// `store_value`) and `fetch_query`, each passed to the store that
+/// `self.$via(|store| ...)` reaches: for wrappers of another store.
+macro_rules! forward_calls {
+    ($via:ident) => {
+        fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
+            self.$via(|s| s.update_value(space, h, key, delta))
+        }
+        fn fetch_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<bool> {
+            self.$via(|s| s.fetch_atom(space, h))
+        }
+        fn fetch_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<bool> {
+            self.$via(|s| s.fetch_value(space, h, key))
+        }
+        fn fetch_incoming_set(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<usize> {
+            self.$via(|s| s.fetch_incoming_set(space, h, recursive))
+        }
+        fn fetch_incoming_by_type(&mut self, space: &AtomSpace, h: Handle, t: Type) -> Result<usize> {
+            self.$via(|s| s.fetch_incoming_by_type(space, h, t))
+        }
+        fn load_atoms_of_type(&mut self, space: &AtomSpace, t: Type) -> Result<usize> {
+            self.$via(|s| s.load_atoms_of_type(space, t))
+        }
+        fn load_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+            self.$via(|s| s.load_atomspace(space, progress))
+        }
+        fn store_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+            self.$via(|s| s.store_atomspace(space, progress))
+        }
+        fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
+            self.$via(|s| s.delete(space, h, recursive))
+        }
+        fn barrier(&mut self) -> Result<()> {
+            self.$via(|s| s.barrier())
+        }
+    };
+}
+
+pub mod buffer;
 pub mod codec;
 pub mod cog;
 pub mod file;
 pub mod lmdb;
 pub mod pg;
 pub mod proxy;
+pub mod shared;
 mod spill;
 
 /// What can go wrong with a store.
@@ -111,6 +152,12 @@ pub trait StorageNode: Send {
             "{} cannot run queries: fetch-query needs a cog:// store; load the atoms (load-atomspace, fetch-incoming-set) and use cog-execute!",
             self.url()
         )))
+    }
+
+    /// A report on the store for people (upstream's `monitor-storage`):
+    /// what it is and, where it keeps them, its counts.
+    fn monitor(&self) -> String {
+        format!("{}: open\n", self.url())
     }
 
     /// Flushes and closes the store.

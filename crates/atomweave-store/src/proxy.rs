@@ -9,13 +9,21 @@
 //! - `SequentialReadProxy`: each read from the targets in order, until one
 //!   has what is asked; it writes nothing.
 //! - `ReadWriteProxy`: reads from the first target, writes to the second.
+//! - `CachingProxy`: reads from its target what the space does not hold
+//!   yet (an atom with values, a value, an incoming set); it writes nothing.
+//! - `WriteBufferProxy`: writes held back and passed on in batches
+//!   ([`crate::buffer`]).
 //!
 //! A proxy that does not write (or read) refuses the call with an error
 //! that says so: a write that goes nowhere must not look stored.
 
+use std::time::Duration;
+
 use atomweave::{types, AtomSpace, Handle, Type, Value};
 
+use crate::shared::SharedStore;
 use crate::{open, url_of_node, Result, StorageNode, StoreError};
+use std::collections::HashMap;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum Kind {
@@ -24,6 +32,8 @@ enum Kind {
     ReadThru,
     SequentialRead,
     ReadWrite,
+    Caching,
+    WriteBuffer,
 }
 
 /// A proxy and the stores it passes calls to.
@@ -33,6 +43,15 @@ pub struct Proxy {
     targets: Vec<Box<dyn StorageNode>>,
     /// The ReadThruProxy's next target.
     next: usize,
+    /// The CachingProxy's reads the space answered, and those it did not.
+    hits: u64,
+    misses: u64,
+}
+
+/// A proxy that takes every call and does nothing (what a closed
+/// WriteBufferProxy leaves in its place).
+pub(crate) fn null(url: &str) -> Box<dyn StorageNode> {
+    Box::new(Proxy { url: url.to_string(), kind: Kind::Null, targets: Vec::new(), next: 0, hits: 0, misses: 0 })
 }
 
 /// Is `t` a proxy type?
@@ -44,18 +63,30 @@ pub fn is_proxy(t: Type) -> bool {
 /// targets its ProxyParametersLink gives (each opened in turn), or the
 /// store of a URL.
 pub fn open_node(space: &AtomSpace, h: Handle) -> Result<Box<dyn StorageNode>> {
-    open_node_in(space, h, 0)
+    open_node_in(space, h, 0, &mut HashMap::new())
 }
+
+/// The stores a proxy tree has opened, by StorageNode atom: a store named
+/// along two paths is opened once and shared.
+type Opened = HashMap<Handle, SharedStore>;
 
 /// Proxies of proxies, at most this deep: a proxy that names itself must
 /// not recurse without end.
 const MAX_PROXY_DEPTH: usize = 32;
 
-fn open_node_in(space: &AtomSpace, h: Handle, depth: usize) -> Result<Box<dyn StorageNode>> {
+fn open_node_in(space: &AtomSpace, h: Handle, depth: usize, opened: &mut Opened) -> Result<Box<dyn StorageNode>> {
     let t = space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
     let name = space.name(h).unwrap_or_default().to_string();
     if !is_proxy(t) {
-        return open(&url_of_node(t, &name)?);
+        if depth == 0 {
+            return open(&url_of_node(t, &name)?);
+        }
+        if let Some(s) = opened.get(&h) {
+            return Ok(Box::new(s.another()));
+        }
+        let store = SharedStore::new(open(&url_of_node(t, &name)?)?);
+        opened.insert(h, store.another());
+        return Ok(Box::new(store));
     }
     let url = format!("({} \"{name}\")", t.name());
     let unsupported = |why: &str| StoreError::Unsupported(format!("{url}: {why}"));
@@ -65,9 +96,11 @@ fn open_node_in(space: &AtomSpace, h: Handle, depth: usize) -> Result<Box<dyn St
         "ReadThruProxyNode" => Kind::ReadThru,
         "SequentialReadProxyNode" => Kind::SequentialRead,
         "ReadWriteProxyNode" => Kind::ReadWrite,
+        "CachingProxyNode" => Kind::Caching,
+        "WriteBufferProxyNode" => Kind::WriteBuffer,
         other => {
             return Err(unsupported(&format!(
-                "{other} is not supported by atomweave (NullProxy, WriteThruProxy, ReadThruProxy, SequentialReadProxy and ReadWriteProxy are)"
+                "{other} is not supported by atomweave (NullProxy, WriteThruProxy, ReadThruProxy, SequentialReadProxy, ReadWriteProxy, CachingProxy and WriteBufferProxy are)"
             )))
         }
     };
@@ -75,13 +108,25 @@ fn open_node_in(space: &AtomSpace, h: Handle, depth: usize) -> Result<Box<dyn St
         return Err(unsupported(&format!("proxies nest more than {MAX_PROXY_DEPTH} deep (does a proxy name itself?)")));
     }
     let mut targets = Vec::new();
+    let mut interval = crate::buffer::DEFAULT_INTERVAL;
     if kind != Kind::Null {
         let params = space
             .incoming_by_type(h, types::PROXY_PARAMETERS_LINK)
             .into_iter()
             .find(|&l| space.outgoing(l).and_then(|o| o.first()) == Some(&h))
             .ok_or_else(|| unsupported("no ProxyParametersLink names its targets: (ProxyParameters PROXY STORAGE-NODE-OR-LIST)"))?;
-        let given = space.outgoing(params).unwrap_or(&[]).get(1).copied().ok_or_else(|| unsupported("its ProxyParametersLink names no target"))?;
+        let params = space.outgoing(params).unwrap_or(&[]);
+        let given = params.get(1).copied().ok_or_else(|| unsupported("its ProxyParametersLink names no target"))?;
+        if let (Kind::WriteBuffer, Some(&n)) = (kind, params.get(2)) {
+            let seconds = match space.get_type(n) {
+                Some(types::NUMBER_NODE) => space.name(n).and_then(|x| x.split_whitespace().next()?.parse::<f64>().ok()),
+                _ => None,
+            };
+            interval = seconds
+                .filter(|s| s.is_finite() && *s > 0.0 && *s <= 1e9)
+                .map(Duration::from_secs_f64)
+                .ok_or_else(|| unsupported("a WriteBufferProxy's third parameter is the seconds writes may wait, a NumberNode above 0"))?;
+        }
         let nodes: Vec<Handle> = match space.get_type(given) {
             Some(types::LIST_LINK) => space.outgoing(given).unwrap_or(&[]).to_vec(),
             _ => vec![given],
@@ -93,7 +138,7 @@ fn open_node_in(space: &AtomSpace, h: Handle, depth: usize) -> Result<Box<dyn St
                     atomweave::sexpr::atom_prefix(space, n, atomweave::sexpr::Form::Wire, 120)
                 )));
             }
-            match open_node_in(space, n, depth + 1) {
+            match open_node_in(space, n, depth + 1, opened) {
                 Ok(s) => targets.push(s),
                 Err(e) => {
                     for s in targets {
@@ -109,8 +154,15 @@ fn open_node_in(space: &AtomSpace, h: Handle, depth: usize) -> Result<Box<dyn St
         if kind == Kind::ReadWrite && targets.len() != 2 {
             return Err(unsupported("a ReadWriteProxy takes two targets, (List READER WRITER)"));
         }
+        if kind == Kind::Caching && targets.len() != 1 {
+            return Err(unsupported("a CachingProxy reads from one target"));
+        }
     }
-    Ok(Box::new(Proxy { url, kind, targets, next: 0 }))
+    if kind == Kind::WriteBuffer {
+        let through = Box::new(Proxy { url: url.clone(), kind: Kind::WriteThru, targets, next: 0, hits: 0, misses: 0 });
+        return Ok(Box::new(crate::buffer::WriteBuffer::new(url, through, interval)?));
+    }
+    Ok(Box::new(Proxy { url, kind, targets, next: 0, hits: 0, misses: 0 }))
 }
 
 impl Proxy {
@@ -120,7 +172,10 @@ impl Proxy {
             Kind::Null => Ok(&mut []),
             Kind::WriteThru => Ok(&mut self.targets),
             Kind::ReadWrite => Ok(&mut self.targets[1..]),
-            Kind::ReadThru | Kind::SequentialRead => Err(StoreError::Unsupported(format!("{} does not write ({call}): it only reads", self.url))),
+            Kind::ReadThru | Kind::SequentialRead | Kind::Caching => {
+                Err(StoreError::Unsupported(format!("{} does not write ({call}): it only reads", self.url)))
+            }
+            Kind::WriteBuffer => unreachable!("a WriteBufferProxy opens as a buffer::WriteBuffer"),
         }
     }
 
@@ -130,7 +185,8 @@ impl Proxy {
         match self.kind {
             Kind::Null => Ok(R::default()),
             Kind::WriteThru => Err(StoreError::Unsupported(format!("{} does not read ({call}): it only writes", self.url))),
-            Kind::ReadWrite => ask(&mut *self.targets[0]),
+            Kind::ReadWrite | Kind::Caching => ask(&mut *self.targets[0]),
+            Kind::WriteBuffer => unreachable!("a WriteBufferProxy opens as a buffer::WriteBuffer"),
             Kind::ReadThru => {
                 let i = self.next % self.targets.len();
                 self.next = i + 1;
@@ -147,6 +203,20 @@ impl Proxy {
                 Ok(last)
             }
         }
+    }
+
+    /// For a CachingProxy, whether the space holds what a read asks
+    /// (counted): then the read is answered here. Other proxies always ask.
+    fn cached(&mut self, held: bool) -> bool {
+        if self.kind != Kind::Caching {
+            return false;
+        }
+        if held {
+            self.hits += 1;
+        } else {
+            self.misses += 1;
+        }
+        held
     }
 
     fn write_all(&mut self, call: &str, mut each: impl FnMut(&mut dyn StorageNode) -> Result<()>) -> Result<()> {
@@ -185,18 +255,32 @@ impl StorageNode for Proxy {
     }
 
     fn fetch_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<bool> {
+        if self.cached(!space.key_values(h).is_empty() || space.get_tv(h).is_some_and(|tv| !tv.is_default())) {
+            return Ok(true);
+        }
         self.read("fetch-atom", |&b| b, |t| t.fetch_atom(space, h))
     }
 
     fn fetch_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<bool> {
+        if self.cached(space.get_value(h, key).is_some()) {
+            return Ok(true);
+        }
         self.read("fetch-value", |&b| b, |t| t.fetch_value(space, h, key))
     }
 
     fn fetch_incoming_set(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<usize> {
+        let held = space.incoming_size(h).unwrap_or(0);
+        if self.cached(held > 0) {
+            return Ok(held);
+        }
         self.read("fetch-incoming-set", |&n| n > 0, |t| t.fetch_incoming_set(space, h, recursive))
     }
 
     fn fetch_incoming_by_type(&mut self, space: &AtomSpace, h: Handle, t: Type) -> Result<usize> {
+        let held = space.incoming_by_type(h, t).len();
+        if self.cached(held > 0) {
+            return Ok(held);
+        }
         self.read("fetch-incoming-by-type", |&n| n > 0, |s| s.fetch_incoming_by_type(space, h, t))
     }
 
@@ -241,6 +325,20 @@ impl StorageNode for Proxy {
             t.barrier()?;
         }
         Ok(())
+    }
+
+    fn monitor(&self) -> String {
+        let mut report = self.url.clone();
+        if self.kind == Kind::Caching {
+            report += &format!(": {} reads the space answered, {} passed on", self.hits, self.misses);
+        }
+        report.push('\n');
+        for t in &self.targets {
+            for line in t.monitor().lines() {
+                report += &format!("  {line}\n");
+            }
+        }
+        report
     }
 
     fn close(self: Box<Self>) -> Result<()> {

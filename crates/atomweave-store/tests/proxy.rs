@@ -107,7 +107,9 @@ fn a_badly_configured_proxy_does_not_open() {
         ("(WriteThruProxy \"no params\")", "no ProxyParametersLink"),
         ("(ProxyParameters (WriteThruProxy \"bad target\") (Concept \"bar\"))", "must be a StorageNode"),
         ("(ProxyParameters (WriteThruProxy \"self\") (WriteThruProxy \"self\"))", "nest more than"),
-        ("(ProxyParameters (CachingProxy \"cache\") (NullProxy \"n\"))", "not supported"),
+        ("(ProxyParameters (CachingProxy \"cache\") (List (NullProxy \"n\") (NullProxy \"m\")))", "one target"),
+        ("(ProxyParameters (WriteBufferProxy \"zero\") (NullProxy \"n\") (Number 0))", "above 0"),
+        ("(DynamicDataProxy \"unknown\")", "not supported"),
         ("(ProxyParameters (ReadWriteProxy \"one\") (NullProxy \"n\"))", "two targets"),
     ];
     for (text, want) in cases {
@@ -119,4 +121,83 @@ fn a_badly_configured_proxy_does_not_open() {
         let err = open_node(&space, proxy).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err.contains(want), "{text}: {err}");
     }
+}
+
+/// A WriteBufferProxy over an LMDB store in `dir`, waiting `seconds`.
+fn write_buffer(space: &AtomSpace, dir: &tempfile::TempDir, seconds: &str) -> Box<dyn atomweave_store::StorageNode> {
+    let target = lmdb(space, dir);
+    let proxy = atom(space, "(WriteBufferProxy \"buffer\")");
+    let wait = atom(space, &format!("(Number {seconds})"));
+    space.add_link(PROXY_PARAMETERS_LINK, &[proxy, target, wait]).unwrap();
+    open_node(space, proxy).unwrap()
+}
+
+#[test]
+fn a_write_buffer_holds_writes_until_a_barrier_and_writes_each_atom_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let space = AtomSpace::new();
+    let mut store = write_buffer(&space, &dir, "3600");
+    let a = atom(&space, "(Concept \"a\")");
+    for i in 0..100 {
+        space.set_tv(a, TruthValue::simple(i as f64 / 100.0, 0.5)).unwrap();
+        store.store_atom(&space, a).unwrap();
+    }
+    assert!(store.monitor().contains("waiting 1 atoms and 0 values; 0 flushes"), "{}", store.monitor());
+    store.barrier().unwrap();
+    assert!(store.monitor().contains("waiting 0 atoms and 0 values; 1 flushes (every 3600 s) wrote 1 atoms"), "{}", store.monitor());
+    // Close writes what is still waiting; an atom extracted meanwhile is not stored.
+    let b = atom(&space, "(Concept \"b\" (stv 0.25 0.5))");
+    let gone = atom(&space, "(Concept \"gone\" (stv 0.5 0.5))");
+    store.store_atom(&space, b).unwrap();
+    store.store_atom(&space, gone).unwrap();
+    space.extract(gone, false).unwrap();
+    store.close().unwrap();
+    assert_eq!(stored_in(&dir, "a"), Some(TruthValue::simple(0.99, 0.5)));
+    assert_eq!(stored_in(&dir, "b"), Some(TruthValue::simple(0.25, 0.5)));
+    assert_eq!(stored_in(&dir, "gone"), None);
+}
+
+#[test]
+fn a_write_buffer_drains_on_its_own_after_its_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let space = AtomSpace::new();
+    let mut store = write_buffer(&space, &dir, "0.05");
+    let a = atom(&space, "(Concept \"a\" (stv 0.5 0.5))");
+    store.store_atom(&space, a).unwrap();
+    let started = std::time::Instant::now();
+    while !store.monitor().contains("wrote 1 atoms") {
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "the drain thread never wrote: {}", store.monitor());
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    store.close().unwrap();
+    assert_eq!(stored_in(&dir, "a"), Some(TruthValue::simple(0.5, 0.5)));
+}
+
+#[test]
+fn one_store_named_along_two_paths_is_opened_once() {
+    // Reads from the store, writes to it through a buffer: upstream's
+    // StorageNode is one atom, one connection.
+    let dir = tempfile::tempdir().unwrap();
+    let space = AtomSpace::new();
+    let target = lmdb(&space, &dir);
+    let buffer = atom(&space, "(WriteBufferProxy \"w\")");
+    space.add_link(PROXY_PARAMETERS_LINK, &[buffer, target]).unwrap();
+    let cache = atom(&space, "(CachingProxy \"c\")");
+    space.add_link(PROXY_PARAMETERS_LINK, &[cache, target]).unwrap();
+    let rw = atom(&space, "(ReadWriteProxy \"rw\")");
+    space.add_link(PROXY_PARAMETERS_LINK, &[rw, space.add_link(LIST_LINK, &[cache, buffer]).unwrap()]).unwrap();
+    let mut store = open_node(&space, rw).unwrap();
+    let a = atom(&space, "(Concept \"a\" (stv 0.5 0.25))");
+    store.store_atom(&space, a).unwrap();
+    store.barrier().unwrap();
+    // The cache answers what the space holds, and asks the store otherwise.
+    assert!(store.fetch_atom(&space, a).unwrap());
+    let fresh = AtomSpace::new();
+    let fa = fresh.add_node(CONCEPT_NODE, "a").unwrap();
+    assert!(store.fetch_atom(&fresh, fa).unwrap());
+    assert_eq!(fresh.get_tv(fa), Some(TruthValue::simple(0.5, 0.25)));
+    let report = store.monitor();
+    assert!(report.contains("1 reads the space answered, 1 passed on"), "{report}");
+    store.close().unwrap();
+    assert_eq!(stored_in(&dir, "a"), Some(TruthValue::simple(0.5, 0.25)));
 }

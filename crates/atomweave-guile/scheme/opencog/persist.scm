@@ -5,5 +5,5 @@
   #:re-export (cog-open cog-close cog-connected? fetch-atom fetch-value
                fetch-incoming-set fetch-incoming-by-type fetch-query
                load-atoms-of-type load-atomspace store-atom store-value
-               update-value store-atomspace barrier cog-delete!
+               update-value store-atomspace barrier monitor-storage cog-delete!
                cog-delete-recursive!))
