@@ -733,7 +733,8 @@ impl AtomSpace {
 
     /// A StateLink `(State ANCHOR VALUE)` with a closed value (no free
     /// variable) is the anchor's one state, as upstream's: adding it
-    /// removes the anchor's other closed states (those held by no link).
+    /// removes the anchor's other closed states, with the links that hold
+    /// them (a query's result set that named the old state).
     fn add_state(&self, outgoing: &[Handle]) -> Result<Handle> {
         if let Some(h) = self.get_link(crate::types::STATE_LINK, outgoing) {
             return Ok(h);
@@ -743,8 +744,7 @@ impl AtomSpace {
             if self.is_closed(value) {
                 for old in self.incoming_by_type(anchor, crate::types::STATE_LINK) {
                     if old != h && self.outgoing(old).is_some_and(|o| o.len() == 2 && o[0] == anchor && self.is_closed(o[1])) {
-                        // Held by another link: it stays, as that link needs it.
-                        let _ = self.extract(old, false);
+                        let _ = self.extract(old, true);
                     }
                 }
             }

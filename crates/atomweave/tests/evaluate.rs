@@ -173,3 +173,49 @@ fn a_formula_stored_as_a_value_is_evaluated_through_value_of() {
     let read = one(&s, r#"(ValueOf (Concept "c") (Predicate "test"))"#);
     assert_eq!(evaluate(&s, read).unwrap(), yes());
 }
+
+#[test]
+fn an_anchored_query_puts_each_grounding_on_the_anchor() {
+    use atomweave::query::execute_value;
+    use atomweave::types;
+    let s = AtomSpace::new();
+    one(&s, r#"(Evaluation (Predicate "foobar") (List (Concept "funny") (Concept "thing")))"#);
+    one(&s, r#"(Evaluation (Predicate "foobar") (List (Concept "funny") (Concept "stuff")))"#);
+    let anchor = one(&s, r#"(Anchor "here")"#);
+    let sat = one(&s, r#"(Satisfaction (Anchor "here") (Evaluation (Predicate "foobar") (List (Concept "funny") (Variable "$x"))))"#);
+    assert_eq!(execute_value(&s, sat).unwrap(), atomweave::Value::Truth(yes()));
+    let members = |s: &AtomSpace| {
+        let mut m: Vec<String> = s
+            .incoming_by_type(anchor, types::MEMBER_LINK)
+            .into_iter()
+            .map(|l| atomweave::sexpr::atom_prefix(s, s.outgoing(l).unwrap()[0], atomweave::sexpr::Form::Wire, 200))
+            .collect();
+        m.sort();
+        m
+    };
+    assert_eq!(members(&s), ["(ConceptNode \"stuff\")", "(ConceptNode \"thing\")"]);
+    // Two variables: a ListLink of the groundings in declaration order.
+    let two = one(
+        &s,
+        r#"(Satisfaction (VariableList (Variable "$p") (Variable "$x") (Anchor "here")) (Evaluation (Variable "$p") (List (Concept "funny") (Variable "$x"))))"#,
+    );
+    execute_value(&s, two).unwrap();
+    assert!(members(&s).contains(&"(ListLink (PredicateNode \"foobar\")(ConceptNode \"thing\"))".to_string()), "{:?}", members(&s));
+    // Two anchors are an error.
+    let bad =
+        one(&s, r#"(Get (VariableList (Variable "$x") (Anchor "a") (Anchor "b")) (Evaluation (Predicate "foobar") (List (Concept "funny") (Variable "$x"))))"#);
+    assert!(execute_value(&s, bad).unwrap_err().to_string().contains("more than one AnchorNode"));
+}
+
+#[test]
+fn a_delete_built_by_a_rewrite_takes_its_atom_out_of_the_space() {
+    use atomweave::query::execute_value;
+    let s = AtomSpace::new();
+    let item = one(&s, r#"(Evaluation (Predicate "visibility") (List (Concept "item")))"#);
+    let destroy =
+        one(&s, r#"(Bind (Evaluation (Predicate "visibility") (List (Variable "$x"))) (Delete (Evaluation (Predicate "visibility") (List (Variable "$x")))))"#);
+    execute_value(&s, destroy).unwrap();
+    assert!(!s.contains(item));
+    // The query's own DeleteLink (over a variable) is the only one left.
+    assert_eq!(s.handles_by_type(atomweave::types::DELETE_LINK, false).count(), 1, "the built DeleteLink is not left in the space");
+}

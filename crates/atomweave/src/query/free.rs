@@ -56,9 +56,20 @@ pub fn free_variables(space: &AtomSpace, h: Handle) -> Result<Vec<Handle>> {
     Ok(free)
 }
 
+/// The variables scope link `h` binds: those its declaration names, or
+/// without one, those free in its body (upstream's PutLink and LambdaLink
+/// bind their body's variables so).
+pub(crate) fn bound_by_scope(space: &AtomSpace, h: Handle) -> Result<SmallVec<[Handle; 4]>> {
+    match space.outgoing(h).unwrap_or(&[]) {
+        [decl, ..] if space.get_type(*decl).is_some_and(is_vardecl_type) => Ok(declared(space, *decl)),
+        [body, ..] => Ok(free_variables(space, *body)?.into_iter().collect()),
+        [] => Ok(SmallVec::new()),
+    }
+}
+
 /// The variables a declaration (a variable, a TypedVariableLink, a
 /// VariableList or VariableSet of these) names.
-fn declared(space: &AtomSpace, decl: Handle) -> SmallVec<[Handle; 4]> {
+pub(crate) fn declared(space: &AtomSpace, decl: Handle) -> SmallVec<[Handle; 4]> {
     let mut vars = SmallVec::new();
     let mut todo = vec![decl];
     while let Some(d) = todo.pop() {

@@ -526,6 +526,22 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             }
             let pat = Pattern::compile(space, query, vardecl, body, &[])?;
             let search = Search { space, pat: &pat };
+            // Anchored: every grounding goes on the anchor, in a MemberLink
+            // (several variables' in a ListLink, in declaration order).
+            if let Some(anchor) = pat.anchor {
+                let results = sorted(search.groundings(false)?);
+                let wanted: Vec<usize> = (0..pat.vars.len()).filter(|&i| pat.grounded & (1 << i) != 0 && !pat.vars[i].hidden).collect();
+                for g in &results {
+                    let Value::Atom(member) = tuple(space, &pat, &wanted, g, true)? else {
+                        return Err(bad(format!("{}: a grounding that is a value cannot go on an anchor", describe(space, query))));
+                    };
+                    space.add_link(types::MEMBER_LINK, &[member, anchor])?;
+                }
+                return Ok(match t {
+                    types::SATISFACTION_LINK => Executed::Value(Value::Truth(crisp(!results.is_empty()))),
+                    _ => Executed::Atom(anchor),
+                });
+            }
             if t == types::SATISFACTION_LINK {
                 let found = !search.groundings(true)?.is_empty();
                 return Ok(Executed::Value(Value::Truth(crisp(found))));
@@ -556,6 +572,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 let mut found = Vec::with_capacity(sols.len());
                 for m in &sols {
                     let built = rewrites.iter().map(|&r| run_rewrite(space, beta::substitute_consuming(space, r, m)?, bind)).collect::<Result<Vec<_>>>()?;
+                    let built = built.into_iter().flatten().collect();
                     add_rewrites(&mut found, built, bind);
                 }
                 return deliver(space, bind, found);
@@ -569,6 +586,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             for g in &results {
                 let b: Bindings = g.iter().map(|v| v.as_ref().map(Bound::from)).collect();
                 let built = pat.rewrites.iter().map(|&r| rewrite(space, &pat, r, &b, bind)).collect::<Result<Vec<_>>>()?;
+                let built: Vec<Value> = built.into_iter().flatten().collect();
                 // Grouped: one result per grounding, whatever the rewrites.
                 if pat.group.is_some() {
                     found.push(if built.len() == 1 { built.into_iter().next().expect("one") } else { Value::link(built) });
@@ -768,17 +786,30 @@ fn add_rewrites(found: &mut Vec<Value>, built: Vec<Value>, bind: bool) {
 
 /// A rewrite built for one grounding; a function or a PutLink is then
 /// run, as upstream's instantiator does. A BindLink's results go in a
-/// SetLink, so they must be atoms.
-fn rewrite(space: &AtomSpace, pat: &Pattern, r: pattern::TermId, b: &Bindings<'_>, bind: bool) -> Result<Value> {
+/// SetLink, so they must be atoms. `None`: a DeleteLink, which deletes.
+fn rewrite(space: &AtomSpace, pat: &Pattern, r: pattern::TermId, b: &Bindings<'_>, bind: bool) -> Result<Option<Value>> {
     run_rewrite(space, eval::instantiate(space, pat, r, b)?, bind)
 }
 
 /// A rewrite built: a function or a PutLink is run, and so is a function
-/// it gives (a PutLink of a LambdaLink reduces to the lambda's body).
-fn run_rewrite(space: &AtomSpace, built: Handle, bind: bool) -> Result<Value> {
+/// it gives (a PutLink of a LambdaLink reduces to the lambda's body). A
+/// DeleteLink extracts its members (recursively, as upstream's) and itself,
+/// and gives nothing.
+fn run_rewrite(space: &AtomSpace, built: Handle, bind: bool) -> Result<Option<Value>> {
+    if space.get_type(built) == Some(types::DELETE_LINK) {
+        let members = space.outgoing(built).unwrap_or(&[]).to_vec();
+        let _ = space.extract(built, false);
+        for m in members {
+            // Gone already, or a variable left open: as upstream, no error.
+            if !has_variables(space, m)? {
+                let _ = space.extract(m, true);
+            }
+        }
+        return Ok(None);
+    }
     let runs = |h: Handle| space.get_type(h).is_some_and(|t| t.is_a(types::FUNCTION_LINK) || t == types::PUT_LINK);
     if !runs(built) {
-        return Ok(Value::Atom(built));
+        return Ok(Some(Value::Atom(built)));
     }
     let value = |e: Executed| match e {
         Executed::Atom(h) => Value::Atom(h),
@@ -792,11 +823,11 @@ fn run_rewrite(space: &AtomSpace, built: Handle, bind: bool) -> Result<Value> {
         }
     }
     match result {
-        Value::Atom(h) => Ok(Value::Atom(h)),
+        Value::Atom(h) => Ok(Some(Value::Atom(h))),
         v if bind => {
             Err(bad(format!("a BindLink's rewrite {} gives a {}, not an atom: a QueryLink gives values", describe(space, built), v.value_type().name())))
         }
-        v => Ok(v),
+        v => Ok(Some(v)),
     }
 }
 

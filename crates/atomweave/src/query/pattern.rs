@@ -87,6 +87,9 @@ pub(crate) struct Pattern {
     pub own_links: HashSet<Handle>,
     /// A GroupLink's grouping of the results, if the body holds one.
     pub group: Option<Group>,
+    /// The AnchorNode among the declarations, if any: each grounding is
+    /// attached to it by a MemberLink, as upstream's anchored queries do.
+    pub anchor: Option<Handle>,
 }
 
 /// `(Group VARS... [(Interval (Number lo) (Number hi))])` in a body: the
@@ -194,6 +197,7 @@ struct Compiler<'s> {
     var_memo: HashMap<(Handle, bool), u64>,
     /// The GroupLinks met among the clauses.
     groups: Vec<Handle>,
+    anchor: Option<Handle>,
 }
 
 /// The deepest nesting under `h`, or an error past [`MAX_DEPTH`]. Shared
@@ -258,6 +262,11 @@ impl Pattern {
     pub fn compile(space: &AtomSpace, query: Handle, vardecl: Option<Handle>, body: Handle, rewrites: &[Handle]) -> Result<Pattern> {
         let mut c = Compiler::new(space);
         match vardecl {
+            // An anchor alone: the body's variables, groundings attached to it.
+            Some(d) if space.get_type(d) == Some(types::ANCHOR_NODE) => {
+                c.anchor = Some(d);
+                c.free_variables(body, false, &mut HashSet::default())?
+            }
             Some(d) => c.declare(d)?,
             None => c.free_variables(body, false, &mut HashSet::default())?,
         }
@@ -304,7 +313,17 @@ impl Pattern {
         }
         let forbidden = Forbidden::new(space, c.vars.iter().map(|v| v.handle).collect());
         let group = c.group()?;
-        Ok(Pattern { terms: c.terms, vars: c.vars, alternatives, rewrites: rewrite_terms, grounded, forbidden, own_links: own_links(space, &[query]), group })
+        Ok(Pattern {
+            terms: c.terms,
+            vars: c.vars,
+            alternatives,
+            rewrites: rewrite_terms,
+            grounded,
+            forbidden,
+            own_links: own_links(space, &[query]),
+            group,
+            anchor: c.anchor,
+        })
     }
 
     /// Compiles atom `p` as one pattern term over its free variables, for
@@ -340,6 +359,7 @@ impl<'s> Compiler<'s> {
             memo: HashMap::default(),
             var_memo: HashMap::default(),
             groups: Vec::new(),
+            anchor: None,
         }
     }
 
@@ -397,9 +417,15 @@ impl<'s> Compiler<'s> {
             types::VARIABLE_LIST | types::VARIABLE_SET => {
                 for &m in self.out(d) {
                     let t = self.ty(m)?;
+                    if t == types::ANCHOR_NODE {
+                        if self.anchor.replace(m).is_some() {
+                            return Err(bad(format!("{} names more than one AnchorNode", self.describe(d))));
+                        }
+                        continue;
+                    }
                     if matches!(t, types::VARIABLE_LIST | types::VARIABLE_SET) || !is_vardecl_type(t) {
                         return Err(bad(format!(
-                            "{} may hold only VariableNodes, GlobNodes and TypedVariableLinks, not {}",
+                            "{} may hold only VariableNodes, GlobNodes, TypedVariableLinks and an AnchorNode, not {}",
                             self.describe(d),
                             self.describe(m)
                         )));
@@ -843,23 +869,81 @@ impl<'s> Compiler<'s> {
     /// the body grounds.
     fn rewrite(&mut self, h: Handle, grounded: u64) -> Result<TermId> {
         self.check_rewrite_vars(h, false, grounded, &mut HashSet::default())?;
-        self.term(h, false, false)
+        self.rewrite_term(h)
+    }
+
+    /// A rewrite's term. A scope in it (a PutLink, a LambdaLink) that binds
+    /// a variable of the query's name binds its own: that variable is not
+    /// the query's there, and stays as it is, as upstream's instantiation
+    /// leaves it.
+    fn rewrite_term(&mut self, h: Handle) -> Result<TermId> {
+        let t = self.ty(h)?;
+        if t.is_link() && t.is_a(types::SCOPE_LINK) {
+            let shadowed: Vec<(Handle, usize)> =
+                super::free::bound_by_scope(self.space, h)?.into_iter().filter_map(|v| self.index.get(&v).map(|&i| (v, i))).collect();
+            if !shadowed.is_empty() {
+                // Compiled apart: what is memoized here must not be reused
+                // outside the scope, where the variables are the query's.
+                let memo = std::mem::take(&mut self.memo);
+                for (v, _) in &shadowed {
+                    self.index.remove(v);
+                }
+                let id = self.term(h, false, false);
+                self.index.extend(shadowed);
+                self.memo = memo;
+                return id;
+            }
+        }
+        if !t.is_link() || matches!(t, types::QUOTE_LINK | types::LOCAL_QUOTE_LINK) || !self.shadows_within(h, &mut HashMap::default())? {
+            return self.term(h, false, false);
+        }
+        let out = self.out(h).to_vec();
+        let kids = out.iter().map(|&m| self.rewrite_term(m)).collect::<Result<Vec<_>>>()?;
+        let globs = kids.iter().any(|&k| matches!(self.terms[k as usize], Term::Glob(_)));
+        Ok(self.push(Term::Link { ty: t, kids, unordered: t.is_unordered(), globs }))
+    }
+
+    /// Does a scope under `h` (outside quotes) bind a query variable's name?
+    fn shadows_within(&self, h: Handle, memo: &mut HashMap<Handle, bool>) -> Result<bool> {
+        if let Some(&b) = memo.get(&h) {
+            return Ok(b);
+        }
+        let t = self.ty(h)?;
+        let found = if !t.is_link() || matches!(t, types::QUOTE_LINK | types::LOCAL_QUOTE_LINK) {
+            false
+        } else if t.is_a(types::SCOPE_LINK) && super::free::bound_by_scope(self.space, h)?.iter().any(|v| self.index.contains_key(v)) {
+            true
+        } else {
+            let mut any = false;
+            for &m in self.out(h) {
+                if self.shadows_within(m, memo)? {
+                    any = true;
+                    break;
+                }
+            }
+            any
+        };
+        memo.insert(h, found);
+        Ok(found)
     }
 
     fn check_rewrite_vars(&self, h: Handle, quoted: bool, grounded: u64, seen: &mut HashSet<(Handle, bool)>) -> Result<()> {
-        self.check_rewrite_vars_in(h, quoted, false, grounded, seen)
+        self.check_rewrite_vars_in(h, quoted, &[], grounded, seen)
     }
 
-    /// `scoped`: inside a scope of the rewrite (a PutLink, a LambdaLink),
-    /// where a variable that is not the query's is that scope's own.
-    fn check_rewrite_vars_in(&self, h: Handle, quoted: bool, scoped: bool, grounded: u64, seen: &mut HashSet<(Handle, bool)>) -> Result<()> {
+    /// `scopes`: the variables bound by the scopes of the rewrite around
+    /// `h` (a PutLink, a LambdaLink): there a variable that is not the
+    /// query's, or shares a query variable's name, is that scope's own.
+    fn check_rewrite_vars_in(&self, h: Handle, quoted: bool, scopes: &[Handle], grounded: u64, seen: &mut HashSet<(Handle, bool)>) -> Result<()> {
         if !seen.insert((h, quoted)) {
             return Ok(());
         }
         let t = self.ty(h)?;
         if !quoted && matches!(t, types::VARIABLE_NODE | types::GLOB_NODE) {
+            if scopes.contains(&h) {
+                return Ok(());
+            }
             return match self.index.get(&h) {
-                None if scoped => Ok(()),
                 Some(&v) if grounded & (1 << v) != 0 => Ok(()),
                 Some(_) => {
                     Err(bad(format!("variable {} in the rewrite is not grounded: it occurs only in clauses that need not be present", self.describe(h))))
@@ -872,9 +956,12 @@ impl<'s> Compiler<'s> {
             types::UNQUOTE_LINK if quoted => false,
             _ => quoted,
         };
-        let scoped = scoped || (!quoted && t.is_a(types::SCOPE_LINK));
+        let mut inner = scopes.to_vec();
+        if !quoted && t.is_a(types::SCOPE_LINK) {
+            inner.extend(super::free::bound_by_scope(self.space, h)?);
+        }
         for &m in self.out(h) {
-            self.check_rewrite_vars_in(m, quoted, scoped, grounded, seen)?;
+            self.check_rewrite_vars_in(m, quoted, &inner, grounded, seen)?;
         }
         Ok(())
     }
