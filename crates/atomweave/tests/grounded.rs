@@ -120,3 +120,25 @@ fn each_call_in_a_query_starts_from_an_empty_frame_and_the_frames_go_with_the_qu
     drop(space);
     assert!(weak.upgrade().is_none(), "a scratch frame kept the space alive");
 }
+
+#[test]
+fn an_evaluated_clause_runs_once_per_grounding() {
+    // A prefix of its own: the other tests count their own calls.
+    let rust = Arc::new(Rust { calls: AtomicUsize::new(0) });
+    register("once", rust.clone());
+    let space = AtomSpace::new();
+    one(&space, r#"(Inheritance (Concept "battery") (Concept "device"))"#);
+    one(&space, r#"(Inheritance (Concept "transistor") (Concept "device"))"#);
+    one(&space, r#"(Evaluation (Predicate "PartOf") (List (Concept "battery") (Concept "car")))"#);
+    one(&space, r#"(Evaluation (Predicate "PartOf") (List (Concept "transistor") (Concept "phone")))"#);
+    // The grounded clause's variable is bound by the first clause; the
+    // second binds another: it runs once for each of the two groundings.
+    let q = one(
+        &space,
+        r#"(Get (And (Inheritance (Variable "$x") (Concept "device"))
+                     (Evaluation (Predicate "PartOf") (List (Variable "$x") (Variable "$y")))
+                     (Evaluation (GroundedPredicate "once:long") (List (Variable "$x")))))"#,
+    );
+    execute(&space, q).unwrap();
+    assert_eq!(rust.calls.load(Ordering::SeqCst), 2);
+}

@@ -198,7 +198,14 @@ struct Compiler<'s> {
     /// The GroupLinks met among the clauses.
     groups: Vec<Handle>,
     anchor: Option<Handle>,
+    /// The definitions of the DefinedPredicates the body names, expanded
+    /// in its place (their links are the query's own, like the body's).
+    expanded: Vec<Handle>,
 }
+
+/// Most DefinedPredicates expanded inside one another in a body: one that
+/// names itself must not expand without end.
+const MAX_EXPANSIONS: usize = 64;
 
 /// The deepest nesting under `h`, or an error past [`MAX_DEPTH`]. Shared
 /// subterms are measured once.
@@ -320,7 +327,7 @@ impl Pattern {
             rewrites: rewrite_terms,
             grounded,
             forbidden,
-            own_links: own_links(space, &[query]),
+            own_links: own_links(space, &[&[query][..], &c.expanded].concat()),
             group,
             anchor: c.anchor,
         })
@@ -360,6 +367,7 @@ impl<'s> Compiler<'s> {
             var_memo: HashMap::default(),
             groups: Vec::new(),
             anchor: None,
+            expanded: Vec::new(),
         }
     }
 
@@ -503,6 +511,11 @@ impl<'s> Compiler<'s> {
             return Ok(());
         }
         let t = self.ty(h)?;
+        if !quoted && t == types::DEFINED_PREDICATE_NODE {
+            if let Some(def) = self.expansion(h)? {
+                return self.free_variables(def, false, seen);
+            }
+        }
         if !quoted && seen.len() > 1 && t.is_a(types::SCOPE_LINK) {
             return Ok(());
         }
@@ -714,6 +727,14 @@ impl<'s> Compiler<'s> {
         }
     }
 
+    /// The pattern DefinedPredicate `h` names, to expand in a body: its
+    /// definition, unless that is a LambdaLink (a predicate of arguments,
+    /// evaluated, not matched).
+    fn expansion(&self, h: Handle) -> Result<Option<Handle>> {
+        let def = super::beta::definition(self.space, h)?;
+        Ok((self.ty(def)? != types::LAMBDA_LINK).then_some(def))
+    }
+
     fn nonempty(&self, h: Handle) -> Result<&'s [Handle]> {
         let out = self.out(h);
         if out.is_empty() {
@@ -768,6 +789,16 @@ impl<'s> Compiler<'s> {
             types::NOT_LINK if !self.evaluatable(h) => {
                 let m = self.only_member(h)?;
                 one(self.clause(m, Kind::Absent)?)
+            }
+            // A DefinedPredicate that names a pattern: that pattern, in its
+            // place, its variables the query's (upstream expands it so).
+            types::DEFINED_PREDICATE_NODE if self.expansion(h)?.is_some() => {
+                let def = self.expansion(h)?.expect("checked");
+                if self.expanded.len() >= MAX_EXPANSIONS {
+                    return Err(bad(format!("{}: more than {MAX_EXPANSIONS} definitions expanded in one body (does one name itself?)", self.describe(h))));
+                }
+                self.expanded.push(def);
+                self.clauses(def)
             }
             _ if self.evaluatable(h) => one(self.clause(h, Kind::Eval)?),
             // Code the matcher does not run yet (ContinuationLink, PutLink,

@@ -82,6 +82,8 @@ struct Ctx<'c> {
     first_only: bool,
     /// This thread's `Limits::max_groundings`, read once per search.
     max_groundings: usize,
+    /// Are there evaluatable clauses (to run as their variables are bound)?
+    evals: bool,
 }
 
 impl<'a> Search<'a> {
@@ -108,12 +110,15 @@ impl<'a> Search<'a> {
             stop: AtomicBool::new(false),
             first_only: first_only && always.is_empty(),
             max_groundings: super::max_groundings(),
+            evals: alt.iter().any(|c| c.kind == Kind::Eval),
         };
         let mut found = if ctx.present.is_empty() {
             // Nothing to search: the conditions alone decide.
             let mut b: Bindings = vec![None; self.pat.vars.len()];
             let mut out = HashSet::default();
-            self.finish(&ctx, &mut b, &mut out)?;
+            if self.evals_hold(&ctx, &b, None)? {
+                self.finish(&ctx, &mut b, &mut out)?;
+            }
             out
         } else {
             self.solve_top(&ctx)?
@@ -132,7 +137,7 @@ impl<'a> Search<'a> {
             let mut b = empty.clone();
             let mut out = HashSet::default();
             for &cand in chunk {
-                if ctx.stop.load(Ordering::Relaxed) || self.over(ctx, ci, cand, &mut b, 1 << ci, &mut out)? == Flow::Stop {
+                if ctx.stop.load(Ordering::Relaxed) || self.over(ctx, ci, cand, &mut b, 1 << ci, &mut out, true)? == Flow::Stop {
                     break;
                 }
             }
@@ -149,13 +154,16 @@ impl<'a> Search<'a> {
         })
     }
 
-    /// Grounds present clause `ci` as `cand`, then the clauses after it.
-    fn over(&self, ctx: &Ctx<'_>, ci: usize, cand: Handle, b: &mut Bindings<'a>, done: u64, out: &mut HashSet<Grounding>) -> Result<Flow> {
+    /// Grounds present clause `ci` as `cand`, then the clauses after it;
+    /// `first`: the first clause grounded (no clause was evaluated yet).
+    #[allow(clippy::too_many_arguments)]
+    fn over(&self, ctx: &Ctx<'_>, ci: usize, cand: Handle, b: &mut Bindings<'a>, done: u64, out: &mut HashSet<Grounding>, first: bool) -> Result<Flow> {
         if self.pat.forbidden.contains(self.space, cand) {
             return Ok(Flow::Go);
         }
+        let before = (!first && ctx.evals).then(|| bound_set(b));
         let mut err = None;
-        let flow = self.unify(ctx.present[ci].root, cand, b, &mut |b| match self.step(ctx, b, done, out) {
+        let flow = self.unify(ctx.present[ci].root, cand, b, &mut |b| match self.step(ctx, b, done, out, before) {
             Ok(f) => f,
             Err(e) => {
                 err = Some(e);
@@ -165,9 +173,10 @@ impl<'a> Search<'a> {
         err.map_or(Ok(flow), Err)
     }
 
-    /// Grounds the remaining clauses (`done`: the present clauses grounded).
-    fn step(&self, ctx: &Ctx<'_>, b: &mut Bindings<'a>, done: u64, out: &mut HashSet<Grounding>) -> Result<Flow> {
-        if !self.evals_hold(ctx, b)? {
+    /// Grounds the remaining clauses (`done`: the present clauses grounded;
+    /// `before`: the variables bound before the last one was).
+    fn step(&self, ctx: &Ctx<'_>, b: &mut Bindings<'a>, done: u64, out: &mut HashSet<Grounding>, before: Option<u64>) -> Result<Flow> {
+        if !self.evals_hold(ctx, b, before)? {
             return Ok(Flow::Go);
         }
         if done.count_ones() as usize == ctx.present.len() {
@@ -175,18 +184,16 @@ impl<'a> Search<'a> {
         }
         let Some((ci, cands)) = self.next_clause(ctx, b, done) else { return Ok(Flow::Go) };
         for cand in cands {
-            if self.over(ctx, ci, cand, b, done | 1 << ci, out)? == Flow::Stop {
+            if self.over(ctx, ci, cand, b, done | 1 << ci, out, false)? == Flow::Stop {
                 return Ok(Flow::Stop);
             }
         }
         Ok(Flow::Go)
     }
 
-    /// Every present clause is grounded: check the rest and keep the grounding.
+    /// Every present clause is grounded and the evaluatable ones hold:
+    /// check the rest and keep the grounding.
     fn finish(&self, ctx: &Ctx<'_>, b: &mut Bindings<'a>, out: &mut HashSet<Grounding>) -> Result<Flow> {
-        if !self.evals_hold(ctx, b)? {
-            return Ok(Flow::Go);
-        }
         for cl in ctx.alt.iter().filter(|c| c.kind == Kind::Absent) {
             if self.holds(cl, b)? {
                 return Ok(Flow::Go);
@@ -204,9 +211,16 @@ impl<'a> Search<'a> {
     }
 
     /// Do the evaluatable clauses whose variables are all grounded hold?
-    fn evals_hold(&self, ctx: &Ctx<'_>, b: &Bindings<'_>) -> Result<bool> {
+    /// Each is evaluated once per grounding: at the step that bound its
+    /// last variable (those all bound `before` held already), so a grounded
+    /// predicate with effects runs once for each grounding, as upstream's.
+    fn evals_hold(&self, ctx: &Ctx<'_>, b: &Bindings<'_>, before: Option<u64>) -> Result<bool> {
+        if !ctx.evals {
+            return Ok(true);
+        }
         let bound = bound_set(b);
-        for cl in ctx.alt.iter().filter(|c| c.kind == Kind::Eval && c.vars & !bound == 0) {
+        let new = |vars: u64| before.is_none_or(|p| vars & !p != 0);
+        for cl in ctx.alt.iter().filter(|c| c.kind == Kind::Eval && c.vars & !bound == 0 && new(c.vars)) {
             if !eval::truth(self.space, self.pat, cl.atom, b)? {
                 return Ok(false);
             }
