@@ -731,8 +731,8 @@ impl AtomSpace {
         self.add_link_as_is(crate::types::GRANT_LINK, outgoing)
     }
 
-    /// A StateLink `(State ANCHOR VALUE)` with a closed value (no free
-    /// variable) is the anchor's one state, as upstream's: adding it
+    /// A closed StateLink `(State ANCHOR VALUE)` (no free variable) is the
+    /// anchor's one state, as upstream's: adding it
     /// removes the anchor's other closed states, with the links that hold
     /// them (a query's result set that named the old state).
     fn add_state(&self, outgoing: &[Handle]) -> Result<Handle> {
@@ -741,7 +741,9 @@ impl AtomSpace {
         }
         let h = self.add_link_as_is(crate::types::STATE_LINK, outgoing)?;
         if let [anchor, value] = *outgoing {
-            if self.is_closed(value) {
+            // A pattern (a variable anyplace in it) is no state: only closed
+            // StateLinks replace one another, as upstream's.
+            if self.is_closed(anchor) && self.is_closed(value) {
                 for old in self.incoming_by_type(anchor, crate::types::STATE_LINK) {
                     if old != h && self.outgoing(old).is_some_and(|o| o.len() == 2 && o[0] == anchor && self.is_closed(o[1])) {
                         let _ = self.extract(old, true);
