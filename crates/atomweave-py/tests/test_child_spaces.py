@@ -110,9 +110,22 @@ def test_child_of_two_bases_of_one_root():
     assert l not in b1 and l not in b2
 
 
-def test_bases_from_unrelated_roots_are_refused():
+def test_new_roots_join_as_bases_of_one_child():
+    a, b = AtomSpace(), AtomSpace()
+    both = AtomSpace(a, b)
+    x = a.add_node(types.ConceptNode, "in a")
+    y = b.add_node(types.ConceptNode, "in b")
+    assert sorted(n.name for n in both.get_atoms_by_type(types.ConceptNode)) == ["in a", "in b"]
+    assert [n.name for n in a.get_atoms_by_type(types.ConceptNode)] == ["in a"]
+    assert x in both and y in both
+
+
+def test_bases_from_roots_that_both_hold_atoms_are_refused():
+    a, b = AtomSpace(), AtomSpace()
+    a.add_node(types.ConceptNode, "x")
+    b.add_node(types.ConceptNode, "y")
     with pytest.raises(RuntimeError, match="root"):
-        AtomSpace(AtomSpace(), AtomSpace())
+        AtomSpace(a, b)
 
 
 def test_values_in_child_do_not_change_base():
