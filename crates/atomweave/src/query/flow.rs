@@ -202,7 +202,7 @@ fn mentions(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Result<boo
 }
 
 /// `h` with the variables of `env` in place, added to the space: a bound
-/// glob's ListLink is spliced into the link around it; a code member of a
+/// glob's ListLink (or run of atoms) is spliced into the link around it; a code member of a
 /// data link is run, and must give an atom; a value that is not an atom
 /// cannot go into a link.
 fn substitute(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Result<Handle> {
@@ -222,6 +222,13 @@ fn substitute(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Result<H
         match env.get(&m) {
             Some(Value::Atom(a)) if type_of(space, m)? == types::GLOB_NODE && space.get_type(*a) == Some(types::LIST_LINK) => {
                 members.extend_from_slice(space.outgoing(*a).unwrap_or(&[]));
+            }
+            // A glob bound to a run of values (from a LinkValue): spliced
+            // in, when each is an atom.
+            Some(Value::Link(run)) if type_of(space, m)? == types::GLOB_NODE => {
+                for v in run.iter() {
+                    members.push(atom_of(space, v.clone(), m)?);
+                }
             }
             _ if !code && type_of(space, m)?.is_a(types::EXECUTABLE_LINK) => members.push(atom_of(space, exec(space, m, env, depth + 1)?, m)?),
             _ => members.push(substitute(space, m, env, depth + 1)?),
