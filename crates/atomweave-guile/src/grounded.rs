@@ -25,15 +25,26 @@ pub(crate) fn register() {
 
 impl Procedures for SchemeProcedures {
     fn call(&self, space: &AtomSpace, name: &str, args: &[Handle]) -> atomweave::Result<Value> {
+        let args: Vec<Value> = args.iter().map(|&h| Value::Atom(h)).collect();
+        self.call_values(space, name, &args)
+    }
+
+    /// Atoms and values alike become Scheme objects. A procedure called for
+    /// what it does (it returns `#<unspecified>`, or a boolean as `format`
+    /// and `display` calls do) gives VoidValue, as upstream's null result.
+    fn call_values(&self, space: &AtomSpace, name: &str, args: &[Value]) -> atomweave::Result<Value> {
         let failed = |e: String| Error::Procedure(format!("scm:{name}: {e}"));
         with_guile(|| {
             let index = smob::register(space.clone());
             let before = current();
             set_current(index);
-            let atoms = ffi::list(args.iter().map(|&h| smob::Atom { space: index, h }.to_scm()));
-            let out = crate::apply(name, atoms);
+            let objects = ffi::list(args.iter().map(|v| smob::to_scm(v, index)));
+            let out = crate::apply(name, objects);
             set_current(before);
             let out = out.map_err(failed)?;
+            if out == ffi::UNSPECIFIED || out == ffi::BOOL_T || out == ffi::BOOL_F {
+                return Ok(Value::Void);
+            }
             if smob::value_parts(out).is_none() && smob::tv_of(out).is_none() && smob::Atom::from_scm(out).is_none() {
                 return Err(failed(format!("the procedure did not return Atomese (an atom, a truth value or a value) but {}", crate::error::describe(out))));
             }

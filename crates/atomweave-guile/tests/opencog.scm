@@ -791,6 +791,14 @@
     (raises-with? "no-such-procedure" (lambda () (cog-execute! (ExecutionOutput (GroundedSchema "scm:no-such-procedure") (List))))))
   (test-assert "a return that is not Atomese is an error"
     (raises-with? "did not return Atomese" (lambda () (cog-execute! (ExecutionOutput (GroundedSchema "scm:scm-number") (List))))))
+  (test-equal "a procedure called for what it does gives VoidValue" (VoidValue)
+    (cog-execute! (ExecutionOutput (GroundedSchema "scm:(lambda () (if #f #f))") (List))))
+  (cog-set-value! (Concept "glob holder") (Predicate "k") (LinkValue (LinkValue (StringValue "d" "e"))))
+  (test-equal "a glob bound to values passes them to a scm: schema as values"
+    (LinkValue (LinkValue (StringValue "d" "e") (Concept "x")))
+    (cog-execute! (Filter (Rule (LinkSignature (Type 'LinkValue) (Glob "$x"))
+                                (ExecutionOutput (GroundedSchema "scm:(lambda (v) (LinkValue v (Concept \"x\")))") (Glob "$x")))
+                          (ValueOf (Concept "glob holder") (Predicate "k")))))
   (test-equal "the current space is back" s (cog-atomspace))
   (cog-set-atomspace! prev))
 

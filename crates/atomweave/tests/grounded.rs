@@ -142,3 +142,19 @@ fn an_evaluated_clause_runs_once_per_grounding() {
     execute(&space, q).unwrap();
     assert_eq!(rust.calls.load(Ordering::SeqCst), 2);
 }
+
+#[test]
+fn a_front_end_that_passes_atoms_only_refuses_values() {
+    let rust = Arc::new(Rust { calls: AtomicUsize::new(0) });
+    register("atoms", rust.clone());
+    let space = AtomSpace::new();
+    one(&space, r#"(Concept "holder" (alist (cons (Predicate "k") (LinkValue (LinkValue (StringValue "d"))))))"#);
+    let q = one(
+        &space,
+        r#"(Filter (Rule (LinkSignature (Type "LinkValue") (Glob "$x")) (ExecutionOutput (GroundedSchema "atoms:count") (Glob "$x")))
+                   (ValueOf (Concept "holder") (Predicate "k")))"#,
+    );
+    let err = execute(&space, q).unwrap_err().to_string();
+    assert!(err.contains("passes atoms only") && err.contains("StringValue"), "{err}");
+    assert_eq!(rust.calls.load(Ordering::SeqCst), 0);
+}

@@ -140,6 +140,25 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
                 None => Ok(Value::Void),
             }
         }
+        // A grounded schema over bound variables: the values they hold are
+        // its arguments (a glob's run, each), passed as values.
+        types::EXECUTION_OUTPUT_LINK
+            if out.len() == 2 && space.get_type(out[0]).is_some_and(|s| s.is_a(types::GROUNDED_SCHEMA_NODE)) && mentions(space, out[1], env, depth)? =>
+        {
+            let given = match space.get_type(out[1]) {
+                Some(types::LIST_LINK) => space.outgoing(out[1]).unwrap_or(&[]),
+                _ => &out[1..],
+            };
+            let mut args = Vec::with_capacity(given.len());
+            for &a in given {
+                match env.get(&a) {
+                    Some(Value::Link(run)) if type_of(space, a)? == types::GLOB_NODE => args.extend(run.iter().cloned()),
+                    Some(v) => args.push(v.clone()),
+                    None => args.push(Value::Atom(substitute(space, a, env, depth + 1)?)),
+                }
+            }
+            super::grounded::call_values(space, out[0], &args)
+        }
         // (ValueOf X) of a variable bound to a value: that value.
         types::VALUE_OF_LINK if out.len() == 1 => match exec(space, out[0], env, depth + 1)? {
             Value::Atom(a) => Err(bad(format!("{} must hold an atom and a key, not {} alone", describe(space, h), describe(space, a)))),

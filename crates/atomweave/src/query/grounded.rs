@@ -18,6 +18,21 @@ pub trait Procedures: Send + Sync {
     /// `args`, atoms of `space`; what it returns, or an error carrying the
     /// procedure's own message ([`Error::Procedure`]).
     fn call(&self, space: &AtomSpace, name: &str, args: &[Handle]) -> Result<Value>;
+
+    /// Calls procedure `name` with arguments that may be values, not only
+    /// atoms (a glob of a FilterLink bound to values). A front end that
+    /// can pass values overrides this; by default, atoms are passed as
+    /// [`call`](Self::call) passes them and other values are refused.
+    fn call_values(&self, space: &AtomSpace, name: &str, args: &[Value]) -> Result<Value> {
+        let mut atoms = Vec::with_capacity(args.len());
+        for a in args {
+            match a {
+                Value::Atom(h) => atoms.push(*h),
+                v => return Err(Error::Procedure(format!("{name}: this front end passes atoms only, and an argument is a {}", v.value_type().name()))),
+            }
+        }
+        self.call(space, name, &atoms)
+    }
 }
 
 /// The registered front ends, by prefix. Few and rarely changed: a list.
@@ -33,6 +48,18 @@ pub fn register(prefix: &str, procedures: Arc<dyn Procedures>) {
 
 /// Calls the procedure grounded node `node` names with `args`.
 pub(crate) fn call(space: &AtomSpace, node: Handle, args: &[Handle]) -> Result<Value> {
+    let (procedures, name) = resolve(space, node)?;
+    procedures.call(space, &name, args)
+}
+
+/// Calls the procedure grounded node `node` names with `args`, values.
+pub(crate) fn call_values(space: &AtomSpace, node: Handle, args: &[Value]) -> Result<Value> {
+    let (procedures, name) = resolve(space, node)?;
+    procedures.call_values(space, &name, args)
+}
+
+/// The front end that runs the procedure `node` names, and its name there.
+fn resolve(space: &AtomSpace, node: Handle) -> Result<(Arc<dyn Procedures>, String)> {
     let full = space.name(node).ok_or(Error::InvalidHandle(node))?;
     let Some((prefix, name)) = full.split_once(':') else {
         return Err(Error::Procedure(format!("{full:?} names no procedure: a grounded procedure is prefix:name, such as py:func or scm:proc")));
@@ -49,5 +76,5 @@ pub(crate) fn call(space: &AtomSpace, node: Handle, args: &[Handle]) -> Result<V
         };
         return Err(Error::Procedure(format!("no front end runs {prefix}: procedures in this process, so {full} cannot be called{hint}")));
     };
-    procedures.call(space, name.trim(), args)
+    Ok((procedures, name.trim().to_string()))
 }
