@@ -67,8 +67,10 @@ fn a_plain_evaluation_gives_its_truth_value_and_code_not_run_is_an_error() {
     let d = one(&s, r#"(DefinedPredicate "is-a")"#);
     let err = evaluate(&s, d).map(|tv| format!("{tv:?}")).unwrap_or_else(|e| e.to_string());
     assert!(err.contains("not evaluatable"), "a LambdaLink gives no truth value by itself: {err}");
+    // A ContinuationLink's step is the predicate applied, as an Evaluation of it.
     let h = one(&s, r#"(Satisfaction (Continuation (Put (DefinedPredicate "is-a") (List (Concept "a") (Concept "b")))))"#);
-    assert!(evaluate(&s, h).unwrap_err().to_string().contains("not supported yet"));
+    let direct = one(&s, r#"(Evaluation (DefinedPredicate "is-a") (List (Concept "a") (Concept "b")))"#);
+    assert_eq!(evaluate(&s, h).unwrap(), evaluate(&s, direct).unwrap());
     let h = one(&s, r#"(Concept "not code")"#);
     assert!(evaluate(&s, h).unwrap_err().to_string().contains("not evaluatable"));
 }
@@ -218,4 +220,26 @@ fn a_delete_built_by_a_rewrite_takes_its_atom_out_of_the_space() {
     assert!(!s.contains(item));
     // The query's own DeleteLink (over a variable) is the only one left.
     assert_eq!(s.handles_by_type(atomweave::types::DELETE_LINK, false).count(), 1, "the built DeleteLink is not left in the space");
+}
+
+#[test]
+fn a_definition_recurses_through_a_continuation_and_stops_on_a_cycle() {
+    let s = taxonomy();
+    one(
+        &s,
+        r#"(Define (DefinedPredicate "ancestor")
+             (Lambda (VariableList (Variable "this") (Variable "that"))
+               (SequentialOr
+                 (Present (Inheritance (Variable "this") (Variable "that")))
+                 (Satisfaction (Variable "middle")
+                   (And (Present (Inheritance (Variable "this") (Variable "middle")))
+                        (Continuation (Put (DefinedPredicate "ancestor") (List (Variable "middle") (Variable "that")))))))))"#,
+    );
+    let up = one(&s, r#"(Evaluation (DefinedPredicate "ancestor") (List (Concept "human") (Concept "vertebrate")))"#);
+    assert_eq!(evaluate(&s, up).unwrap(), yes());
+    let nowhere = one(&s, r#"(Evaluation (DefinedPredicate "ancestor") (List (Concept "human") (Concept "foobar")))"#);
+    assert_eq!(evaluate(&s, nowhere).unwrap(), no());
+    // A cycle in the data: the search for what is not there ends in an error, not a crash.
+    one(&s, r#"(Inheritance (Concept "vertebrate") (Concept "human"))"#);
+    assert!(evaluate(&s, nowhere).unwrap_err().to_string().contains("nest"));
 }

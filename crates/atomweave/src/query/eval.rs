@@ -131,6 +131,14 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
             Ok(true)
         }
         types::EVALUATION_LINK if super::is_grounded_evaluation(space, h) => grounded_truth(space, pat, h, b),
+        // A Put of a predicate over the grounding's atoms: the predicate
+        // applied to them (nothing is built for its presence checks).
+        types::PUT_LINK if out.len() == 2 => {
+            let args = materialize(space, value(space, pat, out[1], b)?)?;
+            Ok(super::holds(super::evaluate_applied(space, out[0], &[args])?))
+        }
+        // A ContinuationLink: the recursive step it marks.
+        types::CONTINUATION_LINK if out.len() == 1 => truth(space, pat, out[0], b),
         _ => Err(bad(format!("{} cannot be evaluated", super::describe(space, h)))),
     }
 }

@@ -297,6 +297,16 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<Tail> {
     let done = |tv: Result<TruthValue>| tv.map(Tail::Done);
     match t {
         types::DEFINED_PREDICATE_NODE => Ok(Tail::Call(beta::definition(space, h)?)),
+        // A Put of a predicate: the predicate applied to the arguments.
+        types::PUT_LINK if out.len() == 2 && type_of(space, out[0]).is_ok_and(|p| p == types::DEFINED_PREDICATE_NODE || p == types::LAMBDA_LINK) => {
+            done(evaluate_applied(space, out[0], &out[1..]))
+        }
+        // Upstream's marked recursive step: its member's verdict, in the
+        // same frame of the loop (a tail call).
+        types::CONTINUATION_LINK => match *out {
+            [m] => Ok(Tail::Call(m)),
+            _ => Err(bad(format!("{} must hold one atom", describe(space, h)))),
+        },
         // The last member of a sequence decides when the others did not.
         types::SEQUENTIAL_AND_LINK | types::SEQUENTIAL_OR_LINK if !out.is_empty() && !has_variables(space, h)? => {
             let any = t == types::SEQUENTIAL_OR_LINK;
@@ -423,7 +433,17 @@ fn execute_applied(space: &AtomSpace, schema: Handle, args: &[Handle]) -> Result
             v => Executed::Value(v),
         });
     }
-    let reduced = beta::apply(space, beta::definition(space, schema)?, args)?;
+    let def = beta::definition(space, schema)?;
+    // A predicate's body (Present, And, a comparison...): its verdict, as
+    // upstream executes an evaluatable atom to its truth value.
+    let body = match (space.get_type(def), space.outgoing(def).unwrap_or(&[])) {
+        (Some(types::LAMBDA_LINK), [.., body]) => Some(*body),
+        _ => None,
+    };
+    if body.and_then(|b| space.get_type(b)).is_some_and(|bt| bt.is_a(types::EVALUATABLE_LINK) && bt != types::EVALUATION_LINK) {
+        return Ok(Executed::Value(Value::Truth(evaluate_applied(space, schema, args)?)));
+    }
+    let reduced = beta::apply(space, def, args)?;
     run(space, reduced)
 }
 

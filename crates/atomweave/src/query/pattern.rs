@@ -801,6 +801,9 @@ impl<'s> Compiler<'s> {
                 self.clauses(def)
             }
             _ if self.evaluatable(h) => one(self.clause(h, Kind::Eval)?),
+            // A Put of a predicate, a ContinuationLink: code evaluated on
+            // each grounding (upstream's recursion through definitions).
+            types::PUT_LINK | types::CONTINUATION_LINK => one(self.clause(h, Kind::Eval)?),
             // Code the matcher does not run yet (ContinuationLink, PutLink,
             // a DefinedPredicate, ...): matching it as data would answer wrong.
             t if t == types::DEFINED_PREDICATE_NODE || t == types::PUT_LINK || (t.is_a(types::EVALUATABLE_LINK) && t != types::EVALUATION_LINK) => {
