@@ -41,6 +41,11 @@ pub(crate) struct Var {
 }
 
 impl Var {
+    /// The types the variable is restricted to, if it is.
+    pub fn allowed_types(&self) -> Option<impl Iterator<Item = Type> + '_> {
+        self.types.as_ref().map(|bits| (0..bits.len() * 64).filter(|&i| bits[i / 64] & (1 << (i % 64)) != 0).map(|i| Type(i as u16)))
+    }
+
     #[inline]
     pub fn allows(&self, t: Type) -> bool {
         let i = usize::from(t.0);
@@ -277,7 +282,10 @@ impl Pattern {
             Some(d) => c.declare(d)?,
             None => c.free_variables(body, false, &mut HashSet::default())?,
         }
-        let alternatives = c.clauses(body)?.into_iter().map(|alt| c.implied(alt)).collect::<Result<Vec<_>>>()?;
+        let mut alternatives = c.clauses(body)?.into_iter().map(|alt| c.implied(alt)).collect::<Result<Vec<_>>>()?;
+        for alt in &mut alternatives {
+            c.typed_scans(alt)?;
+        }
         let mut seen = 0u64;
         let mut somewhere = 0u64;
         for alt in &alternatives {
@@ -531,6 +539,23 @@ impl<'s> Compiler<'s> {
         Ok(())
     }
 
+    /// A typed variable that only evaluated clauses hold (a recursive
+    /// predicate over it) ranges over the atoms of its types: a clause of
+    /// the variable alone, scanned last, grounds it, as upstream searches
+    /// by type when no clause can start a search.
+    fn typed_scans(&mut self, alt: &mut Vec<Clause>) -> Result<()> {
+        let present = alt.iter().filter(|c| c.kind == Kind::Present).fold(0, |m, c| m | c.vars);
+        let loose = alt.iter().filter(|c| matches!(c.kind, Kind::Eval | Kind::Always) || c.evaluated).fold(0, |m, c| m | c.vars) & !present;
+        for i in (0..self.vars.len()).filter(|&i| loose & (1 << i) != 0) {
+            if self.vars[i].types.is_some() && !self.vars[i].glob && !self.vars[i].hidden {
+                let v = self.vars[i].handle;
+                let root = self.term(v, false, false)?;
+                alt.push(Clause { kind: Kind::Present, root, atom: v, vars: 1 << i, evaluated: false });
+            }
+        }
+        Ok(())
+    }
+
     /// `alt` with the clauses its evaluated clauses imply: an atom of data
     /// inside one (the Evaluation in `(IsTrue (Evaluation p $x))` or in
     /// `(GreaterThan (StrengthOf (Evaluation p $x)) ...)`), holding a
@@ -539,7 +564,11 @@ impl<'s> Compiler<'s> {
     fn implied(&mut self, mut alt: Vec<Clause>) -> Result<Vec<Clause>> {
         let present = alt.iter().filter(|c| c.kind == Kind::Present).fold(0, |m, c| m | c.vars);
         let mut terms = Vec::new();
-        for cl in alt.iter().filter(|c| c.kind == Kind::Eval) {
+        // A Put or a ContinuationLink applies a predicate: its arguments
+        // are not data that must be there.
+        let space = self.space;
+        let applies = |h: Handle| matches!(space.get_type(h), Some(types::PUT_LINK | types::CONTINUATION_LINK));
+        for cl in alt.iter().filter(|c| c.kind == Kind::Eval && !applies(c.atom)) {
             let loose = cl.vars & !present;
             if loose != 0 {
                 self.data_within(cl.atom, loose, &mut terms, 0)?;

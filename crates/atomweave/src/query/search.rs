@@ -390,6 +390,12 @@ impl<'a> Search<'a> {
                 level
             }
             Anchor::Scan => {
+                // A typed variable alone: the atoms of its types.
+                if let Term::Var(v) = self.pat.term(root) {
+                    if let Some(types) = self.pat.vars[*v].allowed_types() {
+                        return types.flat_map(|t| self.space.handles_by_type(t, false)).filter(|h| !self.pat.forbidden.contains(self.space, *h)).collect();
+                    }
+                }
                 let (t, sub) = match self.pat.term(root) {
                     Term::Link { ty, .. } => (*ty, false),
                     _ => (crate::types::ATOM, true),
