@@ -873,7 +873,9 @@ new one. Remembered until removed (cog-unassign-uuid, cog-remove-uuid)."
       (hashv-remove! handle->uuid (cog-handle atom))
       #t)))
 
-;; ----- type specifications (the simple ones) -----
+;; ----- type specifications -----
+;; cog-value-is-type? is a primitive (deep types too: Signature,
+;; DefinedType); cog-type-match? compares simple specifications.
 
 (define (type-of-spec-accepts? spec type)
   "Whether type specification SPEC (Type, TypeInh, TypeCoInh, TypeChoice)
@@ -884,12 +886,6 @@ accepts atoms or values of TYPE."
     ((TypeCoInhNode) (cog-subtype? type (string->symbol (cog-name spec))))
     ((TypeChoice) (any (lambda (s) (type-of-spec-accepts? s type)) (cog-outgoing-set spec)))
     (else (error "not supported by atomweave: type specifications beyond Type, TypeInh, TypeCoInh and TypeChoice (signatures, deep types), got" spec))))
-
-(define-public (cog-value-is-type? spec value)
-  "Whether VALUE (an atom or value) fits type specification SPEC: (Type 'X)
-exactly X, (TypeInh 'X) X or a subtype, TypeChoice any of its members.
-Signatures and other deep types raise a \"not supported\" error."
-  (type-of-spec-accepts? spec (cog-type value)))
 
 (define-public (cog-type-match? left right)
   "Whether LEFT, a type specification, is at least as broad as RIGHT, a

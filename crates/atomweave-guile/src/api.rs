@@ -536,6 +536,11 @@ subrs! {
         Ok(at.to_scm())
     }
     cog_value_to_list "cog-value->list" (v) { value_list(v) }
+    cog_value_is_type "cog-value-is-type?" (spec, v) {
+        let spec = atom_arg(spec)?;
+        let value = smob::from_scm(v, &mut |m| handle_in(spec.space, m))?;
+        Ok(Scm::bool(query::value_is_type(spec.space(), spec.h, &value)?))
+    }
     load_table "%load-table" (a, path) {
         let at = write_target(live_atom(a)?);
         let path = ffi::to_string(path).ok_or_else(|| Error::wrong_type("a file name", path))?;
@@ -798,6 +803,7 @@ pub(crate) fn define_all() {
         ("cog-value-ref", 2, 0, 0, cog_value_ref as Subr),
         ("cog-set-value!", 3, 0, 0, cog_set_value as Subr),
         ("%load-table", 2, 0, 0, load_table as Subr),
+        ("cog-value-is-type?", 2, 0, 0, cog_value_is_type as Subr),
         ("cog-set-values!", 2, 0, 0, cog_set_values as Subr),
         ("cog-value->list", 1, 0, 0, cog_value_to_list as Subr),
         ("cog-atom", 1, 1, 0, cog_atom as Subr),

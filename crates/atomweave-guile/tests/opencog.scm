@@ -701,7 +701,21 @@
     (lambda (m)
       (test-assert (format #f "~a" m)
         (raises-with? "is not supported by atomweave" (lambda () (resolve-interface m)))))
-    '((opencog python) (opencog matrix) (opencog type-utils))))
+    '((opencog python) (opencog matrix))))
+
+(test-group "deep types: signatures and defined types"
+  (use-modules (opencog type-utils))
+  (define sig (Signature (Inheritance (Concept "foo") (Type "ConceptNode"))))
+  (test-assert "a signature admits its shape" (cog-value-is-type? sig (Inheritance (Concept "foo") (Concept "bar"))))
+  (test-assert "and not another" (not (cog-value-is-type? sig (Inheritance (Concept "other") (Concept "bar")))))
+  (DefineLink (DefinedType "foo type") sig)
+  (test-assert "a DefinedType is its definition" (cog-value-is-type? (DefinedType "foo type") (Inheritance (Concept "foo") (Concept "bar"))))
+  (test-assert "values too" (cog-value-is-type? (Type 'FloatValue) (FloatValue 1 2)))
+  (Inheritance (Concept "foo") (Concept "bingo"))
+  (Inheritance (Concept "baz") (Concept "bonk"))
+  (test-equal "a variable typed by a signature grounds what fits it"
+    (Set (Inheritance (Concept "foo") (Concept "bingo")) (Inheritance (Concept "foo") (Concept "bar")))
+    (cog-execute! (Get (TypedVariable (Variable "$x") sig) (Variable "$x")))))
 
 (test-group "(opencog csv-table): load-table puts a table's columns in values"
   (use-modules (opencog csv-table))
@@ -760,7 +774,9 @@
   (test-assert "values too" (cog-value-is-type? (Type 'FloatValue) (FloatValue 1)))
   (test-assert "cog-type-match? of two types" (cog-type-match? (TypeChoice (Type 'PredicateNode) (Type 'ConceptNode)) (Type 'ConceptNode)))
   (test-assert "a narrower left does not match" (not (cog-type-match? (Type 'ConceptNode) (TypeChoice (Type 'PredicateNode) (Type 'ConceptNode)))))
-  (test-assert "a signature is not supported" (raises-with? "not supported" (lambda () (cog-value-is-type? (Signature (Concept "x")) (Concept "x"))))))
+  (test-assert "a signature of a constant admits that atom" (cog-value-is-type? (Signature (Concept "x")) (Concept "x")))
+  (test-assert "an atom that is no specification is an error"
+    (raises-with? "not a type specification" (lambda () (cog-value-is-type? (Concept "x") (Concept "x"))))))
 
 ;; ----- queries -----
 ; Grounded procedures: scm: names a procedure of the user module.

@@ -1,5 +1,8 @@
-;;; (opencog type-utils): upstream's deep type system (signatures, type
-;;; composition). Not supported by atomweave; (opencog) has
-;;; cog-value-is-type? and cog-type-match? for simple type specifications.
-(define-module (opencog type-utils))
-(error "(opencog type-utils) is not supported by atomweave: deep types are not provided; (opencog) checks simple type specifications with cog-value-is-type?")
+;;; (opencog type-utils): upstream's type checker, by its module's names.
+;;; cog-value-is-type? checks simple and deep specifications (Type,
+;;; TypeInh, TypeCoInh, TypeChoice, Signature, DefinedType);
+;;; cog-type-match? compares simple ones; cog-type-compose raises "not
+;;; supported". All three are in (opencog) too.
+(define-module (opencog type-utils)
+  #:use-module (opencog)
+  #:re-export (cog-value-is-type? cog-type-match? cog-type-compose))

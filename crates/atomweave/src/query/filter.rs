@@ -391,13 +391,25 @@ impl Matcher<'_> {
 /// Does `g` have the type `spec` specifies: a TypeNode or SignNode (that
 /// type exactly), a TypeInhNode (it or a subtype), a TypeCoInhNode (it or
 /// a supertype), a TypeChoice (any of them), a Signature (a shape)?
-fn type_ok(space: &AtomSpace, spec: Handle, g: &Value, level: usize) -> Result<bool> {
+pub(crate) fn type_ok(space: &AtomSpace, spec: Handle, g: &Value, level: usize) -> Result<bool> {
     if level > MAX_DEPTH {
         return Err(bad(format!("a type specification nested more than {MAX_DEPTH} deep")));
     }
     let Some(gt) = type_of_value(space, g) else { return Ok(false) };
     let out = space.outgoing(spec).unwrap_or(&[]);
     Ok(match type_of(space, spec)? {
+        // What a DefineLink names it.
+        types::DEFINED_TYPE_NODE => {
+            let def = space
+                .incoming_by_type(spec, types::DEFINE_LINK)
+                .into_iter()
+                .find_map(|d| match space.outgoing(d)? {
+                    [name, body] if *name == spec => Some(*body),
+                    _ => None,
+                })
+                .ok_or_else(|| bad(format!("{} is not defined (no DefineLink names it)", describe(space, spec))))?;
+            type_ok(space, def, g, level + 1)?
+        }
         types::TYPE_INH_NODE => gt.is_a(flow::named_type(space, spec)?),
         types::TYPE_CO_INH_NODE => flow::named_type(space, spec)?.is_a(gt),
         t if t.is_a(types::TYPE_NODE) => gt == flow::named_type(space, spec)?,

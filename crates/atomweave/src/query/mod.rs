@@ -503,6 +503,15 @@ fn has_variables(space: &AtomSpace, h: Handle) -> Result<bool> {
     Ok(!free_variables(space, h)?.is_empty())
 }
 
+/// Does `v` fit type specification `spec`: a TypeNode (that type), a
+/// TypeInh (it or a subtype), a TypeCoInh (it or a supertype), a
+/// TypeChoice (any member), a Signature (the shape it gives, member by
+/// member) or a DefinedType (its definition)? Upstream's
+/// `cog-value-is-type?`.
+pub fn value_is_type(space: &AtomSpace, spec: Handle, v: &Value) -> Result<bool> {
+    filter::type_ok(space, spec, v, 0)
+}
+
 /// Runs `f` one execution deeper.
 pub(crate) fn nested<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
     struct Leave;

@@ -32,6 +32,9 @@ pub(crate) struct Var {
     pub glob: bool,
     /// Allowed types, as a bit set over type numbers; `None`: any.
     types: Option<Vec<u64>>,
+    /// Deep type specifications (Signatures, DefinedTypes, TypeCoInh) an
+    /// atom may fit instead of one of `types`.
+    deep: Vec<Handle>,
     /// Run length bounds of a glob.
     pub lo: usize,
     pub hi: usize,
@@ -43,13 +46,27 @@ pub(crate) struct Var {
 impl Var {
     /// The types the variable is restricted to, if it is.
     pub fn allowed_types(&self) -> Option<impl Iterator<Item = Type> + '_> {
-        self.types.as_ref().map(|bits| (0..bits.len() * 64).filter(|&i| bits[i / 64] & (1 << (i % 64)) != 0).map(|i| Type(i as u16)))
+        // Deep specifications admit atoms of any type that fit them.
+        self.types
+            .as_ref()
+            .filter(|_| self.deep.is_empty())
+            .map(|bits| (0..bits.len() * 64).filter(|&i| bits[i / 64] & (1 << (i % 64)) != 0).map(|i| Type(i as u16)))
     }
 
     #[inline]
     pub fn allows(&self, t: Type) -> bool {
         let i = usize::from(t.0);
         self.types.as_ref().is_none_or(|bits| bits.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0))
+    }
+
+    /// May atom `a` (of type `t`) ground the variable: its type allowed, or
+    /// it fits one of the deep specifications?
+    pub fn admits(&self, space: &AtomSpace, a: Handle, t: Type) -> bool {
+        if self.allows(t) {
+            return true;
+        }
+        // A specification that cannot be checked admits nothing.
+        self.deep.iter().any(|&spec| super::value_is_type(space, spec, &crate::Value::Atom(a)).unwrap_or(false))
     }
 }
 
@@ -399,7 +416,7 @@ impl<'s> Compiler<'s> {
             return Err(bad(format!("more than {MAX_VARS} variables")));
         }
         let glob = self.ty(h)? == types::GLOB_NODE;
-        self.vars.push(Var { handle: h, glob, types: None, lo: 1, hi: usize::MAX, hidden: false });
+        self.vars.push(Var { handle: h, glob, types: None, deep: Vec::new(), lo: 1, hi: usize::MAX, hidden: false });
         self.index.insert(h, self.vars.len() - 1);
         Ok(self.vars.len() - 1)
     }
@@ -475,6 +492,11 @@ impl<'s> Compiler<'s> {
                 for &m in self.out(spec) {
                     self.restriction(m, var, bits, restricted)?;
                 }
+            }
+            // Deep types: checked on each candidate (see `Var::admits`).
+            types::SIGNATURE_LINK | types::DEFINED_TYPE_NODE | types::TYPE_CO_INH_NODE => {
+                *restricted = true;
+                self.vars[var].deep.push(spec);
             }
             types::INTERVAL_LINK => {
                 let (lo, hi) = self.interval(spec, var)?;
@@ -648,7 +670,7 @@ impl<'s> Compiler<'s> {
         if self.vars.len() == MAX_VARS {
             return Err(bad(format!("more than {MAX_VARS} variables (a type in a pattern counts as one)")));
         }
-        self.vars.push(Var { handle: spec, glob: false, types: None, lo: 1, hi: usize::MAX, hidden: true });
+        self.vars.push(Var { handle: spec, glob: false, types: None, deep: Vec::new(), lo: 1, hi: usize::MAX, hidden: true });
         let i = self.vars.len() - 1;
         let mut bits = vec![0u64; types::type_count().div_ceil(64)];
         let mut restricted = false;

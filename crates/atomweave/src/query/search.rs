@@ -541,7 +541,7 @@ impl<'a> Search<'a> {
     }
 
     fn may_ground(&self, v: usize, a: Handle) -> bool {
-        !self.pat.forbidden.contains(self.space, a) && self.space.get_type(a).is_some_and(|t| self.pat.vars[v].allows(t))
+        !self.pat.forbidden.contains(self.space, a) && self.space.get_type(a).is_some_and(|t| self.pat.vars[v].admits(self.space, a, t))
     }
 
     /// The leading constant terms of `kids` compared with `out` in place
