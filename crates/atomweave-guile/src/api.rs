@@ -267,19 +267,32 @@ fn new_node(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
 /// value and an atomspace.
 fn new_link(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
     let mut members = Vec::new();
+    // DataLog text in a DatalogAst: its clauses, once the space is known.
+    let mut programs: Vec<(usize, String)> = Vec::new();
     let mut extra = Extras::default();
     for x in args {
         if let Some(a) = Atom::from_scm(x) {
             members.push(a);
+        } else if let Some(text) = ffi::to_string(x).filter(|_| t == types::DATALOG_AST) {
+            programs.push((members.len(), text));
         } else if (x.is_pair() && alist_pairs(x).is_none()) || x.is_null() {
             for y in proper_list(x)?.list_iter() {
                 members.push(Atom::from_scm(y).ok_or_else(|| Error::wrong_type(&format!("an atom in the outgoing set of {}", t.name()), y))?);
             }
+        } else if t.is_a(types::FOREIGN_AST) && (ffi::to_string(x).is_some() || x.is_symbol()) {
+            return Err(Error::msg(format!(
+                "{} of text or a symbol is not supported by atomweave: its leaves are links that carry a name, which atoms here do not (DatalogAst of DataLog text is)",
+                t.name()
+            )));
         } else if !extra.take(x) {
             return Err(Error::wrong_type(&format!("an atom, a list of atoms, a truth value or an atomspace in {}", t.name()), x));
         }
     }
     let space = extra.space.unwrap_or_else(current);
+    for (at, text) in programs.into_iter().rev() {
+        let clauses = atomweave::foreign::datalog(smob::space_at(space), &text)?;
+        members.splice(at..at, clauses.into_iter().map(|h| Atom { space, h }));
+    }
     let out = members.iter().map(|&a| handle_in(space, a)).collect::<R<Vec<_>>>()?;
     let to = smob::space_at(space);
     match to.add_link(t, &out) {

@@ -703,6 +703,17 @@
         (raises-with? "is not supported by atomweave" (lambda () (resolve-interface m)))))
     '((opencog python) (opencog matrix))))
 
+(test-group "DatalogAst reads DataLog text into Atomese"
+  (test-equal "a fact is an Evaluation"
+    (DatalogAst (Evaluation (Predicate "likes") (List (Concept "john") (Concept "mary"))))
+    (DatalogAst "likes(john, mary)."))
+  (test-equal "a rule an Implication"
+    (Implication (Evaluation (Predicate "daughter") (List (Concept "sue") (Concept "mary"))) (Evaluation (Predicate "girl") (List (Concept "sue"))))
+    (cog-outgoing-atom (DatalogAst "girl(sue) :- daughter(sue,mary).") 0))
+  (test-assert "bad text says where" (raises-with? "period" (lambda () (DatalogAst "likes(john, mary)"))))
+  (test-assert "SexprAst of text says it is not supported"
+    (raises-with? "not supported by atomweave" (lambda () (SexprAst "(a b)")))))
+
 (test-group "deep types: signatures and defined types"
   (use-modules (opencog type-utils))
   (define sig (Signature (Inheritance (Concept "foo") (Type "ConceptNode"))))

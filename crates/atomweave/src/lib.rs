@@ -22,6 +22,7 @@ mod batch;
 pub mod csv;
 mod dedupe;
 mod error;
+pub mod foreign;
 mod handle;
 mod lock;
 mod order;
