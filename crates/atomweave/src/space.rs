@@ -224,9 +224,11 @@ impl AtomSpace {
     }
 
     /// Is this the only handle on the space (no clone, no child over it,
-    /// nothing holding it weakly, such as a stream)?
+    /// nothing holding it weakly, such as a stream)? A child space's own
+    /// entry in its hierarchy's registry is the one weak reference allowed.
     pub(crate) fn is_sole_handle(&self) -> bool {
-        Arc::strong_count(&self.inner) == 1 && Arc::weak_count(&self.inner) == 0
+        let registered = usize::from(!self.is_root());
+        Arc::strong_count(&self.inner) == 1 && Arc::weak_count(&self.inner) == registered
     }
 
     /// Is this a child space with nothing of its own: no atom added or

@@ -158,3 +158,32 @@ fn a_front_end_that_passes_atoms_only_refuses_values() {
     assert!(err.contains("passes atoms only") && err.contains("StringValue"), "{err}");
     assert_eq!(rust.calls.load(Ordering::SeqCst), 0);
 }
+
+/// Records the frame each call runs in, by address (holding the frame,
+/// even weakly, would keep it from being reused).
+struct FrameRecorder {
+    frames: std::sync::Mutex<Vec<String>>,
+}
+
+impl Procedures for FrameRecorder {
+    fn call(&self, space: &AtomSpace, _name: &str, _args: &[Handle]) -> atomweave::Result<Value> {
+        let debug = format!("{space:?}");
+        self.frames.lock().unwrap().push(debug.split(',').next().unwrap_or_default().to_string());
+        Ok(Value::Truth(TruthValue::simple(1.0, 1.0)))
+    }
+}
+
+#[test]
+fn calls_that_leave_their_frame_untouched_share_one_frame_in_an_execution() {
+    let rec = Arc::new(FrameRecorder { frames: std::sync::Mutex::new(Vec::new()) });
+    register("frames", rec.clone());
+    let space = AtomSpace::new();
+    for i in 0..5 {
+        one(&space, &format!(r#"(Member (Concept "item {i}") (Concept "set"))"#));
+    }
+    let q = one(&space, r#"(Get (And (Member (Variable "$x") (Concept "set")) (Evaluation (GroundedPredicate "frames:any") (List (Variable "$x")))))"#);
+    execute(&space, q).unwrap();
+    let frames = rec.frames.lock().unwrap();
+    assert_eq!(frames.len(), 5);
+    assert!(frames.iter().all(|f| *f == frames[0]), "one frame, reused: {frames:?}");
+}
