@@ -63,13 +63,21 @@ fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, String> {
 
 /// A result in the REPL form.
 fn show(space: &AtomSpace, r: &Executed) -> Result<String, String> {
-    let view = space.read().expect("a root space");
+    // Through the read view when there is one; else (a truth value that is
+    // a stream, read by running it) through the space.
+    match space.read() {
+        Some(view) => show_in(&view, r),
+        None => show_in(space, r),
+    }
+}
+
+fn show_in(source: &impl sexpr::AtomSource, r: &Executed) -> Result<String, String> {
     let mut out = String::new();
     match r {
-        Executed::Atom(h) => sexpr::write_atom(&view, *h, Form::Repl, &mut out).map_err(|e| e.to_string())?,
+        Executed::Atom(h) => sexpr::write_atom(source, *h, Form::Repl, &mut out).map_err(|e| e.to_string())?,
         // Truth values as the REPL writes them on atoms.
         Executed::Value(atomweave::Value::Truth(tv)) => sexpr::write_tv(*tv, &mut out),
-        Executed::Value(v) => sexpr::write_value(&view, v, &mut out).map_err(|e| e.to_string())?,
+        Executed::Value(v) => sexpr::write_value(source, v, &mut out).map_err(|e| e.to_string())?,
     }
     Ok(out)
 }

@@ -116,8 +116,8 @@ pub trait AtomRead: sealed::Access {
         if !rec.has_tv() {
             return Some(TruthValue::DEFAULT);
         }
-        // A read-locked view runs no code: a FormulaTruthValue (whose code
-        // may change the space) reads as the default here.
+        // A read-locked view runs no code, and is not given out while a
+        // truth value is a stream (`AtomSpace::read`); a table has none.
         self.recs().get_tv_in(self.shard(h.shard()), h).map(|e| match e {
             crate::store::TvEntry::Tv(tv) => tv,
             crate::store::TvEntry::Stream(_) => TruthValue::DEFAULT,

@@ -1344,7 +1344,9 @@ impl AtomSpace {
     /// the old value or the new, whole). A thread holding it must not write
     /// to this space. `None` while child spaces exist in the hierarchy: a
     /// child's atoms live in other stores, and a root's incoming sets then
-    /// hold children's links to filter out.
+    /// hold children's links to filter out; `None` too while an atom's
+    /// truth value is a FormulaTruthValue, which only a reading through the
+    /// space (running code, which may write) gives.
     pub fn read(&self) -> Option<SpaceRead<'_>> {
         if !self.is_root() || self.has_children() {
             return None;
@@ -1352,7 +1354,7 @@ impl AtomSpace {
         let view = self.read_own();
         // A child registers links here only under these locks: checked again
         // now, the answer holds for as long as the guard does.
-        (!self.has_children()).then_some(view)
+        (!self.has_children() && !view.guards.iter().any(|g| Records::has_tv_streams(g))).then_some(view)
     }
 
     fn read_own(&self) -> SpaceRead<'_> {

@@ -1470,6 +1470,11 @@ impl Records {
         Ok(())
     }
 
+    /// Does the shard hold an atom whose truth value is a stream?
+    pub(crate) fn has_tv_streams(sh: &Shard) -> bool {
+        !sh.tv_streams.is_empty()
+    }
+
     /// Makes a FormulaTruthValue `h`'s truth value: read, it is run.
     pub(crate) fn set_tv_stream_in(&self, sh: &mut Shard, h: Handle, stream: StreamValue, foreign: bool) -> Result<()> {
         let word = self.value_word(sh, h, foreign)?;

@@ -167,3 +167,19 @@ fn a_formula_truth_value_set_as_a_truth_value_is_run_at_each_reading() {
     // Only a FormulaTruthValue can be a truth value.
     assert!(s.set_tv_stream(b, StreamValue::random(2)).is_err());
 }
+
+#[test]
+fn a_dump_writes_a_truth_value_stream_as_its_reading() {
+    use atomweave::sexpr::{dump_space, Form, Select};
+    let s = AtomSpace::new();
+    one(&s, r#"(Concept "A" (stv 0.5 0.8))"#);
+    let set = one(&s, r#"(SetTV (Concept "B") (PromisePredicate (StrengthOf (Concept "A")) (ConfidenceOf (Concept "A"))))"#);
+    execute_value(&s, set).unwrap();
+    // No read-locked view while a truth value runs code to be read.
+    assert!(s.read().is_none());
+    let mut out = Vec::new();
+    dump_space(&s, Select::Type(types::CONCEPT_NODE), Form::Wire, &mut out, |_| {}).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let b_line = text.lines().find(|l| l.contains("\"B\"")).unwrap();
+    assert!(b_line.contains("0.5") && b_line.contains("0.8"), "{b_line}");
+}
