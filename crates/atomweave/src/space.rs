@@ -232,9 +232,10 @@ impl AtomSpace {
     }
 
     /// Is this a child space with nothing of its own: no atom added or
-    /// copied in, none hidden, not made read-only?
+    /// copied in, no value or truth value set on a base atom, none hidden,
+    /// not made read-only?
     pub(crate) fn is_untouched_frame(&self) -> bool {
-        !self.is_root() && !self.is_read_only() && !self.inner.hides.load(Ordering::Acquire) && self.own_atoms().is_empty()
+        !self.is_root() && !self.is_read_only() && !self.inner.hides.load(Ordering::Acquire) && self.store().holds_nothing()
     }
 
     /// Does `h` hold a VariableNode or GlobNode anywhere (scopes and quotes
@@ -330,10 +331,14 @@ impl AtomSpace {
         for b in bases {
             // A root that never held an atom takes the anchor's slot numbers
             // and registry of children (a lost race to add its first atom
-            // leaves it out).
-            let joined = || b.store().join(anchor.store()) && Arc::ptr_eq(b.inner.hierarchy.get_or_init(|| hierarchy.clone()), &hierarchy);
-            if !b.store().same_hierarchy(anchor.store()) && !joined() {
-                return Err(Error::Hierarchy("a base space took its first atom while the child space was made over it; try again".into()));
+            // leaves it out). Every base must end with the anchor's registry:
+            // a root that shares the numbering but not the registry would
+            // not know of the child holding its atoms.
+            let numbered = b.store().same_hierarchy(anchor.store()) || b.store().join(anchor.store());
+            if !numbered || !Arc::ptr_eq(b.inner.hierarchy.get_or_init(|| hierarchy.clone()), &hierarchy) {
+                return Err(Error::Hierarchy(
+                    "a base space changed while the child space was made over it (it took its first atom, or a child of its own): try again, or make the child over spaces of one hierarchy".into(),
+                ));
             }
         }
         let first = anchor;
@@ -1076,8 +1081,14 @@ impl AtomSpace {
     pub fn increment_count(&self, h: Handle, n: f64) -> Result<TruthValue> {
         self.writable("no truth value is changed")?;
         let foreign = !self.is_root() && self.foreign(h)?;
-        let base = || self.inner.bases.iter().find(|b| b.contains(h)).and_then(|b| b.tv_entry(h)).map_or(TruthValue::DEFAULT, TvEntry::sampled);
-        self.recs().increment_count_in(&mut self.write_shard(h.shard()), h, n, foreign, base)
+        // Read before the lock: a base's truth value may be a stream, whose
+        // reading runs code that may use this shard.
+        let base_tv = if foreign {
+            self.inner.bases.iter().find(|b| b.contains(h)).and_then(|b| b.tv_entry(h)).map_or(TruthValue::DEFAULT, TvEntry::sampled)
+        } else {
+            TruthValue::DEFAULT
+        };
+        self.recs().increment_count_in(&mut self.write_shard(h.shard()), h, n, foreign, || base_tv)
     }
 
     /// Sets the value under `key`; under the truth-value key it sets the truth value.

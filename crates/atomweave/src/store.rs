@@ -817,6 +817,15 @@ impl Store {
     }
 
     /// Bytes this store has allocated, by its own accounting.
+    /// Does the store hold nothing at all: no atom, and no value, truth
+    /// value or count kept for a base atom?
+    pub(crate) fn holds_nothing(&self) -> bool {
+        (0..SHARDS).all(|s| {
+            let sh = self.read(s);
+            sh.nodes == 0 && sh.links == 0 && sh.overlay.is_empty() && sh.values.is_empty() && sh.tv_counts.is_empty() && sh.tv_streams.is_empty()
+        })
+    }
+
     pub(crate) fn heap_bytes(&self) -> usize {
         let mut total = 0;
         for s in 0..SHARDS {

@@ -187,3 +187,36 @@ fn calls_that_leave_their_frame_untouched_share_one_frame_in_an_execution() {
     assert_eq!(frames.len(), 5);
     assert!(frames.iter().all(|f| *f == frames[0]), "one frame, reused: {frames:?}");
 }
+
+/// Sets a value on a base atom through the frame it runs in, and records
+/// whether that value was there already (left by an earlier call).
+struct Marker {
+    saw_mark: std::sync::Mutex<Vec<bool>>,
+}
+
+impl Procedures for Marker {
+    fn call(&self, space: &AtomSpace, _name: &str, _args: &[Handle]) -> atomweave::Result<Value> {
+        let seen = space.add_node(CONCEPT_NODE, "marked")?;
+        let key = space.add_node(PREDICATE_NODE, "mark")?;
+        self.saw_mark.lock().unwrap().push(space.get_value(seen, key).is_some());
+        space.set_value(seen, key, Value::float(vec![1.0]))?;
+        Ok(Value::Truth(TruthValue::simple(1.0, 1.0)))
+    }
+}
+
+#[test]
+fn a_frame_a_call_set_a_value_in_is_not_given_to_the_next_call() {
+    let rec = Arc::new(Marker { saw_mark: std::sync::Mutex::new(Vec::new()) });
+    register("marker", rec.clone());
+    let space = AtomSpace::new();
+    one(&space, r#"(Concept "marked")"#);
+    one(&space, r#"(Predicate "mark")"#);
+    for i in 0..3 {
+        one(&space, &format!(r#"(Member (Concept "thing {i}") (Concept "set"))"#));
+    }
+    let q = one(&space, r#"(Get (And (Member (Variable "$x") (Concept "set")) (Evaluation (GroundedPredicate "marker:m") (List (Variable "$x")))))"#);
+    execute(&space, q).unwrap();
+    assert_eq!(*rec.saw_mark.lock().unwrap(), [false, false, false], "each call starts from an empty frame");
+    let marked = space.get_node(CONCEPT_NODE, "marked").unwrap();
+    assert!(space.key_values(marked).is_empty(), "and nothing reaches the space");
+}
