@@ -51,7 +51,7 @@ pub struct Proxy {
 /// A proxy that takes every call and does nothing (what a closed
 /// WriteBufferProxy leaves in its place).
 pub(crate) fn null(url: &str) -> Box<dyn StorageNode> {
-    Box::new(Proxy { url: url.to_string(), kind: Kind::Null, targets: Vec::new(), next: 0, hits: 0, misses: 0 })
+    Box::new(Proxy::new(url.to_string(), Kind::Null, Vec::new()))
 }
 
 /// Is `t` a proxy type?
@@ -159,13 +159,17 @@ fn open_node_in(space: &AtomSpace, h: Handle, depth: usize, opened: &mut Opened)
         }
     }
     if kind == Kind::WriteBuffer {
-        let through = Box::new(Proxy { url: url.clone(), kind: Kind::WriteThru, targets, next: 0, hits: 0, misses: 0 });
+        let through = Box::new(Proxy::new(url.clone(), Kind::WriteThru, targets));
         return Ok(Box::new(crate::buffer::WriteBuffer::new(url, through, interval)?));
     }
-    Ok(Box::new(Proxy { url, kind, targets, next: 0, hits: 0, misses: 0 }))
+    Ok(Box::new(Proxy::new(url, kind, targets)))
 }
 
 impl Proxy {
+    fn new(url: String, kind: Kind, targets: Vec<Box<dyn StorageNode>>) -> Proxy {
+        Proxy { url, kind, targets, next: 0, hits: 0, misses: 0 }
+    }
+
     /// The targets writes go to.
     fn writers(&mut self, call: &str) -> Result<&mut [Box<dyn StorageNode>]> {
         match self.kind {

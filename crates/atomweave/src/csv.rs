@@ -102,9 +102,9 @@ pub fn load_table(space: &AtomSpace, anchor: Handle, input: impl BufRead) -> Res
 }
 
 /// A line's cells, or `None` for a comment (`#`, `;` or `!` first) or an
-/// empty line. Leading non-ASCII bytes (a byte-order mark) are dropped.
+/// empty line. A byte-order mark is dropped.
 fn row(line: &str) -> Option<Vec<String>> {
-    let line = line.trim_start_matches(|c: char| !c.is_ascii()).trim_end_matches('\r');
+    let line = line.strip_prefix('\u{feff}').unwrap_or(line).trim_end_matches('\r');
     if line.is_empty() || line.starts_with(['#', ';', '!']) {
         return None;
     }
@@ -171,6 +171,12 @@ mod tests {
         let (space, anchor, _) = load("n, m\n0, 2.5\n1.5, T\n");
         assert_eq!(column(&space, anchor, "n"), Value::Float([0.0, 1.5].into()));
         assert_eq!(column(&space, anchor, "m"), Value::String(["2.5".to_owned(), "T".into()].into()));
+    }
+
+    #[test]
+    fn only_a_byte_order_mark_is_dropped_from_a_line() {
+        let (space, anchor, _) = load("\u{feff}Émile, n\nx, 1\n");
+        assert_eq!(column(&space, anchor, "Émile"), Value::String(["x".to_owned()].into()));
     }
 
     #[test]

@@ -37,8 +37,14 @@ struct Datalog<'a> {
 }
 
 impl<'a> Datalog<'a> {
+    /// `what` was wrong at the current place: its line and column, and
+    /// the text there.
     fn error(&self, what: &str) -> Error {
-        Error::InvalidValue(format!("DataLog: {what}, at character {} of {:?}", self.at + 1, self.text))
+        let before = &self.text[..self.at];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+        let here: String = self.rest().chars().take(30).collect();
+        Error::InvalidValue(format!("DataLog: {what}, at line {line}, column {column}: {here:?}"))
     }
 
     fn rest(&self) -> &'a str {
@@ -175,6 +181,8 @@ mod tests {
             let err = datalog(&s, text).unwrap_err().to_string();
             assert!(err.contains(want), "{text:?}: {err}");
         }
+        let err = datalog(&s, "a(b).\nlikes(john mary).").unwrap_err().to_string();
+        assert!(err.contains("line 2, column 12") && err.contains("\"mary).\""), "{err}");
         let deep = format!("{}x{}.", "f(".repeat(1000), ")".repeat(1000));
         assert!(datalog(&s, &deep).unwrap_err().to_string().contains("nested"));
     }

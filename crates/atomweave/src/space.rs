@@ -979,6 +979,9 @@ impl AtomSpace {
             if let Some(tv) = self.recs().simple_tv(h) {
                 return Some(tv);
             }
+            // The guard goes at the `;`: a stream is read with no lock held.
+            let entry = self.recs().get_tv_in(&self.read_shard(h.shard()), h);
+            return entry.map(TvEntry::sampled);
         }
         self.tv_entry(h).map(TvEntry::sampled)
     }
@@ -1083,11 +1086,8 @@ impl AtomSpace {
         let foreign = !self.is_root() && self.foreign(h)?;
         // Read before the lock: a base's truth value may be a stream, whose
         // reading runs code that may use this shard.
-        let base_tv = if foreign {
-            self.inner.bases.iter().find(|b| b.contains(h)).and_then(|b| b.tv_entry(h)).map_or(TruthValue::DEFAULT, TvEntry::sampled)
-        } else {
-            TruthValue::DEFAULT
-        };
+        let base_tv =
+            if foreign { self.inner.bases.iter().find_map(|b| b.tv_entry(h)).map_or(TruthValue::DEFAULT, TvEntry::sampled) } else { TruthValue::DEFAULT };
         self.recs().increment_count_in(&mut self.write_shard(h.shard()), h, n, foreign, || base_tv)
     }
 
@@ -1365,7 +1365,7 @@ impl AtomSpace {
         let view = self.read_own();
         // A child registers links here only under these locks: checked again
         // now, the answer holds for as long as the guard does.
-        (!self.has_children() && !view.guards.iter().any(|g| Records::has_tv_streams(g))).then_some(view)
+        (!self.has_children() && !view.guards.iter().any(|g| g.has_tv_streams())).then_some(view)
     }
 
     fn read_own(&self) -> SpaceRead<'_> {

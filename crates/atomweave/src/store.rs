@@ -816,16 +816,13 @@ impl Store {
         self.recs.links_by_content[s].free_retired();
     }
 
-    /// Bytes this store has allocated, by its own accounting.
     /// Does the store hold nothing at all: no atom, and no value, truth
     /// value or count kept for a base atom?
     pub(crate) fn holds_nothing(&self) -> bool {
-        (0..SHARDS).all(|s| {
-            let sh = self.read(s);
-            sh.nodes == 0 && sh.links == 0 && sh.overlay.is_empty() && sh.values.is_empty() && sh.tv_counts.is_empty() && sh.tv_streams.is_empty()
-        })
+        (0..SHARDS).all(|s| self.read(s).is_empty())
     }
 
+    /// Bytes this store has allocated, by its own accounting.
     pub(crate) fn heap_bytes(&self) -> usize {
         let mut total = 0;
         for s in 0..SHARDS {
@@ -1479,11 +1476,6 @@ impl Records {
         Ok(())
     }
 
-    /// Does the shard hold an atom whose truth value is a stream?
-    pub(crate) fn has_tv_streams(sh: &Shard) -> bool {
-        !sh.tv_streams.is_empty()
-    }
-
     /// Makes a FormulaTruthValue `h`'s truth value: read, it is run.
     pub(crate) fn set_tv_stream_in(&self, sh: &mut Shard, h: Handle, stream: StreamValue, foreign: bool) -> Result<()> {
         let word = self.value_word(sh, h, foreign)?;
@@ -1601,7 +1593,7 @@ impl Records {
     pub(crate) fn clear_shard(&self, sh: &mut Shard, s: usize) {
         // Most shards of a small space are empty: resetting them would
         // reallocate their tables for nothing.
-        if sh.nodes == 0 && sh.links == 0 && sh.overlay.is_empty() && sh.values.is_empty() && sh.tv_counts.is_empty() && sh.tv_streams.is_empty() {
+        if sh.is_empty() {
             return;
         }
         let _seq = SeqWrite::begin(&self.inc_seq, 1 << s);
@@ -1840,6 +1832,16 @@ fn short(hash: u64) -> u32 {
 }
 
 impl Shard {
+    /// Nothing here: no atom, no value, truth value or count of a base atom.
+    fn is_empty(&self) -> bool {
+        self.nodes == 0 && self.links == 0 && self.overlay.is_empty() && self.values.is_empty() && self.tv_counts.is_empty() && self.tv_streams.is_empty()
+    }
+
+    /// Does the shard hold an atom whose truth value is a stream?
+    pub(crate) fn has_tv_streams(&self) -> bool {
+        !self.tv_streams.is_empty()
+    }
+
     fn book(&mut self, links: bool) -> &mut DedupeBook {
         if links {
             &mut self.link_book

@@ -121,7 +121,7 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
         // Each member (grounded) an atom of the space whose truth value is
         // exactly (stv 1 1), or (stv 0 1).
         types::IS_TRUE_LINK | types::IS_FALSE_LINK => {
-            let want = crate::TruthValue::simple(if t == types::IS_TRUE_LINK { 1.0 } else { 0.0 }, 1.0);
+            let want = super::crisp(t == types::IS_TRUE_LINK);
             for &m in out {
                 let Ev::Atom(a) = value(space, pat, m, b)? else { return Ok(false) };
                 if space.get_tv(a) != Some(want) {
@@ -134,8 +134,11 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
         // A Put of a predicate over the grounding's atoms: the predicate
         // applied to them (nothing is built for its presence checks).
         types::PUT_LINK if out.len() == 2 => {
-            let args = materialize(space, value(space, pat, out[1], b)?)?;
-            Ok(super::holds(super::evaluate_applied(space, out[0], &[args])?))
+            // Arguments not in the space are built in a scratch frame, as
+            // a grounded predicate's are.
+            let scratch = super::scratch::Scratch::over(space)?;
+            let args = materialize(&scratch, value(space, pat, out[1], b)?)?;
+            Ok(super::holds(super::evaluate_applied(&scratch, out[0], &[args])?))
         }
         // A ContinuationLink: the recursive step it marks.
         types::CONTINUATION_LINK if out.len() == 1 => truth(space, pat, out[0], b),
@@ -155,10 +158,7 @@ fn grounded_truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_>)
     for &m in super::arguments(space, &out[1..]) {
         args.push(materialize(&scratch, value(space, pat, m, b)?)?);
     }
-    match super::grounded::call(&scratch, out[0], &args)? {
-        crate::Value::Truth(tv) => Ok(tv.mean() >= 0.5),
-        _ => Err(crate::Error::Procedure(format!("{} did not return a TruthValue", space.name(out[0]).unwrap_or_default()))),
-    }
+    Ok(super::grounded::call_predicate(&scratch, out[0], &args)?.mean() >= 0.5)
 }
 
 /// The atom a value stands for, added to `space` if it is not there.

@@ -145,10 +145,7 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
         types::EXECUTION_OUTPUT_LINK
             if out.len() == 2 && space.get_type(out[0]).is_some_and(|s| s.is_a(types::GROUNDED_SCHEMA_NODE)) && mentions(space, out[1], env, depth)? =>
         {
-            let given = match space.get_type(out[1]) {
-                Some(types::LIST_LINK) => space.outgoing(out[1]).unwrap_or(&[]),
-                _ => &out[1..],
-            };
+            let given = super::arguments(space, &out[1..]);
             let mut args = Vec::with_capacity(given.len());
             for &a in given {
                 match env.get(&a) {

@@ -52,6 +52,15 @@ pub(crate) fn call(space: &AtomSpace, node: Handle, args: &[Handle]) -> Result<V
     procedures.call(space, &name, args)
 }
 
+/// Calls the grounded predicate `node` names with `args`: its truth value,
+/// or an error that says what it returned instead.
+pub(crate) fn call_predicate(space: &AtomSpace, node: Handle, args: &[Handle]) -> Result<crate::TruthValue> {
+    match call(space, node, args)? {
+        Value::Truth(tv) => Ok(tv),
+        other => Err(Error::Procedure(format!("{} did not return a TruthValue but a {}", space.name(node).unwrap_or_default(), other.value_type().name()))),
+    }
+}
+
 /// Calls the procedure grounded node `node` names with `args`, values.
 pub(crate) fn call_values(space: &AtomSpace, node: Handle, args: &[Value]) -> Result<Value> {
     let (procedures, name) = resolve(space, node)?;

@@ -607,21 +607,16 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
                 return deliver(space, bind, found);
             }
             let pat = Pattern::compile(space, query, vardecl, body, rewrites)?;
-            let results = sorted(Search { space, pat: &pat }.groundings(false)?);
             if pat.group.is_some() && bind {
                 return Err(bad(format!("{}: a GroupLink groups the results of a MeetLink or a QueryLink", describe(space, query))));
             }
+            let results = sorted(Search { space, pat: &pat }.groundings(false)?);
             let mut found = Vec::with_capacity(results.len());
             for g in &results {
                 let b: Bindings = g.iter().map(|v| v.as_ref().map(Bound::from)).collect();
                 let built = pat.rewrites.iter().map(|&r| rewrite(space, &pat, r, &b, bind)).collect::<Result<Vec<_>>>()?;
-                let built: Vec<Value> = built.into_iter().flatten().collect();
-                // Grouped: one result per grounding, whatever the rewrites.
-                if pat.group.is_some() {
-                    found.push(if built.len() == 1 { built.into_iter().next().expect("one") } else { Value::link(built) });
-                    continue;
-                }
-                add_rewrites(&mut found, built, bind);
+                // Not a BindLink here when grouped: one result per grounding.
+                add_rewrites(&mut found, built.into_iter().flatten().collect(), bind);
             }
             if let Some(group) = &pat.group {
                 return deliver(space, false, grouped(group, &results, found));
@@ -685,13 +680,15 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
         // reading. (SetTV ATOM PREDICATE ARGS...): a FormulaTruthValue of
         // the predicate applied to the arguments, as upstream's.
         types::SET_TV_LINK => {
+            let set_stream = |stream: crate::StreamValue| -> Result<Executed> {
+                space.set_tv_stream(out[0], stream.clone())?;
+                Ok(Executed::Value(Value::Stream(stream)))
+            };
             let expr = match *out {
                 [_, expr] => expr,
                 [_, _, _, ..] => {
                     let code = space.add_link(types::EVALUATION_LINK, &out[1..])?;
-                    let stream = crate::StreamValue::computed(types::FORMULA_TRUTH_VALUE, space, vec![code])?;
-                    space.set_tv_stream(out[0], stream.clone())?;
-                    return Ok(Executed::Value(Value::Stream(stream)));
+                    return set_stream(crate::StreamValue::computed(types::FORMULA_TRUTH_VALUE, space, vec![code])?);
                 }
                 _ => {
                     return Err(bad(format!(
@@ -703,8 +700,7 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             let et = type_of(space, expr)?;
             if et == types::PROMISE_PREDICATE_LINK {
                 let Value::Stream(stream) = flow::execute(space, expr)? else { unreachable!("a PromisePredicate gives a stream") };
-                space.set_tv_stream(out[0], stream.clone())?;
-                return Ok(Executed::Value(Value::Stream(stream)));
+                return set_stream(stream);
             }
             let tv = if eval::is_arithmetic(et) || et.is_a(types::VALUE_OF_LINK) {
                 match eval::flow_numbers(space, expr)?.0[..] {
@@ -762,10 +758,9 @@ fn run_one(space: &AtomSpace, query: Handle) -> Result<Executed> {
             let [atom] = *out else { return Err(bad(format!("{} must hold one atom", describe(space, query)))) };
             Ok(Executed::Value(Value::Truth(space.get_tv(atom).ok_or(Error::InvalidHandle(atom))?)))
         }
-        types::EVALUATION_LINK if is_grounded_evaluation(space, query) => match grounded::call(space, out[0], arguments(space, &out[1..]))? {
-            v @ Value::Truth(_) => Ok(Executed::Value(v)),
-            _ => Err(Error::Procedure(format!("{} did not return a TruthValue", space.name(out[0]).unwrap_or_default()))),
-        },
+        types::EVALUATION_LINK if is_grounded_evaluation(space, query) => {
+            Ok(Executed::Value(Value::Truth(grounded::call_predicate(space, out[0], arguments(space, &out[1..]))?)))
+        }
         types::EQUAL_LINK
         | types::IDENTICAL_LINK
         | types::GREATER_THAN_LINK

@@ -843,8 +843,13 @@ impl<'s> Compiler<'s> {
             }
             // A DefinedPredicate that names a pattern: that pattern, in its
             // place, its variables the query's (upstream expands it so).
-            types::DEFINED_PREDICATE_NODE if self.expansion(h)?.is_some() => {
-                let def = self.expansion(h)?.expect("checked");
+            types::DEFINED_PREDICATE_NODE => {
+                let Some(def) = self.expansion(h)? else {
+                    return Err(bad(format!(
+                        "{} names a LambdaLink, a predicate of arguments: in a query body, apply it with an EvaluationLink or a PutLink",
+                        self.describe(h)
+                    )));
+                };
                 if self.expanded.len() >= MAX_EXPANSIONS {
                     return Err(bad(format!("{}: more than {MAX_EXPANSIONS} definitions expanded in one body (does one name itself?)", self.describe(h))));
                 }
@@ -855,9 +860,9 @@ impl<'s> Compiler<'s> {
             // A Put of a predicate, a ContinuationLink: code evaluated on
             // each grounding (upstream's recursion through definitions).
             types::PUT_LINK | types::CONTINUATION_LINK => one(self.clause(h, Kind::Eval)?),
-            // Code the matcher does not run yet (ContinuationLink, PutLink,
-            // a DefinedPredicate, ...): matching it as data would answer wrong.
-            t if t == types::DEFINED_PREDICATE_NODE || t == types::PUT_LINK || (t.is_a(types::EVALUATABLE_LINK) && t != types::EVALUATION_LINK) => {
+            // Code the matcher does not run yet: matching it as data would
+            // answer wrong.
+            t if t.is_a(types::EVALUATABLE_LINK) && t != types::EVALUATION_LINK => {
                 Err(bad(format!("{} in a query body is not supported yet: the matcher does not run {}", self.describe(h), t.name())))
             }
             _ => one(self.clause(h, Kind::Present)?),

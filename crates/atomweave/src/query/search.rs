@@ -137,7 +137,7 @@ impl<'a> Search<'a> {
             let mut b = empty.clone();
             let mut out = HashSet::default();
             for &cand in chunk {
-                if ctx.stop.load(Ordering::Relaxed) || self.over(ctx, ci, cand, &mut b, 1 << ci, &mut out, true)? == Flow::Stop {
+                if ctx.stop.load(Ordering::Relaxed) || self.over(ctx, ci, cand, &mut b, 1 << ci, &mut out, None)? == Flow::Stop {
                     break;
                 }
             }
@@ -155,13 +155,13 @@ impl<'a> Search<'a> {
     }
 
     /// Grounds present clause `ci` as `cand`, then the clauses after it;
-    /// `first`: the first clause grounded (no clause was evaluated yet).
+    /// `before`: the variables bound before it (`None` for the first
+    /// clause: no clause was evaluated yet).
     #[allow(clippy::too_many_arguments)]
-    fn over(&self, ctx: &Ctx<'_>, ci: usize, cand: Handle, b: &mut Bindings<'a>, done: u64, out: &mut HashSet<Grounding>, first: bool) -> Result<Flow> {
+    fn over(&self, ctx: &Ctx<'_>, ci: usize, cand: Handle, b: &mut Bindings<'a>, done: u64, out: &mut HashSet<Grounding>, before: Option<u64>) -> Result<Flow> {
         if self.pat.forbidden.contains(self.space, cand) {
             return Ok(Flow::Go);
         }
-        let before = (!first && ctx.evals).then(|| bound_set(b));
         let mut err = None;
         let flow = self.unify(ctx.present[ci].root, cand, b, &mut |b| match self.step(ctx, b, done, out, before) {
             Ok(f) => f,
@@ -183,8 +183,10 @@ impl<'a> Search<'a> {
             return self.finish(ctx, b, out);
         }
         let Some((ci, cands)) = self.next_clause(ctx, b, done) else { return Ok(Flow::Go) };
+        // The same for every candidate: read once.
+        let bound = ctx.evals.then(|| bound_set(b));
         for cand in cands {
-            if self.over(ctx, ci, cand, b, done | 1 << ci, out, false)? == Flow::Stop {
+            if self.over(ctx, ci, cand, b, done | 1 << ci, out, bound)? == Flow::Stop {
                 return Ok(Flow::Stop);
             }
         }
