@@ -37,7 +37,7 @@ mod table;
 pub mod types;
 mod value;
 
-pub use batch::LinkBatch;
+pub use batch::{LinkBatch, NodeBatch};
 pub use error::{Error, Result};
 pub use handle::Handle;
 pub use order::content_cmp;

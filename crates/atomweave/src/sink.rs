@@ -1,7 +1,7 @@
 //! [`AtomSink`]: the write API shared by [`AtomTable`] and [`AtomSpace`], so
 //! loaders (the Atomese reader, storage backends) fill either.
 
-use crate::{AtomSpace, AtomTable, Handle, Result, TruthValue, Type, Value};
+use crate::{AtomSpace, AtomTable, Handle, LinkBatch, NodeBatch, Result, TruthValue, Type, Value};
 
 /// Somewhere atoms can be added.
 pub trait AtomSink {
@@ -15,6 +15,20 @@ pub trait AtomSink {
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()>;
     /// Is `h` an atom here?
     fn contains(&self, h: Handle) -> bool;
+    /// Starts fetching what setting `h`'s truth value or values reads, so
+    /// that a run of such writes overlaps its cache misses. A hint: a sink
+    /// may do nothing.
+    fn prefetch_values(&self, _h: Handle) {}
+    /// Adds the nodes of a batch in order (one at a time, unless the sink
+    /// has a bulk path).
+    fn add_nodes(&mut self, batch: &NodeBatch) -> Result<Vec<Handle>> {
+        batch.iter().map(|(t, name)| self.add_node(t, name)).collect()
+    }
+    /// Adds the links of a batch in order (one at a time, unless the sink
+    /// has a bulk path).
+    fn add_links(&mut self, batch: &LinkBatch) -> Result<Vec<Handle>> {
+        batch.iter().map(|(t, out)| self.add_link(t, out)).collect()
+    }
 }
 
 impl AtomSink for AtomTable {
@@ -33,6 +47,15 @@ impl AtomSink for AtomTable {
     fn contains(&self, h: Handle) -> bool {
         crate::AtomRead::contains(self, h)
     }
+    fn add_nodes(&mut self, batch: &NodeBatch) -> Result<Vec<Handle>> {
+        AtomTable::add_nodes(self, batch)
+    }
+    fn prefetch_values(&self, h: Handle) {
+        self.store.recs.prefetch_values(h);
+    }
+    fn add_links(&mut self, batch: &LinkBatch) -> Result<Vec<Handle>> {
+        AtomTable::add_links(self, batch)
+    }
 }
 
 impl AtomSink for &AtomSpace {
@@ -50,5 +73,14 @@ impl AtomSink for &AtomSpace {
     }
     fn contains(&self, h: Handle) -> bool {
         AtomSpace::contains(self, h)
+    }
+    fn add_nodes(&mut self, batch: &NodeBatch) -> Result<Vec<Handle>> {
+        AtomSpace::add_nodes(self, batch)
+    }
+    fn prefetch_values(&self, h: Handle) {
+        AtomSpace::prefetch_values(self, h);
+    }
+    fn add_links(&mut self, batch: &LinkBatch) -> Result<Vec<Handle>> {
+        AtomSpace::add_links(self, batch)
     }
 }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use crate::lock::{ReadGuard, WriteGuard};
 use smallvec::SmallVec;
 
-use crate::batch::LinkBatch;
+use crate::batch::{LinkBatch, NodeBatch};
 use crate::error::{Error, Result};
 use crate::handle::{Handle, SHARDS};
 use crate::read::{sealed, AtomRead};
@@ -830,11 +830,14 @@ impl AtomSpace {
     /// every shard's write lock while it runs, so writers on other threads
     /// wait for it (and so do readers that lock: truth values, and incoming
     /// sets while child spaces exist); batches of a few thousand links keep
-    /// those waits short. A child space adds the links one by one after the
+    /// those waits short. A child space (and a batch holding a StateLink or GrantLink, which
+    /// replace or refuse by key) adds the links one by one after the
     /// check: there, a member that another thread extracts meanwhile stops
     /// the batch with the links before it added.
     pub fn add_links(&self, batch: &LinkBatch) -> Result<Vec<Handle>> {
-        if !self.is_root() || self.is_read_only() {
+        // A StateLink or GrantLink replaces or refuses by its key: add_link's rules.
+        let keyed = batch.types().iter().any(|&t| matches!(t, crate::types::STATE_LINK | crate::types::GRANT_LINK));
+        if !self.is_root() || self.is_read_only() || keyed {
             for (t, out) in batch.iter() {
                 link_key(t, out, self)?;
                 if let Some(&x) = out.iter().find(|&&x| !self.contains(x)) {
@@ -849,6 +852,32 @@ impl AtomSpace {
         }
         let mut locks = self.store().lock(ShardMask::all());
         self.recs().add_links_in(&mut locks, &canon, &hashes)
+    }
+
+    /// Adds every node of `batch`, in order, as [`add_node`](Self::add_node)
+    /// would one at a time, and returns them in the batch's order. As
+    /// [`add_links`](Self::add_links) does for links, it takes the shard
+    /// locks once and overlaps the nodes' cache misses. With an error (a
+    /// type that is not a node type, a read-only space), nothing of the
+    /// batch is added.
+    pub fn add_nodes(&self, batch: &NodeBatch) -> Result<Vec<Handle>> {
+        if !self.is_root() || self.is_read_only() {
+            for (t, _) in batch.iter() {
+                node_type(t)?;
+            }
+            self.writable("no atom is added")?;
+            return batch.iter().map(|(t, name)| self.add_node(t, name)).collect();
+        }
+        if batch.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut locks = self.store().lock(ShardMask::all());
+        self.recs().add_nodes_in(&mut locks, batch)
+    }
+
+    /// Starts fetching what setting `h`'s truth value or values reads.
+    pub(crate) fn prefetch_values(&self, h: Handle) {
+        self.recs().prefetch_values(h);
     }
 
     /// Starts fetching the records of `atoms`, then the outgoing sets of

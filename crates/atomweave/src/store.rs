@@ -31,7 +31,7 @@ use smallvec::SmallVec;
 use std::hash::{BuildHasher, Hasher};
 
 use crate::arena::{Arena, Chunk};
-use crate::batch::LinkBatch;
+use crate::batch::{LinkBatch, NodeBatch};
 use crate::dedupe::{Dedupe, DedupeBook, Vacancy};
 use crate::error::{Error, Result};
 use crate::handle::{Handle, LOCAL_LIMIT, SHARDS};
@@ -840,6 +840,41 @@ impl Store {
     }
 }
 
+/// What a batch has added so far: every atom, in order, and the ones it
+/// made, which are taken back if the batch fails midway.
+struct Added {
+    handles: Vec<Handle>,
+    created: Vec<Handle>,
+}
+
+impl Added {
+    fn with_capacity(n: usize) -> Self {
+        Added { handles: Vec::with_capacity(n), created: Vec::new() }
+    }
+
+    /// Keeps one add's result (the atom, and whether it is new). An error
+    /// (out of handles or arena space) takes back what the batch made (no
+    /// link holds those: the members of a batch's links predate it), so
+    /// that the batch adds nothing.
+    fn keep(&mut self, recs: &Records, acc: &mut impl ShardAccess, added: Result<(Handle, bool)>) -> Result<()> {
+        match added {
+            Ok((h, new)) => {
+                if new {
+                    self.created.push(h);
+                }
+                self.handles.push(h);
+                Ok(())
+            }
+            Err(e) => {
+                for &h in self.created.iter().rev() {
+                    let _ = recs.extract_in(acc, h);
+                }
+                Err(e)
+            }
+        }
+    }
+}
+
 impl Records {
     /// The hierarchy's slot numbers, set now if this store had none.
     #[inline]
@@ -1064,10 +1099,7 @@ impl Records {
     pub(crate) fn prepare_links<'b>(&self, batch: &'b LinkBatch, c: &impl crate::sexpr::AtomSource) -> Result<(std::borrow::Cow<'b, LinkBatch>, Vec<u64>)> {
         let mut hashes = Vec::with_capacity(batch.len());
         let mut reordered = false;
-        let mut start = 0;
-        for (&t, &end) in batch.types.iter().zip(&batch.ends) {
-            let out = &batch.members[start..end];
-            start = end;
+        for (t, out) in batch.iter() {
             if !t.is_link() {
                 return Err(Error::NotALinkType(t));
             }
@@ -1077,7 +1109,7 @@ impl Records {
         if !reordered {
             return Ok((std::borrow::Cow::Borrowed(batch), hashes));
         }
-        let mut canon = LinkBatch::with_capacity(batch.len(), batch.members.len());
+        let mut canon = LinkBatch::with_capacity(batch.len(), batch.members().len());
         hashes.clear();
         for (t, out) in batch.iter() {
             let key = crate::table::link_key(t, out, c)?;
@@ -1109,7 +1141,7 @@ impl Records {
         const CHECK_AHEAD: usize = 128;
         // Each member's slot, found here once for the look-ahead and the
         // incoming-set appends that follow.
-        let members = &batch.members;
+        let members = batch.members();
         let mut slots: Vec<&Slot> = Vec::with_capacity(members.len());
         for (i, &x) in members.iter().enumerate() {
             if let Some(&y) = members.get(i + CHECK_AHEAD) {
@@ -1126,8 +1158,7 @@ impl Records {
         for i in 0..n.min(AHEAD) {
             prefetch(i);
         }
-        let mut added = Vec::with_capacity(n);
-        let mut created = Vec::new();
+        let mut added = Added::with_capacity(n);
         for i in 0..n {
             if i % GROUP == 0 {
                 for j in (i + AHEAD..i + AHEAD + GROUP).take_while(|&j| j < n) {
@@ -1139,27 +1170,62 @@ impl Records {
             }
             let (out, out_slots) = (batch.outgoing(i), &slots[batch.range(i)]);
             let sections = self.seq_sections(out, |_| true);
-            let added_one = self.insert_link(acc, hashes[i], batch.types[i], out, |j, _| Some(out_slots[j]), false);
+            let added_one = self.insert_link(acc, hashes[i], batch.types()[i], out, |j, _| Some(out_slots[j]), false);
             drop(sections);
-            match added_one {
-                Ok((h, new)) => {
-                    if new {
-                        created.push(h);
-                    }
-                    added.push(h);
-                }
-                Err(e) => {
-                    // Out of handles or arena space midway: take back what
-                    // the batch made (no link holds them: members predate
-                    // the batch), so that it adds nothing.
-                    for &h in created.iter().rev() {
-                        let _ = self.extract_in(acc, h);
-                    }
-                    return Err(e);
-                }
-            }
+            added.keep(self, acc, added_one)?;
         }
-        Ok(added)
+        Ok(added.handles)
+    }
+
+    /// Adds a batch of nodes in order, as `add_node_in` would one by one,
+    /// looking ahead as `add_links_in` does: the nodes `AHEAD` places on
+    /// have their dedupe probe fetched, those `AHEAD / 2` on the record of
+    /// their dedupe candidate, and those `AHEAD / 4` on its name, so that
+    /// a lookup's three dependent misses overlap with other nodes'. With an
+    /// error midway, the nodes the batch made are taken back. The caller
+    /// holds every shard.
+    pub(crate) fn add_nodes_in(&self, acc: &mut impl ShardAccess, batch: &NodeBatch) -> Result<Vec<Handle>> {
+        const AHEAD: usize = 32;
+        for &t in batch.types() {
+            crate::table::node_type(t)?;
+        }
+        let hashes: Vec<u64> = batch.iter().map(|(t, name)| self.hash_node(t, name)).collect();
+        let n = batch.len();
+        let probe = |i: usize| self.nodes_by_content[shard_of_hash(hashes[i])].prefetch(short(hashes[i]));
+        let record = |i: usize| {
+            let s = shard_of_hash(hashes[i]);
+            self.nodes_by_content[s].prefetch_candidate(short(hashes[i]), |l| self.records[s].prefetch(l as usize));
+        };
+        let name = |i: usize| {
+            let s = shard_of_hash(hashes[i]);
+            self.nodes_by_content[s].prefetch_candidate(short(hashes[i]), |l| {
+                let r = self.view(s).rec(l);
+                if r.live() && !r.is_link() {
+                    self.names[s].prefetch(r.payload() as usize);
+                }
+            });
+        };
+        for i in 0..n.min(AHEAD) {
+            probe(i);
+        }
+        let mut added = Added::with_capacity(n);
+        for (i, (t, node_name)) in batch.iter().enumerate() {
+            if i + AHEAD < n {
+                probe(i + AHEAD);
+            }
+            if i + AHEAD / 2 < n {
+                record(i + AHEAD / 2);
+            }
+            if i + AHEAD / 4 < n {
+                name(i + AHEAD / 4);
+            }
+            let s = shard_of_hash(hashes[i]);
+            let before = acc.shard(s).nodes;
+            let added_one = self.add_node_in(acc.shard(s), hashes[i], t, node_name, false);
+            let new = acc.shard(s).nodes != before;
+            added.keep(self, acc, added_one.map(|h| (h, new)))?;
+        }
+        Ok(added.handles)
     }
 
     /// The second look ahead of `add_links_in`, once the first has brought
@@ -1206,6 +1272,16 @@ impl Records {
             if let Some(slot) = self.records[x.shard()].get(x.local() as usize) {
                 self.prefetch_append(x, slot);
             }
+        }
+    }
+
+    /// Starts fetching what setting `h`'s truth value or values reads
+    /// first: its slot and its truth-value entry.
+    #[inline]
+    pub(crate) fn prefetch_values(&self, h: Handle) {
+        self.prefetch_slot(h);
+        if let Some(entry) = self.tv_pages[h.shard()].entry(h.local()) {
+            crate::prefetch(entry as *const AtomicU128);
         }
     }
 

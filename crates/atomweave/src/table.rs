@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use crate::batch::LinkBatch;
+use crate::batch::{LinkBatch, NodeBatch};
 use crate::error::{Error, Result};
 use crate::handle::Handle;
 use crate::order;
@@ -108,6 +108,14 @@ impl AtomTable {
         self.store.recs.prefetch_link(hash, &out);
         let (recs, mut all) = self.store.split_mut();
         recs.add_link_in(&mut all, hash, t, &out, &[], false).map(|(h, _)| h)
+    }
+
+    /// Adds every node of `batch`, in order, overlapping their cache misses;
+    /// see [`AtomSpace::add_nodes`](crate::AtomSpace::add_nodes). With an
+    /// error, nothing of the batch is added.
+    pub fn add_nodes(&mut self, batch: &NodeBatch) -> Result<Vec<Handle>> {
+        let (recs, mut all) = self.store.split_mut();
+        recs.add_nodes_in(&mut all, batch)
     }
 
     /// Adds every link of `batch`, in order, overlapping their cache misses;

@@ -4,7 +4,7 @@
 mod common;
 
 use atomweave::types::*;
-use atomweave::{AtomSpace, AtomTable, Error, Handle, LinkBatch, Type};
+use atomweave::{AtomSpace, AtomTable, Error, Handle, LinkBatch, NodeBatch, Type};
 use common::{atom_set, check_invariants};
 use proptest::prelude::*;
 
@@ -217,4 +217,67 @@ fn lock_free_readers_never_see_a_moving_incoming_set() {
         }
     });
     check_invariants(&space.read().unwrap());
+}
+
+#[test]
+fn node_batches_match_single_adds() {
+    let (batched, single) = (AtomSpace::new(), AtomSpace::new());
+    let mut table = AtomTable::new();
+    let mut batch = NodeBatch::new();
+    // Repeats within the batch and of atoms already there, more of them
+    // than the look-ahead window holds.
+    single.add_node(PREDICATE_NODE, "p7").unwrap();
+    batched.add_node(PREDICATE_NODE, "p7").unwrap();
+    table.add_node(PREDICATE_NODE, "p7").unwrap();
+    for i in 0..500 {
+        batch.push(if i % 3 == 0 { CONCEPT_NODE } else { PREDICATE_NODE }, &format!("{}{}", if i % 3 == 0 { "c" } else { "p" }, i % 97));
+    }
+    batch.push(CONCEPT_NODE, "");
+    batch.push(CONCEPT_NODE, &"long name ".repeat(10_000));
+    let one_by_one: Vec<Handle> = batch.iter().map(|(t, name)| single.add_node(t, name).unwrap()).collect();
+    assert_eq!(batched.add_nodes(&batch).unwrap(), one_by_one);
+    assert_eq!(table.add_nodes(&batch).unwrap(), one_by_one);
+    assert_eq!(atom_set(&batched.read().unwrap(), true), atom_set(&single.read().unwrap(), true));
+    assert_eq!(atom_set(&table, true), atom_set(&single.read().unwrap(), true));
+    check_invariants(&batched.read().unwrap());
+    check_invariants(&table);
+}
+
+#[test]
+fn a_node_batch_with_a_link_type_or_a_read_only_space_adds_nothing() {
+    let space = AtomSpace::new();
+    let mut table = AtomTable::new();
+    let mut batch = NodeBatch::new();
+    batch.push(CONCEPT_NODE, "a");
+    batch.push(LIST_LINK, "b");
+    assert!(matches!(space.add_nodes(&batch), Err(Error::NotANodeType(t)) if t == LIST_LINK));
+    assert!(matches!(table.add_nodes(&batch), Err(Error::NotANodeType(t)) if t == LIST_LINK));
+    assert_eq!((space.size(), atomweave::AtomRead::size(&table)), (0, 0));
+    batch.truncate(1);
+    assert_eq!(batch.len(), 1);
+    space.set_read_only(true);
+    assert!(space.add_nodes(&batch).is_err());
+    assert_eq!(space.size(), 0);
+    space.set_read_only(false);
+    let child = AtomSpace::new_child(&[&space]).unwrap();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    batch.push(CONCEPT_NODE, "only in the child");
+    let added = child.add_nodes(&batch).unwrap();
+    assert_eq!(added[0], a);
+    assert!(!space.contains(added[1]) && child.contains(added[1]));
+}
+
+#[test]
+fn a_link_batch_keeps_the_state_link_rule() {
+    // A StateLink replaces the one of the same key: a batch must not add a second.
+    let space = AtomSpace::new();
+    let key = space.add_node(ANCHOR_NODE, "key").unwrap();
+    let (x, y) = (space.add_node(CONCEPT_NODE, "x").unwrap(), space.add_node(CONCEPT_NODE, "y").unwrap());
+    let mut batch = LinkBatch::new();
+    batch.push(STATE_LINK, &[key, x]);
+    batch.push(LIST_LINK, &[x, y]);
+    batch.push(STATE_LINK, &[key, y]);
+    let added = space.add_links(&batch).unwrap();
+    assert!(!space.contains(added[0]));
+    assert_eq!(space.incoming(key).unwrap().to_vec(), [added[2]]);
 }

@@ -1,13 +1,16 @@
 //! Turns parsed Atomese expressions into atoms.
 //!
 //! Each top-level expression is checked whole (types known, shapes right)
-//! by a dry run before anything of it is added, so a bad expression adds
-//! nothing and the atoms of earlier expressions stay.
+//! before anything of it is added, so a bad expression adds nothing and the
+//! atoms of earlier expressions stay: [`eval`] by a dry run, the streaming
+//! [`load_from`] by recording expressions a batch at a time (`bulk`), which
+//! it adds while a second thread reads the next batch.
 
 use std::io::BufRead;
 
 use super::parse::{Expr, ParseError, Parser, Place, Pos, MAX_NESTING};
 
+use super::bulk::{Batch, Recorder};
 use crate::sink::AtomSink;
 use crate::types::{self, Type};
 use crate::{AtomSpace, Handle, TruthValue, Value, MAX_VALUE_NESTING};
@@ -97,13 +100,24 @@ pub struct LoadOptions {
 
 /// Loads Atomese text from a reader, one top-level expression at a time.
 /// `progress` is called with the bytes read so far, about every 256 KiB.
-pub fn load<S: AtomSink, R: BufRead>(sink: &mut S, input: R, progress: impl FnMut(u64)) -> Result<LoadStats, LoadError> {
+pub fn load<S: AtomSink, R: BufRead + Send>(sink: &mut S, input: R, progress: impl FnMut(u64)) -> Result<LoadStats, LoadError> {
     load_from(sink, input, Place::START, &mut LoadOptions::default(), progress)
 }
 
+/// Atoms recorded per batch (about): enough that a batch's cache misses
+/// overlap and hand-offs between the threads are rare, few enough that a
+/// space's shard locks are held briefly.
+const BATCH_ATOMS: usize = 8192;
+
 /// [`load`] of input that starts at `start` of a larger text (offsets and
 /// positions count from there), as `options` say.
-pub fn load_from<S: AtomSink, R: BufRead>(
+///
+/// The expressions are read and checked a batch at a time (see `bulk`),
+/// and each batch is added whole; past the first batch, a second thread
+/// reads the next while this one adds (a short load starts no thread).
+/// Each top-level expression is still all or nothing: one that fails adds
+/// nothing, and the ones before it are added.
+pub fn load_from<S: AtomSink, R: BufRead + Send>(
     sink: &mut S,
     input: R,
     start: Place,
@@ -112,29 +126,100 @@ pub fn load_from<S: AtomSink, R: BufRead>(
 ) -> Result<LoadStats, LoadError> {
     let mut parser = Parser::resume(input, start);
     let mut stats = LoadStats { expressions: 0, bytes: start.offset };
-    loop {
+    // Whether more follows the batch.
+    let mut add = |read: Read, stats: &mut LoadStats| -> Result<bool, LoadError> {
+        let loaded = stats.expressions;
+        read.batch.apply(sink).map_err(|e| LoadError { error: error(read.start.pos, e.to_string(), ""), loaded, at: read.start })?;
+        stats.expressions += read.expressions;
+        if read.bytes >> 18 != stats.bytes >> 18 {
+            progress(read.bytes);
+        }
+        stats.bytes = read.bytes;
+        match read.end {
+            End::More => Ok(true),
+            End::Done => Ok(false),
+            End::Failed(error, at) => Err(LoadError { error, loaded: stats.expressions, at }),
+        }
+    };
+    if !add(read_batch(&mut parser, options), &mut stats)? {
+        return Ok(stats);
+    }
+    std::thread::scope(|scope| {
+        let (batches, received) = std::sync::mpsc::sync_channel(16);
+        scope.spawn(move || loop {
+            let read = read_batch(&mut parser, options);
+            let more = matches!(read.end, End::More);
+            // A send fails once the adding side has stopped at an error.
+            if batches.send(read).is_err() || !more {
+                break;
+            }
+        });
+        for read in received {
+            if !add(read, &mut stats)? {
+                break;
+            }
+        }
+        Ok(stats)
+    })
+}
+
+/// A batch of expressions read and recorded, and how reading ended.
+struct Read {
+    batch: Batch,
+    expressions: u64,
+    /// Where the batch's text begins.
+    start: Place,
+    /// Bytes read when it ended.
+    bytes: u64,
+    end: End,
+}
+
+enum End {
+    More,
+    Done,
+    /// At the expression that begins at the place.
+    Failed(ParseError, Place),
+}
+
+/// Reads and records expressions until the batch is full or the input ends.
+fn read_batch<R: BufRead>(parser: &mut Parser<R>, options: &mut LoadOptions) -> Read {
+    let mut batch = Batch::default();
+    let (start, mut expressions) = (parser.place(), 0);
+    let end = loop {
+        if batch.atoms() >= BATCH_ATOMS {
+            break End::More;
+        }
         let at = parser.place();
-        let fail = |error, stats: &LoadStats| LoadError { error, loaded: stats.expressions, at };
         let expr = match parser.next_expr() {
             Ok(Some(e)) => e,
-            Ok(None) => break,
-            Err(error) => return Err(fail(error, &stats)),
+            Ok(None) => break End::Done,
+            Err(error) => break End::Failed(error, at),
         };
-        if let Err(error) = eval(sink, &expr) {
-            if !resolve_unknown(&expr, options) {
-                return Err(fail(error, &stats));
-            }
-            eval(sink, &expr).map_err(|error| fail(error, &stats))?;
+        if let Err(error) = record(&mut batch, &expr, options) {
+            break End::Failed(error, at);
         }
-        stats.expressions += 1;
-        let bytes = parser.bytes_read();
-        if bytes >> 18 != stats.bytes >> 18 {
-            progress(bytes);
+        expressions += 1;
+    };
+    Read { batch, expressions, start, bytes: parser.bytes_read(), end }
+}
+
+/// Records one top-level expression whole, or nothing of it; an unknown
+/// type that `options` can make known is made known and the expression
+/// tried again.
+fn record(batch: &mut Batch, expr: &Expr, options: &mut LoadOptions) -> Result<(), ParseError> {
+    let mark = batch.mark();
+    let once = |batch: &mut Batch| {
+        let done = Builder { sink: &mut Recorder(batch), depth: 0, value_depth: 0, lookup: false }.top(expr).map(drop);
+        if done.is_err() {
+            batch.truncate(mark);
         }
-        stats.bytes = bytes;
+        done
+    };
+    match once(batch) {
+        Err(error) if !resolve_unknown(expr, options) => Err(error),
+        Err(_) => once(batch),
+        ok => ok,
     }
-    stats.bytes = parser.bytes_read();
-    Ok(stats)
 }
 
 /// Makes known the unknown types `expr` names as heads, as `options` allow:

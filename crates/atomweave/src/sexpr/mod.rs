@@ -2,6 +2,7 @@
 //! that turns expressions into atoms, and the [writer](mod@write) of the REPL and
 //! wire forms.
 
+mod bulk;
 pub mod load;
 pub mod parse;
 pub mod write;

@@ -1,0 +1,181 @@
+//! Expressions recorded first and added a batch at a time: how the loader
+//! parses on one thread while another adds.
+//!
+//! [`Recorder`] is a sink that adds nothing: it notes each node, link and
+//! value the loader asks for, and hands out placeholder handles (an atom's
+//! index in the batch). [`Batch::apply`] then adds the batch's nodes in one
+//! [`AtomSink::add_nodes`], its links a height at a time (a link's members
+//! are always lower) in one [`AtomSink::add_links`] each, so that the
+//! table's cache misses overlap, and last its values, in the order the file
+//! sets them. The sink ends as adding each expression in turn would leave
+//! it: an atom added twice is added once, and the values are set in order.
+//!
+//! It is not a parser (the loader's `Builder` drives the recorder) and it
+//! checks only what adding could refuse later (kinds of types, value
+//! shapes), so that a batch that records applies.
+
+use crate::sink::AtomSink;
+use crate::{Error, Handle, LinkBatch, NodeBatch, Result, TruthValue, Type, Value};
+
+/// A value the batch sets once its atoms are added.
+enum Set {
+    Tv(u32, TruthValue),
+    Value(u32, u32, Value),
+}
+
+/// What a run of expressions adds, on placeholder handles.
+#[derive(Default)]
+pub(crate) struct Batch {
+    nodes: NodeBatch,
+    /// The placeholder of each node.
+    node_atoms: Vec<u32>,
+    /// Links over placeholders.
+    links: LinkBatch,
+    /// The placeholder of each link.
+    link_atoms: Vec<u32>,
+    /// The height of each placeholder's atom: 0 for a node, one more than
+    /// its highest member for a link.
+    heights: Vec<u32>,
+    sets: Vec<Set>,
+}
+
+/// Where a batch stood, to go back to when an expression fails.
+#[derive(Clone, Copy)]
+pub(crate) struct Mark {
+    nodes: usize,
+    links: usize,
+    atoms: usize,
+    sets: usize,
+}
+
+impl Batch {
+    /// Atoms recorded (with repeats).
+    pub(crate) fn atoms(&self) -> usize {
+        self.heights.len()
+    }
+
+    pub(crate) fn mark(&self) -> Mark {
+        Mark { nodes: self.nodes.len(), links: self.links.len(), atoms: self.heights.len(), sets: self.sets.len() }
+    }
+
+    /// Forgets what was recorded since `mark`.
+    pub(crate) fn truncate(&mut self, mark: Mark) {
+        self.nodes.truncate(mark.nodes);
+        self.node_atoms.truncate(mark.nodes);
+        self.links.truncate(mark.links);
+        self.link_atoms.truncate(mark.links);
+        self.heights.truncate(mark.atoms);
+        self.sets.truncate(mark.sets);
+    }
+
+    fn placeholder(&mut self, height: u32) -> Handle {
+        self.heights.push(height);
+        Handle((self.heights.len() - 1) as u32)
+    }
+
+    /// Adds the batch to `sink`: nodes, then links by height, then values.
+    /// An error stops it where it happened (the sink refused a write:
+    /// a read-only space, or one out of room).
+    pub(crate) fn apply<S: AtomSink>(self, sink: &mut S) -> Result<()> {
+        let mut atoms = vec![Handle(0); self.heights.len()];
+        for (&p, h) in self.node_atoms.iter().zip(sink.add_nodes(&self.nodes)?) {
+            atoms[p as usize] = h;
+        }
+        let height = |i: usize| self.heights[self.link_atoms[i] as usize];
+        let mut order: Vec<usize> = (0..self.links.len()).collect();
+        order.sort_by_key(|&i| height(i));
+        let mut level = LinkBatch::new();
+        for group in order.chunk_by(|&a, &b| height(a) == height(b)) {
+            level.clear();
+            for &i in group {
+                level.push_with(self.links.types()[i], self.links.outgoing(i).iter().map(|x| atoms[x.0 as usize]));
+            }
+            for (&i, h) in group.iter().zip(sink.add_links(&level)?) {
+                atoms[self.link_atoms[i] as usize] = h;
+            }
+        }
+        // The atoms whose values are set are all over the table: their
+        // slots and truth-value entries are fetched a few sets ahead.
+        const AHEAD: usize = 16;
+        let target = |set: &Set| match *set {
+            Set::Tv(p, _) | Set::Value(p, ..) => atoms[p as usize],
+        };
+        let targets: Vec<Handle> = self.sets.iter().map(target).collect();
+        for (i, set) in self.sets.into_iter().enumerate() {
+            if let Some(&h) = targets.get(i + AHEAD) {
+                sink.prefetch_values(h);
+            }
+            match set {
+                Set::Tv(p, tv) => sink.set_tv(atoms[p as usize], tv)?,
+                Set::Value(p, key, v) => sink.set_value(atoms[p as usize], atoms[key as usize], placed(v, &atoms))?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `v` with its placeholders replaced by the atoms they stand for. The
+/// recursion is bounded: values nest at most `MAX_VALUE_NESTING` deep
+/// (checked as they are recorded).
+fn placed(v: Value, atoms: &[Handle]) -> Value {
+    match v {
+        Value::Atom(p) => Value::Atom(atoms[p.0 as usize]),
+        Value::Link(items) => Value::link(items.iter().map(|i| placed(i.clone(), atoms)).collect::<Vec<_>>()),
+        Value::Queue(q) => Value::Queue(crate::QueueValue::new(q.snapshot().into_iter().map(|i| placed(i, atoms)))),
+        other => other,
+    }
+}
+
+/// The sink that records into a [`Batch`].
+pub(crate) struct Recorder<'b>(pub(crate) &'b mut Batch);
+
+impl Recorder<'_> {
+    fn check(&self, h: Handle) -> Result<u32> {
+        if (h.0 as usize) < self.0.heights.len() {
+            Ok(h.0)
+        } else {
+            Err(Error::InvalidHandle(h))
+        }
+    }
+}
+
+impl AtomSink for Recorder<'_> {
+    fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
+        crate::table::node_type(t)?;
+        self.0.nodes.push(t, name);
+        let h = self.0.placeholder(0);
+        self.0.node_atoms.push(h.0);
+        Ok(h)
+    }
+
+    fn add_link(&mut self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
+        if !t.is_link() {
+            return Err(Error::NotALinkType(t));
+        }
+        let mut height = 0;
+        for &x in outgoing {
+            height = height.max(self.0.heights[self.check(x)? as usize]);
+        }
+        self.0.links.push(t, outgoing);
+        let h = self.0.placeholder(height + 1);
+        self.0.link_atoms.push(h.0);
+        Ok(h)
+    }
+
+    fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
+        let p = self.check(h)?;
+        self.0.sets.push(Set::Tv(p, tv));
+        Ok(())
+    }
+
+    fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
+        v.check_shape()?;
+        let (p, k) = (self.check(h)?, self.check(key)?);
+        self.0.sets.push(Set::Value(p, k, v));
+        Ok(())
+    }
+
+    fn contains(&self, h: Handle) -> bool {
+        self.check(h).is_ok()
+    }
+}

@@ -1,0 +1,95 @@
+//! The streaming loader records expressions a batch at a time and adds each
+//! batch whole (nodes, then links by height, then values) while another
+//! thread reads on: it must leave what adding each expression in turn
+//! leaves, and a bad expression must stop it exactly there, wherever the
+//! batches fall.
+
+mod common;
+
+use std::fmt::Write;
+use std::io::BufReader;
+
+use atomweave::sexpr::{self, load_str, LoadOptions, Place};
+use atomweave::{AtomRead, AtomSpace, AtomTable};
+use common::{atom_set, check_invariants};
+
+/// `n` expressions of every shape the reader takes, named from `tag`;
+/// later ones set again what earlier ones set (in other batches), values
+/// hold atoms that no other expression makes, and StateLinks share keys.
+fn varied(tag: &str, n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        let (a, b) = (i % 997, (i * 7) % 1009);
+        let line = match i % 10 {
+            0 => format!("(Concept \"{tag}{a}\" (stv 0.{a} 0.5))"),
+            1 => format!("(Inheritance (Concept \"{tag}{a}\") (Concept \"{tag}{b}\"))"),
+            2 => format!("(Set (Concept \"{tag}{b}\") (Concept \"{tag}{a}\") (List (Predicate \"p{a}\")))"),
+            3 => format!("(cog-set-tv! (Concept \"{tag}{b}\") (ctv 1 0.5 {i}))"),
+            4 => format!("(Concept \"{tag}{a}\" (alist (cons (Predicate \"k\") (LinkValue (Concept \"v{i}\") (FloatValue {i})))))"),
+            5 => format!("(cog-set-value! (Concept \"{tag}{a}\") (Predicate \"k{b}\") (List (Concept \"w{i}\")))"),
+            6 => format!("(Evaluation (Predicate \"p{a}\") (List (Concept \"{tag}{a}\") (Number {b}) (List (List (Concept \"d{i}\")))) (av 1 2 {i}))"),
+            7 => format!("(State (Anchor \"s{}\") (Concept \"{tag}{i}\"))", a % 13),
+            8 => format!("(cog-set-values! (Concept \"{tag}{b}\") (alist (cons (Predicate \"q\") (StringValue \"{i}\"))))"),
+            _ => format!("(Concept \"{tag}{a}\" (alist (cons (Predicate \"*-TruthValueKey-*\") (stv 0.25 0.{b}))))"),
+        };
+        writeln!(s, "{line}").unwrap();
+    }
+    s
+}
+
+#[test]
+fn batched_load_leaves_what_one_at_a_time_leaves() {
+    // Some 40,000 atoms: several batches, so the reading thread runs.
+    let text = varied("c", 12_000);
+    let mut reference = AtomTable::new();
+    load_str(&mut reference, &text).unwrap();
+    let mut table = AtomTable::new();
+    let stats = sexpr::load(&mut table, BufReader::with_capacity(100, text.as_bytes()), |_| {}).unwrap();
+    assert_eq!(stats.expressions, 12_000);
+    assert_eq!(atom_set(&table, true), atom_set(&reference, true));
+    check_invariants(&table);
+
+    // Into a space, where StateLinks replace: the last of each key stays.
+    let reference = AtomSpace::new();
+    load_str(&mut &reference, &text).unwrap();
+    let space = AtomSpace::new();
+    sexpr::load(&mut &space, text.as_bytes(), |_| {}).unwrap();
+    assert_eq!(atom_set(&space.read().unwrap(), true), atom_set(&reference.read().unwrap(), true));
+    assert_eq!(space.count_of_type(atomweave::types::STATE_LINK, false), 13);
+    check_invariants(&space.read().unwrap());
+}
+
+#[test]
+fn a_bad_expression_stops_the_batched_load_there() {
+    let tail = varied("after", 5_000);
+    for good in [0, 1, 3_000, 9_999] {
+        let head = varied("c", good);
+        for bad in ["(Concept \"half\" (List", "(NoSuchNode \"x\")", "(Concept \"x\" (stv 1))"] {
+            let text = format!("{head}{bad}\n{tail}");
+            let mut table = AtomTable::new();
+            let err = sexpr::load(&mut table, BufReader::with_capacity(4096, text.as_bytes()), |_| {}).expect_err(bad);
+            assert_eq!(err.loaded, good as u64, "{bad}");
+            // Just past the expression before it: the newline between is read again.
+            assert_eq!(err.at.offset, head.trim_end().len() as u64, "{bad}");
+            // An unclosed list fails at the end of input, and names where it opened.
+            let shown = err.error.to_string();
+            assert!(shown.starts_with(&format!("line {}, ", good + 1)) || shown.contains(&format!("at line {}, column 17", good + 1)), "{shown}");
+            let mut reference = AtomTable::new();
+            load_str(&mut reference, &head).unwrap();
+            assert_eq!(atom_set(&table, true), atom_set(&reference, true), "{good} then {bad}");
+        }
+    }
+}
+
+#[test]
+fn a_type_made_known_midway_loads_in_its_batch() {
+    let text = format!("{}(MadeUpNode \"x\")\n(MadeUpLink (MadeUpNode \"x\") (Concept \"c1\"))\n{}", varied("c", 4_000), varied("c", 4_000));
+    let mut table = AtomTable::new();
+    let mut options = LoadOptions { declare_unknown: true, ..LoadOptions::default() };
+    let stats = sexpr::load_from(&mut table, text.as_bytes(), Place::START, &mut options, |_| {}).unwrap();
+    assert_eq!(stats.expressions, 8_002);
+    let names: Vec<String> = options.declared.iter().map(|t| t.to_string()).collect();
+    assert_eq!(names, ["MadeUpNode", "MadeUpLink"]);
+    let node = table.get_node(options.declared[0], "x").unwrap();
+    assert_eq!(table.incoming(node).unwrap().len(), 1);
+}
