@@ -908,6 +908,6 @@ type specification or a value (see cog-value-is-type?)."
 (define-public cog-add-atomspace
   (not-supported "cog-add-atomspace" "an AtomSpace is not held inside another as an atom; make a child space (cog-new-atomspace BASE) or keep a reference in Scheme"))
 (define-public cog-new-ast
-  (not-supported "cog-new-ast" "foreign abstract syntax trees (SexprAst, DatalogAst) are not kept"))
+  (not-supported "cog-new-ast" "foreign abstract syntax trees are made by their constructors here: (SexprAst \"(a b)\"), (DatalogAst \"f(x).\")"))
 (define-public opencog-extension
   (not-supported "opencog-extension" "atomweave loads no C++ extension libraries; its modules are Scheme over one native extension"))

@@ -269,26 +269,39 @@ fn new_link(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
     let mut members = Vec::new();
     // DataLog text in a DatalogAst: its clauses, once the space is known.
     let mut programs: Vec<(usize, String)> = Vec::new();
+    // The s-expression an SexprAst is given as text.
+    let mut sexpr: Option<String> = None;
     let mut extra = Extras::default();
     for x in args {
         if let Some(a) = Atom::from_scm(x) {
             members.push(a);
         } else if let Some(text) = ffi::to_string(x).filter(|_| t == types::DATALOG_AST) {
             programs.push((members.len(), text));
+        } else if let Some(text) = if t == types::SEXPR_AST { foreign_text(x)? } else { None } {
+            if sexpr.replace(text).is_some() {
+                return Err(Error::msg("SexprAst takes one s-expression (text, a symbol or a quoted list), or atoms"));
+            }
         } else if (x.is_pair() && alist_pairs(x).is_none()) || x.is_null() {
             for y in proper_list(x)?.list_iter() {
                 members.push(Atom::from_scm(y).ok_or_else(|| Error::wrong_type(&format!("an atom in the outgoing set of {}", t.name()), y))?);
             }
-        } else if t.is_a(types::FOREIGN_AST) && (ffi::to_string(x).is_some() || x.is_symbol()) {
-            return Err(Error::msg(format!(
-                "{} of text or a symbol is not supported by atomweave: its leaves are links that carry a name, which atoms here do not (DatalogAst of DataLog text is)",
-                t.name()
-            )));
+        } else if t.has_named_leaves() && (ffi::to_string(x).is_some() || x.is_symbol()) {
+            return Err(Error::msg(format!("{} of text is not supported by atomweave: it reads SexprAst and DatalogAst text only", t.name())));
         } else if !extra.take(x) {
             return Err(Error::wrong_type(&format!("an atom, a list of atoms, a truth value or an atomspace in {}", t.name()), x));
         }
     }
     let space = extra.space.unwrap_or_else(current);
+    if let Some(text) = sexpr {
+        if !members.is_empty() {
+            return Err(Error::msg("SexprAst takes either an s-expression or atoms, not both"));
+        }
+        let h = atomweave::foreign::sexpr(&mut smob::space_at(space), &text);
+        return match h {
+            Err(atomweave::Error::ReadOnly(_)) => Ok(EOL),
+            h => extra.finish(space, h?),
+        };
+    }
     for (at, text) in programs.into_iter().rev() {
         let clauses = atomweave::foreign::datalog(smob::space_at(space), &text)?;
         members.splice(at..at, clauses.into_iter().map(|h| Atom { space, h }));
@@ -305,6 +318,23 @@ fn new_link(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
             extra.finish(space, h)
         }
     }
+}
+
+/// The text a foreign AST is given as: a string, a symbol's name, or a
+/// quoted list that is not a list of atoms, written out as Guile writes it.
+fn foreign_text(x: Scm) -> R<Option<String>> {
+    if let Some(text) = ffi::to_string(x).or_else(|| ffi::symbol_name(x)) {
+        return Ok(Some(text));
+    }
+    // A circular list is refused here, before it is walked.
+    if !x.is_pair() || proper_list(x)?.list_iter().all(|y| Atom::from_scm(y).is_some()) {
+        return Ok(None);
+    }
+    // SAFETY: `object->string` is a public procedure of the `(guile)` module.
+    let write = unsafe { ffi::scm_c_public_ref(c"guile".as_ptr(), c"object->string".as_ptr()) };
+    // SAFETY: a procedure of one argument, called in Guile mode (as every subr runs).
+    let text = unsafe { ffi::scm_call_1(write, x) };
+    Ok(ffi::to_string(text))
 }
 
 /// The truth- and attention-value keys of `space`, which listings leave

@@ -711,8 +711,29 @@
     (Implication (Evaluation (Predicate "daughter") (List (Concept "sue") (Concept "mary"))) (Evaluation (Predicate "girl") (List (Concept "sue"))))
     (cog-outgoing-atom (DatalogAst "girl(sue) :- daughter(sue,mary).") 0))
   (test-assert "bad text says where" (raises-with? "period" (lambda () (DatalogAst "likes(john, mary)"))))
-  (test-assert "SexprAst of text says it is not supported"
-    (raises-with? "not supported by atomweave" (lambda () (SexprAst "(a b)")))))
+  (test-assert "JsonAst of text says it is not supported"
+    (raises-with? "not supported by atomweave" (lambda () (JsonAst "{}")))))
+
+(test-group "SexprAst keeps an s-expression as its tree"
+  (define tree (SexprAst "(gunk (junk) stunk)"))
+  (test-equal "text, a quoted list and atoms make one tree"
+    (list tree tree)
+    (list (SexprAst '(gunk (junk) stunk))
+          (SexprAst (SexprAst 'gunk) (SexprAst (SexprAst "junk")) (SexprAst "stunk"))))
+  (test-equal "a leaf is named by its token" "stunk" (cog-name (SexprAst 'stunk)))
+  (test-equal "a leaf has no members" '() (cog-outgoing-set (SexprAst 'stunk)))
+  (test-equal "a leaf is in its lists' incoming sets" (list tree) (cog-incoming-by-type (SexprAst 'stunk) 'SexprAst))
+  (test-equal "a string keeps its quotes" "\"asdf\"" (cog-name (cog-outgoing-atom (SexprAst '(ork "asdf")) 1)))
+  (let ((before (length (cog-get-atoms 'SexprAst))))
+    (test-assert "bad text says why" (raises-with? "ends inside" (lambda () (SexprAst "(a (b c)"))))
+    (test-equal "and adds nothing" before (length (cog-get-atoms 'SexprAst))))
+  (test-assert "a circular list is refused, not walked"
+    (raises-with? "proper list" (lambda () (let ((l (list 'a 'b))) (set-cdr! (cdr l) l) (SexprAst l)))))
+  (test-equal "queries match leaves and lists"
+    1
+    (length (cog-value->list (cog-execute!
+      (Meet (TypedVariable (Variable "$x") (Type 'SexprAst))
+        (Present (SexprAst (Variable "$x") (SexprAst (SexprAst 'junk)) (SexprAst 'stunk)))))))))
 
 (test-group "deep types: signatures and defined types"
   (use-modules (opencog type-utils))

@@ -135,3 +135,18 @@ def test_variable_node(space):
 def test_node_constructor_positional_tv(space):
     a = ConceptNode("Apple", TruthValue(1, 0.8))
     assert a.tv == TruthValue(1, 0.8)
+
+
+def test_sexpr_ast_of_text_is_its_tree(space):
+    from atomweave.type_constructors import SexprAst
+
+    tree = SexprAst("(gunk (junk) stunk)")
+    gunk, junk, stunk = tree.out
+    assert (gunk.name, stunk.name) == ("gunk", "stunk")
+    assert junk.out == [SexprAst("junk")]
+    # Text, atoms and a list of atoms make the same tree.
+    assert SexprAst(gunk, junk, stunk) == tree == SexprAst([gunk, junk, stunk])
+    before = len(space)
+    with pytest.raises(Exception, match="ends inside a list"):
+        SexprAst("(a (b")
+    assert len(space) == before

@@ -591,14 +591,15 @@ impl PgStore {
             if at.contains_key(&h) || self.ids.contains_key(&h) {
                 continue;
             }
-            let t = space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+            space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
             let members = space.outgoing(h).unwrap_or(&[]);
             if !expanded && !members.is_empty() {
                 stack.push((h, true));
                 stack.extend(members.iter().rev().filter(|m| !at.contains_key(*m) && !self.ids.contains_key(*m)).map(|&m| (m, false)));
                 continue;
             }
-            let h_height = if t.is_link() {
+            // By the record, not the type: a foreign AST's leaf is a node of a link type.
+            let h_height = if space.is_link(h) {
                 let top = members.iter().map(|m| height(m, &at, &rows).expect("members first")).max().unwrap_or(0);
                 i16::try_from(i32::from(top) + 1)
                     .map_err(|_| StoreError::Unsupported("a link nested more than 32767 deep cannot be stored in PostgreSQL".into()))?
@@ -702,7 +703,7 @@ impl PgStore {
 
     fn copy_row(&self, w: &mut BinaryCopyInWriter<'_>, space: &AtomSpace, r: &Row, made: &Ids, uuid_of: &dyn Fn(&Handle, &Ids) -> i64) -> Result<[u8; 16]> {
         let t = space.get_type(r.h).expect("planned");
-        let (name, outgoing, dig) = if t.is_link() {
+        let (name, outgoing, dig) = if space.is_link(r.h) {
             let mut out: Vec<i64> = space.outgoing(r.h).unwrap_or(&[]).iter().map(|m| uuid_of(m, made)).collect();
             if t.is_unordered() {
                 out.sort_unstable();

@@ -1,6 +1,13 @@
 //! Foreign languages read into Atomese, as upstream's foreign abstract
-//! syntax trees (`DatalogAst`): text in another language, parsed into the
-//! atoms it means. Only DataLog (the declarative subset of Prolog) for now.
+//! syntax trees: text in another language, parsed into the atoms it means.
+//! DataLog (the declarative subset of Prolog) and s-expressions.
+//!
+//! An s-expression (`SexprAst`) is kept as its tree: a list is an
+//! `SexprAst` link of its items, a token (a symbol, a number, a string with
+//! its quotes) an `SexprAst` leaf named by it. Upstream's leaves are links
+//! that carry a name; here a leaf is a node of the link type
+//! ([`Type::has_named_leaves`](crate::Type::has_named_leaves)), so it
+//! prints as `(SexprAst "name")`, which reads back as the same leaf.
 //!
 //! A fact `likes(john, mary).` is `(Evaluation (Predicate "likes") (List
 //! (Concept "john") (Concept "mary")))`; a term in an argument is such an
@@ -8,6 +15,7 @@
 //! `(Variable NAME)`; a quoted name keeps its quotes. A rule `head :- a,
 //! b.` is `(Implication (And a b) head)` (one condition is not wrapped).
 
+use crate::sink::AtomSink;
 use crate::{types, AtomSpace, Error, Handle, Result};
 
 /// Most terms nested in one another: deeper text is refused, not recursed.
@@ -28,6 +36,84 @@ pub fn datalog(space: &AtomSpace, text: &str) -> Result<Vec<Handle>> {
         return Err(p.error("no clause (a DataLog clause ends with a period)"));
     }
     Ok(clauses)
+}
+
+/// The tree of the one s-expression `text` holds, as `SexprAst` atoms
+/// added to `sink`: a token alone is a leaf, a list a link of its items
+/// (nested at most 256 deep). Bad text adds nothing: it is read through
+/// once before anything is added.
+pub fn sexpr<S: AtomSink>(sink: &mut S, text: &str) -> Result<Handle> {
+    sexpr_into(&mut crate::sexpr::load::DryRun, text)?;
+    sexpr_into(sink, text)
+}
+
+fn sexpr_into<S: AtomSink>(sink: &mut S, text: &str) -> Result<Handle> {
+    let error = |what: &str, at: usize| {
+        let here: String = text[at..].chars().take(30).collect();
+        Error::InvalidValue(format!("SexprAst: {what}, at byte {at}: {here:?}"))
+    };
+    let bytes = text.as_bytes();
+    let skip = |mut at: usize| {
+        while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
+        }
+        at
+    };
+    // Items of the lists open so far, innermost last.
+    let mut open: Vec<Vec<Handle>> = Vec::new();
+    let mut at = skip(0);
+    if at == text.len() {
+        // Upstream's empty text is a leaf with an empty name.
+        return sink.add_node(types::SEXPR_AST, "");
+    }
+    let top = loop {
+        let done = match bytes.get(at) {
+            None => return Err(error("the text ends inside a list", at)),
+            Some(b'(') => {
+                if open.len() == MAX_NESTING {
+                    return Err(error(&format!("lists nested deeper than {MAX_NESTING}"), at));
+                }
+                open.push(Vec::new());
+                at += 1;
+                None
+            }
+            Some(b')') => {
+                let items = open.pop().ok_or_else(|| error("a `)` with no `(` before it", at))?;
+                at += 1;
+                Some(sink.add_link(types::SEXPR_AST, &items)?)
+            }
+            Some(_) => {
+                let start = at;
+                if bytes[at] == b'"' {
+                    // A string is one token, quotes and all, spaces and parentheses in it too.
+                    at += 1;
+                    while at < bytes.len() && bytes[at] != b'"' {
+                        at += if bytes[at] == b'\\' { 2 } else { 1 };
+                    }
+                    if at >= bytes.len() {
+                        return Err(error("a string with no closing quote", start));
+                    }
+                    at += 1;
+                } else {
+                    while at < bytes.len() && !bytes[at].is_ascii_whitespace() && !matches!(bytes[at], b'(' | b')' | b'"') {
+                        at += 1;
+                    }
+                }
+                Some(sink.add_node(types::SEXPR_AST, &text[start..at])?)
+            }
+        };
+        at = skip(at);
+        if let Some(h) = done {
+            match open.last_mut() {
+                Some(items) => items.push(h),
+                None => break h,
+            }
+        }
+    };
+    if at != text.len() {
+        return Err(error("more text after the s-expression (SexprAst takes one)", at));
+    }
+    Ok(top)
 }
 
 struct Datalog<'a> {
@@ -185,5 +271,50 @@ mod tests {
         assert!(err.contains("line 2, column 12") && err.contains("\"mary).\""), "{err}");
         let deep = format!("{}x{}.", "f(".repeat(1000), ")".repeat(1000));
         assert!(datalog(&s, &deep).unwrap_err().to_string().contains("nested"));
+    }
+
+    #[test]
+    fn sexpr_trees_and_leaves() {
+        let s = AtomSpace::new();
+        let top = sexpr(&mut &s, " (gunk (junk) \"a (b)\" stunk)\n").unwrap();
+        let leaf = |n: &str| s.get_node(types::SEXPR_AST, n).unwrap();
+        let junk = s.get_link(types::SEXPR_AST, &[leaf("junk")]).unwrap();
+        assert_eq!(s.outgoing(top).unwrap(), [leaf("gunk"), junk, leaf("\"a (b)\""), leaf("stunk")]);
+        // A token alone is the leaf; the leaf as printed reads back as itself.
+        assert_eq!(sexpr(&mut &s, "stunk").unwrap(), leaf("stunk"));
+        assert_eq!(one(&s, "(SexprAst \"stunk\")"), leaf("stunk"));
+        assert_eq!(one(&s, "(SexprAst \"(gunk (junk) \\\"a (b)\\\" stunk)\")"), top);
+        assert_eq!(crate::sexpr::atom_to_string(&s, leaf("gunk"), crate::sexpr::Form::Wire).unwrap(), "(SexprAst \"gunk\")");
+        // An empty list is a link without members, not the leaf named "".
+        let empty = sexpr(&mut &s, "()").unwrap();
+        assert!(s.is_link(empty) && s.outgoing(empty).unwrap().is_empty());
+        assert_ne!(sexpr(&mut &s, "").unwrap(), empty);
+        assert_eq!(s.count_of_type(types::SEXPR_AST, false), 8);
+        for (bad, says) in [("(a (b)", "ends inside"), ("a)", "more text"), ("(a) b", "more text"), (")", "no `(`"), ("(\"a)", "closing quote")] {
+            let err = sexpr(&mut &s, bad).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+        let deep = format!("{}x{}", "(".repeat(300), ")".repeat(300));
+        assert!(sexpr(&mut &s, &deep).unwrap_err().to_string().contains("nested"));
+        assert_eq!(s.count_of_type(types::SEXPR_AST, false), 8);
+    }
+
+    #[test]
+    fn leaves_and_links_of_one_type_survive_table_growth() {
+        // Leaves are nodes kept in their link type's slot blocks: growing
+        // the node and link dedupe tables must rebuild each from its own kind.
+        let s = AtomSpace::new();
+        let trees: Vec<Handle> = (0..20_000).map(|i| sexpr(&mut &s, &format!("(n{i} (m{i}))")).unwrap()).collect();
+        let mut t = crate::AtomTable::new();
+        for (i, &tree) in trees.iter().enumerate() {
+            assert_eq!(s.get_node(types::SEXPR_AST, &format!("n{i}")).map(|h| s.is_link(h)), Some(false));
+            let m = s.get_node(types::SEXPR_AST, &format!("m{i}")).unwrap();
+            let inner = s.get_link(types::SEXPR_AST, &[m]).unwrap();
+            assert_eq!(s.get_link(types::SEXPR_AST, &[s.get_node(types::SEXPR_AST, &format!("n{i}")).unwrap(), inner]), Some(tree));
+            t.add_node(types::SEXPR_AST, &format!("n{i}")).unwrap();
+        }
+        assert_eq!(s.count_of_type(types::SEXPR_AST, false), 80_000);
+        assert_eq!(crate::AtomRead::size(&t), 20_000);
+        assert!(t.add_node(types::LIST_LINK, "x").is_err(), "an ordinary link type has no named leaves");
     }
 }

@@ -303,8 +303,17 @@ struct LaneSlots {
 }
 
 /// The slot blocks of the node types (or the link types) of `by_type`.
+/// The blocks of both kinds' types where a type holds both: a foreign
+/// AST's leaves are nodes of a link type, in its blocks.
 fn blocks_of_kind(by_type: &[TypeSlots], links: bool) -> impl Iterator<Item = &u32> {
-    by_type.iter().enumerate().filter(move |(t, _)| Type(*t as u16).is_link() == links).flat_map(|(_, ts)| &ts.blocks)
+    by_type
+        .iter()
+        .enumerate()
+        .filter(move |(t, _)| {
+            let t = Type(*t as u16);
+            t.is_link() == links || t.has_named_leaves()
+        })
+        .flat_map(|(_, ts)| &ts.blocks)
 }
 
 /// One page of truth values: the slots of one 64-slot block, each entry
@@ -782,7 +791,7 @@ impl Store {
             let Some(ticket) = table.begin_growth(sh.book(links)) else { return };
             (ticket, blocks_of_kind(&sh.by_type, links).copied().collect::<Vec<u32>>())
         };
-        let built = Dedupe::build(ticket, self.recs.live_in(s, blocks.into_iter()));
+        let built = Dedupe::build(ticket, self.recs.live_of_kind(s, blocks.into_iter(), links));
         table.finish_growth(self.write(s).book(links), built);
     }
 
@@ -931,7 +940,7 @@ impl Records {
             &mut sh.node_book,
             short(hash),
             view.is_node(t, name),
-            || self.live_of_kind(s, &sh.by_type, false),
+            || self.live_of_kind(s, blocks_of_kind(&sh.by_type, false).copied(), false),
             defer,
         ) {
             Ok(l) => return Ok(Handle::new(s, l)),
@@ -1015,7 +1024,7 @@ impl Records {
             &mut sh.link_book,
             short(hash),
             view.is_link(t, out),
-            || self.live_of_kind(s, &sh.by_type, true),
+            || self.live_of_kind(s, blocks_of_kind(&sh.by_type, true).copied(), true),
             defer,
         ) {
             Ok(l) => return Ok((Handle::new(s, l), false)),
@@ -1058,11 +1067,12 @@ impl Records {
         }
     }
 
-    /// The live links (or nodes) of shard `s`, whose slot blocks are
-    /// `by_type`, with their stored hashes, in slot order: what the shard's
-    /// link (or node) dedupe table holds, for growing it.
-    fn live_of_kind<'a>(&'a self, s: usize, by_type: &'a [TypeSlots], links: bool) -> impl Iterator<Item = (u32, u32)> + 'a {
-        self.live_in(s, blocks_of_kind(by_type, links).copied())
+    /// The live links (or nodes) of shard `s` in `blocks` (from
+    /// `blocks_of_kind`), with their stored hashes, in slot order: what the
+    /// shard's link (or node) dedupe table holds, for growing it.
+    fn live_of_kind<'a>(&'a self, s: usize, blocks: impl Iterator<Item = u32> + 'a, links: bool) -> impl Iterator<Item = (u32, u32)> + 'a {
+        let view = self.view(s);
+        self.live_in(s, blocks).filter(move |&(l, _)| view.rec(l).is_link() == links)
     }
 
     /// The live atoms of the slot blocks `blocks` of shard `s`, with their

@@ -11,9 +11,9 @@ use crate::store::{Records, Shard, ShardAccess, Store};
 use crate::types::Type;
 use crate::value::{TruthValue, Value};
 
-/// Checks a node type.
+/// Checks a node type (or a link type whose leaves carry names).
 pub(crate) fn node_type(t: Type) -> Result<()> {
-    if t.is_node() {
+    if t.is_node() || t.has_named_leaves() {
         Ok(())
     } else {
         Err(Error::NotANodeType(t))

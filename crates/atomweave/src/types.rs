@@ -120,6 +120,14 @@ impl Type {
         self.is_a(LINK)
     }
 
+    /// A Link type whose atoms may also be leaves that carry a name, as
+    /// upstream's foreign abstract syntax trees (`ForeignAst`, `SexprAst`,
+    /// ...) are: such a leaf is kept as a node of the link type.
+    #[inline]
+    pub fn has_named_leaves(self) -> bool {
+        self.is_a(FOREIGN_AST)
+    }
+
     /// An atom type, that is, a Node or Link type that can be added to a space.
     #[inline]
     pub fn is_atom(self) -> bool {

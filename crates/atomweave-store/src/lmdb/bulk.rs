@@ -96,7 +96,9 @@ impl LmdbStore {
         })?;
         let mut keys: Vec<NodeSort> = Vec::with_capacity(space.num_nodes());
         let mut last: Option<(Type, Option<u16>)> = None;
-        for h in space.handles_by_type(types::NODE, true) {
+        // A foreign AST's leaves are nodes of a link type.
+        let leaves = space.handles_by_type(types::FOREIGN_AST, true).filter(|&h| !space.is_link(h));
+        for h in space.handles_by_type(types::NODE, true).chain(leaves) {
             // Gone since it was listed: not stored.
             let (Some(t), Some(name)) = (space.get_type(h), space.name(h)) else { continue };
             let code = match last {

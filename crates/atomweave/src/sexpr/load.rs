@@ -317,8 +317,9 @@ impl AtomSink for Lookup<'_> {
     }
 }
 
-/// A sink that adds nothing: the first, checking pass of [`eval`].
-struct DryRun;
+/// A sink that adds nothing: the first, checking pass of [`eval`] (and
+/// of other readers that must not add part of a bad text).
+pub(crate) struct DryRun;
 
 impl AtomSink for DryRun {
     fn add_node(&mut self, _: Type, _: &str) -> crate::Result<Handle> {
@@ -472,7 +473,9 @@ impl<S: AtomSink> Builder<'_, S> {
             return Err(error(pos, format!("atoms nested deeper than {MAX_NESTING}"), name));
         }
         let mut values: Vec<&Expr> = Vec::new();
-        let h = if t.is_node() {
+        // A foreign AST of text (`(SexprAst "(a b)")`, a leaf as printed)
+        // is read as a node is, and parsed.
+        let h = if t.is_node() || (t.has_named_leaves() && matches!(args.first(), Some(Expr::Str(..)))) {
             let mut node_name: Option<String> = None;
             for a in args {
                 match a {
@@ -491,7 +494,8 @@ impl<S: AtomSink> Builder<'_, S> {
             let Some(n) = node_name else {
                 return Err(error(pos, format!("{name} needs a name string"), name));
             };
-            self.sink.add_node(t, &n).map_err(|e| self.sink_err(pos, e))?
+            let added = if t == types::SEXPR_AST { crate::foreign::sexpr(self.sink, &n) } else { self.sink.add_node(t, &n) };
+            added.map_err(|e| self.sink_err(pos, e))?
         } else {
             let mut out = Vec::with_capacity(args.len());
             for a in args {
