@@ -326,8 +326,8 @@ fn foreign_text(x: Scm) -> R<Option<String>> {
     if let Some(text) = ffi::to_string(x).or_else(|| ffi::symbol_name(x)) {
         return Ok(Some(text));
     }
-    // A circular list is refused here, before it is walked.
-    if !x.is_pair() || proper_list(x)?.list_iter().all(|y| Atom::from_scm(y).is_some()) {
+    // A circular list is refused here, before it is walked; an alist is values.
+    if !x.is_pair() || alist_pairs(x).is_some() || proper_list(x)?.list_iter().all(|y| Atom::from_scm(y).is_some()) {
         return Ok(None);
     }
     // SAFETY: `object->string` is a public procedure of the `(guile)` module.

@@ -721,6 +721,9 @@
     (list (SexprAst '(gunk (junk) stunk))
           (SexprAst (SexprAst 'gunk) (SexprAst (SexprAst "junk")) (SexprAst "stunk"))))
   (test-equal "a leaf is named by its token" "stunk" (cog-name (SexprAst 'stunk)))
+  (test-equal "an alist after the text sets values"
+    (FloatValue 1)
+    (cog-value (SexprAst "(k v)" (alist (cons (Predicate "w") (FloatValue 1)))) (Predicate "w")))
   (test-equal "a leaf has no members" '() (cog-outgoing-set (SexprAst 'stunk)))
   (test-equal "a leaf is in its lists' incoming sets" (list tree) (cog-incoming-by-type (SexprAst 'stunk) 'SexprAst))
   (test-equal "a string keeps its quotes" "\"asdf\"" (cog-name (cog-outgoing-atom (SexprAst '(ork "asdf")) 1)))

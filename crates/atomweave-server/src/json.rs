@@ -264,7 +264,8 @@ fn check(j: &Json) -> Result<(Type, Option<&str>, Vec<&Json>), String> {
     if !t.is_atom() {
         return Err(format!("{t} is not an atom type"));
     }
-    if t.is_node() {
+    // A foreign AST's leaf is named, though its type is a link type.
+    if t.is_node() || (t.has_named_leaves() && obj.contains_key("name")) {
         let name = obj.get("name").and_then(Json::as_str).ok_or_else(|| format!("{t} needs a \"name\" string"))?;
         return Ok((t, Some(name), Vec::new()));
     }
@@ -338,6 +339,19 @@ fn value_of(cx: &State, j: &Json, add: bool) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_foreign_ast_leaf_keeps_its_name_both_ways() {
+        let cx = State::new(AtomSpace::new(), None, crate::Durability::Always);
+        let mut out = String::new();
+        eval(&cx, r#"AtomSpace.makeAtom({"type": "SexprAst", "outgoing": [{"type": "SexprAst", "name": "x"}]})"#, &mut out);
+        assert_eq!(out.trim_end(), "true");
+        let leaf = cx.space.get_node(atomweave::types::SEXPR_AST, "x").expect("the leaf, by its name");
+        out.clear();
+        eval(&cx, "AtomSpace.getAtoms(\"SexprAst\")", &mut out);
+        assert_eq!(out.matches(r#""name":"x""#).count(), 2, "{out}");
+        assert!(!cx.space.is_link(leaf));
+    }
 
     #[test]
     fn verbs_answer_json() {

@@ -142,7 +142,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                 Expr::Str(s, _) => s.as_str(),
                 _ => return Err("cog-node takes the name as a string".into()),
             };
-            if !t.is_node() {
+            if !t.is_node() && !t.has_named_leaves() {
                 return Err(format!("{t} is not a Node type"));
             }
             atom_or_nil(space, space.get_node(t, name), out)?;

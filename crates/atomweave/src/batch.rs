@@ -148,6 +148,13 @@ impl LinkBatch {
         &self.0.types
     }
 
+    /// Does the batch hold a StateLink or GrantLink? A space adds those by
+    /// key (a new state replaces the old, a grant refuses a second), so
+    /// their order is their meaning.
+    pub(crate) fn holds_keyed(&self) -> bool {
+        self.0.types.iter().any(|&t| matches!(t, crate::types::STATE_LINK | crate::types::GRANT_LINK))
+    }
+
     /// Every link's members, one after the other.
     #[inline]
     pub(crate) fn members(&self) -> &[Handle] {
@@ -193,7 +200,7 @@ impl NodeBatch {
 
     /// The nodes, in the order they were pushed.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (Type, &str)> + '_ {
-        (0..self.len()).map(|i| (self.0.types[i], self.name(i)))
+        (0..self.len()).map(|i| self.get(i))
     }
 
     /// The types of the nodes, in order.
@@ -202,9 +209,10 @@ impl NodeBatch {
         &self.0.types
     }
 
+    /// Node `i`'s type and name.
     #[inline]
-    fn name(&self, i: usize) -> &str {
+    pub(crate) fn get(&self, i: usize) -> (Type, &str) {
         // SAFETY: each row is the bytes of one `&str`, pushed whole.
-        unsafe { std::str::from_utf8_unchecked(self.0.row(i)) }
+        (self.0.types[i], unsafe { std::str::from_utf8_unchecked(self.0.row(i)) })
     }
 }

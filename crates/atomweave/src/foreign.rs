@@ -314,7 +314,34 @@ mod tests {
             t.add_node(types::SEXPR_AST, &format!("n{i}")).unwrap();
         }
         assert_eq!(s.count_of_type(types::SEXPR_AST, false), 80_000);
+        // Counted as what they are, in a root and in a child over it.
+        assert_eq!((s.num_nodes(), s.num_links()), (40_000, 40_000));
+        let child = AtomSpace::new_child(&[&s]).unwrap();
+        assert_eq!((child.num_nodes(), child.num_links()), (40_000, 40_000));
         assert_eq!(crate::AtomRead::size(&t), 20_000);
         assert!(t.add_node(types::LIST_LINK, "x").is_err(), "an ordinary link type has no named leaves");
+    }
+
+    #[test]
+    fn leaves_stay_leaves_in_rewrites_matches_and_order() {
+        let s = AtomSpace::new();
+        let a = sexpr(&mut &s, "a").unwrap();
+        // Content order reads a leaf's name, as a node's: a set of leaves is
+        // ordered by them, not by which was made first.
+        let leaves: Vec<Handle> = (0..8).rev().map(|i| sexpr(&mut &s, &format!("n{i}")).unwrap()).collect();
+        let set = s.add_link(types::SET_LINK, &leaves).unwrap();
+        let names: Vec<&str> = s.outgoing(set).unwrap().iter().map(|&h| s.name(h).unwrap()).collect();
+        assert_eq!(names, ["n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"]);
+        // A rewrite keeps a leaf (it was rebuilt as a link of no members).
+        let put = one(&s, "(Put (List (Variable \"$x\") (SexprAst \"a\")) (Concept \"c\"))");
+        let c = s.get_node(types::CONCEPT_NODE, "c").unwrap();
+        let crate::query::Executed::Atom(got) = crate::query::execute(&s, put).unwrap() else { panic!("a Put gives an atom") };
+        assert_eq!(Some(got), s.get_link(types::LIST_LINK, &[c, a]));
+        // A leaf in a pattern matches itself only.
+        let get = one(&s, "(Get (Present (List (Variable \"$y\") (SexprAst \"b\"))))");
+        sexpr(&mut &s, "()").unwrap();
+        one(&s, "(List (Concept \"d\") (SexprAst \"a\"))");
+        let found = crate::query::execute(&s, get).unwrap();
+        assert!(matches!(found, crate::query::Executed::Atom(h) if s.outgoing(h).unwrap().is_empty()), "no (List ... leaf b) exists: {found:?}");
     }
 }

@@ -27,9 +27,13 @@ pub(crate) fn cmp(c: &(impl AtomSource + ?Sized), mut a: Handle, mut b: Handle) 
         if ta != tb {
             return ta.name().cmp(tb.name());
         }
-        if !ta.is_link() {
-            let names = c.name(a).unwrap_or_default().as_bytes().cmp(c.name(b).unwrap_or_default().as_bytes());
-            return names.then(a.cmp(&b));
+        // Named atoms (nodes, and a foreign AST's leaves) by name, before
+        // the links of their type.
+        match (c.name(a), c.name(b)) {
+            (Some(na), Some(nb)) => return na.as_bytes().cmp(nb.as_bytes()).then(a.cmp(&b)),
+            (Some(_), None) => return Ordering::Less,
+            (None, Some(_)) => return Ordering::Greater,
+            (None, None) => {}
         }
         let (oa, ob) = (c.outgoing(a).unwrap_or_default(), c.outgoing(b).unwrap_or_default());
         if oa.len() != ob.len() {
@@ -55,11 +59,14 @@ pub fn content_cmp<A: AtomSource + ?Sized, B: AtomSource + ?Sized>(ca: &A, a: Ha
         if tx != ty {
             return tx.name().cmp(ty.name());
         }
-        if !tx.is_link() {
-            match ca.name(x).unwrap_or_default().as_bytes().cmp(cb.name(y).unwrap_or_default().as_bytes()) {
+        match (ca.name(x), cb.name(y)) {
+            (Some(nx), Some(ny)) => match nx.as_bytes().cmp(ny.as_bytes()) {
                 Ordering::Equal => continue,
                 o => return o,
-            }
+            },
+            (Some(_), None) => return Ordering::Less,
+            (None, Some(_)) => return Ordering::Greater,
+            (None, None) => {}
         }
         let (ox, oy) = (ca.outgoing(x).unwrap_or_default(), cb.outgoing(y).unwrap_or_default());
         if ox.len() != oy.len() {

@@ -835,9 +835,7 @@ impl AtomSpace {
     /// check: there, a member that another thread extracts meanwhile stops
     /// the batch with the links before it added.
     pub fn add_links(&self, batch: &LinkBatch) -> Result<Vec<Handle>> {
-        // A StateLink or GrantLink replaces or refuses by its key: add_link's rules.
-        let keyed = batch.types().iter().any(|&t| matches!(t, crate::types::STATE_LINK | crate::types::GRANT_LINK));
-        if !self.is_root() || self.is_read_only() || keyed {
+        if !self.is_root() || self.is_read_only() || batch.holds_keyed() {
             for (t, out) in batch.iter() {
                 link_key(t, out, self)?;
                 if let Some(&x) = out.iter().find(|&&x| !self.contains(x)) {
@@ -858,14 +856,14 @@ impl AtomSpace {
     /// would one at a time, and returns them in the batch's order. As
     /// [`add_links`](Self::add_links) does for links, it takes the shard
     /// locks once and overlaps the nodes' cache misses. With an error (a
-    /// type that is not a node type, a read-only space), nothing of the
-    /// batch is added.
+    /// type that is not a node type), nothing of the batch is added; a
+    /// read-only space gives the nodes it holds and refuses at the first it
+    /// lacks, as `add_node` does.
     pub fn add_nodes(&self, batch: &NodeBatch) -> Result<Vec<Handle>> {
         if !self.is_root() || self.is_read_only() {
             for (t, _) in batch.iter() {
                 node_type(t)?;
             }
-            self.writable("no atom is added")?;
             return batch.iter().map(|(t, name)| self.add_node(t, name)).collect();
         }
         if batch.is_empty() {
@@ -1351,7 +1349,8 @@ impl AtomSpace {
         if self.is_root() {
             self.read_own().num_nodes()
         } else {
-            self.handles_by_type(crate::types::NODE, true).count()
+            // By the record: a foreign AST's leaf is a node of a link type.
+            self.handles_by_type(crate::types::ATOM, true).filter(|&h| !self.is_link(h)).count()
         }
     }
 
@@ -1360,7 +1359,7 @@ impl AtomSpace {
         if self.is_root() {
             self.read_own().num_links()
         } else {
-            self.handles_by_type(crate::types::LINK, true).count()
+            self.handles_by_type(crate::types::LINK, true).filter(|&h| self.is_link(h)).count()
         }
     }
 

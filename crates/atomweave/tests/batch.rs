@@ -258,9 +258,14 @@ fn a_node_batch_with_a_link_type_or_a_read_only_space_adds_nothing() {
     space.set_read_only(true);
     assert!(space.add_nodes(&batch).is_err());
     assert_eq!(space.size(), 0);
+    // Nodes a read-only space holds are given, as add_node gives them.
+    space.set_read_only(false);
+    let held = space.add_node(CONCEPT_NODE, "a").unwrap();
+    space.set_read_only(true);
+    assert_eq!(space.add_nodes(&batch).unwrap(), [held]);
     space.set_read_only(false);
     let child = AtomSpace::new_child(&[&space]).unwrap();
-    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let a = held;
     batch.push(CONCEPT_NODE, "only in the child");
     let added = child.add_nodes(&batch).unwrap();
     assert_eq!(added[0], a);

@@ -93,3 +93,36 @@ fn a_type_made_known_midway_loads_in_its_batch() {
     let node = table.get_node(options.declared[0], "x").unwrap();
     assert_eq!(table.incoming(node).unwrap().len(), 1);
 }
+
+#[test]
+fn keyed_links_take_effect_in_file_order() {
+    // A StateLink replaces its key's old state and a GrantLink keeps the
+    // first grant: in one batch, a higher link before a lower one, or a
+    // state replaced after something took hold of it, must end as the file
+    // says, not in the order a batch adds its levels.
+    for text in [
+        "(State (Anchor \"a\") (List (Concept \"x\")))\n(State (Anchor \"a\") (Concept \"y\"))\n",
+        "(List (State (Anchor \"a\") (Concept \"x\")) (stv 0.5 0.5))\n(State (Anchor \"a\") (Concept \"y\"))\n(Concept \"after\" (stv 1 1))\n",
+        "(Grant (Anchor \"g\") (List (Concept \"first\")))\n(Grant (Anchor \"g\") (Concept \"second\") (stv 0.25 1))\n",
+    ] {
+        let reference = AtomSpace::new();
+        load_str(&mut &reference, text).unwrap();
+        let space = AtomSpace::new();
+        sexpr::load(&mut &space, text.as_bytes(), |_| {}).unwrap();
+        assert_eq!(atom_set(&space.read().unwrap(), true), atom_set(&reference.read().unwrap(), true), "{text}");
+    }
+}
+
+#[test]
+fn a_read_only_space_takes_a_file_of_atoms_it_holds() {
+    let text = "(Inheritance (Concept \"a\") (Set (Concept \"b\") (Concept \"c\")))\n(Concept \"d\")\n";
+    let space = AtomSpace::new();
+    sexpr::load(&mut &space, text.as_bytes(), |_| {}).unwrap();
+    let before = atom_set(&space.read().unwrap(), true);
+    space.set_read_only(true);
+    assert_eq!(sexpr::load(&mut &space, text.as_bytes(), |_| {}).unwrap().expressions, 2);
+    let err = sexpr::load(&mut &space, "(Concept \"new\")".as_bytes(), |_| {}).unwrap_err();
+    assert_eq!(err.loaded, 0, "{}", err.error);
+    assert!(err.error.message.contains("read-only") && err.error.message.contains("batch of 1 expressions"), "{}", err.error);
+    assert_eq!(atom_set(&space.read().unwrap(), true), before);
+}

@@ -159,23 +159,31 @@ fn a_front_end_that_passes_atoms_only_refuses_values() {
     assert_eq!(rust.calls.load(Ordering::SeqCst), 0);
 }
 
-/// Records the frame each call runs in, by address (holding the frame,
-/// even weakly, would keep it from being reused).
-struct FrameRecorder {
-    frames: std::sync::Mutex<Vec<String>>,
+/// A grounded predicate (always true) that notes something about the
+/// frame each call runs in.
+struct CallLog<T> {
+    notes: std::sync::Mutex<Vec<T>>,
+    note: fn(&AtomSpace) -> atomweave::Result<T>,
 }
 
-impl Procedures for FrameRecorder {
+impl<T: Send + 'static> CallLog<T> {
+    fn new(note: fn(&AtomSpace) -> atomweave::Result<T>) -> Arc<Self> {
+        Arc::new(CallLog { notes: std::sync::Mutex::new(Vec::new()), note })
+    }
+}
+
+impl<T: Send + 'static> Procedures for CallLog<T> {
     fn call(&self, space: &AtomSpace, _name: &str, _args: &[Handle]) -> atomweave::Result<Value> {
-        let debug = format!("{space:?}");
-        self.frames.lock().unwrap().push(debug.split(',').next().unwrap_or_default().to_string());
+        let n = (self.note)(space)?;
+        self.notes.lock().unwrap().push(n);
         Ok(Value::Truth(TruthValue::simple(1.0, 1.0)))
     }
 }
 
 #[test]
 fn calls_that_leave_their_frame_untouched_share_one_frame_in_an_execution() {
-    let rec = Arc::new(FrameRecorder { frames: std::sync::Mutex::new(Vec::new()) });
+    // The frame by address (holding it, even weakly, would keep it from being reused).
+    let rec = CallLog::new(|space| Ok(format!("{space:?}").split(',').next().unwrap_or_default().to_string()));
     register("frames", rec.clone());
     let space = AtomSpace::new();
     for i in 0..5 {
@@ -183,30 +191,22 @@ fn calls_that_leave_their_frame_untouched_share_one_frame_in_an_execution() {
     }
     let q = one(&space, r#"(Get (And (Member (Variable "$x") (Concept "set")) (Evaluation (GroundedPredicate "frames:any") (List (Variable "$x")))))"#);
     execute(&space, q).unwrap();
-    let frames = rec.frames.lock().unwrap();
+    let frames = rec.notes.lock().unwrap();
     assert_eq!(frames.len(), 5);
     assert!(frames.iter().all(|f| *f == frames[0]), "one frame, reused: {frames:?}");
 }
 
-/// Sets a value on a base atom through the frame it runs in, and records
-/// whether that value was there already (left by an earlier call).
-struct Marker {
-    saw_mark: std::sync::Mutex<Vec<bool>>,
-}
-
-impl Procedures for Marker {
-    fn call(&self, space: &AtomSpace, _name: &str, _args: &[Handle]) -> atomweave::Result<Value> {
-        let seen = space.add_node(CONCEPT_NODE, "marked")?;
-        let key = space.add_node(PREDICATE_NODE, "mark")?;
-        self.saw_mark.lock().unwrap().push(space.get_value(seen, key).is_some());
-        space.set_value(seen, key, Value::float(vec![1.0]))?;
-        Ok(Value::Truth(TruthValue::simple(1.0, 1.0)))
-    }
-}
-
 #[test]
 fn a_frame_a_call_set_a_value_in_is_not_given_to_the_next_call() {
-    let rec = Arc::new(Marker { saw_mark: std::sync::Mutex::new(Vec::new()) });
+    // Sets a value on a base atom through the frame, noting whether it was
+    // there already (left by an earlier call).
+    let rec = CallLog::new(|space| {
+        let seen = space.add_node(CONCEPT_NODE, "marked")?;
+        let key = space.add_node(PREDICATE_NODE, "mark")?;
+        let was = space.get_value(seen, key).is_some();
+        space.set_value(seen, key, Value::float(vec![1.0]))?;
+        Ok(was)
+    });
     register("marker", rec.clone());
     let space = AtomSpace::new();
     one(&space, r#"(Concept "marked")"#);
@@ -216,7 +216,7 @@ fn a_frame_a_call_set_a_value_in_is_not_given_to_the_next_call() {
     }
     let q = one(&space, r#"(Get (And (Member (Variable "$x") (Concept "set")) (Evaluation (GroundedPredicate "marker:m") (List (Variable "$x")))))"#);
     execute(&space, q).unwrap();
-    assert_eq!(*rec.saw_mark.lock().unwrap(), [false, false, false], "each call starts from an empty frame");
+    assert_eq!(*rec.notes.lock().unwrap(), [false, false, false], "each call starts from an empty frame");
     let marked = space.get_node(CONCEPT_NODE, "marked").unwrap();
     assert!(space.key_values(marked).is_empty(), "and nothing reaches the space");
 }

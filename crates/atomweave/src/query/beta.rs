@@ -165,7 +165,8 @@ pub(crate) fn lookup(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>
         return Ok(Some(a));
     }
     let t = space.get_type(h).ok_or(crate::Error::InvalidHandle(h))?;
-    if !t.is_link() || t == types::QUOTE_LINK {
+    // By the record: a foreign AST's leaf is a node of a link type.
+    if !space.is_link(h) || t == types::QUOTE_LINK {
         return Ok(Some(h));
     }
     let mut members = Vec::new();
@@ -219,7 +220,7 @@ fn substitute_in(
         memo.insert((h, quoted), x);
         return Ok(x);
     }
-    if !t.is_link() {
+    if !space.is_link(h) {
         return Ok(h);
     }
     let mut members = Vec::with_capacity(out.len());

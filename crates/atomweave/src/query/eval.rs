@@ -330,7 +330,7 @@ fn value(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_>) -> Resul
         });
     }
     let t = space.get_type(h).ok_or(crate::Error::InvalidHandle(h))?;
-    if !t.is_link() || t == types::QUOTE_LINK {
+    if !space.is_link(h) || t == types::QUOTE_LINK {
         return Ok(Ev::Atom(h));
     }
     let mut kids = Vec::new();

@@ -192,7 +192,7 @@ fn type_of_value(space: &AtomSpace, v: &Value) -> Option<Type> {
 /// The members of a link atom or a LinkValue.
 fn members(space: &AtomSpace, v: &Value) -> Option<Vec<Value>> {
     match v {
-        Value::Atom(a) if space.get_type(*a).is_some_and(|t| t.is_link()) => Some(space.outgoing(*a).unwrap_or(&[]).iter().map(|&m| Value::Atom(m)).collect()),
+        Value::Atom(a) if space.is_link(*a) => Some(space.outgoing(*a).unwrap_or(&[]).iter().map(|&m| Value::Atom(m)).collect()),
         Value::Link(vs) => Some(vs.to_vec()),
         Value::Queue(q) => Some(q.snapshot()),
         _ => None,
@@ -256,7 +256,7 @@ impl Matcher<'_> {
                 Ok(false)
             }
             (types::STRING_OF_LINK, _) if !quoted => Ok(flow::execute(space, p)? == *g),
-            _ if pt.is_link() => self.link(p, g, b, quoted, level + 1),
+            _ if space.is_link(p) => self.link(p, g, b, quoted, level + 1),
             _ => Ok(false),
         }
     }

@@ -106,7 +106,7 @@ fn unify(space: &AtomSpace, vars: &[Handle], a: Handle, b: Handle, mut s: Subst,
     }
     let (ta, tb) = (type_of(space, a)?, type_of(space, b)?);
     let (oa, ob) = (space.outgoing(a).unwrap_or(&[]), space.outgoing(b).unwrap_or(&[]));
-    if ta != tb || !ta.is_link() || oa.len() != ob.len() {
+    if ta != tb || !space.is_link(a) || !space.is_link(b) || oa.len() != ob.len() {
         return Ok(());
     }
     if !ta.is_unordered() {
@@ -173,7 +173,7 @@ fn resolve(space: &AtomSpace, vars: &[Handle], s: &Subst, t: Handle, depth: usiz
         return Ok(done);
     }
     let ty = type_of(space, t)?;
-    if !ty.is_link() {
+    if !space.is_link(t) {
         return Ok(t);
     }
     let members = space.outgoing(t).unwrap_or(&[]).iter().map(|&m| resolve(space, vars, s, m, depth + 1, memo)).collect::<Result<Vec<_>>>()?;

@@ -36,7 +36,9 @@ pub(crate) struct Batch {
     /// The height of each placeholder's atom: 0 for a node, one more than
     /// its highest member for a link.
     heights: Vec<u32>,
-    sets: Vec<Set>,
+    /// Each value with the number of atoms recorded before it (where it
+    /// falls among them in the file).
+    sets: Vec<(u32, Set)>,
 }
 
 /// Where a batch stood, to go back to when an expression fails.
@@ -74,9 +76,14 @@ impl Batch {
     }
 
     /// Adds the batch to `sink`: nodes, then links by height, then values.
-    /// An error stops it where it happened (the sink refused a write:
-    /// a read-only space, or one out of room).
+    /// A batch that holds a StateLink or GrantLink, whose adding replaces
+    /// or refuses by key (in a space), is added in file order instead. An
+    /// error stops it where it happened (the sink refused a write: a
+    /// read-only space, or one out of room).
     pub(crate) fn apply<S: AtomSink>(self, sink: &mut S) -> Result<()> {
+        if self.links.holds_keyed() {
+            return self.apply_in_order(sink);
+        }
         let mut atoms = vec![Handle(0); self.heights.len()];
         for (&p, h) in self.node_atoms.iter().zip(sink.add_nodes(&self.nodes)?) {
             atoms[p as usize] = h;
@@ -97,20 +104,54 @@ impl Batch {
         // The atoms whose values are set are all over the table: their
         // slots and truth-value entries are fetched a few sets ahead.
         const AHEAD: usize = 16;
-        let target = |set: &Set| match *set {
-            Set::Tv(p, _) | Set::Value(p, ..) => atoms[p as usize],
-        };
-        let targets: Vec<Handle> = self.sets.iter().map(target).collect();
-        for (i, set) in self.sets.into_iter().enumerate() {
+        let targets: Vec<Handle> = self.sets.iter().map(|(_, set)| atoms[set.target() as usize]).collect();
+        for (i, (_, set)) in self.sets.into_iter().enumerate() {
             if let Some(&h) = targets.get(i + AHEAD) {
                 sink.prefetch_values(h);
             }
-            match set {
-                Set::Tv(p, tv) => sink.set_tv(atoms[p as usize], tv)?,
-                Set::Value(p, key, v) => sink.set_value(atoms[p as usize], atoms[key as usize], placed(v, &atoms))?,
-            }
+            set.apply(sink, &atoms)?;
         }
         Ok(())
+    }
+
+    /// Adds the batch one step at a time, as the file has them.
+    fn apply_in_order<S: AtomSink>(self, sink: &mut S) -> Result<()> {
+        let mut atoms = Vec::with_capacity(self.heights.len());
+        let (mut node, mut link) = (0, 0);
+        let mut sets = self.sets.into_iter().peekable();
+        for &height in &self.heights {
+            while let Some((_, set)) = sets.next_if(|&(before, _)| before as usize == atoms.len()) {
+                set.apply(sink, &atoms)?;
+            }
+            // A node's height is 0, a link's more.
+            let h = if height == 0 {
+                let (t, name) = self.nodes.get(node);
+                node += 1;
+                sink.add_node(t, name)?
+            } else {
+                let out: Vec<Handle> = self.links.outgoing(link).iter().map(|x| atoms[x.0 as usize]).collect();
+                link += 1;
+                sink.add_link(self.links.types()[link - 1], &out)?
+            };
+            atoms.push(h);
+        }
+        sets.try_for_each(|(_, set)| set.apply(sink, &atoms))
+    }
+}
+
+impl Set {
+    /// The placeholder of the atom whose value it sets.
+    fn target(&self) -> u32 {
+        match *self {
+            Set::Tv(p, _) | Set::Value(p, ..) => p,
+        }
+    }
+
+    fn apply<S: AtomSink>(self, sink: &mut S, atoms: &[Handle]) -> Result<()> {
+        match self {
+            Set::Tv(p, tv) => sink.set_tv(atoms[p as usize], tv),
+            Set::Value(p, key, v) => sink.set_value(atoms[p as usize], atoms[key as usize], placed(v, atoms)),
+        }
     }
 }
 
@@ -164,14 +205,16 @@ impl AtomSink for Recorder<'_> {
 
     fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
         let p = self.check(h)?;
-        self.0.sets.push(Set::Tv(p, tv));
+        let before = self.0.heights.len() as u32;
+        self.0.sets.push((before, Set::Tv(p, tv)));
         Ok(())
     }
 
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
         v.check_shape()?;
         let (p, k) = (self.check(h)?, self.check(key)?);
-        self.0.sets.push(Set::Value(p, k, v));
+        let before = self.0.heights.len() as u32;
+        self.0.sets.push((before, Set::Value(p, k, v)));
         Ok(())
     }
 

@@ -70,7 +70,10 @@ pub struct LoadStats {
 }
 
 /// A load that stopped at a bad expression. Everything before it was added,
-/// nothing of it or after it.
+/// nothing of it or after it. (Where the sink refuses a write, a read-only
+/// space or one out of room, the error is at the first expression of the
+/// batch being added, and says so; in a space out of room, atoms of that
+/// batch may have been added.)
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{error}; the {loaded} expressions before it were loaded, nothing from line {} on", error.line)]
 pub struct LoadError {
@@ -129,7 +132,10 @@ pub fn load_from<S: AtomSink, R: BufRead + Send>(
     // Whether more follows the batch.
     let mut add = |read: Read, stats: &mut LoadStats| -> Result<bool, LoadError> {
         let loaded = stats.expressions;
-        read.batch.apply(sink).map_err(|e| LoadError { error: error(read.start.pos, e.to_string(), ""), loaded, at: read.start })?;
+        read.batch.apply(sink).map_err(|e| {
+            let message = format!("{e} (adding the batch of {} expressions that starts here)", read.expressions);
+            LoadError { error: error(read.start.pos, message, ""), loaded, at: read.start }
+        })?;
         stats.expressions += read.expressions;
         if read.bytes >> 18 != stats.bytes >> 18 {
             progress(read.bytes);
@@ -475,7 +481,7 @@ impl<S: AtomSink> Builder<'_, S> {
         let mut values: Vec<&Expr> = Vec::new();
         // A foreign AST of text (`(SexprAst "(a b)")`, a leaf as printed)
         // is read as a node is, and parsed.
-        let h = if t.is_node() || (t.has_named_leaves() && matches!(args.first(), Some(Expr::Str(..)))) {
+        let h = if t.is_node() || (t == types::SEXPR_AST && matches!(args.first(), Some(Expr::Str(..)))) {
             let mut node_name: Option<String> = None;
             for a in args {
                 match a {
