@@ -126,3 +126,24 @@ fn a_read_only_space_takes_a_file_of_atoms_it_holds() {
     assert!(err.error.message.contains("read-only") && err.error.message.contains("batch of 1 expressions"), "{}", err.error);
     assert_eq!(atom_set(&space.read().unwrap(), true), before);
 }
+
+#[test]
+fn the_deepest_expression_loads_on_the_reading_thread() {
+    // Past the first batch, expressions are read on a thread of the
+    // loader's own: nesting up to the reader's limit must fit its stack.
+    let depth = sexpr::parse::MAX_NESTING - 1;
+    let deep = format!("{}(Concept \"leaf\"){}", "(List ".repeat(depth), ")".repeat(depth));
+    let text = format!("{}{deep}\n", varied("c", 6_000));
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let mut table = AtomTable::new();
+            let stats = sexpr::load(&mut table, text.as_bytes(), |_| {}).unwrap();
+            assert_eq!(stats.expressions, 6_001);
+            let leaf = table.get_node(atomweave::types::CONCEPT_NODE, "leaf").unwrap();
+            assert_eq!(table.incoming(leaf).unwrap().len(), 1);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

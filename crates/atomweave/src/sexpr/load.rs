@@ -395,6 +395,28 @@ fn numbers<const N: usize>(args: &[Expr], pos: Pos, what: &str) -> Result<[f64; 
     Ok(out)
 }
 
+/// The atom type `name` names, or an error that says why it is none.
+/// Kept out of `Builder::atom`, whose frame is on the stack once per level
+/// of nesting.
+#[inline(never)]
+fn atom_type(name: &str, pos: Pos) -> Result<Type, ParseError> {
+    match Type::from_name(name) {
+        Some(t) if t.is_atom() => Ok(t),
+        Some(t) => Err(error(pos, format!("{t} is a value type, not an atom type"), name)),
+        None if SCHEME_FORMS.contains(&name) => {
+            let message = format!("`{name}` is Scheme, not Atomese data: this reader takes atoms and values only; run a file that holds Scheme with Guile and the (opencog) module (`guile -l FILE`)");
+            Err(error(pos, message, name))
+        }
+        None => {
+            let message = match types::family_of(name) {
+                Some(f) => format!("unknown atom type `{name}`: it is in the `{f}` type family, which is not enabled (`--types {f}` on the command line, `load_types(\"{f}\")` in Python, its module in Scheme)"),
+                None => format!("unknown atom type `{name}`"),
+            };
+            Err(error(pos, message, name))
+        }
+    }
+}
+
 /// Is this the head of a value attached to an atom inside its expression?
 fn is_attached_value(h: &str) -> bool {
     matches!(h, "stv" | "ctv" | "av" | "alist" | "cog-new-stv" | "cog-new-ctv" | "SimpleTruthValue" | "CountTruthValue")
@@ -459,21 +481,7 @@ impl<S: AtomSink> Builder<'_, S> {
             };
             return Err(error(e.pos(), message, text));
         };
-        let t = match Type::from_name(name) {
-            Some(t) if t.is_atom() => t,
-            Some(t) => return Err(error(pos, format!("{t} is a value type, not an atom type"), name)),
-            None if SCHEME_FORMS.contains(&name) => {
-                let message = format!("`{name}` is Scheme, not Atomese data: this reader takes atoms and values only; run a file that holds Scheme with Guile and the (opencog) module (`guile -l FILE`)");
-                return Err(error(pos, message, name));
-            }
-            None => {
-                let message = match types::family_of(name) {
-                    Some(f) => format!("unknown atom type `{name}`: it is in the `{f}` type family, which is not enabled (`--types {f}` on the command line, `load_types(\"{f}\")` in Python, its module in Scheme)"),
-                    None => format!("unknown atom type `{name}`"),
-                };
-                return Err(error(pos, message, name));
-            }
-        };
+        let t = atom_type(name, pos)?;
         self.depth += 1;
         if self.depth > MAX_NESTING {
             return Err(error(pos, format!("atoms nested deeper than {MAX_NESTING}"), name));
@@ -482,26 +490,7 @@ impl<S: AtomSink> Builder<'_, S> {
         // A foreign AST of text (`(SexprAst "(a b)")`, a leaf as printed)
         // is read as a node is, and parsed.
         let h = if t.is_node() || (t == types::SEXPR_AST && matches!(args.first(), Some(Expr::Str(..)))) {
-            let mut node_name: Option<String> = None;
-            for a in args {
-                match a {
-                    Expr::Str(s, _) if node_name.is_none() => node_name = Some(s.clone()),
-                    Expr::Number(n, _) if node_name.is_none() => node_name = Some(super::write::fmt_f64(*n)),
-                    // (NumberNode 1 2 3): a vector, named by its numbers, as Scheme's constructor makes it.
-                    Expr::Number(n, _) if t == types::NUMBER_NODE && values.is_empty() => {
-                        let name = node_name.get_or_insert_with(String::new);
-                        name.push(' ');
-                        name.push_str(&super::write::fmt_f64(*n));
-                    }
-                    _ if head(a).is_some_and(|(h, _, _)| is_attached_value(h)) => values.push(a),
-                    other => return Err(error(other.pos(), format!("unexpected {} in {name}", show(other)), show(other))),
-                }
-            }
-            let Some(n) = node_name else {
-                return Err(error(pos, format!("{name} needs a name string"), name));
-            };
-            let added = if t == types::SEXPR_AST { crate::foreign::sexpr(self.sink, &n) } else { self.sink.add_node(t, &n) };
-            added.map_err(|e| self.sink_err(pos, e))?
+            self.node(t, name, args, pos, &mut values)?
         } else {
             let mut out = Vec::with_capacity(args.len());
             for a in args {
@@ -521,6 +510,33 @@ impl<S: AtomSink> Builder<'_, S> {
         }
         self.depth -= 1;
         Ok(h)
+    }
+
+    /// A node's expression past its head (`args`), or an SexprAst's text:
+    /// its atom; values written in it go to `values`. Kept out of `atom`,
+    /// whose frame is on the stack once per level of nesting.
+    #[inline(never)]
+    fn node<'e>(&mut self, t: Type, name: &str, args: &'e [Expr], pos: Pos, values: &mut Vec<&'e Expr>) -> Result<Handle, ParseError> {
+        let mut node_name: Option<String> = None;
+        for a in args {
+            match a {
+                Expr::Str(s, _) if node_name.is_none() => node_name = Some(s.clone()),
+                Expr::Number(n, _) if node_name.is_none() => node_name = Some(super::write::fmt_f64(*n)),
+                // (NumberNode 1 2 3): a vector, named by its numbers, as Scheme's constructor makes it.
+                Expr::Number(n, _) if t == types::NUMBER_NODE && values.is_empty() => {
+                    let name = node_name.get_or_insert_with(String::new);
+                    name.push(' ');
+                    name.push_str(&super::write::fmt_f64(*n));
+                }
+                _ if head(a).is_some_and(|(h, _, _)| is_attached_value(h)) => values.push(a),
+                other => return Err(error(other.pos(), format!("unexpected {} in {name}", show(other)), show(other))),
+            }
+        }
+        let Some(n) = node_name else {
+            return Err(error(pos, format!("{name} needs a name string"), name));
+        };
+        let added = if t == types::SEXPR_AST { crate::foreign::sexpr(self.sink, &n) } else { self.sink.add_node(t, &n) };
+        added.map_err(|e| self.sink_err(pos, e))
     }
 
     /// A value written inside an atom's expression: a truth value, an
