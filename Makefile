@@ -30,7 +30,10 @@ test: deps test-rust test-python test-scheme test-fuzz
 test-rust:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p atomweave-guile --features "$(GUILE_FEATURES)" --all-targets -- -D warnings
+	$(CARGO) clippy -p atomweave-server -p atomweave-py --no-default-features --all-targets -- -D warnings
 	$(CARGO) test --workspace
+	$(CARGO) test -p atomweave-server --no-default-features
 
 # Fuzzing (cargo-fuzz, nightly; scripts/fuzz.sh installs both when
 # missing): `make fuzz` runs each target for FUZZ_SECONDS, `make test` a
@@ -51,13 +54,18 @@ miri:
 	@rustup +nightly component list --installed | grep -q '^miri' || rustup +nightly component add miri rust-src
 	$(CARGO) +nightly miri test -p atomweave --lib -- segvec:: arena:: lock:: dedupe:: store::tests::
 
-# The Python package, built into a virtualenv of its own (maturin, pytest).
+# The Python package, in a virtualenv of its own (pytest; maturin builds the
+# portable wheel). For development the package's module is the Guile
+# extension itself (built with Python in it, see build-guile): linked into
+# the package's source directory, which a .pth file puts on the venv's path.
 $(VENV)/bin/maturin:
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q "maturin>=1.7,<2" "pytest>=7"
 
-py-build: deps $(VENV)/bin/maturin
-	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release -q
+py-build: build-guile $(VENV)/bin/maturin
+	ln -sf $(abspath target/release/libatomweave_guile.so) \
+	  crates/atomweave-py/python/atomweave/_atomweave$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+	echo $(abspath crates/atomweave-py/python) > $$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/atomweave.pth
 
 # The CogStorageNode tests start `atomweave serve`: build it first.
 test-python: py-build
@@ -71,8 +79,12 @@ GUILE_ENV = GUILE_LOAD_PATH=$(abspath crates/atomweave-guile/scheme) GUILE_EXTEN
 guile-env: build-guile
 	@echo export $(GUILE_ENV)
 
+# The Guile extension, with Python in it (`(opencog python)`, and the
+# module Python imports with scheme_eval); GUILE_FEATURES= builds it without.
+GUILE_FEATURES ?= python atomweave-py/bench
+
 build-guile: deps
-	$(CARGO) build -q --release -p atomweave-guile
+	$(CARGO) build -q --release -p atomweave-guile --features "$(GUILE_FEATURES)"
 
 # The Scheme suite (srfi-64) and the example script, in a scratch directory
 # (srfi-64 writes its log to the working directory). The suite starts an
@@ -81,6 +93,7 @@ test-scheme: build-guile
 	$(CARGO) build -q -p atomweave-cli
 	@dir=$$(mktemp -d) && cd $$dir && \
 	ATOMWEAVE_BIN=$(abspath target/debug/atomweave) $(GUILE_ENV) guile --no-auto-compile $(abspath crates/atomweave-guile/tests/opencog.scm) && \
+	$(GUILE_ENV) guile --no-auto-compile $(abspath crates/atomweave-guile/tests/python.scm) && \
 	$(GUILE_ENV) guile --no-auto-compile $(abspath examples/scheme/classic.scm) $$dir/store > example.out && \
 	grep -q 'with truth value (stv 0.9 0.8) and weight (4.2 4.4)' example.out && \
 	echo "examples/scheme/classic.scm: ok" && rm -rf $$dir

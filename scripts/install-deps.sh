@@ -10,6 +10,8 @@ have pkg-config || need_apt+=(pkg-config)
 # The Python package builds in a virtualenv (maturin, pytest from PyPI).
 have python3 || need_apt+=(python3)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
+# The Guile extension embeds Python (`(opencog python)`): it links libpython.
+python3 -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("LDLIBRARY"))))' || need_apt+=(python3-dev)
 # The PostgreSQL tests start their own throwaway server from these binaries.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need_apt+=(postgresql)
 # The Guile extension builds against libguile; its tests run `guile`.

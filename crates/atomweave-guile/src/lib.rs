@@ -36,6 +36,8 @@ mod grounded;
 mod interrupt;
 mod load;
 mod persist;
+#[cfg(feature = "python")]
+mod python;
 mod read;
 mod smob;
 
@@ -104,6 +106,8 @@ pub unsafe extern "C" fn atomweave_guile_init() {
         grounded::register();
     });
     api::define_all();
+    #[cfg(feature = "python")]
+    python::register();
 }
 
 unsafe extern "C" fn registered_init(_: *mut c_void) {
@@ -187,6 +191,13 @@ pub fn eval(code: &str) -> Result<String, String> {
 pub fn eval_atom(code: &str) -> Result<Option<(u32, atomweave::Handle)>, String> {
     let x = evaluate(code, Shell::Value)?;
     Ok(smob::Atom::from_scm(x).map(|a| (a.space, a.h)))
+}
+
+/// Evaluates Scheme code in `(guile-user)`; its (last) value. Must run in
+/// Guile mode.
+#[cfg(feature = "python")]
+pub(crate) fn eval_scm(code: &str) -> Result<Scm, String> {
+    evaluate(code, Shell::Value)
 }
 
 /// Evaluates Scheme code in `(guile-user)`; the value it gives (an atom, a

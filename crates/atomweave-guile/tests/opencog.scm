@@ -8,14 +8,7 @@
              (srfi srfi-1) (srfi srfi-64) (ice-9 threads) (ice-9 popen) (ice-9 rdelim)
              (ice-9 regex))
 
-(define (raises-with? text thunk)
-  "Whether THUNK raises an exception whose message mentions TEXT."
-  (catch #t
-    (lambda () (thunk) #f)
-    (lambda (key . args)
-      (string-contains (call-with-output-string
-                         (lambda (p) (print-exception p #f key args)))
-                       text))))
+(load "helpers.scm")
 
 ;; Every scratch path lies under one directory, removed when the file ends.
 (define scratch-root

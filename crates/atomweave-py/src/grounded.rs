@@ -3,7 +3,7 @@
 //!
 //! `py:func` is `func` of `__main__` (else a module of that name);
 //! `py:a.b.c` follows attributes from `a` (an object of `__main__`, or a
-//! module, imported if need be). The function gets the argument atoms, one
+//! module, imported if need be, as are submodules on the way). The function gets the argument atoms, one
 //! per parameter, and returns an Atom, a TruthValue or a Value; anything
 //! else, and any exception it raises, is an error carrying its message.
 //! During the call the space it runs in is the default atomspace, so the
@@ -19,7 +19,8 @@ use pyo3::types::PyTuple;
 use crate::space::PySpace;
 use crate::values;
 
-struct PythonProcedures;
+/// Runs `py:` names in this process's interpreter.
+pub struct PythonProcedures;
 
 /// Makes Python run `py:` procedures in this process.
 pub(crate) fn register() {
@@ -36,8 +37,14 @@ fn resolve<'py>(py: Python<'py>, name: &str) -> Result<Bound<'py, PyAny>, String
         Ok(o) => o,
         Err(_) => py.import(first).map_err(|_| not_found())?.into_any(),
     };
+    let mut path = first.to_string();
     for part in parts {
-        obj = obj.getattr(part).map_err(|_| not_found())?;
+        path = format!("{path}.{part}");
+        obj = match obj.getattr(part) {
+            Ok(o) => o,
+            // A package's submodule is its attribute once imported.
+            Err(_) => py.import(path.as_str()).map_err(|_| not_found())?.into_any(),
+        };
     }
     Ok(obj)
 }

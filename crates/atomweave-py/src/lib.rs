@@ -14,9 +14,9 @@ use pyo3::types::{PyDict, PyTuple, PyType};
 
 mod atom;
 mod ctor;
-mod grounded;
-mod scheme;
-mod space;
+pub mod grounded;
+pub mod scheme;
+pub mod space;
 mod storage;
 mod values;
 
@@ -72,10 +72,15 @@ impl<T> OrPy<T> for Result<T, atomweave::sexpr::TooLarge> {
     }
 }
 
+/// The module. Public so that a library embedding Python (atomweave-guile's)
+/// can make it before the interpreter would look for it.
 #[pymodule]
-fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
+pub fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // A FileStorageNode's file may hold Scheme, as load_file's may.
-    atomweave_guile::install_file_loader();
+    if let Some(s) = scheme::linked() {
+        s.install_file_loader();
+    }
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     grounded::register();
     m.add_class::<space::PySpace>()?;
     m.add_class::<atom::PyAtom>()?;
@@ -97,10 +102,12 @@ fn _atomweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scheme::scheme_eval, m)?)?;
     m.add_function(wrap_pyfunction!(scheme::scheme_eval_h, m)?)?;
     m.add_function(wrap_pyfunction!(scheme::scheme_eval_v, m)?)?;
+    m.add_function(wrap_pyfunction!(scheme::scheme_eval_as, m)?)?;
     m.add_function(wrap_pyfunction!(space::evaluate_atom, m)?)?;
     m.add_function(wrap_pyfunction!(space::load_file, m)?)?;
     m.add_function(wrap_pyfunction!(space::load_str, m)?)?;
     m.add_function(wrap_pyfunction!(space::dump, m)?)?;
+    #[cfg(feature = "bench")]
     m.add_function(wrap_pyfunction!(space::_bench_space, m)?)?;
     m.add_function(wrap_pyfunction!(ctor::type_table, m)?)?;
     m.add_function(wrap_pyfunction!(ctor::type_of_name, m)?)?;

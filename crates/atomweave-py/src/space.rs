@@ -22,6 +22,14 @@ pub struct PySpace {
     pub(crate) space: AtomSpace,
 }
 
+impl PySpace {
+    /// A Python AtomSpace over a core space (for a library that embeds
+    /// Python beside the core and shares its spaces).
+    pub fn wrap(space: AtomSpace) -> PySpace {
+        PySpace { space }
+    }
+}
+
 /// A type argument: a type number (`types.ConceptNode`) or a name.
 pub(crate) fn type_arg(t: &Bound<'_, PyAny>) -> PyResult<Type> {
     if let Ok(id) = t.extract::<i64>() {
@@ -447,11 +455,10 @@ pub fn load_file(py: Python<'_>, path: std::path::PathBuf, atomspace: Option<Py<
     py.allow_threads(|| -> PyResult<()> {
         let file = std::fs::File::open(&path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
         let loaded = match data_only {
-            true => sexpr::load(&mut &me.space, std::io::BufReader::new(file), |_| {}),
-            false => atomweave_guile::load_file(&me.space, &path, sexpr::Place::START, &mut sexpr::LoadOptions::default(), |_| {}),
+            true => sexpr::load(&mut &me.space, std::io::BufReader::new(file), |_| {}).map(drop).map_err(|e| e.to_string()),
+            false => crate::scheme::load_file(&me.space, &path),
         };
-        loaded.map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
-        Ok(())
+        loaded.map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))
     })
 }
 
@@ -486,6 +493,7 @@ pub fn dump(py: Python<'_>, atomspace: Option<Py<PySpace>>, path: Option<std::pa
 /// Grows `atomspace` with the random atoms of `atomweave bench` (the same
 /// seed gives the same space as the CLI's layers) and returns them in the
 /// order made. For `atomweave.atomspace_bm`, the Python layer of the bench.
+#[cfg(feature = "bench")]
 #[pyfunction]
 pub fn _bench_space(py: Python<'_>, atomspace: Py<PySpace>, seed: u64, size: usize, link_fraction: f64) -> PyResult<Vec<PyAtom>> {
     let me = atomspace.get();

@@ -44,6 +44,7 @@ CORE_NAMES = {
     "register_type",
     "load_types",
     "scheme_eval",
+    "scheme_eval_as",
     "scheme_eval_h",
     "scheme_eval_v",
     "set_default_atomspace",

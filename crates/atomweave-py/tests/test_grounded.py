@@ -44,6 +44,19 @@ def test_a_schema_is_called_with_the_list_members(space):
     assert got == ListLink(ConceptNode("a"), ConceptNode("b"))
 
 
+def test_a_function_of_a_submodule_not_yet_imported(space):
+    import sys
+
+    import opencog
+
+    # As if never imported: not in sys.modules, not the package's attribute.
+    sys.modules.pop("opencog.atomspace", None)
+    if hasattr(opencog, "atomspace"):
+        del opencog.atomspace
+    got = evaluate_atom(space, EvaluationLink(GroundedPredicateNode("py:opencog.atomspace.createTruthValue"), ListLink()))
+    assert got == TruthValue(1, 1)
+
+
 def test_attributes_and_values(space):
     got = execute_atom(space, ExecutionOutputLink(GroundedSchemaNode("py: ns.mean"), ListLink(ConceptNode("a"), ConceptNode("b"))))
     assert got == FloatValue([2])

@@ -2,7 +2,7 @@
 
 import pytest
 
-from atomweave import AtomSpace, ConceptNode, TruthValue, scheme_eval, scheme_eval_h, types
+from atomweave import AtomSpace, ConceptNode, TruthValue, scheme_eval, scheme_eval_as, scheme_eval_h, set_default_atomspace, types
 from atomweave.scheme import scheme_eval as upstream_name
 
 
@@ -41,3 +41,22 @@ def test_scheme_errors_raise():
     with pytest.raises(RuntimeError):
         scheme_eval_h(space, "(car '())")
     assert scheme_eval(space, "(+ 1 1)") == "2\n", "usable after an error"
+
+
+def test_eval_as_gives_the_atomspace_scheme_names():
+    space = AtomSpace()
+    set_default_atomspace(space)
+    assert scheme_eval_as("(cog-atomspace)") == space
+    child = scheme_eval_as("(cog-new-atomspace (cog-atomspace))")
+    assert child is not None and child != space
+    assert scheme_eval_as("(+ 1 2)") is None
+
+
+def test_scheme_calls_back_into_this_python():
+    # (opencog python) in a Python process: the same interpreter, not a second one.
+    space = AtomSpace()
+    scheme_eval(space, '(use-modules (opencog python)) (python-eval "import __main__; __main__.set_by_scheme = 42")')
+    import __main__
+
+    assert __main__.set_by_scheme == 42
+    assert scheme_eval(space, '(python-eval "print(1 + 1)")') == '"2\\n"\n'

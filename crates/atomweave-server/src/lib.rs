@@ -149,11 +149,13 @@ pub(crate) struct Shared {
     /// Set to true once, to stop the server.
     pub stop: watch::Sender<bool>,
     /// The space's index in Scheme, once the scm shell has been used.
+    #[cfg(feature = "scheme")]
     pub scheme_space: std::sync::OnceLock<u32>,
     /// Set at shutdown: stops the queries of the sexpr and json shells.
     pub cancel: Arc<std::sync::atomic::AtomicBool>,
     /// This server's scm evaluations, stopped at its shutdown (and only
     /// its own: another server may run in the same process).
+    #[cfg(feature = "scheme")]
     pub evals: atomweave_guile::EvalGroup,
 }
 
@@ -191,6 +193,7 @@ impl Server {
         let store = match config.store.clone() {
             Some(url) => {
                 // A file store's file may hold Scheme, as any data file.
+                #[cfg(feature = "scheme")]
                 atomweave_guile::install_file_loader();
                 let space = space.clone();
                 let opened = tokio::task::spawn_blocking(move || -> Result<_, ServerError> {
@@ -219,8 +222,10 @@ impl Server {
             stats: Stats::default(),
             started: Instant::now(),
             stop,
+            #[cfg(feature = "scheme")]
             scheme_space: std::sync::OnceLock::new(),
             cancel: Arc::default(),
+            #[cfg(feature = "scheme")]
             evals: atomweave_guile::EvalGroup::new(),
         });
         Ok(Server { shared, listener, web })
@@ -265,6 +270,7 @@ impl Server {
         drop(listener);
         // Scheme that is still running is stopped, or the store could not
         // be closed (its evaluation may be writing) nor the process end.
+        #[cfg(feature = "scheme")]
         if shared.scheme_space.get().is_some() {
             atomweave_guile::interrupt(&shared.evals, "the server is shutting down");
         }

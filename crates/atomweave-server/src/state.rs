@@ -196,6 +196,7 @@ impl State {
     /// The server's store as the `scm` shell's calls (`store-atom`, ...)
     /// see it: their writes are numbered and committed as the other
     /// shells' are. `None` without a store.
+    #[cfg(feature = "scheme")]
     pub(crate) fn for_scheme(&self) -> Option<Box<dyn StorageNode>> {
         let url = self.commits.store.lock().as_ref()?.url().to_string();
         Some(Box::new(Through { commits: self.commits.clone(), url }))
@@ -301,11 +302,13 @@ impl State {
 }
 
 /// The server's store, for the `scm` shell ([`State::for_scheme`]).
+#[cfg(feature = "scheme")]
 struct Through {
     commits: Arc<Commits>,
     url: String,
 }
 
+#[cfg(feature = "scheme")]
 impl Through {
     /// Runs `f` on the store; `write` numbers it as a write.
     fn with<T>(&mut self, write: bool, f: impl FnOnce(&mut dyn StorageNode) -> atomweave_store::Result<T>) -> atomweave_store::Result<T> {
@@ -323,6 +326,7 @@ impl Through {
     }
 }
 
+#[cfg(feature = "scheme")]
 impl StorageNode for Through {
     fn url(&self) -> &str {
         &self.url

@@ -453,6 +453,7 @@ pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String)
 }
 
 /// Runs one `scm` shell command: what it printed and its value, or its error.
+#[cfg(feature = "scheme")]
 pub(crate) fn evaluate_scm(shared: &Shared, code: &str, out: &mut String) {
     // Scheme may run as long as the user asks: off the async workers.
     let done = tokio::task::block_in_place(|| {
@@ -475,6 +476,12 @@ pub(crate) fn evaluate_scm(shared: &Shared, code: &str, out: &mut String) {
             let _ = writeln!(out, "ERROR: {e}");
         }
     }
+}
+
+/// Without Scheme, the `scm` shell's every command says so.
+#[cfg(not(feature = "scheme"))]
+pub(crate) fn evaluate_scm(_: &Shared, _: &str, out: &mut String) {
+    out.push_str("ERROR: this server was built without Scheme (atomweave-server's scheme feature): the scm shell cannot evaluate\n");
 }
 
 /// A store URL without its password and query (which may hold a token):

@@ -455,6 +455,7 @@ fn web_pages_and_http_requests_are_refused_without_a_token() {
 
 /// Two servers in one process: stopping one stops its own scm evaluations,
 /// not the other's.
+#[cfg(feature = "scheme")]
 #[test]
 fn a_server_that_stops_leaves_another_servers_scheme_running() {
     let one = start(Config::default());
@@ -478,6 +479,23 @@ fn a_server_that_stops_leaves_another_servers_scheme_running() {
     assert_eq!(c2.read_until("guile> "), "42\nguile> ");
 }
 
+/// Built without Scheme, the scm shell says so and the server goes on.
+#[cfg(not(feature = "scheme"))]
+#[test]
+fn scm_shell_without_scheme_says_so() {
+    let srv = start(Config::default());
+    let mut c = Client::connect(srv.addr);
+    c.send("scm\n");
+    c.read_until("guile> ");
+    c.send("(+ 2 2)\n");
+    let reply = c.read_until("guile> ");
+    assert!(reply.starts_with("ERROR: this server was built without Scheme"), "{reply}");
+    c.send("(ConceptNode \"x\")\n");
+    assert!(c.read_until("guile> ").starts_with("ERROR: "), "the shell goes on answering");
+    assert_eq!(srv.finish().size(), 0);
+}
+
+#[cfg(feature = "scheme")]
 #[test]
 fn scm_shell_evaluates_in_each_servers_own_space() {
     let one = start(Config::default());
@@ -539,7 +557,12 @@ fn websocket_shells_and_the_status_page() {
     assert!(!matches!(sx.read(), Ok(tungstenite::Message::Text(_))));
     assert_eq!(ws(srv.web, "/nowhere").err().unwrap(), "404 Not Found");
     let mut sc = ws(srv.web, "/scm").unwrap();
-    assert_eq!(ws_ask(&mut sc, "(cog-name (cog-node 'ConceptNode \"w\"))"), "\"w\"\n");
+    let named = ws_ask(&mut sc, "(cog-name (cog-node 'ConceptNode \"w\"))");
+    if cfg!(feature = "scheme") {
+        assert_eq!(named, "\"w\"\n");
+    } else {
+        assert!(named.starts_with("ERROR: this server was built without Scheme"), "{named}");
+    }
     assert_eq!(ws(srv.web, "/py").err().unwrap(), "404 Not Found");
     let page = http_get(srv.web, "/");
     assert!(page.starts_with("HTTP/1.1 200 OK") && page.contains("atoms: 1"), "{page}");

@@ -1,7 +1,18 @@
-;;; (opencog python): upstream's Python-in-Guile bridge (python-eval, py:
-;;; procedures called from Scheme). Not supported by atomweave: Guile here
-;;; embeds no Python. Run Python with the atomweave package (whose
-;;; scheme_eval runs Scheme over the same AtomSpace, and whose py:
-;;; procedures the queries it runs call).
-(define-module (opencog python))
-(error "(opencog python) is not supported by atomweave: Guile here embeds no Python; use Python's atomweave package, whose scheme_eval runs Scheme over a Python AtomSpace")
+;;; (opencog python): Python in Guile's process, as upstream's module.
+;;;
+;;;   (python-eval "print(2 + 2)")          ; runs in __main__, returns "4\n"
+;;;   (python-call-with-as "foo" (cog-atomspace))  ; foo(AtomSpace)
+;;;
+;;; The interpreter shares the AtomSpace with Guile (one core in one
+;;; library), starts with Guile's current atomspace as its default one, and
+;;; runs the `py:` procedures of GroundedSchema and GroundedPredicate. It
+;;; needs the extension built with its `python` feature (`make build-guile`
+;;; does).
+(define-module (opencog python)
+  #:use-module (opencog)
+  #:export (python-eval python-call-with-as))
+
+(let ((init (module-ref (resolve-module '(opencog)) '%atomweave-python-init #f)))
+  (if init
+      (init)
+      (error "(opencog python): this atomweave extension was built without Python; build it with the python feature (make build-guile)")))

@@ -17,6 +17,7 @@ run with their imports changed to ``atomweave``::
 import contextlib
 
 from . import types
+from ._atomweave import __version__
 from ._atomweave import (
     Atom,
     AtomSpace,
@@ -42,6 +43,7 @@ from ._atomweave import (
     register_type,
     load_types,
     scheme_eval,
+    scheme_eval_as,
     scheme_eval_h,
     scheme_eval_v,
     set_default_atomspace,
@@ -175,6 +177,7 @@ __all__ = [
     "register_type",
     "load_types",
     "scheme_eval",
+    "scheme_eval_as",
     "scheme_eval_h",
     "scheme_eval_v",
     "set_default_atomspace",

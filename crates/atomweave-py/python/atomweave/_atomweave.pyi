@@ -3,6 +3,8 @@
 from os import PathLike
 from typing import Iterable, Iterator, List, Optional, Sequence, Union
 
+__version__: str
+
 TypeArg = Union[int, str]
 ValueLike = Union["Atom", "TruthValue", "FloatValue", "StringValue", "LinkValue", Sequence[float], Sequence[str]]
 PyValue = Union["Atom", "TruthValue", "FloatValue", "StringValue", "LinkValue", "AtomSpace", list, None]
@@ -185,6 +187,8 @@ def scheme_eval_v(atomspace: AtomSpace, text: str) -> Optional[PyValue]:
     ...
 def scheme_eval_h(atomspace: AtomSpace, text: str) -> Optional[Atom]:
     """Evaluates Scheme over the space; the atom it gives, or None."""
+def scheme_eval_as(text: str) -> Optional[AtomSpace]:
+    """Evaluates Scheme with the default atomspace current; the atomspace it gives, or None."""
 def load_file(path: Union[str, PathLike], atomspace: Optional[AtomSpace] = None, data_only: bool = False) -> None: ...
 def load_str(text: str, atomspace: Optional[AtomSpace] = None) -> list[Atom]: ...
 def dump(atomspace: Optional[AtomSpace] = None, path: Optional[Union[str, PathLike]] = None) -> Optional[str]: ...
