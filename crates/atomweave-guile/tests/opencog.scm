@@ -694,7 +694,7 @@
     (lambda (m)
       (test-assert (format #f "~a" m)
         (raises-with? "is not supported by atomweave" (lambda () (resolve-interface m)))))
-    '((opencog python) (opencog matrix))))
+    '((opencog matrix))))
 
 (test-group "DatalogAst reads DataLog text into Atomese"
   (test-equal "a fact is an Evaluation"
