@@ -1,5 +1,6 @@
-//! The web port (18080): WebSocket shells at `/json`, `/sexpr` and `/scm`, and a
-//! plain-text status page for any other GET.
+//! The web port (18080): WebSocket shells at `/json`, `/sexpr` and `/scm`,
+//! the figures for Prometheus at `/metrics`, and a plain-text status page
+//! for any other GET.
 //!
 //! On a WebSocket each text message is one command and gets one text
 //! message back: the reply line the telnet shell would send, without
@@ -22,6 +23,25 @@ use tokio_tungstenite::WebSocketStream;
 
 use crate::telnet::{evaluate, stats, Open};
 use crate::Shared;
+
+/// The server's figures now, for `/metrics`.
+fn snapshot(shared: &Shared) -> crate::metrics::Snapshot {
+    use std::sync::atomic::Ordering::Relaxed;
+    let s = &shared.stats;
+    let (store_commits, store_errors) = shared.state.commits();
+    crate::metrics::Snapshot {
+        open: s.open.load(Relaxed) as u64,
+        accepted: s.accepted.load(Relaxed),
+        refused: s.refused.load(Relaxed),
+        timed_out: s.timed_out.load(Relaxed),
+        over_budget: s.over_budget.load(Relaxed),
+        atoms: shared.state.space.size() as u64,
+        resident_bytes: crate::resident_bytes(),
+        store_commits,
+        store_errors,
+        store_lag: shared.state.lag(),
+    }
+}
 
 /// Longest request head accepted.
 const MAX_HEAD: usize = 16 * 1024;
@@ -74,10 +94,15 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream) {
         return;
     }
     let upgrade = header("upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
+    if !upgrade && path == "/metrics" {
+        let page = shared.metrics.render(snapshot(&shared));
+        let _ = respond(&mut sock, "200 OK", crate::metrics::CONTENT_TYPE, &page).await;
+        return;
+    }
     if !upgrade {
         let mut page = String::from("atomweave CogServer\n\n");
         stats(&shared, &mut page);
-        page.push_str("\nWebSocket shells: /json, /sexpr, /scm\n");
+        page.push_str("\nWebSocket shells: /json, /sexpr, /scm; Prometheus figures: /metrics\n");
         let _ = respond(&mut sock, "200 OK", "text/plain; charset=utf-8", &page).await;
         return;
     }

@@ -29,14 +29,19 @@ use serde_json::{json, Value as Json};
 
 use crate::State;
 
-/// Runs one call and appends its reply line (with the newline).
-pub fn eval(cx: &State, line: &str, out: &mut String) {
+/// Runs one call and appends its reply line (with the newline); whether it
+/// succeeded (else the reply is an error).
+pub fn eval(cx: &State, line: &str, out: &mut String) -> bool {
     match call(cx, line) {
         Ok(v) => {
             out.push_str(&v.to_string());
             out.push('\n');
+            true
         }
-        Err(msg) => error_reply(&msg, out),
+        Err(msg) => {
+            error_reply(&msg, out);
+            false
+        }
     }
 }
 

@@ -22,6 +22,7 @@ use tokio::sync::watch;
 
 mod http;
 pub mod json;
+mod metrics;
 pub mod sexpr;
 mod state;
 mod telnet;
@@ -151,6 +152,8 @@ pub(crate) struct Shared {
     /// The space's index in Scheme, once the scm shell has been used.
     #[cfg(feature = "scheme")]
     pub scheme_space: std::sync::OnceLock<u32>,
+    /// What `GET /metrics` shows.
+    pub metrics: metrics::Metrics,
     /// Set at shutdown: stops the queries of the sexpr and json shells.
     pub cancel: Arc<std::sync::atomic::AtomicBool>,
     /// This server's scm evaluations, stopped at its shutdown (and only
@@ -224,6 +227,7 @@ impl Server {
             stop,
             #[cfg(feature = "scheme")]
             scheme_space: std::sync::OnceLock::new(),
+            metrics: metrics::Metrics::new(),
             cancel: Arc::default(),
             #[cfg(feature = "scheme")]
             evals: atomweave_guile::EvalGroup::new(),

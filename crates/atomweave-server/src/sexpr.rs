@@ -34,17 +34,19 @@ use atomweave::{AtomSpace, Handle, Value};
 
 use crate::State;
 
-/// Runs one complete command and appends its reply (without the newline).
-pub fn eval(cx: &State, command: &str, out: &mut String) {
+/// Runs one complete command and appends its reply (without the newline);
+/// whether it succeeded (else the reply is an error).
+pub fn eval(cx: &State, command: &str, out: &mut String) -> bool {
     let result = parse_str(command).map_err(|e| e.to_string()).and_then(|exprs| match exprs.as_slice() {
         [] => Ok(()),
         [e] => run(cx, e, out),
         _ => Err("one command per line".to_string()),
     });
-    if let Err(msg) = result {
+    if let Err(msg) = &result {
         out.clear();
-        error_reply(&msg, out);
+        error_reply(msg, out);
     }
+    result.is_ok()
 }
 
 /// `(error "msg")`, the reply to a command that failed.

@@ -78,6 +78,9 @@ struct Commits {
     wake: Mutex<Wake>,
     woken: Condvar,
     sync: Durability,
+    /// Commits made, and commits the store failed (for `/metrics`).
+    committed: AtomicU64,
+    failed: AtomicU64,
 }
 
 #[derive(Default)]
@@ -109,9 +112,11 @@ impl Commits {
         }
         match st.barrier() {
             Ok(()) => {
+                self.committed.fetch_add(1, Ordering::Relaxed);
                 self.durable.send_modify(|d| d.upto = target);
             }
             Err(e) => {
+                self.failed.fetch_add(1, Ordering::Relaxed);
                 let msg: Arc<str> = format!("the store failed to commit ({e}); no write is acknowledged from here on: restart the server").into();
                 eprintln!("atomweave serve: {msg}");
                 self.durable.send_modify(|d| d.broken = Some(msg));
@@ -166,6 +171,8 @@ impl State {
             wake: Mutex::new(Wake::default()),
             woken: Condvar::new(),
             sync,
+            committed: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
         });
         let committer = has_store.then(|| {
             let c = commits.clone();
@@ -229,6 +236,11 @@ impl State {
             Some(msg) => Err(msg.to_string()),
             None => Ok(()),
         }
+    }
+
+    /// Commits the store made, and commits it failed.
+    pub(crate) fn commits(&self) -> (u64, u64) {
+        (self.commits.committed.load(Ordering::Relaxed), self.commits.failed.load(Ordering::Relaxed))
     }
 
     /// How many writes are queued and not yet durable (for `stats`).

@@ -16,7 +16,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 
-use crate::{json, sexpr, Shared};
+use crate::{json, metrics, sexpr, Shared};
 
 /// The command shell's prompt, as upstream prints it without colour.
 pub(crate) const PROMPT: &str = "opencog> ";
@@ -439,14 +439,12 @@ pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String)
     let run = |out: &mut String| {
         atomweave::query::with_limits(limits, || if json { json::eval(&shared.state, cmd, out) } else { sexpr::eval(&shared.state, cmd, out) })
     };
+    let began = std::time::Instant::now();
     // A command that may take long, or write to a store (a batch commit,
     // a network round trip), moves the other connections off this worker
     // thread first.
-    if is_heavy(cmd) || shared.config.store.is_some() {
-        tokio::task::block_in_place(|| run(out));
-    } else {
-        run(out);
-    }
+    let ok = if is_heavy(cmd) || shared.config.store.is_some() { tokio::task::block_in_place(|| run(out)) } else { run(out) };
+    shared.metrics.command(if json { metrics::Shell::Json } else { metrics::Shell::Sexpr }, ok, began.elapsed());
     if out.len() > start && !out.ends_with('\n') {
         out.push('\n');
     }
@@ -456,6 +454,7 @@ pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String)
 #[cfg(feature = "scheme")]
 pub(crate) fn evaluate_scm(shared: &Shared, code: &str, out: &mut String) {
     // Scheme may run as long as the user asks: off the async workers.
+    let began = std::time::Instant::now();
     let done = tokio::task::block_in_place(|| {
         let space = *shared.scheme_space.get_or_init(|| {
             atomweave_guile::boot(shared.state.space.clone());
@@ -470,6 +469,7 @@ pub(crate) fn evaluate_scm(shared: &Shared, code: &str, out: &mut String) {
             atomweave_guile::eval_within(code, shared.config.scm_timeout, &shared.evals)
         })
     });
+    shared.metrics.command(metrics::Shell::Scm, done.is_ok(), began.elapsed());
     match done {
         Ok(text) => out.push_str(&text),
         Err(e) => {
@@ -480,7 +480,8 @@ pub(crate) fn evaluate_scm(shared: &Shared, code: &str, out: &mut String) {
 
 /// Without Scheme, the `scm` shell's every command says so.
 #[cfg(not(feature = "scheme"))]
-pub(crate) fn evaluate_scm(_: &Shared, _: &str, out: &mut String) {
+pub(crate) fn evaluate_scm(shared: &Shared, _: &str, out: &mut String) {
+    shared.metrics.command(metrics::Shell::Scm, false, std::time::Duration::ZERO);
     out.push_str("ERROR: this server was built without Scheme (atomweave-server's scheme feature): the scm shell cannot evaluate\n");
 }
 

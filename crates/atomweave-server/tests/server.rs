@@ -680,3 +680,48 @@ fn json_refuses_atoms_nested_too_deep_to_send() {
         .join()
         .unwrap();
 }
+
+/// The value of the sample `name` (with its labels, as the page writes
+/// them) on a /metrics page.
+fn sample(page: &str, name: &str) -> f64 {
+    let line = page.lines().find(|l| l.strip_prefix(name).is_some_and(|rest| rest.starts_with(' '))).unwrap_or_else(|| panic!("no {name} in\n{page}"));
+    line[name.len()..].trim().parse().unwrap()
+}
+
+#[test]
+fn metrics_count_commands_by_shell_and_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("lmdb://{}", dir.path().join("db").display());
+    let srv = start(Config { store: Some(url), ..Config::default() });
+    let mut c = Client::sexpr(srv.addr);
+    c.ask("(ConceptNode \"a\")");
+    c.ask("(ConceptNode \"b\")");
+    assert!(c.ask("(cog-bogus)").starts_with("(error"));
+    let page = http_get(srv.web, "/metrics");
+    let (head, body) = page.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200 OK") && head.contains("application/openmetrics-text"), "{head}");
+    assert_eq!(sample(body, "atomweave_commands_total{shell=\"sexpr\",outcome=\"ok\"}"), 2.0);
+    assert_eq!(sample(body, "atomweave_commands_total{shell=\"sexpr\",outcome=\"error\"}"), 1.0);
+    assert_eq!(sample(body, "atomweave_commands_total{shell=\"json\",outcome=\"ok\"}"), 0.0);
+    assert_eq!(sample(body, "atomweave_command_duration_seconds_count{shell=\"sexpr\"}"), 3.0);
+    assert_eq!(sample(body, "atomweave_command_duration_seconds_bucket{le=\"+Inf\",shell=\"sexpr\"}"), 3.0);
+    assert_eq!(sample(body, "atomweave_atoms"), 2.0);
+    assert_eq!(sample(body, "atomweave_connections_open"), 2.0, "the shell's and the scrape's");
+    assert!(sample(body, "atomweave_resident_memory_bytes") > 1e6);
+    assert!(sample(body, "atomweave_store_commits_total") >= 1.0, "the two writes were committed");
+    assert_eq!(sample(body, "atomweave_store_errors_total"), 0.0);
+    assert!(body.contains("# TYPE atomweave_commands counter") && body.ends_with("# EOF\n"), "{body}");
+    // Counters never go down between scrapes.
+    let again = http_get(srv.web, "/metrics");
+    assert_eq!(sample(again.split_once("\r\n\r\n").unwrap().1, "atomweave_commands_total{shell=\"sexpr\",outcome=\"ok\"}"), 2.0);
+    assert_eq!(srv.finish().size(), 2);
+}
+
+#[test]
+fn metrics_follow_the_token_rule() {
+    let srv = start(Config { token: Some("t0k".into()), ..Config::default() });
+    assert!(http_get(srv.web, "/metrics").starts_with("HTTP/1.1 401"));
+    let ok = http_get(srv.web, "/metrics?token=t0k");
+    assert!(ok.starts_with("HTTP/1.1 200 OK") && ok.contains("atomweave_atoms 0"), "{ok}");
+    srv.finish();
+}

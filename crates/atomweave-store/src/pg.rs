@@ -43,6 +43,7 @@
 //! `atomweave_types` and `atomweave_meta` are reference tables. This
 //! schema is not made that way here: it is what a deployment would change.
 
+#[cfg(feature = "scratch-server")]
 pub mod scratch;
 
 use std::time::Duration;
