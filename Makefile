@@ -12,7 +12,7 @@ BIN := target/release/atomweave
 VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 
-.PHONY: all deps build build-release build-guile test test-rust test-python test-scheme test-fuzz fuzz miri py-build guile-env install-guile bench clean
+.PHONY: all deps build build-release build-guile test test-rust test-python wheel test-wheel test-scheme test-fuzz fuzz miri py-build guile-env install-guile bench clean
 
 all: build
 
@@ -25,7 +25,7 @@ build: deps
 build-release: deps
 	$(CARGO) build --release -p atomweave-cli
 
-test: deps test-rust test-python test-scheme test-fuzz
+test: deps test-rust test-python test-wheel test-scheme test-fuzz
 
 test-rust:
 	$(CARGO) fmt --all --check
@@ -66,6 +66,15 @@ py-build: build-guile $(VENV)/bin/maturin
 	ln -sf $(abspath target/release/libatomweave_guile.so) \
 	  crates/atomweave-py/python/atomweave/_atomweave$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 	echo $(abspath crates/atomweave-py/python) > $$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/atomweave.pth
+
+# The portable wheel (abi3, no Guile) into dist/, and its test: installed
+# with pip into a throwaway virtualenv with no build tools on its PATH.
+wheel: $(VENV)/bin/maturin
+	$(VENV)/bin/maturin build --release -q --out dist
+
+test-wheel: wheel
+	$(CARGO) build -q -p atomweave-cli
+	ATOMWEAVE_BIN=$(abspath target/debug/atomweave) scripts/test-wheel.sh
 
 # The CogStorageNode tests start `atomweave serve`: build it first.
 test-python: py-build

@@ -49,11 +49,11 @@ impl TypeConstructor {
                 return Err(PyTypeError::new_err(format!("{}() takes a name (and a truth value), not {} arguments", self.t.name(), args.len())));
             };
             let name = name.downcast::<PyString>().map_err(|_| PyTypeError::new_err(format!("{}() takes a name (a str)", self.t.name())))?;
-            me.space.add_node(self.t, name.to_str()?).or_py()?
+            me.space.add_node(self.t, &name.to_cow()?).or_py()?
         } else if let Some(text) = args.first().filter(|_| self.t == atomweave::types::SEXPR_AST && args.len() == 1).and_then(|a| a.downcast::<PyString>().ok())
         {
             // An s-expression as text: its tree (see atomweave::foreign).
-            atomweave::foreign::sexpr(&mut &me.space, text.to_str()?).or_py()?
+            atomweave::foreign::sexpr(&mut &me.space, &text.to_cow()?).or_py()?
         } else {
             // Members as arguments, or one list of them.
             let single_list = args.len() == 1 && !args[0].is_instance_of::<PyAtom>();

@@ -36,8 +36,8 @@ pub(crate) fn type_arg(t: &Bound<'_, PyAny>) -> PyResult<Type> {
         return u16::try_from(id).ok().and_then(Type::from_id).ok_or_else(|| PyValueError::new_err(format!("no atom type has number {id}")));
     }
     if let Ok(name) = t.downcast::<PyString>() {
-        let name = name.to_str()?;
-        return Type::from_name(name).ok_or_else(|| PyValueError::new_err(format!("unknown atom type {name:?}")));
+        let name = name.to_cow()?;
+        return Type::from_name(&name).ok_or_else(|| PyValueError::new_err(format!("unknown atom type {name:?}")));
     }
     Err(PyTypeError::new_err(format!("an atom type is a number from atomweave.types or a type name, not {}", t.get_type().name()?)))
 }

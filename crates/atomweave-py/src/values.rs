@@ -135,7 +135,7 @@ impl PyStringValue {
     #[new]
     fn new(values: &Bound<'_, PyAny>) -> PyResult<Self> {
         if let Ok(s) = values.downcast::<PyString>() {
-            return Ok(PyStringValue(vec![s.to_str()?.to_owned()].into()));
+            return Ok(PyStringValue(vec![s.to_cow()?.into_owned()].into()));
         }
         let v: Vec<String> = values.extract().map_err(|_| PyTypeError::new_err("a StringValue holds a string or a list of strings"))?;
         Ok(PyStringValue(v.into()))

@@ -5,9 +5,29 @@ process-wide default): every fixture that touches it puts it back as it
 found it, so tests do not leak atoms (or default spaces) into each other.
 """
 
+import os
+
 import pytest
 
 from atomweave import AtomSpace, get_default_atomspace, pop_default_atomspace, push_default_atomspace, set_default_atomspace
+
+
+# The portable module (the wheel: no Scheme, no benchmark pieces) is tested
+# with ATOMWEAVE_PORTABLE=1; without it the suite expects the development
+# package, and a test that needs Scheme fails where Scheme is missing.
+PORTABLE = os.environ.get("ATOMWEAVE_PORTABLE") == "1"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "scheme: needs the Scheme-enabled module (skipped with ATOMWEAVE_PORTABLE=1)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if PORTABLE:
+        skip = pytest.mark.skip(reason="the portable module holds no Scheme")
+        for item in items:
+            if "scheme" in item.keywords:
+                item.add_marker(skip)
 
 
 def _restore_default(before):

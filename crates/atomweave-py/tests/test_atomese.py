@@ -385,6 +385,7 @@ def test_odd_names_round_trip_through_repr(name):
 CORPUS = Path(__file__).resolve().parents[3] / "tests" / "corpus"
 
 
+@pytest.mark.scheme
 def test_load_file_evaluates_the_scheme_in_a_data_file():
     s = AtomSpace()
     load_file(CORPUS / "definitions.scm", s)
@@ -411,6 +412,7 @@ def test_load_types_enables_a_family():
         atomweave.load_types("biology")
 
 
+@pytest.mark.scheme
 def test_types_registered_after_scheme_started_get_constructors():
     s = AtomSpace()
     atomweave.scheme_eval(s, '(Concept "warm-up")')

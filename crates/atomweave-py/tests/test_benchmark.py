@@ -108,6 +108,7 @@ def test_node_rows():
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.scheme
 def test_all_tests():
     r = bench("-a", "-i", "1")
     assert r.returncode == 0, r.stderr
@@ -122,6 +123,7 @@ def test_all_tests():
 SCHEME_ROWS = ["scheme_eval (trivial)", "scheme_eval_h (new ConceptNode)", "scheme_eval (cog-tv of a node)"]
 
 
+@pytest.mark.scheme
 def test_scheme_rows():
     r = bench("-t", "scheme", "-i", "1", timeout=120)
     assert r.returncode == 0, r.stderr

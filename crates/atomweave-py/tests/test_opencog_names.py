@@ -21,6 +21,7 @@ def test_each_upstream_module_is_atomweaves_api(name):
         assert getattr(module, attr) is getattr(atomweave, attr)
 
 
+@pytest.mark.scheme
 def test_a_classic_script_runs_with_its_imports_unchanged(tmp_path):
     script = tmp_path / "classic.py"
     script.write_text(textwrap.dedent("""
@@ -48,6 +49,7 @@ def test_a_classic_script_runs_with_its_imports_unchanged(tmp_path):
     assert done.stdout.splitlines() == ["1 4", "(FloatValue 4.5 5)", '(Concept "cat" (stv 0.9 0.8))']
 
 
+@pytest.mark.scheme
 def test_scheme_eval_v_gives_none_for_what_is_no_value(space):
     from atomweave import scheme_eval_v
     assert scheme_eval_v(space, "42") is None

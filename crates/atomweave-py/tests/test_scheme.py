@@ -5,6 +5,8 @@ import pytest
 from atomweave import AtomSpace, ConceptNode, TruthValue, scheme_eval, scheme_eval_as, scheme_eval_h, set_default_atomspace, types
 from atomweave.scheme import scheme_eval as upstream_name
 
+pytestmark = pytest.mark.scheme
+
 
 def test_eval_prints_the_value():
     space = AtomSpace()
@@ -60,3 +62,4 @@ def test_scheme_calls_back_into_this_python():
 
     assert __main__.set_by_scheme == 42
     assert scheme_eval(space, '(python-eval "print(1 + 1)")') == '"2\\n"\n'
+

@@ -16,7 +16,13 @@ import sys
 import time
 
 from . import AtomSpace, FloatValue, TruthValue, types
-from ._atomweave import _bench_space
+try:
+    from ._atomweave import _bench_space
+except ImportError:
+    raise ImportError(
+        "atomweave.atomspace_bm needs the native module's benchmark pieces (atomweave-py's bench feature), "
+        "which the portable wheel leaves out: build the development package (make py-build)"
+    ) from None
 
 # The loop body of each method: `x` is one input, `a` the space.
 BODIES = {
