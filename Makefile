@@ -12,7 +12,7 @@ BIN := target/release/atomweave
 VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 
-.PHONY: all deps build build-release build-guile test test-rust test-python wheel test-wheel test-scheme test-fuzz fuzz miri py-build guile-env install-guile bench clean
+.PHONY: all deps build build-release build-guile profile test-profile test test-rust test-python test-types wheel test-wheel test-scheme test-fuzz fuzz miri py-build guile-env install-guile bench clean
 
 all: build
 
@@ -25,7 +25,7 @@ build: deps
 build-release: deps
 	$(CARGO) build --release -p atomweave-cli
 
-test: deps test-rust test-python test-wheel test-scheme test-fuzz
+test: deps test-rust test-python test-types test-wheel test-scheme test-profile test-fuzz
 
 test-rust:
 	$(CARGO) fmt --all --check
@@ -54,6 +54,16 @@ miri:
 	@rustup +nightly component list --installed | grep -q '^miri' || rustup +nightly component add miri rust-src
 	$(CARGO) +nightly miri test -p atomweave --lib -- segvec:: arena:: lock:: dedupe:: store::tests::
 
+# Where one query's (QUERY=, DATA=) or benchmark method's (METHOD=) time
+# goes: perf or callgrind, and the top functions (docs/PROFILING.md).
+profile: build-release
+	scripts/profile.sh
+
+# make profile's callgrind path, small: it records and names functions.
+test-profile: build-release
+	@dir=$$(mktemp -d) && PROFILER=callgrind ITERATIONS=2000 PROFILE_OUT=$$dir scripts/profile.sh > $$dir/out.txt && \
+	grep -q 'atomweave::query' $$dir/out.txt && echo "make profile (callgrind): ok" && rm -rf $$dir
+
 # The Python package, in a virtualenv of its own (pytest; maturin builds the
 # portable wheel). For development the package's module is the Guile
 # extension itself (built with Python in it, see build-guile): linked into
@@ -61,6 +71,9 @@ miri:
 $(VENV)/bin/maturin:
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q "maturin>=1.7,<2" "pytest>=7"
+
+$(VENV)/bin/mypy: $(VENV)/bin/maturin
+	$(VENV)/bin/pip install -q "mypy>=1.10"
 
 py-build: build-guile $(VENV)/bin/maturin
 	ln -sf $(abspath target/release/libatomweave_guile.so) \
@@ -80,6 +93,12 @@ test-wheel: wheel
 test-python: py-build
 	$(CARGO) build -q -p atomweave-cli
 	ATOMWEAVE_BIN=$(abspath target/debug/atomweave) $(PYTHON) -m pytest -q crates/atomweave-py/tests
+
+# The stubs against the module (stubtest) and the classic example under
+# mypy --strict with nothing but the shipped stubs.
+test-types: py-build $(VENV)/bin/mypy
+	cd $$(mktemp -d) && $(abspath $(PYTHON)) -m mypy.stubtest atomweave && \
+	$(abspath $(VENV))/bin/mypy --strict --no-incremental $(abspath examples/python/classic.py)
 
 # Guile finds (opencog) and the extension through these two variables;
 # `make guile-env` prints them for a shell (eval "$$(make -s guile-env)").

@@ -10,7 +10,7 @@ Written as for the upstream `opencog` Python bindings; only the import
 lines differ (upstream's are shown beside them).
 """
 
-from atomweave import AtomSpace, TruthValue, types      # from opencog.atomspace import AtomSpace, TruthValue, types
+from atomweave import Atom, AtomSpace, TruthValue, types  # from opencog.atomspace import Atom, AtomSpace, TruthValue, types
 from atomweave import *                                 # from opencog.type_constructors import *
 from atomweave import set_default_atomspace, get_default_atomspace  # from opencog.utilities import ...
 from atomweave import execute_atom                      # from opencog.bindlink import execute_atom
@@ -55,8 +55,11 @@ print("Apple's inheritance links:", len(A.incoming_by_type(types.InheritanceLink
 featureKey = PredicateNode('features')
 A.set_value(featureKey, FloatValue([1.0, 2.0, 3.0]))
 B.set_value(featureKey, StringValue(['red', 'small']))
-print("Apple features:", A.get_value(featureKey).to_list())
-print("Berry features:", B.get_value(featureKey).to_list())
+apple_features = A.get_value(featureKey)
+berry_features = B.get_value(featureKey)
+assert isinstance(apple_features, FloatValue) and isinstance(berry_features, StringValue)
+print("Apple features:", apple_features.to_list())
+print("Berry features:", berry_features.to_list())
 print("Apple keys:", sorted(k.name for k in A.get_keys()))
 
 # Changing a truth value.
@@ -67,11 +70,13 @@ print("AC truth value:", AC.tv)
 X = VariableNode('$X')
 query = GetLink(X, InheritanceLink(X, C))
 result = execute_atom(a, query)
+assert isinstance(result, Atom)  # a Get gives a SetLink of its groundings (other atoms give values)
 print("Comestibles:", sorted(atom.name for atom in result.out))
 
 # A rewrite: everything edible is food.
 rule = BindLink(X, InheritanceLink(X, C), EvaluationLink(PredicateNode('food'), X))
 foods = execute_atom(a, rule)
+assert isinstance(foods, Atom)
 print("Foods:", sorted(link.out[1].name for link in foods.out))
 
 # Removing atoms.

@@ -91,6 +91,8 @@ enum Command {
     ShellBench(shell_bench::ShellBenchArgs),
     /// The pattern matcher's benchmarks: the "animals" query and triangle counting.
     QueryBench(query::QueryBenchArgs),
+    /// Execute one query in a loop, for a profiler (upstream's profile_bindlink; see make profile).
+    ProfileQuery(query::ProfileArgs),
     /// Write a random Atomese file: nodes, nested links, truth values and values.
     Generate {
         /// Roughly how many atoms.
@@ -219,6 +221,7 @@ fn main() -> ExitCode {
         Command::Generate { atoms, seed, output } => generate::run(atoms, seed, output.as_deref()),
         Command::Query(args) => query::run(args),
         Command::QueryBench(args) => query::bench(args),
+        Command::ProfileQuery(args) => query::profile(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,4 @@
-//! `atomweave query` and `atomweave query-bench`.
+//! `atomweave query`, `atomweave query-bench` and `atomweave profile-query`.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -104,6 +104,85 @@ pub struct QueryBenchArgs {
     only: Option<Part>,
 }
 
+#[derive(Args)]
+pub struct ProfileArgs {
+    /// Atomese data files, loaded in order (default: query-bench's animals).
+    files: Vec<PathBuf>,
+    /// The query, one Atomese expression (default: the animals BindLink).
+    #[arg(short = 'e', long = "expr", value_name = "QUERY", conflicts_with = "query_file")]
+    expr: Option<String>,
+    /// A file holding the query.
+    #[arg(short = 'f', long = "file", value_name = "QUERY.scm")]
+    query_file: Option<PathBuf>,
+    /// Run for this many seconds.
+    #[arg(short = 's', long, default_value_t = 10.0)]
+    seconds: f64,
+    /// Run exactly this many executions instead.
+    #[arg(short = 'n', long)]
+    iterations: Option<u64>,
+    /// Threads for the search.
+    #[arg(short = 'T', long, default_value_t = 1)]
+    threads: usize,
+    /// No progress bar while loading.
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    read: super::read::ReadArgs,
+}
+
+/// `profile-query`: upstream's `profile_bindlink`, one query executed in a
+/// loop long enough for a profiler (perf, callgrind) to see where its
+/// time goes.
+pub fn profile(args: ProfileArgs) -> Result<(), String> {
+    let space = if args.files.is_empty() {
+        let space = AtomSpace::new();
+        sexpr::load_str(&mut &space, ANIMALS).map_err(|e| e.to_string())?;
+        space
+    } else {
+        let mut target = super::read::Target::Space(AtomSpace::new());
+        super::read::load_files(&mut target, &args.files, args.quiet, &args.read)?;
+        target.into_space()
+    };
+    let text = match (&args.expr, &args.query_file) {
+        (Some(e), _) => e.clone(),
+        (None, Some(f)) => std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?,
+        (None, None) => ANIMALS_BIND.to_string(),
+    };
+    let q = match sexpr::load_str(&mut &space, &text).map_err(|e| format!("the query: {e}"))?[..] {
+        [q] => q,
+        ref qs => return Err(format!("the query: one expression is profiled, and this text holds {}", qs.len())),
+    };
+    let pool = pool(Some(args.threads))?;
+    let first = pool.install(|| execute(&space, q)).map_err(|e| e.to_string())?;
+    println!("profile-query: {}", show(&space, &first)?.split_whitespace().collect::<Vec<_>>().join(" "));
+    let deadline = std::time::Duration::from_secs_f64(args.seconds.max(0.0));
+    let start = Instant::now();
+    let done = pool.install(|| -> Result<u64, String> {
+        let mut n = 0u64;
+        loop {
+            match args.iterations {
+                Some(limit) if n >= limit => return Ok(n),
+                // The clock read every 64 executions, not each.
+                None if n % 64 == 0 && start.elapsed() >= deadline => return Ok(n),
+                _ => {}
+            }
+            std::hint::black_box(execute(&space, q).map_err(|e| e.to_string())?);
+            n += 1;
+        }
+    })?;
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "profile-query: {done} executions in {secs:.2} s, {:.2} us each, {} thread(s), pid {}",
+        secs * 1e6 / done.max(1) as f64,
+        args.threads,
+        std::process::id()
+    );
+    Ok(())
+}
+
+/// The query `profile-query` runs by default, over [`ANIMALS`].
+const ANIMALS_BIND: &str = r#"(Bind (Variable "$x") (Inheritance (Variable "$x") (Concept "bird")) (Evaluation (Predicate "flies") (List (Variable "$x"))))"#;
+
 #[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
 pub enum Part {
     Animals,
@@ -202,7 +281,7 @@ fn animals(iterations: usize) -> Result<(), String> {
     sexpr::load_str(&mut &space, ANIMALS).map_err(|e| e.to_string())?;
     let queries = [
         ("GetLink", r#"(Get (TypedVariable (Variable "$x") (Type "ConceptNode")) (Inheritance (Variable "$x") (Concept "mammal")))"#),
-        ("BindLink", r#"(Bind (Variable "$x") (Inheritance (Variable "$x") (Concept "bird")) (Evaluation (Predicate "flies") (List (Variable "$x"))))"#),
+        ("BindLink", ANIMALS_BIND),
     ];
     println!("animals: 7 InheritanceLinks, each query executed {iterations} times, one thread");
     let single = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;

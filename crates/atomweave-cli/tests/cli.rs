@@ -311,3 +311,15 @@ fn scheme_in_data_means_what_guile_makes_of_it() {
     let msg = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && msg.contains("cannot be a pipe"), "{msg}");
 }
+
+#[test]
+fn profile_query_runs_one_query_in_a_loop() {
+    let out = atomweave(&["profile-query", "-n", "50", "-e", r#"(Get (Inheritance (Variable "$x") (Concept "mammal")))"#]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains(r#"(Set (Concept "cat") (Concept "dog") (Concept "whale"))"#), "{text}");
+    assert!(text.contains("50 executions in"), "{text}");
+    let two = atomweave(&["profile-query", "-n", "1", "-e", r#"(Concept "a") (Concept "b")"#]);
+    assert!(!two.status.success());
+    assert!(String::from_utf8_lossy(&two.stderr).contains("one expression is profiled, and this text holds 2"));
+}

@@ -50,3 +50,22 @@ def test_native_classes_have_their_methods_stubbed():
         inherited = set(dir(BaseException)) if issubclass(cls, BaseException) else set()
         own = {m for m, _ in inspect.getmembers(cls) if not m.startswith("__")} - inherited
         assert own <= members, f"{name}: not in the stub: {own - members}"
+
+
+def test_generated_stubs_are_current():
+    # types.pyi, type_constructors.pyi and __init__.pyi's __all__ come from the type table.
+    import subprocess
+    import sys
+
+    gen = pathlib.Path(__file__).parents[3] / "scripts" / "gen-stubs.py"
+    r = subprocess.run([sys.executable, str(gen), "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_every_stubbed_class_and_function_has_a_docstring():
+    missing = []
+    for path in sorted(STUB.parent.glob("*.pyi")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and ast.get_docstring(node) is None:
+                missing.append(f"{path.name}:{node.lineno} {node.name}")
+    assert not missing, missing

@@ -67,8 +67,7 @@ from ._atomweave import (
 from .logger import Logger, create_logger
 from .logger import log  # noqa: F401  (upstream's default logger; not in __all__: a common name)
 from .type_constructors import *  # noqa: F403  (ConceptNode, InheritanceLink, ...)
-from .type_constructors import __all__ as _constructors
-from . import type_constructors as _type_constructors
+from . import type_constructors
 
 
 def get_type(name):
@@ -140,7 +139,7 @@ class tmp_atomspace:
 
 def __getattr__(name):
     # Constructors of types registered after import: atomweave.MyNode.
-    return getattr(_type_constructors, name)
+    return getattr(type_constructors, name)
 
 __all__ = [
     "Atom",
@@ -198,5 +197,5 @@ __all__ = [
     "store_atomspace",
     "store_value",
     "update_value",
-    *_constructors,
 ]
+__all__ += type_constructors.__all__

@@ -13,6 +13,7 @@ before the call returns. ``log`` is the default logger (to
 
 import itertools
 import logging
+from typing import Final
 
 __all__ = ["Logger", "create_logger", "log"]
 
@@ -38,12 +39,13 @@ class Logger:
         self._level = _LEVELS["INFO"]
         self._log.setLevel(_STDLIB[self._level])
 
-    NONE = property(lambda self: _LEVELS["NONE"], doc="The level that writes nothing.")
-    ERROR = property(lambda self: _LEVELS["ERROR"], doc="The ERROR level.")
-    WARN = property(lambda self: _LEVELS["WARN"], doc="The WARN level.")
-    INFO = property(lambda self: _LEVELS["INFO"], doc="The INFO level.")
-    DEBUG = property(lambda self: _LEVELS["DEBUG"], doc="The DEBUG level.")
-    FINE = property(lambda self: _LEVELS["FINE"], doc="The FINE level.")
+    # The levels' numbers (NONE: the level that writes nothing).
+    NONE: Final = _LEVELS["NONE"]
+    ERROR: Final = _LEVELS["ERROR"]
+    WARN: Final = _LEVELS["WARN"]
+    INFO: Final = _LEVELS["INFO"]
+    DEBUG: Final = _LEVELS["DEBUG"]
+    FINE: Final = _LEVELS["FINE"]
 
     def set_level(self, level_name):
         """Writes messages of ``level_name`` ("INFO", "debug", ...) and
