@@ -12,7 +12,7 @@ BIN := target/release/atomweave
 VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 
-.PHONY: all deps build build-release build-guile profile test-profile test test-rust test-python test-types wheel test-wheel test-scheme test-fuzz fuzz miri py-build guile-env install-guile bench clean
+.PHONY: all deps build build-release build-guile profile test-profile test-report test test-rust test-python test-types wheel test-wheel test-scheme test-fuzz fuzz miri py-build guile-env install-guile bench clean
 
 all: build
 
@@ -25,7 +25,7 @@ build: deps
 build-release: deps
 	$(CARGO) build --release -p atomweave-cli
 
-test: deps test-rust test-python test-types test-wheel test-scheme test-profile test-fuzz
+test: deps test-rust test-python test-types test-wheel test-scheme test-profile test-report test-fuzz
 
 test-rust:
 	$(CARGO) fmt --all --check
@@ -58,6 +58,10 @@ miri:
 # goes: perf or callgrind, and the top functions (docs/PROFILING.md).
 profile: build-release
 	scripts/profile.sh
+
+# atomweave report, rendered by headless Chromium (installed when missing).
+test-report: build-release
+	scripts/test-report.sh
 
 # make profile's callgrind path, small: it records and names functions.
 test-profile: build-release
@@ -156,6 +160,7 @@ bench: build-release py-build
 	$(BIN) load -q $(RESULTS)/random-1m.scm | tee $(RESULTS)/load-1m.txt
 	$(BIN) shell-bench | tee $(RESULTS)/shell-bench.txt
 	@scripts/bench-summary.sh $(RESULTS)
+	@echo "-- the report (tables, upstream's figures, charts): $$($(BIN) report $(RESULTS))"
 
 clean:
 	$(CARGO) clean

@@ -38,6 +38,16 @@ enum Command {
         #[arg(default_value = ".")]
         dir: PathBuf,
     },
+    /// One self-contained HTML page of a `make bench` results directory:
+    /// its tables beside upstream's figures, and a chart per method.
+    Report {
+        /// The results directory.
+        #[arg(default_value = "bench-results")]
+        dir: PathBuf,
+        /// Where to write the page (default: DIR/report.html).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Load Atomese files (Scheme in them evaluated, as `guile -l` would)
     /// and report counts, time, rate and memory; with --to, store them
     /// (lmdb:///dir, file:///f.scm, ...).
@@ -212,6 +222,7 @@ fn main() -> ExitCode {
                 println!("{}", p.display());
             }
         }),
+        Command::Report { dir, output } => bench::report::write(&dir, output.as_deref()).map(|p| println!("{}", p.display())),
         Command::Serve(args) => cmd_serve(args),
         Command::ShellBench(args) => shell_bench::run(args),
         Command::Load { files, to, quiet, read } => cmd_load(&files, to.as_deref(), quiet, &read),

@@ -7,6 +7,7 @@ pub mod atom_bench;
 mod methods;
 pub mod plot;
 mod python;
+pub mod report;
 mod scheme;
 mod server;
 

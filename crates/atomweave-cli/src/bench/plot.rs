@@ -12,7 +12,7 @@ use plotters::coord::types::{RangedCoordf64, RangedCoordu64};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-const SUFFIX: &str = "_benchmark.csv";
+pub(crate) const SUFFIX: &str = "_benchmark.csv";
 const HEADER: &str = "layer,atoms,ns_per_op,rss_bytes";
 const WIDTH: u32 = 1200;
 const HEIGHT: u32 = 900;
