@@ -137,7 +137,7 @@ fn mapped(v: &Value, map: &HashMap<Handle, Handle>) -> Value {
 /// Feeds each line of `data` to a shell's `eval` on an empty space, checks
 /// each reply with `check`, and then that the space's counts agree with
 /// its atoms.
-pub fn run_shell(data: &[u8], eval: fn(&State, &str, &mut String), check: fn(&str)) {
+pub fn run_shell(data: &[u8], eval: fn(&State, &str, &mut String) -> bool, check: fn(&str)) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     // The state shares the scratch space (an AtomSpace clones as a reference).
     let state = with_spaces(1, |spaces| State::new(spaces[0].clone(), None, Durability::Always));
