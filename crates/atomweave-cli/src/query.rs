@@ -348,9 +348,11 @@ fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
             let start = Instant::now();
             let result = pool.install(|| execute(&space, q)).map_err(|e| e.to_string())?;
             best[i] = best[i].min(start.elapsed().as_secs_f64());
+            // A Meet gives its groundings in a QueueValue, as upstream's.
             let found = match &result {
-                Executed::Value(atomweave::Value::Link(items)) => items.len(),
-                other => return Err(format!("the triangle query gave {other:?}")),
+                Executed::Value(atomweave::Value::Queue(items)) => items.len(),
+                Executed::Value(v) => return Err(format!("the triangle query gave a {} where a QueueValue was expected", v.value_type().name())),
+                Executed::Atom(_) => return Err("the triangle query gave an atom where a QueueValue was expected".into()),
             };
             if found != expected {
                 return Err(format!("the pattern matcher found {found} triangles with {threads} threads, the direct count {expected}"));

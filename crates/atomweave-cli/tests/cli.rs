@@ -323,3 +323,11 @@ fn profile_query_runs_one_query_in_a_loop() {
     assert!(!two.status.success());
     assert!(String::from_utf8_lossy(&two.stderr).contains("one expression is profiled, and this text holds 2"));
 }
+
+#[test]
+fn query_bench_checks_its_triangles_against_the_direct_count() {
+    let out = atomweave(&["query-bench", "--only", "triangles", "--nodes", "300", "--edges", "3000", "-T", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}{}", text, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(text.matches("triangles, as the direct count").count(), 2, "{text}");
+}
