@@ -212,6 +212,14 @@ fn main() -> ExitCode {
     // atomspace_bm spelled its help `-?`.
     let args = std::env::args().map(|a| if a == "-?" { "--help".to_string() } else { a });
     let cli = Cli::parse_from(args);
+    // A command whose output is piped into `head` ends quietly when the
+    // reader leaves, as Unix tools do (Rust ignores SIGPIPE, and print then
+    // panics). Not the commands that serve or talk to clients: there a
+    // client that leaves must not end the process.
+    if !matches!(cli.command, Command::Serve(_) | Command::ShellBench(_)) {
+        // SAFETY: at start, before any thread: restores the default action.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    }
     // `--from file://...`, `copy`: a file store's file may hold Scheme.
     atomweave_guile::install_file_loader();
     let result = match cli.command {

@@ -325,9 +325,28 @@ fn profile_query_runs_one_query_in_a_loop() {
 }
 
 #[test]
-fn query_bench_checks_its_triangles_against_the_direct_count() {
+fn query_bench_checks_its_graph_queries_against_direct_counts() {
     let out = atomweave(&["query-bench", "--only", "triangles", "--nodes", "300", "--edges", "3000", "-T", "2"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}{}", text, String::from_utf8_lossy(&out.stderr));
-    assert_eq!(text.matches("triangles, as the direct count").count(), 2, "{text}");
+    for case in ["triangles", "4-cliques", "3-hop paths from gene-0"] {
+        assert_eq!(text.matches(&format!("{case}, as the direct count")).count(), 2, "{case}: {text}");
+    }
+    // This denser graph holds 4-cliques, so the check is not of nothing.
+    assert!(!text.contains("4-cliques: direct count 0 "), "{text}");
+}
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_atomweave"))
+        .args(["query-bench", "--only", "animals", "-n", "10"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader leaves before the first line
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
