@@ -158,6 +158,7 @@ bench: build-release py-build
 	$(PYTHON) -m atomweave.benchmark -a -i 3 | tee $(RESULTS)/python-benchmark.txt
 	$(BIN) generate -n 1000000 -R 1 -o $(RESULTS)/random-1m.scm
 	$(BIN) load -q $(RESULTS)/random-1m.scm | tee $(RESULTS)/load-1m.txt
+	$(BIN) dump --stats $(RESULTS)/random-1m.scm 2>&1 > /dev/null | tee $(RESULTS)/dump-1m.txt
 	$(BIN) shell-bench | tee $(RESULTS)/shell-bench.txt
 	@scripts/bench-summary.sh $(RESULTS)
 	@echo "-- the report (tables, upstream's figures, charts): $$($(BIN) report $(RESULTS))"

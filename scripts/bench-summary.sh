@@ -24,6 +24,8 @@ echo "-- python -m atomweave.benchmark (node operations):"
 grep -E '^(add_node|ConceptNode|atom\.(tv|out|incoming)|BindLink|GetLink)' "$dir/python-benchmark.txt" || true
 echo "-- Atomese load of a random 1M-atom file:"
 grep -E '^(rate|per atom)' "$dir/load-1m.txt"
+echo "-- Atomese dump of the same file (load excluded):"
+cat "$dir/dump-1m.txt"
 echo "-- shell-bench (the CogServer protocol, in-process server on loopback):"
 sed -n '/^  test/,/^  seed/p' "$dir/shell-bench.txt"
 echo "-- files:"

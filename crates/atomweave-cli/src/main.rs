@@ -90,6 +90,9 @@ enum Command {
         /// Printed form.
         #[arg(short, long, value_enum, default_value_t = FormArg::Wire)]
         form: FormArg,
+        /// Report on stderr what was written: atoms and bytes, each per second.
+        #[arg(long)]
+        stats: bool,
         #[command(flatten)]
         read: read::ReadArgs,
     },
@@ -234,7 +237,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => cmd_serve(args),
         Command::ShellBench(args) => shell_bench::run(args),
         Command::Load { files, to, quiet, read } => cmd_load(&files, to.as_deref(), quiet, &read),
-        Command::Dump { files, from, r#type, form, read } => cmd_dump(&files, from.as_deref(), r#type.as_deref(), form, &read),
+        Command::Dump { files, from, r#type, form, stats, read } => cmd_dump(&files, from.as_deref(), r#type.as_deref(), form, stats, &read),
         Command::Copy { src, dst, quiet } => persist::copy(&src, &dst, quiet),
         Command::PersistBench(args) => persist::bench(args),
         Command::Generate { atoms, seed, output } => generate::run(atoms, seed, output.as_deref()),
@@ -265,7 +268,8 @@ fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool, read: &read::ReadA
     println!("expressions  {expressions}");
     println!("atoms        {atoms} ({nodes} nodes, {links} links)");
     println!("time         {secs:.3} s");
-    println!("rate         {:.0} atoms/s", atoms as f64 / secs.max(1e-9));
+    let bytes: u64 = files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
+    println!("rate         {:.0} atoms/s, {:.1} MB/s", atoms as f64 / secs.max(1e-9), bytes as f64 / 1e6 / secs.max(1e-9));
     println!("memory       {:.1} MiB resident growth, {:.1} MiB by the table's count", mib(rss), mib(heap));
     if atoms > 0 {
         println!("per atom     {:.1} bytes resident, {:.1} bytes by the table's count", rss as f64 / atoms as f64, heap as f64 / atoms as f64);
@@ -280,7 +284,7 @@ fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool, read: &read::ReadA
     Ok(())
 }
 
-fn cmd_dump(files: &[PathBuf], from: Option<&str>, type_name: Option<&str>, form: FormArg, read: &read::ReadArgs) -> Result<(), String> {
+fn cmd_dump(files: &[PathBuf], from: Option<&str>, type_name: Option<&str>, form: FormArg, stats: bool, read: &read::ReadArgs) -> Result<(), String> {
     let form = match form {
         FormArg::Wire => Form::Wire,
         FormArg::Repl => Form::Repl,
@@ -297,16 +301,44 @@ fn cmd_dump(files: &[PathBuf], from: Option<&str>, type_name: Option<&str>, form
         None => Select::Roots,
         Some(n) => Select::Type(Type::from_name(n).ok_or_else(|| format!("unknown type {n:?}"))?),
     };
-    let out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
-    let written = match &target {
-        read::Target::Table(t) => sexpr::dump(&**t, select, form, out, |_| {}),
-        read::Target::Space(s) => sexpr::dump_space(s, select, form, out, |_| {}),
+    let mut bytes = 0u64;
+    let out = Counted { inner: BufWriter::with_capacity(1 << 20, io::stdout().lock()), bytes: &mut bytes };
+    let start = Instant::now();
+    let (written, atoms) = match &target {
+        read::Target::Table(t) => (sexpr::dump(&**t, select, form, out, |_| {}), t.size()),
+        read::Target::Space(s) => (sexpr::dump_space(s, select, form, out, |_| {}), s.size()),
     };
+    if stats && written.is_ok() {
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        eprintln!(
+            "dump: {atoms} atoms, {:.1} MB in {secs:.3} s: {:.0} atoms/s, {:.1} MB/s",
+            bytes as f64 / 1e6,
+            atoms as f64 / secs,
+            bytes as f64 / 1e6 / secs
+        );
+    }
     match written {
         Ok(_) => Ok(()),
         // A closed pipe (`| head`) is the reader's choice, not an error.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(format!("writing: {e}")),
+    }
+}
+
+/// A writer that counts the bytes it passes on.
+struct Counted<'a, W> {
+    inner: W,
+    bytes: &'a mut u64,
+}
+
+impl<W: Write> Write for Counted<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        *self.bytes += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 

@@ -346,7 +346,8 @@ fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
     let triangle = meet(&["a", "b", "c"], vec![edge("a", "b"), edge("b", "c"), edge("a", "c")]);
     let four = meet(&["a", "b", "c", "d"], vec![edge("a", "b"), edge("a", "c"), edge("a", "d"), edge("b", "c"), edge("b", "d"), edge("c", "d")]);
     let path = meet(&["b", "c", "d"], vec![edge("a", "b").replace("(Variable \"$a\")", "(Concept \"gene-0\")"), edge("b", "c"), edge("c", "d")]);
-    let cases: [(&str, String, fn(&[Vec<u32>]) -> usize); 3] =
+    type DirectCount = fn(&[Vec<u32>]) -> usize;
+    let cases: [(&str, String, DirectCount); 3] =
         [("triangles", triangle, count_triangles), ("4-cliques", four, count_four_cliques), ("3-hop paths from gene-0", path, count_paths_from_first)];
     for (name, text, direct) in cases {
         let start = Instant::now();

@@ -350,3 +350,18 @@ fn output_into_a_closed_pipe_ends_quietly() {
     assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
+
+#[test]
+fn load_and_dump_report_bytes_per_second() {
+    let dir = tempdir();
+    let file = dir.path().join("a.scm");
+    std::fs::write(&file, "(Inheritance (Concept \"cat\") (Concept \"animal\"))\n").unwrap();
+    let file = file.to_str().unwrap();
+    let load = atomweave(&["load", "-q", file]);
+    assert!(String::from_utf8_lossy(&load.stdout).lines().any(|l| l.starts_with("rate") && l.ends_with(" MB/s")));
+    let dump = atomweave(&["dump", "--stats", file]);
+    assert!(dump.status.success());
+    assert!(String::from_utf8_lossy(&dump.stdout).contains("(InheritanceLink"), "the dump itself stays on stdout");
+    let stats = String::from_utf8_lossy(&dump.stderr);
+    assert!(stats.starts_with("dump: 3 atoms, ") && stats.contains(" atoms/s, ") && stats.trim_end().ends_with(" MB/s"), "{stats}");
+}

@@ -22,6 +22,7 @@ const TABLES: &[(&str, &str)] = &[
     ("bench-python.txt", "atomspace_bm through Python"),
     ("python-benchmark.txt", "python -m atomweave.benchmark"),
     ("load-1m.txt", "Atomese load of a random 1M-atom file"),
+    ("dump-1m.txt", "Atomese dump of the same atoms"),
     ("shell-bench.txt", "shell-bench (the CogServer protocol)"),
     ("bench-scaling.txt", "atomspace_bm as the space grows (-S)"),
 ];
