@@ -64,7 +64,11 @@ pub fn fmt_f64(x: f64) -> String {
 /// Appends a string literal with `"`, `\` and control characters escaped.
 pub fn write_str_literal(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
+    // Most names are plain ASCII: copied whole up to the first byte that
+    // may need an escape (a quote, a backslash, a control or non-ASCII byte).
+    let plain = s.bytes().position(|b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\').unwrap_or(s.len());
+    out.push_str(&s[..plain]);
+    for c in s[plain..].chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -454,5 +458,14 @@ mod tests {
         let mut s = String::new();
         write_str_literal(&mut s, "a\"b\\c\nd");
         assert_eq!(s, r#""a\"b\\c\nd""#);
+        // Plain names are copied whole; what follows the first byte that
+        // needs care is escaped as before, non-ASCII kept, controls escaped.
+        for (name, written) in
+            [("plain name 42", r#""plain name 42""#), ("", r#""""#), ("café \u{85}x\u{7}", "\"café \\x85;x\\x7;\""), ("tab\tend\"", r#""tab\tend\"""#)]
+        {
+            let mut s = String::new();
+            write_str_literal(&mut s, name);
+            assert_eq!(s, written, "{name:?}");
+        }
     }
 }
