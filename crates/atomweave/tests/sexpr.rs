@@ -174,6 +174,29 @@ fn dump_by_type_and_roots() {
     assert_eq!(atom_set(&again, true), atom_set(&t, true));
 }
 
+#[test]
+fn a_dump_of_many_chunks_is_each_atom_in_order() {
+    // More atoms than the writer's threads format at once, in several pools:
+    // the text is each root written alone, in the order the table gives them.
+    let mut t = AtomTable::new();
+    let mut text = String::new();
+    for i in 0..30_000 {
+        text.push_str(&format!("(Inheritance (Concept \"c{i}\" (stv 0.5 0.25)) (Concept \"p{}\"))\n", i % 97));
+    }
+    load_str(&mut t, &text).unwrap();
+    let roots: Vec<Handle> = t.all_atoms().filter(|&h| t.incoming_size(h) == Some(0)).collect();
+    let expected: String = roots.iter().map(|&h| atom_to_string(&t, h, Form::Wire).unwrap() + "\n").collect();
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let mut out = Vec::new();
+        let mut reports = Vec::new();
+        let n = pool.install(|| dump(&t, Select::Roots, Form::Wire, &mut out, |k| reports.push(k))).unwrap();
+        assert_eq!(n as usize, roots.len());
+        assert!(String::from_utf8(out).unwrap() == expected, "{threads} threads");
+        assert!(reports.is_empty(), "fewer than 65,536 atoms: no progress call");
+    }
+}
+
 // ----- round trips of random atom sets -----
 
 #[derive(Clone, Debug)]

@@ -396,7 +396,7 @@ pub enum Select {
 /// `progress` is called with the count every 64 Ki atoms.
 /// The truth- and attention-value keys are left out: they print inside
 /// the atoms whose values they key, and upstream holds them in no space.
-pub fn dump(r: &impl AtomRead, select: Select, form: Form, w: impl io::Write, progress: impl FnMut(u64)) -> io::Result<u64> {
+pub fn dump(r: &(impl AtomRead + Sync), select: Select, form: Form, w: impl io::Write, progress: impl FnMut(u64)) -> io::Result<u64> {
     let keys = super::value_key_atoms(|t, n| r.get_node(t, n));
     let atoms: Box<dyn Iterator<Item = Handle> + '_> = match select {
         Select::Roots => Box::new(r.all_atoms().filter(|&h| r.incoming_size(h) == Some(0))),
@@ -419,18 +419,45 @@ pub fn dump_space(space: &AtomSpace, select: Select, form: Form, w: impl io::Wri
     write_each(space, atoms.into_iter().filter(|h| !keys.contains(h)), form, w, progress)
 }
 
-/// Writes each atom on a line of its own; how many.
-fn write_each(r: &impl AtomSource, atoms: impl Iterator<Item = Handle>, form: Form, mut w: impl io::Write, mut progress: impl FnMut(u64)) -> io::Result<u64> {
-    let mut buf = String::new();
+/// Writes each atom on a line of its own; how many. The atoms are formatted
+/// a chunk at a time on the current rayon pool's threads, at most two
+/// chunks a thread in flight (memory bounded whatever the space's size),
+/// and written in order.
+fn write_each(
+    r: &(impl AtomSource + Sync),
+    atoms: impl Iterator<Item = Handle>,
+    form: Form,
+    mut w: impl io::Write,
+    mut progress: impl FnMut(u64),
+) -> io::Result<u64> {
+    use rayon::prelude::*;
+    const CHUNK: usize = 4096;
+    let in_flight = 2 * rayon::current_num_threads();
+    let mut atoms = atoms.fuse();
     let mut n = 0u64;
-    for h in atoms {
-        buf.clear();
-        write_atom(r, h, form, &mut buf).map_err(io::Error::other)?;
-        buf.push('\n');
-        w.write_all(buf.as_bytes())?;
-        n += 1;
-        if n % 65536 == 0 {
-            progress(n);
+    loop {
+        let window: Vec<Vec<Handle>> = (0..in_flight).map(|_| atoms.by_ref().take(CHUNK).collect::<Vec<_>>()).take_while(|c| !c.is_empty()).collect();
+        if window.is_empty() {
+            break;
+        }
+        let texts: Vec<Result<String, TooLarge>> = window
+            .par_iter()
+            .map(|chunk| {
+                let mut text = String::new();
+                for &h in chunk {
+                    write_atom(r, h, form, &mut text)?;
+                    text.push('\n');
+                }
+                Ok(text)
+            })
+            .collect();
+        for (text, chunk) in texts.into_iter().zip(&window) {
+            w.write_all(text.map_err(io::Error::other)?.as_bytes())?;
+            let before = n;
+            n += chunk.len() as u64;
+            if before / 65536 != n / 65536 {
+                progress(n);
+            }
         }
     }
     w.flush()?;
