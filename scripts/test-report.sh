@@ -2,8 +2,8 @@
 # `atomweave report` in a real browser (`make test-report`): a small results
 # directory, its page rendered by headless Chromium (Debian's package,
 # installed when missing), the screenshot checked: the page is not blank,
-# every chart drew (the layers' line colours are there, in each chart's
-# band of the page), and the browser logged no console error.
+# every chart drew (both layers' line colours in each of the two charts,
+# which stand side by side), and the browser logged no console error.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/target/release/atomweave"
@@ -19,17 +19,19 @@ trap 'rm -rf "$dir"' EXIT
 page=$("$bin" report "$dir")
 [ "$page" = "$dir/report.html" ] || { echo "test-report: report wrote $page" >&2; exit 1; }
 # Tall enough for the whole page; no sandbox as root (a throwaway profile).
-chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$dir/profile" \
+if ! chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$dir/profile" \
     --window-size=1300,7000 --screenshot="$dir/shot.png" --enable-logging=stderr --v=0 \
-    "file://$page" > /dev/null 2> "$dir/chromium.log"
+    "file://$page" > /dev/null 2> "$dir/chromium.log"; then
+    cat "$dir/chromium.log" >&2; echo "test-report: chromium failed" >&2; exit 1
+fi
 if grep -E 'CONSOLE|Uncaught' "$dir/chromium.log"; then
     echo "test-report: the page logged the console messages above" >&2; exit 1
 fi
 python3 - "$dir/shot.png" <<'PY'
 import struct, sys, zlib
 
-def pixels(path):
-    """The screenshot's rows of (r, g, b) (8-bit RGB or RGBA PNG)."""
+def rows(path):
+    """The screenshot's rows, one at a time, as bytes of RGB(A) (8-bit PNG)."""
     data = open(path, "rb").read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat = 8, b""
@@ -43,7 +45,7 @@ def pixels(path):
         pos += 12 + n
     assert depth == 8 and colour in (2, 6), (depth, colour)
     bpp = 3 if colour == 2 else 4
-    raw, stride, prev, rows = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
+    raw, stride, prev = zlib.decompress(idat), w * bpp, bytearray(w * bpp)
     for y in range(h):
         f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
         for i in range(stride):
@@ -56,19 +58,26 @@ def pixels(path):
                 p = a + b - c
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
+        yield w, bpp, line
         prev = line
-    return rows
 
-rows = pixels(sys.argv[1])
-ink = sum(1 for r in rows for p in r if p != (255, 255, 255))
-total = len(rows) * len(rows[0])
-# The two layers' colours (tab10 blue and orange) and the rows they are on.
-near = lambda p, q: all(abs(x - y) < 40 for x, y in zip(p, q))
-blue = [y for y, r in enumerate(rows) if sum(near(p, (31, 119, 180)) for p in r) > 3]
-orange = [y for y, r in enumerate(rows) if sum(near(p, (255, 127, 14)) for p in r) > 3]
-print(f"test-report: {ink / total:.1%} of the screenshot inked; chart colours on {len(blue)} and {len(orange)} rows")
+# The two charts stand side by side: each half of the page must show both
+# layers' colours (tab10 blue and orange), so each chart drew.
+near = lambda px, q: all(abs(x - y) < 40 for x, y in zip(px, q))
+colours = {"blue": (31, 119, 180), "orange": (255, 127, 14)}
+found = {(half, c): 0 for half in (0, 1) for c in colours}
+ink = total = 0
+for w, bpp, line in rows(sys.argv[1]):
+    for x in range(0, w):
+        px = tuple(line[x * bpp:x * bpp + 3])
+        total += 1
+        if px != (255, 255, 255):
+            ink += 1
+            for name, c in colours.items():
+                if near(px, c):
+                    found[(2 * x // w, name)] += 1
+print(f"test-report: {ink / total:.1%} of the screenshot inked; chart colours (left, right): {found}")
 assert ink / total > 0.02, "the page is blank"
-assert len(blue) > 20 and len(orange) > 20, "a chart did not draw"
+assert all(n > 200 for n in found.values()), "a chart did not draw"
 PY
 echo "test-report: the report renders in headless Chromium"

@@ -6,7 +6,7 @@
 # the pytest suite runs over it in its portable configuration.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-whl=$(ls -t "$root"/dist/atomweave-*-abi3-*.whl 2>/dev/null | head -1)
+whl=$(ls -t "$root"/dist/atomweave-*-abi3-*.whl 2>/dev/null | head -1 || true)
 [ -n "$whl" ] || { echo "test-wheel: no abi3 wheel in dist/ (make wheel)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

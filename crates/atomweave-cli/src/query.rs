@@ -154,7 +154,7 @@ pub fn profile(args: ProfileArgs) -> Result<(), String> {
     };
     let pool = pool(Some(args.threads))?;
     let first = pool.install(|| execute(&space, q)).map_err(|e| e.to_string())?;
-    println!("profile-query: {}", show(&space, &first)?.split_whitespace().collect::<Vec<_>>().join(" "));
+    println!("profile-query: {} (pid {})", show(&space, &first)?.split_whitespace().collect::<Vec<_>>().join(" "), std::process::id());
     let deadline = std::time::Duration::from_secs_f64(args.seconds.max(0.0));
     let start = Instant::now();
     let done = pool.install(|| -> Result<u64, String> {

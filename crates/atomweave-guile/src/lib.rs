@@ -69,8 +69,9 @@ pub const ON_DEMAND_MODULES: &[(&str, &str)] = &[
     ("(opencog spacetime)", include_str!("../scheme/opencog/spacetime.scm")),
     ("(opencog attention)", include_str!("../scheme/opencog/attention.scm")),
     ("(atomweave legacy)", include_str!("../scheme/atomweave/legacy.scm")),
-    // Upstream modules atomweave does not provide: each says so when used.
+    // Python in Guile, when the library has it (it says so when not).
     ("(opencog python)", include_str!("../scheme/opencog/python.scm")),
+    // Upstream modules atomweave does not provide: each says so when used.
     ("(opencog matrix)", include_str!("../scheme/opencog/matrix.scm")),
     ("(opencog csv-table)", include_str!("../scheme/opencog/csv-table.scm")),
     ("(opencog type-utils)", include_str!("../scheme/opencog/type-utils.scm")),

@@ -21,7 +21,8 @@ use _atomweave::PySpace;
 use atomweave::query::grounded::{self, Procedures};
 use atomweave::{AtomSpace, Handle, Value};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyDict, PyModule};
 
 use crate::error::{Error, R};
 use crate::ffi;
@@ -103,6 +104,7 @@ fn start(space: AtomSpace) -> Result<(), String> {
                         }
                     }
                     py.import("atomweave")?;
+                    helper(py)?.call_method0("line_buffered")?;
                     _atomweave::space::set_default_atomspace(Py::new(py, PySpace::wrap(space))?);
                 }
                 Ok(())
@@ -158,20 +160,24 @@ fn started() -> R<()> {
     start(smob::space_at(api::current()).clone()).map_err(Error::msg)
 }
 
-/// Runs Python code in `__main__`, returning what it printed.
+/// The helper module of `python-eval` (`python_eval.py`), made once.
+fn helper(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    static HELPER: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
+    HELPER
+        .get_or_try_init(py, || {
+            let code = CString::new(include_str!("python_eval.py")).expect("the helper holds no NUL");
+            PyModule::from_code(py, &code, c"atomweave-guile/src/python_eval.py", c"_atomweave_python_eval").map(Bound::unbind)
+        })
+        .map(|m| m.bind(py))
+}
+
+/// Runs Python code in `__main__`, returning what it printed (captured on
+/// this thread only, see `python_eval.py`).
 fn python_eval(code: &str) -> R<String> {
     started()?;
-    let code = CString::new(code).map_err(|_| Error::msg("python-eval: the code holds a NUL character"))?;
     Python::with_gil(|py| -> PyResult<String> {
         let globals = py.import("__main__")?.dict();
-        let sys = py.import("sys")?;
-        let printed = py.import("io")?.call_method0("StringIO")?;
-        let stdout = sys.getattr("stdout")?;
-        sys.setattr("stdout", &printed)?;
-        let ran = py.run(&code, Some(&globals), None);
-        sys.setattr("stdout", stdout)?;
-        ran?;
-        printed.call_method0("getvalue")?.extract()
+        helper(py)?.getattr("run")?.call1((code, globals))?.extract()
     })
     .map_err(|e| Error::msg(Python::with_gil(|py| python_error(py, e))))
 }

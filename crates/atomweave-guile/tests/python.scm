@@ -2,7 +2,7 @@
 ;;; by `make test-scheme` (the extension built with its python feature):
 ;;;   guile --no-auto-compile crates/atomweave-guile/tests/python.scm
 
-(use-modules (opencog) (opencog exec) (srfi srfi-64))
+(use-modules (opencog) (opencog exec) (srfi srfi-64) (ice-9 threads))
 
 (load "helpers.scm")
 
@@ -28,7 +28,18 @@
     (raises-with? "ZeroDivisionError" (lambda () (python-eval "1 / 0"))))
   (test-assert "its key is upstream's C++-EXCEPTION"
     (eq? 'C++-EXCEPTION (catch #t (lambda () (python-eval "raise ValueError('no')")) (lambda (k . a) k))))
-  (test-equal "stdout is Python's own again after an error" "back\n" (python-eval "print('back')"))
+  (test-equal "usable after an error" "back\n" (python-eval "print('back')"))
+  ;; Each evaluation captures its own thread's prints, and nothing else's.
+  (test-equal "two threads' evaluations keep their output apart"
+    '("a\na\na\n" "b\nb\nb\n")
+    (par-map (lambda (s)
+               (python-eval (format #f "import time\nfor i in range(3):\n    print('~a'); time.sleep(0.02)" s)))
+             '("a" "b")))
+  (python-eval "def shout(a):\n    print('outside')\n    return a")
+  (cog-execute! (ExecutionOutput (GroundedSchema "py:shout") (List (Concept "x"))))
+  (test-equal "a print outside an evaluation is not taken by the next" "next\n" (python-eval "print('next')"))
+  (test-equal "what Python prints to a file is line-buffered (it is never finalized)" "True\n"
+    (python-eval "import sys; print(sys.stdout.line_buffering and sys.stderr.line_buffering)"))
   (test-assert "a string is required" (raises-with? "python-eval" (lambda () (python-eval 42))))
   ;; Extension modules of the standard library expect libpython's symbols
   ;; to be global; Guile loaded it as a local library.
@@ -48,8 +59,9 @@ ConceptNode('from-python', tv=TruthValue(0.3, 0.6))
   (Concept "from-scheme" (stv 0.7 0.2))
   (test-equal "Guile's atoms are Python's"
     "0.7\n" (python-eval "print(round(ConceptNode('from-scheme').tv.mean, 3))"))
-  (test-equal "Python's default atomspace is Guile's"
-    "True\n" (python-eval "from opencog.scheme_wrapper import scheme_eval_as; print(scheme_eval_as('(cog-atomspace)') == get_default_atomspace())")))
+  (python-eval "def same_as_default(asp):\n    global same\n    same = asp == get_default_atomspace()")
+  (python-call-with-as "same_as_default" (cog-atomspace))
+  (test-equal "Python's default atomspace is Guile's current one" "True\n" (python-eval "print(same)")))
 
 (test-group "python-call-with-as"
   (python-eval "

@@ -43,10 +43,21 @@ fn resolve<'py>(py: Python<'py>, name: &str) -> Result<Bound<'py, PyAny>, String
         obj = match obj.getattr(part) {
             Ok(o) => o,
             // A package's submodule is its attribute once imported.
-            Err(_) => py.import(path.as_str()).map_err(|_| not_found())?.into_any(),
+            Err(_) => match py.import(path.as_str()) {
+                Ok(m) => m.into_any(),
+                // Missing is "not found"; a submodule that exists but fails
+                // to import (it imports something missing) says why.
+                Err(e) if missing(py, &e, &path) => return Err(not_found()),
+                Err(e) => return Err(format!("importing {path}: {e}")),
+            },
         };
     }
     Ok(obj)
+}
+
+/// Whether `e` says that module `path` itself does not exist.
+fn missing(py: Python<'_>, e: &PyErr, path: &str) -> bool {
+    e.is_instance_of::<pyo3::exceptions::PyModuleNotFoundError>(py) && e.value(py).getattr("name").is_ok_and(|n| n.extract::<String>().is_ok_and(|n| n == path))
 }
 
 impl Procedures for PythonProcedures {

@@ -57,6 +57,18 @@ def test_a_function_of_a_submodule_not_yet_imported(space):
     assert got == TruthValue(1, 1)
 
 
+def test_a_submodule_that_fails_to_import_says_why(space, tmp_path, monkeypatch):
+    pkg = tmp_path / "brokenpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "bad.py").write_text("import no_such_module_here\ndef f(a):\n    return a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(RuntimeError, match="importing brokenpkg.bad: .*no_such_module_here"):
+        execute_atom(space, ExecutionOutputLink(GroundedSchemaNode("py:brokenpkg.bad.f"), ListLink(ConceptNode("a"))))
+    with pytest.raises(RuntimeError, match="not found in module"):
+        execute_atom(space, ExecutionOutputLink(GroundedSchemaNode("py:brokenpkg.absent.f"), ListLink(ConceptNode("a"))))
+
+
 def test_attributes_and_values(space):
     got = execute_atom(space, ExecutionOutputLink(GroundedSchemaNode("py: ns.mean"), ListLink(ConceptNode("a"), ConceptNode("b"))))
     assert got == FloatValue([2])

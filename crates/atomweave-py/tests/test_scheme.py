@@ -2,7 +2,7 @@
 
 import pytest
 
-from atomweave import AtomSpace, ConceptNode, TruthValue, scheme_eval, scheme_eval_as, scheme_eval_h, set_default_atomspace, types
+from atomweave import AtomSpace, ConceptNode, TruthValue, scheme_eval, scheme_eval_as, scheme_eval_h, types
 from atomweave.scheme import scheme_eval as upstream_name
 
 pytestmark = pytest.mark.scheme
@@ -45,9 +45,8 @@ def test_scheme_errors_raise():
     assert scheme_eval(space, "(+ 1 1)") == "2\n", "usable after an error"
 
 
-def test_eval_as_gives_the_atomspace_scheme_names():
-    space = AtomSpace()
-    set_default_atomspace(space)
+def test_eval_as_gives_the_atomspace_scheme_names(space):
+    # The fixture makes `space` the default, and puts the old one back.
     assert scheme_eval_as("(cog-atomspace)") == space
     child = scheme_eval_as("(cog-new-atomspace (cog-atomspace))")
     assert child is not None and child != space

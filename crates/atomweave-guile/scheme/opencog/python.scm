@@ -15,4 +15,4 @@
 (let ((init (module-ref (resolve-module '(opencog)) '%atomweave-python-init #f)))
   (if init
       (init)
-      (error "(opencog python): this atomweave extension was built without Python; build it with the python feature (make build-guile)")))
+      (error "(opencog python): this Guile's atomweave has no Python: the Guile inside the atomweave binary (serve's scm shell, bench -g) never has it; the extension plain guile loads has it when built with its python feature (make build-guile)")))
