@@ -42,12 +42,17 @@ fn within<T>(space: &AtomSpace, f: impl FnOnce(u32) -> T) -> T {
         crate::boot(space.clone());
     }
     let i = crate::register_space(space.clone());
+    /// Puts the thread's current atomspace back, however the call ends.
+    struct Restore(u32);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            api::set_current(self.0);
+        }
+    }
     crate::with_guile(|| {
-        let before = api::current();
+        let _restore = Restore(api::current());
         api::set_current(i);
-        let out = f(i);
-        api::set_current(before);
-        out
+        f(i)
     })
 }
 

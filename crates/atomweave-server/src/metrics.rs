@@ -129,11 +129,14 @@ impl Metrics {
         Metrics { registry, by_shell, gauges, scraping: parking_lot::Mutex::new(()) }
     }
 
-    /// Counts and times one command of `shell`.
-    pub(crate) fn command(&self, shell: Shell, ok: bool, took: Duration) {
+    /// Counts one command of `shell`, and times it if it was evaluated
+    /// (`None`: refused without evaluating, which is no latency).
+    pub(crate) fn command(&self, shell: Shell, ok: bool, took: Option<Duration>) {
         let (oks, errors, latency) = &self.by_shell[shell as usize];
         if ok { oks } else { errors }.inc();
-        latency.observe(took.as_secs_f64());
+        if let Some(took) = took {
+            latency.observe(took.as_secs_f64());
+        }
     }
 
     /// The page: every figure, with `now` read from the server.

@@ -444,7 +444,7 @@ pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String)
     // a network round trip), moves the other connections off this worker
     // thread first.
     let ok = if is_heavy(cmd) || shared.config.store.is_some() { tokio::task::block_in_place(|| run(out)) } else { run(out) };
-    shared.metrics.command(if json { metrics::Shell::Json } else { metrics::Shell::Sexpr }, ok, began.elapsed());
+    shared.metrics.command(if json { metrics::Shell::Json } else { metrics::Shell::Sexpr }, ok, Some(began.elapsed()));
     if out.len() > start && !out.ends_with('\n') {
         out.push('\n');
     }
@@ -469,7 +469,7 @@ pub(crate) fn evaluate_scm(shared: &Shared, code: &str, out: &mut String) {
             atomweave_guile::eval_within(code, shared.config.scm_timeout, &shared.evals)
         })
     });
-    shared.metrics.command(metrics::Shell::Scm, done.is_ok(), began.elapsed());
+    shared.metrics.command(metrics::Shell::Scm, done.is_ok(), Some(began.elapsed()));
     match done {
         Ok(text) => out.push_str(&text),
         Err(e) => {
@@ -481,7 +481,7 @@ pub(crate) fn evaluate_scm(shared: &Shared, code: &str, out: &mut String) {
 /// Without Scheme, the `scm` shell's every command says so.
 #[cfg(not(feature = "scheme"))]
 pub(crate) fn evaluate_scm(shared: &Shared, _: &str, out: &mut String) {
-    shared.metrics.command(metrics::Shell::Scm, false, std::time::Duration::ZERO);
+    shared.metrics.command(metrics::Shell::Scm, false, None);
     out.push_str("ERROR: this server was built without Scheme (atomweave-server's scheme feature): the scm shell cannot evaluate\n");
 }
 

@@ -492,6 +492,11 @@ fn scm_shell_without_scheme_says_so() {
     assert!(reply.starts_with("ERROR: this server was built without Scheme"), "{reply}");
     c.send("(ConceptNode \"x\")\n");
     assert!(c.read_until("guile> ").starts_with("ERROR: "), "the shell goes on answering");
+    // Counted as errors; not timed, as nothing was evaluated.
+    let page = http_get(srv.web, "/metrics");
+    let body = page.split_once("\r\n\r\n").unwrap().1;
+    assert_eq!(sample(body, "atomweave_commands_total{shell=\"scm\",outcome=\"error\"}"), 2.0);
+    assert_eq!(sample(body, "atomweave_command_duration_seconds_count{shell=\"scm\"}"), 0.0);
     assert_eq!(srv.finish().size(), 0);
 }
 
