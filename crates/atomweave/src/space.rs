@@ -22,6 +22,9 @@ use crate::table::{link_key, node_type, tv_of, AtomTable};
 use crate::types::Type;
 use crate::value::{StreamValue, TruthValue, Value};
 
+/// How far ahead a walk over atoms fetches their records.
+pub(crate) const PREFETCH_AHEAD: usize = 16;
+
 /// A thread-safe AtomSpace. Cloning it is cheap and yields the same space
 /// (like upstream's `AtomSpacePtr`); it is `Send + Sync`.
 ///
@@ -881,12 +884,32 @@ impl AtomSpace {
     /// Starts fetching the records of `atoms`, then the outgoing sets of
     /// the links among them, so that a walk over them (an incoming set)
     /// overlaps its cache misses instead of taking them one by one.
+    /// Only the first [`PREFETCH_AHEAD`] are fetched: more would be evicted
+    /// before the walk reached them; [`prefetch_ahead`](Self::prefetch_ahead)
+    /// keeps the walk fed from there.
     pub(crate) fn prefetch(&self, atoms: &[Handle]) {
+        let atoms = &atoms[..atoms.len().min(PREFETCH_AHEAD)];
         for &h in atoms {
             self.recs().prefetch_slot(h);
         }
         for &h in atoms {
             self.recs().prefetch_outgoing(h);
+        }
+    }
+
+    /// In a walk over `atoms` (started by [`prefetch`](Self::prefetch)),
+    /// at position `i`: starts fetching the record [`PREFETCH_AHEAD`]
+    /// ahead, and the outgoing set half as far ahead, whose record came
+    /// in meanwhile.
+    #[inline]
+    pub(crate) fn prefetch_ahead(&self, atoms: &[Handle], i: usize) {
+        if let Some(&h) = atoms.get(i + PREFETCH_AHEAD) {
+            self.recs().prefetch_slot(h);
+        }
+        if let Some(&h) = atoms.get(i + PREFETCH_AHEAD / 2) {
+            if i + PREFETCH_AHEAD / 2 >= PREFETCH_AHEAD {
+                self.recs().prefetch_outgoing(h);
+            }
         }
     }
 

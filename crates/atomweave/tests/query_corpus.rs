@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use atomweave::query::{execute, Executed};
+use atomweave::query::{execute, with_strategy, Executed, Strategy};
 use atomweave::sexpr::{atom_to_string, load_str, write_value, Form};
 use atomweave::{AtomSpace, Handle, TruthValue, Value};
 
@@ -343,6 +343,8 @@ fn run_case(case: &Case) -> Result<(), String> {
     }
 }
 
+/// Every case, each once as the matcher chooses its search and once with
+/// the join forced wherever it applies: both must give the expected results.
 #[test]
 fn query_corpus() {
     let dir = corpus_dir();
@@ -355,44 +357,45 @@ fn query_corpus() {
 
     let mut failures: Vec<String> = Vec::new();
     let mut passed = 0;
-    for path in &files {
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-        let case = match parse_case(&text) {
-            Ok(c) => c,
-            Err(e) => {
-                failures.push(format!("{name}: malformed case: {e}"));
-                continue;
+    for strategy in [Strategy::Auto, Strategy::Join] {
+        for path in &files {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+            let case = match parse_case(&text) {
+                Ok(c) => c,
+                Err(e) => {
+                    failures.push(format!("{name}: malformed case: {e}"));
+                    continue;
+                }
+            };
+            // Each case on its own thread: a panic or a hang fails that case only.
+            let (tx, rx) = mpsc::channel();
+            std::thread::Builder::new()
+                .name(name.clone())
+                .spawn(move || {
+                    let r = catch_unwind(AssertUnwindSafe(|| with_strategy(strategy, || run_case(&case)))).unwrap_or_else(|p| {
+                        let msg = p
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_else(|| "(non-string panic)".into());
+                        Err(format!("panicked: {msg}"))
+                    });
+                    let _ = tx.send(r);
+                })
+                .unwrap();
+            match rx.recv_timeout(CASE_TIMEOUT) {
+                Ok(Ok(())) => passed += 1,
+                Ok(Err(e)) => failures.push(format!("{name} ({strategy:?}): {e}")),
+                Err(_) => failures.push(format!("{name} ({strategy:?}): no result within {CASE_TIMEOUT:?} (hang?)")),
             }
-        };
-        // Each case on its own thread: a panic or a hang fails that case only.
-        let (tx, rx) = mpsc::channel();
-        let c = case.clone();
-        std::thread::Builder::new()
-            .name(name.clone())
-            .spawn(move || {
-                let r = catch_unwind(AssertUnwindSafe(|| run_case(&c))).unwrap_or_else(|p| {
-                    let msg = p
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_else(|| "(non-string panic)".into());
-                    Err(format!("panicked: {msg}"))
-                });
-                let _ = tx.send(r);
-            })
-            .unwrap();
-        match rx.recv_timeout(CASE_TIMEOUT) {
-            Ok(Ok(())) => passed += 1,
-            Ok(Err(e)) => failures.push(format!("{name}: {e}")),
-            Err(_) => failures.push(format!("{name}: no result within {CASE_TIMEOUT:?} (hang?)")),
         }
     }
 
-    eprintln!("query corpus: {passed} of {} cases passed", files.len());
+    eprintln!("query corpus: {passed} of {} runs passed ({} cases, two strategies)", 2 * files.len(), files.len());
     assert!(files.len() >= MIN_CASES, "the corpus holds {} cases, fewer than {MIN_CASES}", files.len());
     if !failures.is_empty() {
-        panic!("{} of {} query cases failed:\n\n{}\n", failures.len(), files.len(), failures.join("\n\n"));
+        panic!("{} of {} query runs failed:\n\n{}\n", failures.len(), 2 * files.len(), failures.join("\n\n"));
     }
 }
 

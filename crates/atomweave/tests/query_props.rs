@@ -1,15 +1,16 @@
 //! Property test of the pattern matcher: on random small spaces, a GetLink
-//! of a random conjunctive pattern (1-3 clauses over InheritanceLink,
+//! of a random conjunctive pattern (1-4 clauses over InheritanceLink,
 //! ListLink, EvaluationLink, MemberLink and SimilarityLink, with constants,
 //! shared or disconnected variables, nested links holding variables and
 //! optional `(TypeNode "ConceptNode")` restrictions) must return exactly the
 //! groundings a brute-force matcher finds: every assignment of the variables
 //! to the atoms that existed before the query was added, kept when every
-//! clause, substituted, is a link of the space.
+//! clause, substituted, is a link of the space. Each case runs under each
+//! search strategy (the matcher's choice, backtracking, the join forced).
 
 use std::collections::{HashMap, HashSet};
 
-use atomweave::query::{execute, Executed};
+use atomweave::query::{execute, with_strategy, Executed, Strategy as Search};
 use atomweave::types::*;
 use atomweave::{AtomSpace, Handle, Type};
 use proptest::prelude::*;
@@ -106,7 +107,7 @@ struct PatternSpec {
 }
 
 fn pattern_spec() -> impl Strategy<Value = PatternSpec> {
-    (prop::collection::vec(clause(), 1..=3), prop::option::weighted(0.3, 1u8..16)).prop_map(|(clauses, typed)| PatternSpec { clauses, typed })
+    (prop::collection::vec(clause(), 1..=4), prop::option::weighted(0.3, 1u8..16)).prop_map(|(clauses, typed)| PatternSpec { clauses, typed })
 }
 
 // ----- the space -----
@@ -339,7 +340,7 @@ fn add_pat(space: &AtomSpace, p: &Pat, var_nodes: &[Handle]) -> Handle {
     }
 }
 
-fn check(sspec: &SpaceSpec, pspec: &PatternSpec) -> Result<(), TestCaseError> {
+fn check(sspec: &SpaceSpec, pspec: &PatternSpec, strategy: Search) -> Result<(), TestCaseError> {
     let s = build_space(sspec);
     let space = &s.space;
     let mut map = HashMap::new();
@@ -370,10 +371,10 @@ fn check(sspec: &SpaceSpec, pspec: &PatternSpec) -> Result<(), TestCaseError> {
     let context = || {
         let mut atoms: Vec<String> = before.iter().filter(|&&h| space.is_link(h)).map(|&h| show(space, h)).collect();
         atoms.sort();
-        format!("space links:\n  {}\nquery:\n  {}\nexpected:\n  {}", atoms.join("\n  "), query_text, show_tuples(space, &expected))
+        format!("strategy: {strategy:?}\nspace links:\n  {}\nquery:\n  {}\nexpected:\n  {}", atoms.join("\n  "), query_text, show_tuples(space, &expected))
     };
 
-    let result = match execute(space, get) {
+    let result = match with_strategy(strategy, || execute(space, get)) {
         Ok(Executed::Atom(h)) => h,
         Ok(Executed::Value(v)) => return Err(TestCaseError::fail(format!("GetLink gave a value {v:?}\n{}", context()))),
         Err(e) => return Err(TestCaseError::fail(format!("GetLink failed: {e}\n{}", context()))),
@@ -413,6 +414,9 @@ proptest! {
 
     #[test]
     fn get_link_matches_brute_force(sspec in space_spec(), pspec in pattern_spec()) {
-        check(&sspec, &pspec)?;
+        // Each search on a space of its own: a GetLink adds its results.
+        for strategy in [Search::Auto, Search::Backtrack, Search::Join] {
+            check(&sspec, &pspec, strategy)?;
+        }
     }
 }

@@ -80,6 +80,13 @@
 //! (run `execute` inside `ThreadPool::install` to choose how many), with
 //! the same results as one thread.
 //!
+//! A conjunction whose clauses close a cycle over their variables
+//! (triangles, cliques, cycles) is searched by a worst-case-optimal join:
+//! one variable at a time, each bound to the intersection of what the
+//! clauses holding it allow, instead of one clause at a time. Others are
+//! searched by backtracking over clauses. [`with_strategy`] forces either;
+//! the results are the same set.
+//!
 //! A search may take time exponential in its pattern (unordered links try
 //! every permutation; a link of shared members is evaluated at each
 //! place): [`execute_until`] and [`with_limits`] give up at a deadline
@@ -95,6 +102,7 @@ mod filter;
 mod flow;
 mod free;
 pub mod grounded;
+mod join;
 mod numeric;
 mod parallel;
 mod pattern;
@@ -115,6 +123,7 @@ use crate::types::{self, Type};
 use crate::{AtomSpace, Handle, TruthValue, Value};
 pub use eval::{number_name, numbers_of};
 pub use free::free_variables;
+pub use join::{with_strategy, Strategy};
 use pattern::{is_vardecl_type, Pattern};
 use search::{Bindings, Bound, Flow, Grounding, Search, Val};
 

@@ -53,6 +53,11 @@ impl Var {
             .map(|bits| (0..bits.len() * 64).filter(|&i| bits[i / 64] & (1 << (i % 64)) != 0).map(|i| Type(i as u16)))
     }
 
+    /// Do the two variables admit the same atoms (same kind, same restrictions)?
+    pub fn same_restriction(&self, other: &Var) -> bool {
+        (self.glob, &self.types, &self.deep, self.lo, self.hi, self.hidden) == (other.glob, &other.types, &other.deep, other.lo, other.hi, other.hidden)
+    }
+
     #[inline]
     pub fn allows(&self, t: Type) -> bool {
         let i = usize::from(t.0);

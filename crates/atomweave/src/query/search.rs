@@ -64,7 +64,7 @@ enum Ground {
 }
 
 /// What a clause search starts from.
-enum Anchor {
+pub(super) enum Anchor {
     Ground(Handle),
     Nothing,
     /// Walk up from this atom along the path of (link term, member position).
@@ -75,15 +75,15 @@ enum Anchor {
     Choice(Vec<(TermId, Anchor)>),
 }
 
-struct Ctx<'c> {
-    alt: &'c [Clause],
-    present: Vec<&'c Clause>,
-    stop: AtomicBool,
-    first_only: bool,
+pub(super) struct Ctx<'c> {
+    pub alt: &'c [Clause],
+    pub present: Vec<&'c Clause>,
+    pub stop: AtomicBool,
+    pub first_only: bool,
     /// This thread's `Limits::max_groundings`, read once per search.
     max_groundings: usize,
     /// Are there evaluatable clauses (to run as their variables are bound)?
-    evals: bool,
+    pub evals: bool,
 }
 
 impl<'a> Search<'a> {
@@ -120,6 +120,8 @@ impl<'a> Search<'a> {
                 self.finish(&ctx, &mut b, &mut out)?;
             }
             out
+        } else if let Some(plan) = self.join_plan(&ctx) {
+            self.join(&ctx, &plan)?
         } else {
             self.solve_top(&ctx)?
         };
@@ -195,7 +197,7 @@ impl<'a> Search<'a> {
 
     /// Every present clause is grounded and the evaluatable ones hold:
     /// check the rest and keep the grounding.
-    fn finish(&self, ctx: &Ctx<'_>, b: &mut Bindings<'a>, out: &mut HashSet<Grounding>) -> Result<Flow> {
+    pub(super) fn finish(&self, ctx: &Ctx<'_>, b: &mut Bindings<'a>, out: &mut HashSet<Grounding>) -> Result<Flow> {
         for cl in ctx.alt.iter().filter(|c| c.kind == Kind::Absent) {
             if self.holds(cl, b)? {
                 return Ok(Flow::Go);
@@ -216,7 +218,7 @@ impl<'a> Search<'a> {
     /// Each is evaluated once per grounding: at the step that bound its
     /// last variable (those all bound `before` held already), so a grounded
     /// predicate with effects runs once for each grounding, as upstream's.
-    fn evals_hold(&self, ctx: &Ctx<'_>, b: &Bindings<'_>, before: Option<u64>) -> Result<bool> {
+    pub(super) fn evals_hold(&self, ctx: &Ctx<'_>, b: &Bindings<'_>, before: Option<u64>) -> Result<bool> {
         if !ctx.evals {
             return Ok(true);
         }
@@ -286,7 +288,7 @@ impl<'a> Search<'a> {
         Some((i, self.expand(ctx.present[i].root, anchor)))
     }
 
-    fn cost(&self, anchor: &Anchor, root: TermId) -> usize {
+    pub(super) fn cost(&self, anchor: &Anchor, root: TermId) -> usize {
         match anchor {
             Anchor::Choice(alts) => alts.iter().map(|(t, a)| self.cost(a, *t)).fold(0, usize::saturating_add),
             Anchor::Ground(_) | Anchor::Nothing => 0,
@@ -299,7 +301,7 @@ impl<'a> Search<'a> {
     }
 
     /// The thinnest anchor of term `root` under `b`.
-    fn anchor(&self, root: TermId, b: &Bindings<'_>) -> Anchor {
+    pub(super) fn anchor(&self, root: TermId, b: &Bindings<'_>) -> Anchor {
         if let Term::Choice(alts) = self.pat.term(root) {
             return Anchor::Choice(alts.iter().map(|&a| (a, self.anchor(a, b))).collect());
         }
@@ -351,7 +353,7 @@ impl<'a> Search<'a> {
     }
 
     /// Candidate groundings of `root` from its anchor.
-    fn expand(&self, root: TermId, anchor: Anchor) -> Vec<Handle> {
+    pub(super) fn expand(&self, root: TermId, anchor: Anchor) -> Vec<Handle> {
         match anchor {
             Anchor::Choice(alts) => {
                 let mut all: Vec<Handle> = alts.into_iter().flat_map(|(t, a)| self.expand(t, a)).collect();
@@ -369,7 +371,8 @@ impl<'a> Search<'a> {
                     for &x in &level {
                         let Some(inc) = self.space.incoming(x) else { continue };
                         self.space.prefetch(&inc);
-                        for &l in inc.iter() {
+                        for (j, &l) in inc.iter().enumerate() {
+                            self.space.prefetch_ahead(&inc, j);
                             if self.space.get_type(l) != Some(*ty) || self.pat.forbidden.contains(self.space, l) {
                                 continue;
                             }
@@ -542,7 +545,7 @@ impl<'a> Search<'a> {
         true
     }
 
-    fn may_ground(&self, v: usize, a: Handle) -> bool {
+    pub(super) fn may_ground(&self, v: usize, a: Handle) -> bool {
         !self.pat.forbidden.contains(self.space, a) && self.space.get_type(a).is_some_and(|t| self.pat.vars[v].admits(self.space, a, t))
     }
 
@@ -711,7 +714,7 @@ fn same_bag(run: &[Handle], bag: &[Handle]) -> bool {
     r == bag
 }
 
-fn bound_set(b: &Bindings<'_>) -> u64 {
+pub(super) fn bound_set(b: &Bindings<'_>) -> u64 {
     b.iter().enumerate().filter(|(_, v)| v.is_some()).fold(0, |m, (i, _)| m | 1 << i)
 }
 

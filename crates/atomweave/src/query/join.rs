@@ -1,0 +1,781 @@
+//! Worst-case-optimal joins (generic join) for conjunctions whose clauses
+//! close a cycle over their variables: triangles, cliques, cycles.
+//!
+//! The backtracking search in `search.rs` grounds one clause at a time and
+//! probes the next from what it bound; on a cycle that enumerates every
+//! path around it only to discard most at the closing clause. Here the
+//! variables are bound one at a time instead, in a planned order, each to
+//! the intersection of the candidate lists of the clauses that hold it,
+//! under the variables bound so far. A clause's list for a variable is
+//! read once, up the incoming set of the clause's thinnest anchor (a
+//! constant or a bound variable) and unified as the backtracking search
+//! would, then kept for the rest of the search, keyed by the clause's
+//! shape: clauses alike up to the names of their variables (the three
+//! edges of a triangle) share their lists.
+//!
+//! What the join does not cover stays with the backtracking search: globs,
+//! clauses without variables, evaluatable clauses over variables no present
+//! clause binds. Absent, Always and evaluatable clauses are checked as
+//! there (`finish`, `filter_always`, `evals_hold`), so results are the
+//! same set; [`Strategy`] chooses per query and lets tests compare the two.
+
+use std::cell::Cell;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+use smallvec::SmallVec;
+
+use super::pattern::{Clause, Term, TermId};
+use super::search::{bound_set, Anchor, Bindings, Bound, Ctx, Flow, Grounding, Search};
+use super::{HashMap, HashSet};
+use crate::error::Result;
+use crate::Handle;
+
+/// How conjunctions of clauses are searched.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Strategy {
+    /// The join for conjunctions whose clauses close a cycle, backtracking
+    /// for the rest.
+    #[default]
+    Auto,
+    /// Backtracking over clauses, always.
+    Backtrack,
+    /// The join wherever it applies, cyclic or not.
+    Join,
+}
+
+thread_local! {
+    static STRATEGY: Cell<Strategy> = const { Cell::new(Strategy::Auto) };
+}
+
+/// Runs `f` with `strategy` for the queries it executes on this thread: to
+/// compare the two searches, or to force one. Results are the same set
+/// either way; only the time differs.
+pub fn with_strategy<R>(strategy: Strategy, f: impl FnOnce() -> R) -> R {
+    struct Restore(Strategy);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STRATEGY.set(self.0);
+        }
+    }
+    let _restore = Restore(STRATEGY.replace(strategy));
+    f()
+}
+
+/// First-variable candidates above which the join is split across threads.
+const PARALLEL_MIN: usize = 64;
+/// Groundings above which reading and sorting a whole clause is split.
+const PARALLEL_ROWS: usize = 8192;
+/// Handles the kept candidate lists may hold before they are dropped (the
+/// search goes on, reading lists again): 16 M, 64 MB.
+const MEMO_MAX: usize = 1 << 24;
+const SHARDS: usize = 64;
+
+/// A planned join of one conjunction.
+pub(super) struct Plan {
+    /// Variables in the order they are bound.
+    order: Vec<usize>,
+    /// Per present clause: its shape and its variables by slot (the order
+    /// of first occurrence).
+    shapes: Vec<(u32, SmallVec<[usize; 4]>)>,
+    /// Per step: the clauses whose lists are intersected.
+    steps: Vec<SmallVec<[Part; 4]>>,
+    /// Per step: the lists to read once its variable is bound, as (step,
+    /// position among that step's parts).
+    ready: Vec<SmallVec<[(usize, usize); 4]>>,
+    /// Per shape: the lists its clauses' parts read, as (slot, bound slots).
+    needs: Vec<SmallVec<[(u8, u64); 4]>>,
+}
+
+/// A clause's part in a step: the list it gives of the step's variable.
+#[derive(Clone, Copy)]
+struct Part {
+    clause: usize,
+    /// The step after which the list is known (`None`: from the start).
+    after: Option<usize>,
+    /// The variable's slot in the clause, and the slots bound before it.
+    slot: u8,
+    bound: u64,
+}
+
+/// Most bound slots a kept list's key holds; a part with more reads its
+/// list each time.
+const KEY_VALS: usize = 3;
+
+/// What a list is kept under: the clause's shape, the slot of the variable
+/// listed, which slots were bound and to what (in slot order).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    shape: u32,
+    slot: u8,
+    bound: u64,
+    vals: [Handle; KEY_VALS],
+}
+
+/// A candidate list: in the prebuilt indexes, or kept by a memo.
+#[derive(Clone)]
+enum List<'m> {
+    Prebuilt(&'m [Handle]),
+    Kept(Arc<[Handle]>),
+}
+
+impl std::ops::Deref for List<'_> {
+    type Target = [Handle];
+    fn deref(&self) -> &[Handle] {
+        match self {
+            List::Prebuilt(l) => l,
+            List::Kept(l) => l,
+        }
+    }
+}
+
+/// Whole indexes of clause shapes whose every grounding was read (a
+/// list with nothing bound needs that anyway): for each list their
+/// clauses' parts read, every list at once. Built before a join splits
+/// across threads, then only read.
+#[derive(Default)]
+struct Prebuilt {
+    /// Per (shape, slot, bound slots): the place of each list in `arena`,
+    /// by the atoms of the bound slots. A list missing is empty.
+    indexes: HashMap<(u32, u8, u64), Index>,
+    arena: Vec<Handle>,
+}
+
+type Index = HashMap<[Handle; KEY_VALS], (u32, u32)>;
+
+impl Prebuilt {
+    fn list<'m>(&'m self, index: &Index, vals: &[Handle; KEY_VALS]) -> List<'m> {
+        List::Prebuilt(index.get(vals).map_or(&[], |&(at, len)| &self.arena[at as usize..(at + len) as usize]))
+    }
+
+    fn add(&mut self, which: (u32, u8, u64), vals: [Handle; KEY_VALS], list: &[Handle]) {
+        // `index_whole` keeps the arena within MEMO_MAX handles.
+        let at = self.arena.len() as u32;
+        self.arena.extend_from_slice(list);
+        self.indexes.entry(which).or_default().insert(vals, (at, list.len() as u32));
+    }
+
+    /// Adds the lists of `packed` (sorted keys and atoms, each key's atoms
+    /// a list) and gives the keys of a `width` of one, in order.
+    fn add_grouped<T: Copy>(&mut self, packed: &[T], key: impl Fn(T) -> u128, atom: impl Fn(T) -> Handle, which: (u32, u8, u64), width: usize) -> Vec<Handle> {
+        let mut keys = Vec::new();
+        let mut vals = [Handle(0); KEY_VALS];
+        let Prebuilt { indexes, arena } = self;
+        let index = indexes.entry(which).or_default();
+        arena.reserve(packed.len());
+        let mut rest = packed;
+        while let Some(&first) = rest.first() {
+            let k = key(first);
+            let len = rest.iter().position(|&p| key(p) != k).unwrap_or(rest.len());
+            for (i, v) in vals.iter_mut().take(width).enumerate() {
+                *v = Handle((k >> (32 * (width - 1 - i))) as u32);
+            }
+            if width == 1 {
+                keys.push(vals[0]);
+            }
+            index.insert(vals, (arena.len() as u32, len as u32));
+            arena.extend(rest[..len].iter().map(|&p| atom(p)));
+            rest = &rest[len..];
+        }
+        keys
+    }
+}
+
+/// Packs each row of `n` atoms, across threads when there are many.
+fn pack<T: Send>(rows: &[Handle], n: usize, f: impl Fn(&[Handle]) -> T + Sync + Send) -> Vec<T> {
+    if rows.len() / n >= PARALLEL_ROWS && rayon::current_num_threads() > 1 {
+        rows.par_chunks_exact(n).map(f).collect()
+    } else {
+        rows.chunks_exact(n).map(f).collect()
+    }
+}
+
+/// Sorts and removes repeats, across threads when long.
+fn sort_dedup<T: Ord + Send>(v: &mut Vec<T>) {
+    if v.len() >= PARALLEL_ROWS && rayon::current_num_threads() > 1 {
+        v.par_sort_unstable();
+    } else {
+        v.sort_unstable();
+    }
+    v.dedup();
+}
+
+/// What a variable is bound to, as one atom (the join binds no runs).
+fn bound_one(b: &Bindings<'_>, v: usize) -> Handle {
+    match &b[v] {
+        Some(Bound::One(h)) => *h,
+        _ => unreachable!("a grounding binds every variable of its clause to one atom"),
+    }
+}
+
+/// Lists shared by the threads of a split join.
+struct Shared {
+    shards: Vec<Mutex<HashMap<Key, Arc<[Handle]>>>>,
+    held: std::sync::atomic::AtomicUsize,
+}
+
+/// One thread's kept lists, in front of the shared ones.
+struct Memo<'m> {
+    local: HashMap<Key, Arc<[Handle]>>,
+    held: usize,
+    shared: Option<&'m Shared>,
+}
+
+impl<'m> Memo<'m> {
+    fn get(&mut self, key: Key, read: impl FnOnce() -> Vec<Handle>) -> List<'m> {
+        if let Some(l) = self.local.get(&key) {
+            return List::Kept(l.clone());
+        }
+        let shard = self.shared.map(|s| (s, foldhash_of(&key) % SHARDS));
+        if let Some((s, i)) = shard {
+            if let Some(l) = s.shards[i].lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+                self.keep(key, l.clone());
+                return List::Kept(l.clone());
+            }
+        }
+        let l: Arc<[Handle]> = read().into();
+        if let Some((s, i)) = shard {
+            if s.held.fetch_add(l.len(), Ordering::Relaxed) < MEMO_MAX {
+                s.shards[i].lock().unwrap_or_else(|e| e.into_inner()).insert(key, l.clone());
+            }
+        }
+        self.keep(key, l.clone());
+        List::Kept(l)
+    }
+
+    fn keep(&mut self, key: Key, l: Arc<[Handle]>) {
+        self.held += l.len() + 8;
+        if self.held > MEMO_MAX {
+            self.local.clear();
+            self.held = l.len() + 8;
+        }
+        self.local.insert(key, l);
+    }
+}
+
+fn foldhash_of(key: &Key) -> usize {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one(key) as usize
+}
+
+/// The state of one thread's join: the candidate lists of each step, and
+/// a buffer for each step's intersection.
+struct State<'m> {
+    prebuilt: &'m Prebuilt,
+    /// Per step and part: its whole index, if prebuilt.
+    indexes: Vec<SmallVec<[Option<&'m Index>; 4]>>,
+    memo: Memo<'m>,
+    lists: Vec<SmallVec<[List<'m>; 4]>>,
+    cands: Vec<Vec<Handle>>,
+}
+
+impl<'a> Search<'a> {
+    /// The join's plan for the conjunction of `ctx`, if the strategy and
+    /// the clauses call for one.
+    pub(super) fn join_plan(&self, ctx: &Ctx<'_>) -> Option<Plan> {
+        let strategy = STRATEGY.get();
+        if strategy == Strategy::Backtrack || ctx.present.len() < 2 {
+            return None;
+        }
+        let vars = ctx.present.iter().fold(0u64, |m, c| m | c.vars);
+        let evals_bound = ctx.alt.iter().filter(|c| c.kind == super::pattern::Kind::Eval).all(|c| c.vars & !vars == 0);
+        if !evals_bound || ctx.present.iter().any(|c| c.vars == 0) || (0..64).any(|v| vars & 1 << v != 0 && self.pat.vars[v].glob) {
+            return None;
+        }
+        if strategy == Strategy::Auto && acyclic(ctx.present.iter().map(|c| c.vars).collect()) {
+            return None;
+        }
+        let mut shapes = Vec::with_capacity(ctx.present.len());
+        let mut ids: HashMap<Vec<u64>, u32> = HashMap::default();
+        for c in &ctx.present {
+            let (mut tokens, mut slots) = (Vec::new(), SmallVec::new());
+            self.shape(c.root, &mut slots, &mut tokens)?;
+            let n = ids.len() as u32;
+            shapes.push((*ids.entry(tokens).or_insert(n), slots));
+        }
+        let order = self.order(ctx, vars);
+        let at: HashMap<usize, usize> = order.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+        let mut steps = Vec::with_capacity(order.len());
+        let mut ready = vec![SmallVec::new(); order.len()];
+        let mut needs = vec![SmallVec::<[(u8, u64); 4]>::new(); ids.len()];
+        for (i, &v) in order.iter().enumerate() {
+            let before: u64 = order[..i].iter().fold(0, |m, &u| m | 1 << u);
+            let holding = || ctx.present.iter().enumerate().filter(|(_, c)| c.vars & 1 << v != 0);
+            // A clause joins the step if it is bound in part, or has no
+            // other variable; one with none bound only narrows (its own
+            // later steps check it), and reading it all may cost much.
+            let mut with: SmallVec<[usize; 4]> = holding().filter(|(_, c)| c.vars & before != 0 || c.vars == 1 << v).map(|(ci, _)| ci).collect();
+            if with.is_empty() {
+                let empty: Bindings = vec![None; self.pat.vars.len()];
+                with.extend(holding().min_by_key(|(_, c)| self.cost(&self.anchor(c.root, &empty), c.root)).map(|(ci, _)| ci));
+            }
+            let mut step = SmallVec::new();
+            for clause in with {
+                let (shape, slots) = &shapes[clause];
+                let slot = slots.iter().position(|&u| u == v).unwrap_or(0) as u8;
+                let bound = slots.iter().enumerate().filter(|(_, &u)| before & 1 << u != 0).fold(0u64, |m, (s, _)| m | 1 << s);
+                let after = slots.iter().filter(|&&u| before & 1 << u != 0).map(|u| at[u]).max();
+                if let Some(j) = after {
+                    ready[j].push((i, step.len()));
+                }
+                let need = &mut needs[*shape as usize];
+                if !need.contains(&(slot, bound)) {
+                    need.push((slot, bound));
+                }
+                step.push(Part { clause, after, slot, bound });
+            }
+            steps.push(step);
+        }
+        Some(Plan { order, shapes, steps, ready, needs })
+    }
+
+    /// The variables in binding order: each next the one joined to the most
+    /// clauses already bound in part, then the one with the thinnest start.
+    fn order(&self, ctx: &Ctx<'_>, vars: u64) -> Vec<usize> {
+        let empty: Bindings = vec![None; self.pat.vars.len()];
+        let costs: Vec<usize> = ctx.present.iter().map(|c| self.cost(&self.anchor(c.root, &empty), c.root)).collect();
+        let mut order = Vec::new();
+        let mut chosen = 0u64;
+        while chosen != vars {
+            let best = (0..64usize).filter(|&v| vars & !chosen & 1 << v != 0).min_by_key(|&v| {
+                let holding = ctx.present.iter().zip(&costs).filter(|(c, _)| c.vars & 1 << v != 0);
+                let joined = holding.clone().filter(|(c, _)| c.vars & chosen != 0).count();
+                let start = holding.map(|(c, &cost)| if c.vars & chosen != 0 { 0 } else { cost }).min().unwrap_or(usize::MAX);
+                (usize::MAX - joined, start, v)
+            });
+            let Some(v) = best else { break };
+            chosen |= 1 << v;
+            order.push(v);
+        }
+        order
+    }
+
+    /// The shape of term `t`: its structure with each variable replaced by
+    /// its slot and its type restriction; `None` where the join does not
+    /// apply (a glob).
+    fn shape(&self, t: TermId, slots: &mut SmallVec<[usize; 4]>, out: &mut Vec<u64>) -> Option<()> {
+        match self.pat.term(t) {
+            Term::Const(h) => out.extend([0, u64::from(h.0)]),
+            Term::Var(v) => {
+                let slot = slots.iter().position(|u| u == v).unwrap_or_else(|| {
+                    slots.push(*v);
+                    slots.len() - 1
+                });
+                let var = &self.pat.vars[*v];
+                let class = self.pat.vars.iter().position(|u| u.same_restriction(var)).unwrap_or(*v);
+                out.extend([1, slot as u64, class as u64]);
+            }
+            Term::Glob(_) | Term::Link { globs: true, .. } => return None,
+            Term::Link { ty, kids, unordered, .. } => {
+                out.extend([2, u64::from(ty.0), u64::from(*unordered), kids.len() as u64]);
+                for &k in kids {
+                    self.shape(k, slots, out)?;
+                }
+            }
+            Term::Choice(alts) => {
+                out.extend([3, alts.len() as u64]);
+                for &a in alts {
+                    self.shape(a, slots, out)?;
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// Every grounding of the conjunction, by the join.
+    pub(super) fn join(&self, ctx: &Ctx<'_>, plan: &Plan) -> Result<HashSet<Grounding>> {
+        let mut b: Bindings<'a> = vec![None; self.pat.vars.len()];
+        let shared = Shared { shards: (0..SHARDS).map(|_| Mutex::new(HashMap::default())).collect(), held: Default::default() };
+        // The lists known from the start, each shape read whole once.
+        let mut prebuilt = Prebuilt::default();
+        for step in &plan.steps {
+            for part in step.iter().filter(|p| p.after.is_none()) {
+                let (shape, slots) = &plan.shapes[part.clause];
+                if !prebuilt.indexes.contains_key(&(*shape, part.slot, 0)) {
+                    self.index_whole(ctx.present[part.clause], slots, *shape, &plan.needs[*shape as usize], &mut b, &mut prebuilt);
+                }
+            }
+        }
+        let prebuilt = &prebuilt;
+        let indexes: Vec<SmallVec<[Option<&Index>; 4]>> =
+            plan.steps.iter().map(|s| s.iter().map(|p| prebuilt.indexes.get(&(plan.shapes[p.clause].0, p.slot, p.bound))).collect()).collect();
+        let lists: Vec<SmallVec<[List<'_>; 4]>> =
+            indexes.iter().map(|s| s.iter().map(|ix| ix.map_or(List::Prebuilt(&[]), |ix| prebuilt.list(ix, &[Handle(0); KEY_VALS]))).collect()).collect();
+        let state = |shared| State {
+            prebuilt,
+            indexes: indexes.clone(),
+            memo: Memo { local: HashMap::default(), held: 0, shared },
+            lists: lists.clone(),
+            cands: vec![Vec::new(); plan.steps.len()],
+        };
+        let mut first = Vec::new();
+        let mut st = state(None);
+        intersect(&st.lists[0], &mut first);
+        let run = |chunk: &[Handle], st: &mut State<'_>| -> Result<HashSet<Grounding>> {
+            let mut b = b.clone();
+            let mut out = HashSet::default();
+            self.bind_each(ctx, plan, 0, chunk, &mut b, st, &mut out)?;
+            Ok(out)
+        };
+        if first.len() < PARALLEL_MIN || rayon::current_num_threads() < 2 || ctx.first_only {
+            return run(&first, &mut st);
+        }
+        let chunk = first.len().div_ceil(rayon::current_num_threads() * 8).max(4);
+        let limits = super::limits();
+        first.par_chunks(chunk).map_init(|| state(Some(&shared)), |s, c| super::with_limits(limits.clone(), || run(c, s))).try_reduce(
+            HashSet::default,
+            |mut a, b| {
+                a.extend(b);
+                Ok(a)
+            },
+        )
+    }
+
+    /// Every grounding of `clause` under `b`, as the atoms of its slots,
+    /// row after row; across threads when there are many.
+    fn rows(&self, clause: &Clause, slots: &[usize], b: &Bindings<'a>) -> Vec<Handle> {
+        let simple = self.is_simple(clause.root);
+        let cands = match self.anchor(clause.root, b) {
+            // The anchor's links are matched whole below: no need to sift them first.
+            Anchor::Up(h, path) if simple && path.len() == 1 => self.space.incoming(h).map_or_else(Vec::new, |i| i.to_vec()),
+            anchor => self.expand(clause.root, anchor),
+        };
+        let read = |cands: &[Handle]| {
+            let (mut b, mut rows) = (b.clone(), Vec::new());
+            let (mut vars, mut stack) = (SmallVec::new(), Vec::new());
+            self.space.prefetch(cands);
+            for (j, &cand) in cands.iter().enumerate() {
+                self.space.prefetch_ahead(cands, j);
+                if super::expired() || self.pat.forbidden.contains(self.space, cand) {
+                    continue;
+                }
+                if simple {
+                    if self.match_simple(clause.root, cand, &b, &mut vars, &mut stack) {
+                        rows.extend(slots.iter().map(|&u| vars.iter().find(|&&(w, _)| w == u).map_or_else(|| bound_one(&b, u), |&(_, h)| h)));
+                    }
+                    continue;
+                }
+                self.unify(clause.root, cand, &mut b, &mut |b| {
+                    rows.extend(slots.iter().map(|&u| bound_one(b, u)));
+                    Flow::Go
+                });
+            }
+            rows
+        };
+        if cands.len() < PARALLEL_ROWS || rayon::current_num_threads() < 2 {
+            return read(&cands);
+        }
+        let limits = super::limits();
+        let parts: Vec<Vec<Handle>> = cands.par_chunks(PARALLEL_ROWS / 2).map(|c| super::with_limits(limits.clone(), || read(c))).collect();
+        parts.concat()
+    }
+
+    /// Is term `t` made of ordered links (no StateLink), constants and
+    /// variables only? It matches an atom one way at most: no search.
+    fn is_simple(&self, t: TermId) -> bool {
+        match self.pat.term(t) {
+            Term::Const(_) | Term::Var(_) => true,
+            Term::Link { ty, kids, unordered: false, globs: false } if *ty != crate::types::STATE_LINK => kids.iter().all(|&k| self.is_simple(k)),
+            _ => false,
+        }
+    }
+
+    /// Matches simple term `t` (see [`is_simple`](Self::is_simple))
+    /// against atom `a` as [`unify`](Search::unify) would, without
+    /// continuations: the variables `b` leaves open are bound in `vars`.
+    fn match_simple(&self, t: TermId, a: Handle, b: &Bindings<'_>, vars: &mut SmallVec<[(usize, Handle); 4]>, stack: &mut Vec<(TermId, Handle)>) -> bool {
+        vars.clear();
+        stack.clear();
+        stack.push((t, a));
+        while let Some((t, a)) = stack.pop() {
+            match self.pat.term(t) {
+                Term::Const(h) if *h == a => {}
+                Term::Var(v) => {
+                    let had = match &b[*v] {
+                        Some(Bound::One(h)) => Some(*h),
+                        Some(_) => return false,
+                        None => vars.iter().find(|(u, _)| u == v).map(|&(_, h)| h),
+                    };
+                    match had {
+                        Some(h) if h != a => return false,
+                        Some(_) => {}
+                        None if !self.may_ground(*v, a) => return false,
+                        None => vars.push((*v, a)),
+                    }
+                }
+                Term::Link { ty, kids, .. } if self.space.get_type(a) == Some(*ty) => {
+                    let out = self.space.outgoing(a).unwrap_or(&[]);
+                    if out.len() != kids.len() {
+                        return false;
+                    }
+                    stack.extend(kids.iter().copied().zip(out.iter().copied()).rev());
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// Reads every grounding of `clause` (nothing bound) and indexes it for
+    /// each list its shape's parts `need`: the lists of a slot's atoms,
+    /// grouped by the atoms of the bound slots. An index whose key would
+    /// not fit [`KEY_VALS`] slots, or whose groundings are too many to
+    /// keep, is left to be read list by list.
+    fn index_whole(&self, clause: &Clause, slots: &[usize], shape: u32, needs: &[(u8, u64)], b: &mut Bindings<'a>, out: &mut Prebuilt) {
+        let rows = self.rows(clause, slots, b);
+        let n = slots.len();
+        let small = rows.len() <= MEMO_MAX;
+        // Keyed indexes first: the keys of one keyed by a single slot are
+        // that slot's list, sorted already.
+        let mut needs: SmallVec<[(u8, u64); 4]> =
+            needs.iter().copied().filter(|&(_, bound)| bound == 0 || (small && bound.count_ones() as usize <= KEY_VALS)).collect();
+        needs.sort_by_key(|&(_, bound)| bound == 0);
+        let mut columns: SmallVec<[(u8, Vec<Handle>); 2]> = SmallVec::new();
+        for (slot, bound) in needs {
+            let width = bound.count_ones() as usize;
+            let keys = (0..n).filter(|s| bound & 1 << s != 0);
+            if width == 0 {
+                let list = match columns.iter_mut().find(|(s, _)| *s == slot) {
+                    Some((_, keys)) => std::mem::take(keys),
+                    None => {
+                        let mut col = pack(&rows, n, |row| row[usize::from(slot)]);
+                        sort_dedup(&mut col);
+                        col
+                    }
+                };
+                out.add((shape, slot, bound), [Handle(0); KEY_VALS], &list);
+            } else if width == 1 {
+                let k = keys.clone().next().unwrap_or(0);
+                let mut packed = pack(&rows, n, |row| u64::from(row[k].0) << 32 | u64::from(row[usize::from(slot)].0));
+                sort_dedup(&mut packed);
+                let distinct = out.add_grouped(&packed, |p| u128::from(p >> 32), |p| Handle(p as u32), (shape, slot, bound), 1);
+                columns.push((k as u8, distinct));
+            } else {
+                // Key slots then the listed slot, 32 bits each, most significant first.
+                let mut packed =
+                    pack(&rows, n, |row| keys.clone().fold(0u128, |key, s| key << 32 | u128::from(row[s].0)) << 32 | u128::from(row[usize::from(slot)].0));
+                sort_dedup(&mut packed);
+                out.add_grouped(&packed, |p| p >> 32, |p| Handle(p as u32), (shape, slot, bound), width);
+            }
+        }
+    }
+
+    /// Binds step `i`'s variable to each of `cands` in turn, then the steps after.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_each(
+        &self,
+        ctx: &Ctx<'_>,
+        plan: &Plan,
+        i: usize,
+        cands: &[Handle],
+        b: &mut Bindings<'a>,
+        st: &mut State<'_>,
+        out: &mut HashSet<Grounding>,
+    ) -> Result<Flow> {
+        let v = plan.order[i];
+        // The first step: no clause was evaluated yet, as the backtracking search.
+        let before = (i > 0 && ctx.evals).then(|| bound_set(b));
+        for &x in cands {
+            if ctx.stop.load(Ordering::Relaxed) || super::expired() {
+                return Ok(Flow::Stop);
+            }
+            b[v] = Some(Bound::One(x));
+            let flow = if self.evals_hold(ctx, b, before)? { self.descend(ctx, plan, i, b, st, out)? } else { Flow::Go };
+            b[v] = None;
+            if flow == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    /// Step `i`'s variable is bound: the steps after it.
+    fn descend(&self, ctx: &Ctx<'_>, plan: &Plan, i: usize, b: &mut Bindings<'a>, st: &mut State<'_>, out: &mut HashSet<Grounding>) -> Result<Flow> {
+        if i + 1 == plan.order.len() {
+            return self.finish(ctx, b, out);
+        }
+        self.read_lists(ctx, plan, i, b, st);
+        let lists = &st.lists[i + 1];
+        if lists.iter().any(|l| l.is_empty()) {
+            return Ok(Flow::Go);
+        }
+        if let [one] = &lists[..] {
+            let one = one.clone();
+            return self.bind_each(ctx, plan, i + 1, &one, b, st, out);
+        }
+        let mut cands = std::mem::take(&mut st.cands[i + 1]);
+        intersect(lists, &mut cands);
+        let flow = self.bind_each(ctx, plan, i + 1, &cands, b, st, out);
+        st.cands[i + 1] = cands;
+        flow
+    }
+
+    /// Reads the lists known once step `after`'s variable is bound.
+    fn read_lists(&self, ctx: &Ctx<'_>, plan: &Plan, after: usize, b: &mut Bindings<'a>, st: &mut State<'_>) {
+        for &(i, k) in &plan.ready[after] {
+            let part = plan.steps[i][k];
+            let (clause, v) = (ctx.present[part.clause], plan.order[i]);
+            let (shape, slots) = &plan.shapes[part.clause];
+            if part.bound.count_ones() as usize > KEY_VALS {
+                st.lists[i][k] = List::Kept(self.list(clause, v, b).into());
+                continue;
+            }
+            let mut vals = [Handle(0); KEY_VALS];
+            let bound = slots.iter().enumerate().filter(|(s, _)| part.bound & 1 << s != 0);
+            for (val, (_, &u)) in vals.iter_mut().zip(bound) {
+                *val = bound_one(b, u);
+            }
+            st.lists[i][k] = match st.indexes[i][k] {
+                Some(index) => st.prebuilt.list(index, &vals),
+                None => st.memo.get(Key { shape: *shape, slot: part.slot, bound: part.bound, vals }, || self.list(clause, v, b)),
+            };
+        }
+    }
+
+    /// The atoms variable `v` takes in the groundings of clause `c` that
+    /// agree with `b`, sorted.
+    fn list(&self, c: &Clause, v: usize, b: &mut Bindings<'a>) -> Vec<Handle> {
+        let mut found = Vec::new();
+        let simple = self.is_simple(c.root);
+        let (mut vars, mut stack) = (SmallVec::new(), Vec::new());
+        for cand in self.expand(c.root, self.anchor(c.root, b)) {
+            if self.pat.forbidden.contains(self.space, cand) {
+                continue;
+            }
+            if simple {
+                if self.match_simple(c.root, cand, b, &mut vars, &mut stack) {
+                    found.extend(vars.iter().find(|&&(u, _)| u == v).map(|&(_, h)| h));
+                }
+                continue;
+            }
+            self.unify(c.root, cand, b, &mut |b| {
+                if let Some(Bound::One(h)) = b[v] {
+                    found.push(h);
+                }
+                Flow::Go
+            });
+        }
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+}
+
+/// The atoms in every one of the sorted `lists`, into `out`: the
+/// shortest, narrowed by each of the others (merged when alike in length,
+/// else searched).
+fn intersect(lists: &[List<'_>], out: &mut Vec<Handle>) {
+    out.clear();
+    if let [x, y] = lists {
+        // The common case (a triangle's closing edge), merged directly.
+        let (mut i, mut j) = (0, 0);
+        while let (Some(&p), Some(&q)) = (x.get(i), y.get(j)) {
+            if p <= q {
+                i += 1;
+            }
+            if q <= p {
+                j += 1;
+            }
+            if p == q {
+                out.push(p);
+            }
+        }
+        return;
+    }
+    let mut by_len: SmallVec<[&[Handle]; 4]> = lists.iter().map(|l| &l[..]).collect();
+    by_len.sort_unstable_by_key(|l| l.len());
+    let Some((first, rest)) = by_len.split_first() else { return };
+    out.extend_from_slice(first);
+    for other in rest {
+        if out.is_empty() {
+            break;
+        }
+        if other.len() / 16 > out.len() {
+            let mut from = 0;
+            out.retain(|x| match other[from..].binary_search(x) {
+                Ok(i) => {
+                    from += i + 1;
+                    true
+                }
+                Err(i) => {
+                    from += i;
+                    false
+                }
+            });
+        } else {
+            let mut j = 0;
+            out.retain(|x| {
+                while j < other.len() && other[j] < *x {
+                    j += 1;
+                }
+                j < other.len() && other[j] == *x
+            });
+        }
+    }
+}
+
+/// Is the hypergraph of the clauses' variable sets acyclic (GYO
+/// reduction: drop variables only one clause holds, and clauses another
+/// contains, until nothing changes)? Backtracking is cheap there.
+fn acyclic(mut sets: Vec<u64>) -> bool {
+    loop {
+        let mut changed = false;
+        for i in 0..sets.len() {
+            let others = sets.iter().enumerate().filter(|&(j, _)| j != i).fold(0u64, |m, (_, s)| m | s);
+            if sets[i] & !others != 0 {
+                sets[i] &= others;
+                changed = true;
+            }
+        }
+        let before = sets.len();
+        let mut i = 0;
+        while i < sets.len() {
+            let s = sets[i];
+            if s == 0 || sets.iter().enumerate().any(|(j, &t)| j != i && s & !t == 0) {
+                sets.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        changed |= sets.len() != before;
+        if sets.len() <= 1 {
+            return true;
+        }
+        if !changed {
+            return false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cycles_are_told_from_trees() {
+        // A triangle and a 4-cycle are cyclic; a path, a star and a clause
+        // holding all the others' variables are not.
+        assert!(!acyclic(vec![0b011, 0b110, 0b101]));
+        assert!(!acyclic(vec![0b0011, 0b0110, 0b1100, 0b1001]));
+        assert!(acyclic(vec![0b0011, 0b0110, 0b1100]));
+        assert!(acyclic(vec![0b0011, 0b0101, 0b1001]));
+        assert!(acyclic(vec![0b011, 0b110, 0b101, 0b111]));
+        assert!(acyclic(vec![0b1, 0b1]));
+    }
+
+    #[test]
+    fn intersections_merge_and_search() {
+        let h = |v: &[u32]| List::Kept(v.iter().map(|&i| Handle(i)).collect::<Vec<_>>().into());
+        let all = |lists: &[List<'_>]| {
+            let mut out = vec![Handle(99)];
+            intersect(lists, &mut out);
+            out
+        };
+        let long: Vec<u32> = (0..1000).map(|i| i * 2).collect();
+        assert_eq!(all(&[h(&[1, 2, 3, 4]), h(&[2, 4, 6])]), vec![Handle(2), Handle(4)]);
+        assert_eq!(all(&[h(&long), h(&[3, 4, 1998, 2000])]), vec![Handle(4), Handle(1998)]);
+        assert_eq!(all(&[h(&[5]), h(&[]), h(&[5])]), Vec::<Handle>::new());
+        assert_eq!(all(&[h(&[7, 9])]), vec![Handle(7), Handle(9)]);
+    }
+}
