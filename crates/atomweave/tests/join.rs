@@ -125,3 +125,24 @@ fn the_deadline_and_the_grounding_limit_hold_in_the_join() {
     let err = with_strategy(Strategy::Join, || with_limits(few, || execute(&space, q))).unwrap_err();
     assert!(err.to_string().contains("more than 10 groundings"), "{err}");
 }
+
+#[test]
+fn the_grounding_limit_counts_the_whole_of_a_split_search() {
+    // 100 triangles apart from one another: a split search's parts each
+    // find a few, together more than the limit.
+    let space = AtomSpace::new();
+    let text: String = (0..100).map(|i| format!("{} {} {}\n", fact(i, "a", "b"), fact(i, "b", "c"), fact(i, "a", "c"))).collect();
+    sexpr::load_str(&mut &space, &text).unwrap();
+    let q = sexpr::load_str(&mut &space.clone(), &meet(&["a", "b", "c"], &[edge("a", "b"), edge("b", "c"), edge("a", "c")])).unwrap()[0];
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    for strategy in [Strategy::Auto, Strategy::Backtrack, Strategy::Join] {
+        let few = Limits { max_groundings: 10, ..Limits::default() };
+        let err = pool.install(|| with_strategy(strategy, || with_limits(few, || execute(&space, q)))).unwrap_err();
+        assert!(err.to_string().contains("more than 10 groundings"), "{strategy:?}: {err}");
+        assert_eq!(run(&space, &meet(&["a", "b", "c"], &[edge("a", "b"), edge("b", "c"), edge("a", "c")]), strategy, 3).len(), 100);
+    }
+}
+
+fn fact(i: usize, x: &str, y: &str) -> String {
+    format!("(Evaluation (Predicate \"edge\") (List (Concept \"{x}{i}\") (Concept \"{y}{i}\")))")
+}

@@ -7,17 +7,23 @@
 //! variables are bound one at a time instead, in a planned order, each to
 //! the intersection of the candidate lists of the clauses that hold it,
 //! under the variables bound so far. A clause's list for a variable is
-//! read once, up the incoming set of the clause's thinnest anchor (a
-//! constant or a bound variable) and unified as the backtracking search
-//! would, then kept for the rest of the search, keyed by the clause's
-//! shape: clauses alike up to the names of their variables (the three
-//! edges of a triangle) share their lists.
+//! read up the incoming set of the clause's thinnest anchor (a constant or
+//! a bound variable) and matched as the backtracking search would, then
+//! kept (up to [`MEMO_MAX`] atoms) keyed by the clause's shape: clauses
+//! alike up to the names of their variables (the three edges of a
+//! triangle) share their lists. A clause whose every grounding is read
+//! anyway (a list with nothing bound) is indexed whole, once, for every
+//! list the search will want of it.
 //!
 //! What the join does not cover stays with the backtracking search: globs,
-//! clauses without variables, evaluatable clauses over variables no present
-//! clause binds. Absent, Always and evaluatable clauses are checked as
-//! there (`finish`, `filter_always`, `evals_hold`), so results are the
-//! same set; [`Strategy`] chooses per query and lets tests compare the two.
+//! choices, types in the pattern (SignNodes), clauses without variables;
+//! and, as the matcher chooses ([`Strategy::Auto`]), conditions that may
+//! have effects. Absent, Always and evaluatable clauses are checked as
+//! there (`finish`, `filter_always`, `evals_hold`), so the groundings are
+//! the same; a condition is evaluated on the partial groundings each search
+//! reaches, so one that fails with an error on some may fail in one search
+//! and not the other. [`Strategy`] chooses per query and lets tests compare
+//! the two.
 
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
@@ -26,7 +32,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
-use super::pattern::{Clause, Term, TermId};
+use super::pattern::{Clause, Kind, Term, TermId};
 use super::search::{bound_set, Anchor, Bindings, Bound, Ctx, Flow, Grounding, Search};
 use super::{HashMap, HashSet};
 use crate::error::Result;
@@ -50,8 +56,9 @@ thread_local! {
 }
 
 /// Runs `f` with `strategy` for the queries it executes on this thread: to
-/// compare the two searches, or to force one. Results are the same set
-/// either way; only the time differs.
+/// compare the two searches, or to force one. The groundings are the same
+/// either way (see the module documentation for conditions); only the time
+/// differs.
 pub fn with_strategy<R>(strategy: Strategy, f: impl FnOnce() -> R) -> R {
     struct Restore(Strategy);
     impl Drop for Restore {
@@ -63,12 +70,21 @@ pub fn with_strategy<R>(strategy: Strategy, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// This thread's strategy (the threads of a split search take their starter's).
+pub(super) fn strategy() -> Strategy {
+    STRATEGY.get()
+}
+
 /// First-variable candidates above which the join is split across threads.
 const PARALLEL_MIN: usize = 64;
-/// Groundings above which reading and sorting a whole clause is split.
+/// Candidates above which reading and sorting a whole clause is split.
 const PARALLEL_ROWS: usize = 8192;
-/// Handles the kept candidate lists may hold before they are dropped (the
-/// search goes on, reading lists again): 16 M, 64 MB.
+/// Most atoms the whole-clause indexes of one join hold: 256 M, 1 GB.
+const ARENA_MAX: usize = 1 << 28;
+/// Atoms a thread's kept candidate lists (and those the threads share) may
+/// hold before they are dropped or no more are kept (the search goes on,
+/// reading lists again): 16 M, 64 MB; also the most atoms a whole clause is
+/// read into for its indexes.
 const MEMO_MAX: usize = 1 << 24;
 const SHARDS: usize = 64;
 
@@ -136,49 +152,73 @@ impl std::ops::Deref for List<'_> {
 /// across threads, then only read.
 #[derive(Default)]
 struct Prebuilt {
-    /// Per (shape, slot, bound slots): the place of each list in `arena`,
-    /// by the atoms of the bound slots. A list missing is empty.
+    /// Per (shape, slot, bound slots): its lists, by the atoms of the
+    /// bound slots. A list missing is empty.
     indexes: HashMap<(u32, u8, u64), Index>,
     arena: Vec<Handle>,
 }
 
-type Index = HashMap<[Handle; KEY_VALS], (u32, u32)>;
+/// The lists of one index: sorted keys, and where each key's list starts
+/// in the arena (it ends where the next one starts). Built in one pass
+/// over sorted groundings. A lookup is a binary search, or for keys of one
+/// atom whose handles are dense enough, one read of `direct`.
+#[derive(Default)]
+struct Index {
+    keys: Vec<[Handle; KEY_VALS]>,
+    starts: Vec<u32>,
+    /// By handle: the key's place plus one (0: none).
+    direct: Vec<u32>,
+}
+
+impl Index {
+    fn find(&self, vals: &[Handle; KEY_VALS]) -> Option<usize> {
+        if self.direct.is_empty() {
+            return self.keys.binary_search(vals).ok();
+        }
+        self.direct.get(vals[0].0 as usize).filter(|&&at| at != 0).map(|&at| at as usize - 1)
+    }
+}
 
 impl Prebuilt {
     fn list<'m>(&'m self, index: &Index, vals: &[Handle; KEY_VALS]) -> List<'m> {
-        List::Prebuilt(index.get(vals).map_or(&[], |&(at, len)| &self.arena[at as usize..(at + len) as usize]))
-    }
-
-    fn add(&mut self, which: (u32, u8, u64), vals: [Handle; KEY_VALS], list: &[Handle]) {
-        // `index_whole` keeps the arena within MEMO_MAX handles.
-        let at = self.arena.len() as u32;
-        self.arena.extend_from_slice(list);
-        self.indexes.entry(which).or_default().insert(vals, (at, list.len() as u32));
+        List::Prebuilt(match index.find(vals) {
+            Some(i) => &self.arena[index.starts[i] as usize..index.starts[i + 1] as usize],
+            None => &[],
+        })
     }
 
     /// Adds the lists of `packed` (sorted keys and atoms, each key's atoms
-    /// a list) and gives the keys of a `width` of one, in order.
+    /// a list) as index `which` and gives its keys' first atoms, in order.
+    /// `index_whole` keeps the arena within ARENA_MAX atoms.
     fn add_grouped<T: Copy>(&mut self, packed: &[T], key: impl Fn(T) -> u128, atom: impl Fn(T) -> Handle, which: (u32, u8, u64), width: usize) -> Vec<Handle> {
-        let mut keys = Vec::new();
+        let mut index = Index::default();
         let mut vals = [Handle(0); KEY_VALS];
-        let Prebuilt { indexes, arena } = self;
-        let index = indexes.entry(which).or_default();
-        arena.reserve(packed.len());
-        let mut rest = packed;
-        while let Some(&first) = rest.first() {
-            let k = key(first);
-            let len = rest.iter().position(|&p| key(p) != k).unwrap_or(rest.len());
-            for (i, v) in vals.iter_mut().take(width).enumerate() {
-                *v = Handle((k >> (32 * (width - 1 - i))) as u32);
+        let mut last = None;
+        self.arena.reserve(packed.len());
+        for &p in packed {
+            let k = key(p);
+            if last != Some(k) {
+                for (i, v) in vals.iter_mut().take(width).enumerate() {
+                    *v = Handle((k >> (32 * (width - 1 - i))) as u32);
+                }
+                index.keys.push(vals);
+                index.starts.push(self.arena.len() as u32);
+                last = Some(k);
             }
-            if width == 1 {
-                keys.push(vals[0]);
-            }
-            index.insert(vals, (arena.len() as u32, len as u32));
-            arena.extend(rest[..len].iter().map(|&p| atom(p)));
-            rest = &rest[len..];
+            self.arena.push(atom(p));
         }
-        keys
+        index.starts.push(self.arena.len() as u32);
+        // A table by handle costs at most 8 bytes a grounding here.
+        let top = index.keys.last().map_or(0, |k| k[0].0 as usize);
+        if width == 1 && top < 2 * packed.len() {
+            index.direct = vec![0; top + 1];
+            for (i, k) in index.keys.iter().enumerate() {
+                index.direct[k[0].0 as usize] = i as u32 + 1;
+            }
+        }
+        let firsts = index.keys.iter().map(|k| k[0]).collect();
+        self.indexes.insert(which, index);
+        firsts
     }
 }
 
@@ -278,19 +318,30 @@ impl<'a> Search<'a> {
         if strategy == Strategy::Backtrack || ctx.present.len() < 2 {
             return None;
         }
+        // (Compiling refuses conditions over variables no present clause binds.)
         let vars = ctx.present.iter().fold(0u64, |m, c| m | c.vars);
-        let evals_bound = ctx.alt.iter().filter(|c| c.kind == super::pattern::Kind::Eval).all(|c| c.vars & !vars == 0);
-        if !evals_bound || ctx.present.iter().any(|c| c.vars == 0) || (0..64).any(|v| vars & 1 << v != 0 && self.pat.vars[v].glob) {
+        if ctx.present.iter().any(|c| c.vars == 0) || (0..64).any(|v| vars & 1 << v != 0 && self.pat.vars[v].glob) {
             return None;
         }
-        if strategy == Strategy::Auto && acyclic(ctx.present.iter().map(|c| c.vars).collect()) {
-            return None;
+        if strategy == Strategy::Auto {
+            // Conditions run on the partial groundings each search reaches:
+            // one with effects (a grounded or defined predicate) would see
+            // other calls than it does under backtracking.
+            let effects = ctx.alt.iter().filter(|c| c.kind == Kind::Eval).any(|c| may_have_effects(self.space, c.atom));
+            if effects || acyclic(ctx.present.iter().map(|c| c.vars).collect()) {
+                return None;
+            }
         }
         let mut shapes = Vec::with_capacity(ctx.present.len());
         let mut ids: HashMap<Vec<u64>, u32> = HashMap::default();
         for c in &ctx.present {
             let (mut tokens, mut slots) = (Vec::new(), SmallVec::new());
             self.shape(c.root, &mut slots, &mut tokens)?;
+            // Each of the clause's variables has its slot, and no other does
+            // (a variable in a Signature is matched as a constant).
+            if slots.iter().fold(0u64, |m, &v| m | 1 << v) != c.vars {
+                return None;
+            }
             let n = ids.len() as u32;
             shapes.push((*ids.entry(tokens).or_insert(n), slots));
         }
@@ -353,10 +404,15 @@ impl<'a> Search<'a> {
 
     /// The shape of term `t`: its structure with each variable replaced by
     /// its slot and its type restriction; `None` where the join does not
-    /// apply (a glob).
+    /// apply (a glob, a choice, a type in the pattern).
     fn shape(&self, t: TermId, slots: &mut SmallVec<[usize; 4]>, out: &mut Vec<u64>) -> Option<()> {
         match self.pat.term(t) {
             Term::Const(h) => out.extend([0, u64::from(h.0)]),
+            // A type in the pattern (a SignNode's variable) may be shared by
+            // clauses that do not all count it, and a Choice's alternatives
+            // may bind different variables: both stay with backtracking.
+            Term::Var(v) if self.pat.vars[*v].hidden => return None,
+            Term::Glob(_) | Term::Choice(_) | Term::Link { globs: true, .. } => return None,
             Term::Var(v) => {
                 let slot = slots.iter().position(|u| u == v).unwrap_or_else(|| {
                     slots.push(*v);
@@ -366,17 +422,10 @@ impl<'a> Search<'a> {
                 let class = self.pat.vars.iter().position(|u| u.same_restriction(var)).unwrap_or(*v);
                 out.extend([1, slot as u64, class as u64]);
             }
-            Term::Glob(_) | Term::Link { globs: true, .. } => return None,
             Term::Link { ty, kids, unordered, .. } => {
                 out.extend([2, u64::from(ty.0), u64::from(*unordered), kids.len() as u64]);
                 for &k in kids {
                     self.shape(k, slots, out)?;
-                }
-            }
-            Term::Choice(alts) => {
-                out.extend([3, alts.len() as u64]);
-                for &a in alts {
-                    self.shape(a, slots, out)?;
                 }
             }
         }
@@ -385,7 +434,7 @@ impl<'a> Search<'a> {
 
     /// Every grounding of the conjunction, by the join.
     pub(super) fn join(&self, ctx: &Ctx<'_>, plan: &Plan) -> Result<HashSet<Grounding>> {
-        let mut b: Bindings<'a> = vec![None; self.pat.vars.len()];
+        let b: Bindings<'a> = vec![None; self.pat.vars.len()];
         let shared = Shared { shards: (0..SHARDS).map(|_| Mutex::new(HashMap::default())).collect(), held: Default::default() };
         // The lists known from the start, each shape read whole once.
         let mut prebuilt = Prebuilt::default();
@@ -393,15 +442,24 @@ impl<'a> Search<'a> {
             for part in step.iter().filter(|p| p.after.is_none()) {
                 let (shape, slots) = &plan.shapes[part.clause];
                 if !prebuilt.indexes.contains_key(&(*shape, part.slot, 0)) {
-                    self.index_whole(ctx.present[part.clause], slots, *shape, &plan.needs[*shape as usize], &mut b, &mut prebuilt);
+                    self.index_whole(ctx.present[part.clause], slots, *shape, &plan.needs[*shape as usize], &b, &mut prebuilt);
                 }
             }
         }
         let prebuilt = &prebuilt;
         let indexes: Vec<SmallVec<[Option<&Index>; 4]>> =
             plan.steps.iter().map(|s| s.iter().map(|p| prebuilt.indexes.get(&(plan.shapes[p.clause].0, p.slot, p.bound))).collect()).collect();
-        let lists: Vec<SmallVec<[List<'_>; 4]>> =
-            indexes.iter().map(|s| s.iter().map(|ix| ix.map_or(List::Prebuilt(&[]), |ix| prebuilt.list(ix, &[Handle(0); KEY_VALS]))).collect()).collect();
+        // A clause not indexed whole is read for its list alone.
+        let mut lists: Vec<SmallVec<[List<'_>; 4]>> = Vec::with_capacity(plan.steps.len());
+        for (i, step) in plan.steps.iter().enumerate() {
+            let read = |(k, p): (usize, &Part)| match (p.after, indexes[i][k]) {
+                (None, Some(ix)) => prebuilt.list(ix, &[Handle(0); KEY_VALS]),
+                (None, None) => List::Kept(self.list(ctx.present[p.clause], plan.order[i], &mut b.clone()).into()),
+                // Read once its variables are bound.
+                (Some(_), _) => List::Prebuilt(&[]),
+            };
+            lists.push(step.iter().enumerate().map(read).collect());
+        }
         let state = |shared| State {
             prebuilt,
             indexes: indexes.clone(),
@@ -421,28 +479,39 @@ impl<'a> Search<'a> {
         if first.len() < PARALLEL_MIN || rayon::current_num_threads() < 2 || ctx.first_only {
             return run(&first, &mut st);
         }
-        let chunk = first.len().div_ceil(rayon::current_num_threads() * 8).max(4);
-        let limits = super::limits();
-        first.par_chunks(chunk).map_init(|| state(Some(&shared)), |s, c| super::with_limits(limits.clone(), || run(c, s))).try_reduce(
-            HashSet::default,
-            |mut a, b| {
+        // Small parts: the work of a first candidate may vary a hundredfold.
+        let chunk = first.len().div_ceil(rayon::current_num_threads() * 64).max(4);
+        let (limits, strategy) = (super::limits(), strategy());
+        let found = first
+            .par_chunks(chunk)
+            .map_init(|| state(Some(&shared)), |s, c| super::with_limits(limits.clone(), || with_strategy(strategy, || run(c, s))))
+            .try_reduce(HashSet::default, |mut a, b| {
                 a.extend(b);
                 Ok(a)
-            },
-        )
+            })?;
+        super::check_groundings(found.len(), ctx.max_groundings)?;
+        Ok(found)
     }
 
-    /// Every grounding of `clause` under `b`, as the atoms of its slots,
-    /// row after row; across threads when there are many.
-    fn rows(&self, clause: &Clause, slots: &[usize], b: &Bindings<'a>) -> Vec<Handle> {
-        let simple = self.is_simple(clause.root);
+    /// Every grounding of simple `clause` under `b`, as the atoms of its
+    /// slots, row after row; across threads when there are many. `None`
+    /// for a clause that is not simple, or whose groundings could hold
+    /// more than [`MEMO_MAX`] atoms.
+    fn rows(&self, clause: &Clause, slots: &[usize], b: &Bindings<'a>) -> Option<Vec<Handle>> {
+        if !self.is_simple(clause.root) {
+            return None;
+        }
         let cands = match self.anchor(clause.root, b) {
             // The anchor's links are matched whole below: no need to sift them first.
-            Anchor::Up(h, path) if simple && path.len() == 1 => self.space.incoming(h).map_or_else(Vec::new, |i| i.to_vec()),
+            Anchor::Up(h, path) if path.len() == 1 => self.space.incoming(h).map_or_else(Vec::new, |i| i.to_vec()),
             anchor => self.expand(clause.root, anchor),
         };
+        // A simple clause matches a candidate one way at most.
+        if cands.len().saturating_mul(slots.len()) > MEMO_MAX {
+            return None;
+        }
         let read = |cands: &[Handle]| {
-            let (mut b, mut rows) = (b.clone(), Vec::new());
+            let mut rows = Vec::new();
             let (mut vars, mut stack) = (SmallVec::new(), Vec::new());
             self.space.prefetch(cands);
             for (j, &cand) in cands.iter().enumerate() {
@@ -450,25 +519,18 @@ impl<'a> Search<'a> {
                 if super::expired() || self.pat.forbidden.contains(self.space, cand) {
                     continue;
                 }
-                if simple {
-                    if self.match_simple(clause.root, cand, &b, &mut vars, &mut stack) {
-                        rows.extend(slots.iter().map(|&u| vars.iter().find(|&&(w, _)| w == u).map_or_else(|| bound_one(&b, u), |&(_, h)| h)));
-                    }
-                    continue;
+                if self.match_simple(clause.root, cand, b, &mut vars, &mut stack) {
+                    rows.extend(slots.iter().map(|&u| vars.iter().find(|&&(w, _)| w == u).map_or_else(|| bound_one(b, u), |&(_, h)| h)));
                 }
-                self.unify(clause.root, cand, &mut b, &mut |b| {
-                    rows.extend(slots.iter().map(|&u| bound_one(b, u)));
-                    Flow::Go
-                });
             }
             rows
         };
         if cands.len() < PARALLEL_ROWS || rayon::current_num_threads() < 2 {
-            return read(&cands);
+            return Some(read(&cands));
         }
         let limits = super::limits();
         let parts: Vec<Vec<Handle>> = cands.par_chunks(PARALLEL_ROWS / 2).map(|c| super::with_limits(limits.clone(), || read(c))).collect();
-        parts.concat()
+        Some(parts.concat())
     }
 
     /// Is term `t` made of ordered links (no StateLink), constants and
@@ -519,17 +581,16 @@ impl<'a> Search<'a> {
 
     /// Reads every grounding of `clause` (nothing bound) and indexes it for
     /// each list its shape's parts `need`: the lists of a slot's atoms,
-    /// grouped by the atoms of the bound slots. An index whose key would
-    /// not fit [`KEY_VALS`] slots, or whose groundings are too many to
-    /// keep, is left to be read list by list.
-    fn index_whole(&self, clause: &Clause, slots: &[usize], shape: u32, needs: &[(u8, u64)], b: &mut Bindings<'a>, out: &mut Prebuilt) {
-        let rows = self.rows(clause, slots, b);
+    /// grouped by the atoms of the bound slots. A clause that is not
+    /// simple or has too many groundings to keep, and an index whose key
+    /// would not fit [`KEY_VALS`] slots, are left to be read list by list.
+    fn index_whole(&self, clause: &Clause, slots: &[usize], shape: u32, needs: &[(u8, u64)], b: &Bindings<'a>, out: &mut Prebuilt) {
+        // The arena's places are u32: it holds at most ARENA_MAX atoms.
+        let Some(rows) = self.rows(clause, slots, b).filter(|r| out.arena.len() + r.len() * needs.len() <= ARENA_MAX) else { return };
         let n = slots.len();
-        let small = rows.len() <= MEMO_MAX;
         // Keyed indexes first: the keys of one keyed by a single slot are
         // that slot's list, sorted already.
-        let mut needs: SmallVec<[(u8, u64); 4]> =
-            needs.iter().copied().filter(|&(_, bound)| bound == 0 || (small && bound.count_ones() as usize <= KEY_VALS)).collect();
+        let mut needs: SmallVec<[(u8, u64); 4]> = needs.iter().copied().filter(|&(_, bound)| bound.count_ones() as usize <= KEY_VALS).collect();
         needs.sort_by_key(|&(_, bound)| bound == 0);
         let mut columns: SmallVec<[(u8, Vec<Handle>); 2]> = SmallVec::new();
         for (slot, bound) in needs {
@@ -544,13 +605,13 @@ impl<'a> Search<'a> {
                         col
                     }
                 };
-                out.add((shape, slot, bound), [Handle(0); KEY_VALS], &list);
+                out.add_grouped(&list, |_| 0, |h| h, (shape, slot, bound), 0);
             } else if width == 1 {
                 let k = keys.clone().next().unwrap_or(0);
                 let mut packed = pack(&rows, n, |row| u64::from(row[k].0) << 32 | u64::from(row[usize::from(slot)].0));
                 sort_dedup(&mut packed);
-                let distinct = out.add_grouped(&packed, |p| u128::from(p >> 32), |p| Handle(p as u32), (shape, slot, bound), 1);
-                columns.push((k as u8, distinct));
+                let keys = out.add_grouped(&packed, |p| u128::from(p >> 32), |p| Handle(p as u32), (shape, slot, bound), 1);
+                columns.push((k as u8, keys));
             } else {
                 // Key slots then the listed slot, 32 bits each, most significant first.
                 let mut packed =
@@ -746,6 +807,35 @@ fn acyclic(mut sets: Vec<u64>) -> bool {
             return false;
         }
     }
+}
+
+/// Could evaluating condition `atom` have effects: does it call a grounded
+/// or defined predicate or schema, or execute something? A walk over the
+/// condition's atoms, each once.
+fn may_have_effects(space: &crate::AtomSpace, atom: Handle) -> bool {
+    use crate::types;
+    let mut seen: HashSet<Handle> = HashSet::default();
+    let mut todo = vec![atom];
+    while let Some(h) = todo.pop() {
+        if !seen.insert(h) {
+            continue;
+        }
+        let calls = matches!(
+            space.get_type(h),
+            Some(
+                types::GROUNDED_PREDICATE_NODE
+                    | types::GROUNDED_SCHEMA_NODE
+                    | types::DEFINED_PREDICATE_NODE
+                    | types::DEFINED_SCHEMA_NODE
+                    | types::EXECUTION_OUTPUT_LINK
+            )
+        );
+        if calls {
+            return true;
+        }
+        todo.extend_from_slice(space.outgoing(h).unwrap_or(&[]));
+    }
+    false
 }
 
 #[cfg(test)]

@@ -85,7 +85,9 @@
 //! one variable at a time, each bound to the intersection of what the
 //! clauses holding it allow, instead of one clause at a time. Others are
 //! searched by backtracking over clauses. [`with_strategy`] forces either;
-//! the results are the same set.
+//! the groundings are the same (a condition is evaluated on the partial
+//! groundings each search reaches: one that fails with an error on some
+//! may fail under one search and not the other).
 //!
 //! A search may take time exponential in its pattern (unordered links try
 //! every permutation; a link of shared members is evaluated at each
@@ -176,8 +178,9 @@ pub struct Limits {
     /// [`Error::TimedOut`].
     pub cancel: Option<Arc<AtomicBool>>,
     /// Most groundings a search may find before it stops with an error
-    /// (16 M by default: as many results may fill gigabytes; each thread
-    /// of a split search counts its own).
+    /// (16 M by default: as many results may fill gigabytes; each part of
+    /// a split search stops at its own count, and the whole is checked
+    /// when they are put together).
     pub max_groundings: usize,
 }
 
@@ -249,6 +252,14 @@ pub(crate) fn expired() -> bool {
     let past = past_limits();
     PAST.set(past);
     past
+}
+
+/// The error of a search that found more than `max` groundings.
+pub(crate) fn check_groundings(found: usize, max: usize) -> Result<()> {
+    if found > max {
+        return Err(bad(format!("the query has more than {max} groundings (the limit)")));
+    }
+    Ok(())
 }
 
 /// [`Error::TimedOut`] once the deadline has passed or the query was cancelled.

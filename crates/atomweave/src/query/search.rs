@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use smallvec::SmallVec;
 
 use super::eval;
+use super::join::with_strategy;
 use super::pattern::{Clause, Kind, Pattern, Term, TermId};
 use crate::error::Result;
 use crate::{AtomSpace, Handle};
@@ -81,7 +82,7 @@ pub(super) struct Ctx<'c> {
     pub stop: AtomicBool,
     pub first_only: bool,
     /// This thread's `Limits::max_groundings`, read once per search.
-    max_groundings: usize,
+    pub max_groundings: usize,
     /// Are there evaluatable clauses (to run as their variables are bound)?
     pub evals: bool,
 }
@@ -149,11 +150,17 @@ impl<'a> Search<'a> {
             return run(&cands);
         }
         let chunk = cands.len().div_ceil(rayon::current_num_threads() * 8).max(16);
-        let limits = super::limits();
-        cands.par_chunks(chunk).map(|c| super::with_limits(limits.clone(), || run(c))).try_reduce(HashSet::default, |mut a, b| {
-            a.extend(b);
-            Ok(a)
-        })
+        let (limits, strategy) = (super::limits(), super::join::strategy());
+        let found = cands.par_chunks(chunk).map(|c| super::with_limits(limits.clone(), || with_strategy(strategy, || run(c)))).try_reduce(
+            HashSet::default,
+            |mut a, b| {
+                a.extend(b);
+                Ok(a)
+            },
+        )?;
+        // Each chunk counted its own.
+        super::check_groundings(found.len(), ctx.max_groundings)?;
+        Ok(found)
     }
 
     /// Grounds present clause `ci` as `cand`, then the clauses after it;
@@ -204,9 +211,7 @@ impl<'a> Search<'a> {
             }
         }
         out.insert(b.iter().map(|v| v.as_ref().map(Val::from)).collect());
-        if out.len() > ctx.max_groundings {
-            return Err(super::bad(format!("the query has more than {} groundings (the limit)", ctx.max_groundings)));
-        }
+        super::check_groundings(out.len(), ctx.max_groundings)?;
         if ctx.first_only {
             ctx.stop.store(true, Ordering::Relaxed);
             return Ok(Flow::Stop);
