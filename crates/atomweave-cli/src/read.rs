@@ -77,8 +77,13 @@ impl Target {
 /// many top-level expressions they held. A bad expression fails the whole
 /// command, which then keeps nothing: the error says so.
 pub fn load_files(target: &mut Target, files: &[PathBuf], quiet: bool, args: &ReadArgs) -> Result<u64, String> {
+    load_files_with(target, files, quiet, args, false)
+}
+
+/// [`load_files`], reading and adding on one thread when `one_thread`.
+pub fn load_files_with(target: &mut Target, files: &[PathBuf], quiet: bool, args: &ReadArgs, one_thread: bool) -> Result<u64, String> {
     args.enable_types()?;
-    let mut options = LoadOptions { declare_unknown: args.declare_unknown, ..LoadOptions::default() };
+    let mut options = LoadOptions { declare_unknown: args.declare_unknown, one_thread, ..LoadOptions::default() };
     let mut expressions = 0;
     for (done, path) in files.iter().enumerate() {
         let loaded = load_file(target, path, quiet, args.data_only, &mut options).map_err(|e| {

@@ -147,3 +147,34 @@ fn the_deepest_expression_loads_on_the_reading_thread() {
         .join()
         .unwrap();
 }
+
+/// The loader on one thread and on two (a second reading ahead) leaves
+/// the same atoms and stops at the same place, wherever a bad expression
+/// falls and however long the text.
+mod one_and_two_threads {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn load(text: &str, one_thread: bool) -> (Result<u64, (u64, u64)>, std::collections::BTreeSet<String>) {
+        let mut table = AtomTable::new();
+        let mut options = LoadOptions { one_thread, ..LoadOptions::default() };
+        let r = sexpr::load_from(&mut table, BufReader::with_capacity(4096, text.as_bytes()), Place::START, &mut options, |_| {});
+        (r.map(|s| s.expressions).map_err(|e| (e.loaded, e.at.offset)), atom_set(&table, true))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+        #[test]
+        fn same_atoms_and_same_stop(n in 1usize..20_000, skip in 0usize..10, bad in prop::option::of((0usize..20_000, 0usize..3))) {
+            // Lines of `varied`, from a varying start, so batches fall anywhere.
+            let mut text: String = varied("p", n + skip).lines().skip(skip).map(|l| format!("{l}\n")).collect();
+            if let Some((at, which)) = bad {
+                let cut = text.match_indices('\n').nth(at % n).map_or(0, |(i, _)| i + 1);
+                text.insert_str(cut, ["(Concept \"x\" (stv 1))\n", "(NoSuchNode \"x\")\n", "(List (Concept \"half\")\n"][which]);
+            }
+            let (one, two) = (load(&text, true), load(&text, false));
+            prop_assert_eq!(&one.0, &two.0);
+            prop_assert!(one.1 == two.1, "the atoms differ");
+        }
+    }
+}

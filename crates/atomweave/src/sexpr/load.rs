@@ -99,6 +99,9 @@ pub struct LoadOptions {
     pub declare_unknown: bool,
     /// The types declared so, in the order met.
     pub declared: Vec<Type>,
+    /// Read and add on the calling thread alone, no second thread reading
+    /// ahead (`--threads 1`).
+    pub one_thread: bool,
 }
 
 /// Loads Atomese text from a reader, one top-level expression at a time.
@@ -117,7 +120,8 @@ const BATCH_ATOMS: usize = 8192;
 ///
 /// The expressions are read and checked a batch at a time (see `bulk`),
 /// and each batch is added whole; past the first batch, a second thread
-/// reads the next while this one adds (a short load starts no thread).
+/// reads the next while this one adds (a short load starts no thread, nor
+/// does one with `options.one_thread`).
 /// Each top-level expression is still all or nothing: one that fails adds
 /// nothing, and the ones before it are added.
 pub fn load_from<S: AtomSink, R: BufRead + Send>(
@@ -148,6 +152,10 @@ pub fn load_from<S: AtomSink, R: BufRead + Send>(
         }
     };
     if !add(read_batch(&mut parser, options), &mut stats)? {
+        return Ok(stats);
+    }
+    if options.one_thread {
+        while add(read_batch(&mut parser, options), &mut stats)? {}
         return Ok(stats);
     }
     std::thread::scope(|scope| {
