@@ -73,7 +73,7 @@ fn a_million_atoms_survive_load_and_dump() {
 fn load_and_dump_on_one_thread_or_several_agree() {
     let dir = tempdir();
     let gen = dir.path().join("gen.scm");
-    let out = atomweave(&["generate", "-n", "60000", "-R", "3", "-o", gen.to_str().unwrap()]);
+    let out = atomweave(&["generate", "-n", "20000", "-R", "3", "-o", gen.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let atoms_line = |threads: &str| {
         let out = atomweave(&["load", "-q", "-T", threads, gen.to_str().unwrap()]);
@@ -83,7 +83,7 @@ fn load_and_dump_on_one_thread_or_several_agree() {
     assert_eq!(atoms_line("1"), atoms_line("2"));
     let dump = |threads: &str| atomweave(&["dump", "-T", threads, gen.to_str().unwrap()]).stdout;
     let one = dump("1");
-    assert!(one.len() > 1_000_000);
+    assert!(one.len() > 250_000);
     assert_eq!(one, dump("3"));
     let out = atomweave(&["load", "-T", "0", gen.to_str().unwrap()]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--threads"));
