@@ -86,6 +86,7 @@ const ARENA_MAX: usize = 1 << 28;
 /// reading lists again): 16 M, 64 MB; also the most atoms a whole clause is
 /// read into for its indexes.
 const MEMO_MAX: usize = 1 << 24;
+/// Shards of the lists the threads of a split join share.
 const SHARDS: usize = 64;
 
 /// A planned join of one conjunction.
