@@ -512,7 +512,7 @@ impl<'a> Search<'a> {
             return None;
         }
         let read = |cands: &[Handle]| {
-            let mut rows = Vec::new();
+            let mut rows = Vec::with_capacity(cands.len() * slots.len());
             let (mut vars, mut stack) = (SmallVec::new(), Vec::new());
             self.space.prefetch(cands);
             for (j, &cand) in cands.iter().enumerate() {
