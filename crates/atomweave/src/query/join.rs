@@ -821,16 +821,15 @@ fn may_have_effects(space: &crate::AtomSpace, atom: Handle) -> bool {
         if !seen.insert(h) {
             continue;
         }
-        let calls = matches!(
-            space.get_type(h),
-            Some(
-                types::GROUNDED_PREDICATE_NODE
-                    | types::GROUNDED_SCHEMA_NODE
-                    | types::DEFINED_PREDICATE_NODE
-                    | types::DEFINED_SCHEMA_NODE
-                    | types::EXECUTION_OUTPUT_LINK
-            )
-        );
+        // By kind, as the evaluator dispatches: subtypes call as their parents do.
+        let kinds = [
+            types::GROUNDED_PREDICATE_NODE,
+            types::GROUNDED_SCHEMA_NODE,
+            types::DEFINED_PREDICATE_NODE,
+            types::DEFINED_SCHEMA_NODE,
+            types::EXECUTION_OUTPUT_LINK,
+        ];
+        let calls = space.get_type(h).is_some_and(|t| kinds.iter().any(|&k| t.is_a(k)));
         if calls {
             return true;
         }
