@@ -855,6 +855,20 @@ mod tests {
     }
 
     #[test]
+    fn conditions_that_call_something_are_told_from_comparisons() {
+        let space = crate::AtomSpace::new();
+        let atom = |text: &str| crate::sexpr::load_str(&mut &space, text).unwrap()[0];
+        assert!(!may_have_effects(&space, atom(r#"(Not (Equal (Variable "$a") (Variable "$b")))"#)));
+        assert!(!may_have_effects(&space, atom(r#"(GreaterThan (Plus (Variable "$a") (Number 1)) (Number 2))"#)));
+        assert!(may_have_effects(
+            &space,
+            atom(r#"(And (Evaluation (GroundedPredicate "py:f") (List (Variable "$a"))) (Equal (Variable "$a") (Variable "$b")))"#)
+        ));
+        assert!(may_have_effects(&space, atom(r#"(Evaluation (DefinedPredicate "d") (List (Variable "$a")))"#)));
+        assert!(may_have_effects(&space, atom(r#"(Equal (ExecutionOutput (GroundedSchema "scm:g") (List (Variable "$a"))) (Number 1))"#)));
+    }
+
+    #[test]
     fn intersections_merge_and_search() {
         let h = |v: &[u32]| List::Kept(v.iter().map(|&i| Handle(i)).collect::<Vec<_>>().into());
         let all = |lists: &[List<'_>]| {
