@@ -11,6 +11,7 @@ use std::io::BufRead;
 use super::parse::{Expr, ParseError, Parser, Place, Pos, MAX_NESTING};
 
 use super::bulk::{Batch, Recorder};
+use super::fast;
 use crate::sink::AtomSink;
 use crate::types::{self, Type};
 use crate::{AtomSpace, Handle, TruthValue, Value, MAX_VALUE_NESTING};
@@ -102,6 +103,11 @@ pub struct LoadOptions {
     /// Read and add on the calling thread alone, no second thread reading
     /// ahead (`--threads 1`).
     pub one_thread: bool,
+    /// Read every expression through the general reader, without the fast
+    /// path for plain data (`fast`): for tests that hold the two to the
+    /// same result.
+    #[doc(hidden)]
+    pub general_reader: bool,
 }
 
 /// Loads Atomese text from a reader, one top-level expression at a time.
@@ -202,6 +208,10 @@ fn read_batch<R: BufRead>(parser: &mut Parser<R>, options: &mut LoadOptions) -> 
     let end = loop {
         if batch.atoms() >= BATCH_ATOMS {
             break End::More;
+        }
+        if !options.general_reader && parser.scan_next(|text| fast::record(&mut batch, text)).is_some() {
+            expressions += 1;
+            continue;
         }
         let at = parser.place();
         let expr = match parser.next_expr() {

@@ -3,6 +3,7 @@
 //! wire forms.
 
 mod bulk;
+mod fast;
 pub mod load;
 pub mod parse;
 pub mod write;

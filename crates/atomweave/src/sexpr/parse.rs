@@ -16,6 +16,8 @@ use std::io::{self, BufRead};
 
 use memchr::{memchr, memchr2};
 
+use super::fast::Scan;
+
 /// Bytes taken from the reader per refill. Bounds how much of a `&[u8]` or
 /// other large-buffered reader is copied at once.
 const CHUNK: usize = 64 * 1024;
@@ -30,7 +32,7 @@ const SNIPPET_CHARS: usize = 40;
 pub const MAX_NESTING: usize = 4096;
 
 /// `DELIMITER[b]` is true for the bytes that end a token.
-static DELIMITER: [bool; 256] = {
+pub(super) static DELIMITER: [bool; 256] = {
     let mut table = [false; 256];
     let delimiters = b" \t\r\n\x0c()\";'";
     let mut i = 0;
@@ -237,6 +239,31 @@ impl<R: BufRead> Parser<R> {
             self.discard_partial();
             *e
         })
+    }
+
+    /// Offers the unparsed text to `scan`, which reads the next top-level
+    /// expression from it whole (and says how many bytes that took) or
+    /// declines: the loader's fast path (`fast`), which needs no tree. On
+    /// `None` nothing is consumed, and [`next_expr`](Parser::next_expr)
+    /// reads on.
+    pub(crate) fn scan_next(&mut self, mut scan: impl FnMut(&str) -> Scan) -> Option<()> {
+        if self.failed.is_some() {
+            return None;
+        }
+        loop {
+            match scan(&self.buf[self.pos..]) {
+                Scan::Read(len) => {
+                    let end = advance(self.here(), &self.buf.as_bytes()[self.pos..self.pos + len]);
+                    (self.line, self.col) = (end.line, end.col);
+                    self.pos += len;
+                    self.last_complete = end;
+                    return Some(());
+                }
+                // A read error is the general reader's to report, where it meets it.
+                Scan::More if self.fill_more().unwrap_or(false) => {}
+                Scan::More | Scan::Other => return None,
+            }
+        }
     }
 
     /// Bytes of input consumed so far (for progress bars).
@@ -719,7 +746,7 @@ fn discard(mut pending: Vec<Expr>) {
 
 /// The value of a Scheme decimal number token, or `None` if it is a symbol.
 /// Validated here because `f64::from_str` also takes `inf`, `NaN` and the like.
-fn parse_number(token: &str) -> Option<f64> {
+pub(super) fn parse_number(token: &str) -> Option<f64> {
     let bytes = token.as_bytes();
     let (negative, body) = match bytes.split_first()? {
         (b'+', rest) => (false, rest),
@@ -767,7 +794,7 @@ fn parse_number(token: &str) -> Option<f64> {
 
 /// Decodes the escapes of a string literal's contents. An error carries the
 /// byte offset of the offending backslash.
-fn unescape(text: &str) -> Result<String, (usize, String)> {
+pub(super) fn unescape(text: &str) -> Result<String, (usize, String)> {
     let mut out = String::with_capacity(text.len());
     let mut done = 0;
     while let Some(k) = memchr(b'\\', &text.as_bytes()[done..]) {

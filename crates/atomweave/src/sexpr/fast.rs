@@ -1,0 +1,448 @@
+//! The loader's fast path: top-level expressions of the shapes data files
+//! are made of, recorded straight from the parser's buffered text into a
+//! batch, with no expression tree and no allocation per token.
+//!
+//! It takes atoms (`(Type "name" ...)`, `(Type member ...)`), the truth
+//! values written in them (`(stv s c)`, `(ctv m c n)` and their long
+//! names) and `alist`s of truth values, FloatValues and StringValues (the
+//! wire form's), separated by whitespace and `;` comments. Everything else
+//! (Scheme, other values, other comments, quotes, deep nesting, and every
+//! error) it declines, and the general reader (`parse`, then `load`'s
+//! `Builder`) reads that expression. So it is only ever a faster way to
+//! the same result: it makes the same calls on the batch, in the same
+//! order, as the `Builder` would for the expressions it takes. A property
+//! test (`tests/fast_load.rs`) and the `read` fuzz target hold it to that.
+
+use std::borrow::Cow;
+
+use memchr::{memchr, memchr2};
+use smallvec::SmallVec;
+
+use super::bulk::{Batch, Recorder};
+use super::load::TV_KEY;
+use super::parse::{parse_number, unescape, DELIMITER};
+use crate::sink::AtomSink;
+use crate::types::{self, Type};
+use crate::{Handle, TruthValue, Value};
+
+/// How far a scan got.
+pub(crate) enum Scan {
+    /// One whole top-level expression was recorded; it and the whitespace
+    /// and comments before it are this many bytes.
+    Read(usize),
+    /// The text ends inside the expression: more input may complete it.
+    More,
+    /// Not a shape this path takes: the general reader must read it.
+    Other,
+}
+
+/// Why a step stopped: the two ways a scan declines.
+enum Stop {
+    More,
+    Other,
+}
+
+type Step<T> = Result<T, Stop>;
+
+/// Links nested deeper than this go to the general reader (whose walk has
+/// its own bound); real data nests a few levels.
+const MAX_DEPTH: usize = 64;
+
+/// Records the top-level expression at the start of `text` (after any
+/// whitespace and line comments) into `batch`, or records nothing and says
+/// why not.
+pub(crate) fn record(batch: &mut Batch, text: &str) -> Scan {
+    let mark = batch.mark();
+    let mut cursor = Cursor { text: text.as_bytes(), src: text, at: 0, sink: Recorder(batch) };
+    let done = cursor.top();
+    match done {
+        Ok(()) => Scan::Read(cursor.at),
+        Err(stop) => {
+            batch.truncate(mark);
+            match stop {
+                Stop::More => Scan::More,
+                Stop::Other => Scan::Other,
+            }
+        }
+    }
+}
+
+/// Whether `head` names a value written inside an atom's expression (the
+/// general reader's list); the ones this path reads are a subset.
+fn is_attached(head: &str) -> bool {
+    matches!(head, "stv" | "ctv" | "av" | "alist" | "cog-new-stv" | "cog-new-ctv" | "SimpleTruthValue" | "CountTruthValue")
+}
+
+/// The number of numbers in a truth value with this head, if it is one.
+fn truth_arity(head: &str) -> Option<usize> {
+    match head {
+        "stv" | "cog-new-stv" | "SimpleTruthValue" => Some(2),
+        "ctv" | "cog-new-ctv" | "CountTruthValue" => Some(3),
+        _ => None,
+    }
+}
+
+struct Cursor<'t, 'b> {
+    text: &'t [u8],
+    src: &'t str,
+    at: usize,
+    sink: Recorder<'b>,
+}
+
+impl<'t> Cursor<'t, '_> {
+    fn top(&mut self) -> Step<()> {
+        self.space()?;
+        if self.peek()? != b'(' {
+            return Err(Stop::Other);
+        }
+        // `cog-set-tv!` and its kin name no type, so `atom` declines them.
+        self.atom(0).map(drop)
+    }
+
+    fn peek(&self) -> Step<u8> {
+        self.text.get(self.at).copied().ok_or(Stop::More)
+    }
+
+    /// Steps over whitespace and `;` comments.
+    fn space(&mut self) -> Step<()> {
+        loop {
+            match self.peek()? {
+                b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' => self.at += 1,
+                b';' => match memchr(b'\n', &self.text[self.at..]) {
+                    Some(k) => self.at += k,
+                    None => return Err(Stop::More),
+                },
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// A symbol or number: the bytes up to the next delimiter.
+    fn token(&mut self) -> Step<&'t str> {
+        let rest = &self.text[self.at..];
+        let len = rest.iter().position(|&b| DELIMITER[usize::from(b)]).ok_or(Stop::More)?;
+        if len == 0 {
+            return Err(Stop::Other);
+        }
+        // Delimiters are ASCII, so the token ends at a character boundary.
+        let token = &self.src[self.at..self.at + len];
+        self.at += len;
+        Ok(token)
+    }
+
+    /// The head of the list opening at `at`, without moving.
+    fn head(&mut self) -> Step<&'t str> {
+        let start = self.at;
+        self.at += 1;
+        self.space()?;
+        let head = self.token();
+        self.at = start;
+        head
+    }
+
+    fn close(&mut self) -> Step<()> {
+        self.space()?;
+        if self.peek()? == b')' {
+            self.at += 1;
+            Ok(())
+        } else {
+            Err(Stop::Other)
+        }
+    }
+
+    fn number(&mut self) -> Step<f64> {
+        self.space()?;
+        let token = self.token()?;
+        match parse_number(token) {
+            // A literal too large for a double is the general reader's error.
+            Some(x) if x.is_finite() || token.ends_with("inf.0") || x.is_nan() => Ok(x),
+            _ => Err(Stop::Other),
+        }
+    }
+
+    /// A string literal at `at`, escapes decoded.
+    fn string(&mut self) -> Step<Cow<'t, str>> {
+        let open = self.at + 1;
+        let mut end = open;
+        let mut escaped = false;
+        loop {
+            match memchr2(b'"', b'\\', &self.text[end..]) {
+                Some(k) if self.text[end + k] == b'"' => {
+                    end += k;
+                    break;
+                }
+                Some(k) => {
+                    escaped = true;
+                    end += k + 2;
+                    if end > self.text.len() {
+                        return Err(Stop::More);
+                    }
+                }
+                None => return Err(Stop::More),
+            }
+        }
+        self.at = end + 1;
+        let text = &self.src[open..end];
+        if escaped {
+            unescape(text).map(Cow::Owned).map_err(|_| Stop::Other)
+        } else {
+            Ok(Cow::Borrowed(text))
+        }
+    }
+
+    /// The atom whose expression opens at `at`.
+    fn atom(&mut self, depth: usize) -> Step<Handle> {
+        self.at += 1;
+        self.space()?;
+        let name = self.token()?;
+        let t = match Type::from_name(name) {
+            Some(t) if t.is_atom() && t != types::SEXPR_AST && depth < MAX_DEPTH => t,
+            _ => return Err(Stop::Other),
+        };
+        if t.is_node() {
+            return self.node(t, depth);
+        }
+        let mut out: SmallVec<[Handle; 8]> = SmallVec::new();
+        // Values written in a link are set once it is added: their places.
+        let mut values: SmallVec<[usize; 2]> = SmallVec::new();
+        loop {
+            self.space()?;
+            match self.peek()? {
+                b')' => break,
+                b'(' if is_attached(self.head()?) => {
+                    values.push(self.at);
+                    self.skip_list()?;
+                }
+                b'(' => out.push(self.atom(depth + 1)?),
+                _ => return Err(Stop::Other),
+            }
+        }
+        let end = self.at + 1;
+        let h = self.sink.add_link(t, &out).map_err(|_| Stop::Other)?;
+        for at in values {
+            self.at = at;
+            self.attached(h, depth)?;
+        }
+        self.at = end;
+        Ok(h)
+    }
+
+    /// A node's expression past its type: the name first, then values.
+    fn node(&mut self, t: Type, depth: usize) -> Step<Handle> {
+        self.space()?;
+        if self.peek()? != b'"' {
+            return Err(Stop::Other);
+        }
+        let name = self.string()?;
+        let h = self.sink.add_node(t, &name).map_err(|_| Stop::Other)?;
+        loop {
+            self.space()?;
+            match self.peek()? {
+                b')' => {
+                    self.at += 1;
+                    return Ok(h);
+                }
+                b'(' => self.attached(h, depth)?,
+                _ => return Err(Stop::Other),
+            }
+        }
+    }
+
+    /// Steps over the list opening at `at`, to be read later: balanced
+    /// parentheses outside strings, and nothing this path does not read.
+    fn skip_list(&mut self) -> Step<()> {
+        let mut open = 0usize;
+        loop {
+            match self.peek()? {
+                b'(' => {
+                    open += 1;
+                    self.at += 1;
+                }
+                b')' => {
+                    self.at += 1;
+                    open -= 1;
+                    if open == 0 {
+                        return Ok(());
+                    }
+                }
+                b'"' => drop(self.string()?),
+                b'#' | b'\'' => return Err(Stop::Other),
+                b';' | b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' => self.space()?,
+                _ => drop(self.token()?),
+            }
+        }
+    }
+
+    /// A value written inside atom `h`'s expression, opening at `at`.
+    /// `depth` is that of the atom (keys are atoms nested in it).
+    fn attached(&mut self, h: Handle, depth: usize) -> Step<()> {
+        self.at += 1;
+        self.space()?;
+        let head = self.token()?;
+        if let Some(n) = truth_arity(head) {
+            let tv = self.truth(n)?;
+            return self.sink.set_tv(h, tv).map_err(|_| Stop::Other);
+        }
+        if head != "alist" {
+            return Err(Stop::Other);
+        }
+        loop {
+            self.space()?;
+            match self.peek()? {
+                b')' => {
+                    self.at += 1;
+                    return Ok(());
+                }
+                b'(' => self.pair(h, depth)?,
+                _ => return Err(Stop::Other),
+            }
+        }
+    }
+
+    /// `(cons KEY VALUE)` in an alist of atom `h`.
+    fn pair(&mut self, h: Handle, depth: usize) -> Step<()> {
+        self.at += 1;
+        self.space()?;
+        if self.token()? != "cons" {
+            return Err(Stop::Other);
+        }
+        self.space()?;
+        if self.peek()? != b'(' {
+            return Err(Stop::Other);
+        }
+        if self.tv_key()? {
+            self.space()?;
+            if self.peek()? != b'(' {
+                return Err(Stop::Other);
+            }
+            self.at += 1;
+            self.space()?;
+            let n = truth_arity(self.token()?).ok_or(Stop::Other)?;
+            let tv = self.truth(n)?;
+            self.sink.set_tv(h, tv).map_err(|_| Stop::Other)?;
+        } else {
+            let key = self.atom(depth + 1)?;
+            let value = self.value()?;
+            self.sink.set_value(h, key, value).map_err(|_| Stop::Other)?;
+        }
+        self.close()
+    }
+
+    /// At a key: steps over it if it is exactly the truth-value key,
+    /// `(PredicateNode "*-TruthValueKey-*")`, which stands for the atom's
+    /// truth value and is not added.
+    fn tv_key(&mut self) -> Step<bool> {
+        let start = self.at;
+        self.at += 1;
+        self.space()?;
+        if Type::from_name(self.token()?) == Some(types::PREDICATE_NODE) {
+            self.space()?;
+            if self.peek()? == b'"' && self.string()? == TV_KEY {
+                self.close()?;
+                return Ok(true);
+            }
+        }
+        self.at = start;
+        Ok(false)
+    }
+
+    /// The `n` numbers and the `)` of a truth value past its head.
+    fn truth(&mut self, n: usize) -> Step<TruthValue> {
+        let mut x = [0.0; 3];
+        for v in &mut x[..n] {
+            *v = self.number()?;
+        }
+        self.close()?;
+        Ok(if n == 2 { TruthValue::simple(x[0], x[1]) } else { TruthValue::count(x[0], x[1], x[2]) })
+    }
+
+    /// A FloatValue, StringValue or truth value.
+    fn value(&mut self) -> Step<Value> {
+        self.space()?;
+        if self.peek()? != b'(' {
+            return Err(Stop::Other);
+        }
+        self.at += 1;
+        self.space()?;
+        let head = self.token()?;
+        if let Some(n) = truth_arity(head) {
+            return Ok(Value::Truth(self.truth(n)?));
+        }
+        let mut numbers = Vec::new();
+        let mut strings = Vec::new();
+        loop {
+            self.space()?;
+            match (head, self.peek()?) {
+                (_, b')') => break,
+                ("FloatValue", _) => numbers.push(self.number()?),
+                ("StringValue", b'"') => strings.push(self.string()?.into_owned()),
+                _ => return Err(Stop::Other),
+            }
+        }
+        self.at += 1;
+        match head {
+            "FloatValue" => Ok(Value::float(numbers)),
+            "StringValue" => Ok(Value::String(strings.into())),
+            _ => Err(Stop::Other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(text: &str) -> (Scan, usize) {
+        let mut batch = Batch::default();
+        let scan = record(&mut batch, text);
+        (scan, batch.atoms())
+    }
+
+    #[test]
+    fn takes_the_shapes_of_data_files_whole() {
+        for (text, atoms) in [
+            ("(Concept \"a\")", 1),
+            ("  ; before\n(Evaluation (stv 0.9 0.8)\n  (Predicate \"p\")\n  (List (Concept \"a\" (ctv 1 0 3))))", 4),
+            ("(ConceptNode \"b\" (alist (cons (PredicateNode \"*-TruthValueKey-*\")(SimpleTruthValue 0.5 0.1))))", 1),
+            ("(ListLink (ConceptNode \"x\" (alist (cons (PredicateNode \"w\")(FloatValue 1 -1.5))(cons (PredicateNode \"l\")(StringValue \"a\")))))", 4),
+            ("(Concept \"odd \\\"q\\\" \\\\ ü\")", 1),
+        ] {
+            let (got, n) = scan(text);
+            assert!(matches!(got, Scan::Read(len) if len == text.len()), "{text}");
+            assert_eq!(n, atoms, "{text}");
+        }
+    }
+
+    #[test]
+    fn declines_the_rest_and_records_nothing() {
+        for text in [
+            "(cog-set-tv! (Concept \"a\") (stv 1 1))",
+            "(Concept \"a\" (av 1 2 3))",
+            "(List (Concept \"a\") #| c |# (Concept \"b\"))",
+            "(Concept \"a\" (alist (cons (Predicate \"k\") (LinkValue))))",
+            "(Concept \"a\" (stv 1 1e999))",
+            "(Concept \"a\" (stv 1))",
+            "(NoSuchNode \"a\")",
+            "(Number 3)",
+            "(List 'x)",
+            "(List (Concept \"a\") (stv 1 1) \"s\")",
+        ] {
+            let (got, n) = scan(text);
+            assert!(matches!(got, Scan::Other), "{text}");
+            assert_eq!(n, 0, "{text}");
+        }
+        let deep = format!("{}(Concept \"a\"){}", "(List ".repeat(MAX_DEPTH + 1), ")".repeat(MAX_DEPTH + 1));
+        assert!(matches!(scan(&deep).0, Scan::Other));
+    }
+
+    #[test]
+    fn asks_for_more_where_the_text_may_go_on() {
+        let text = "(List (Concept \"a\" (stv 0.5 0.25)) (Concept \"b\"))";
+        for cut in 0..text.len() {
+            let (got, n) = scan(&text[..cut]);
+            assert!(matches!(got, Scan::More), "{}", &text[..cut]);
+            assert_eq!(n, 0);
+        }
+        assert!(matches!(scan("; only a comment").0, Scan::More));
+    }
+}
