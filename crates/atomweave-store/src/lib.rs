@@ -287,19 +287,7 @@ pub(crate) fn live_values(space: &AtomSpace, h: Handle) -> Vec<(Handle, Value)> 
 
 /// Whether every atom the value holds is in the space.
 pub(crate) fn holds_only_live(space: &AtomSpace, v: &Value) -> bool {
-    let mut held = Vec::new();
-    atoms_in(v, &mut held);
-    held.iter().all(|a| space.contains(*a))
-}
-
-/// The atoms a value holds, depth first.
-pub(crate) fn atoms_in(v: &Value, out: &mut Vec<Handle>) {
-    match v {
-        Value::Atom(h) => out.push(*h),
-        Value::Link(vs) => vs.iter().for_each(|v| atoms_in(v, out)),
-        Value::Queue(q) => q.snapshot().iter().for_each(|v| atoms_in(v, out)),
-        _ => {}
-    }
+    v.atoms().into_iter().all(|a| space.contains(a))
 }
 
 /// `update_value`'s change to the space, now: the atom's value plus

@@ -42,7 +42,7 @@ use heed::{Database, Env, EnvOpenOptions, RoTxn, RwTxn};
 mod bulk;
 mod lock;
 
-use crate::{add, atoms_in, codec, holds_only_live, is_tv_key, live_values, Batching, IdCache, Op, Result, StorageNode, StoreError, BATCH};
+use crate::{add, codec, holds_only_live, is_tv_key, live_values, Batching, IdCache, Op, Result, StorageNode, StoreError, BATCH};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -626,9 +626,7 @@ impl LmdbStore {
         match v {
             None => drop(self.db.values.delete(w, &k).map_err(backend)?),
             Some(v) => {
-                let mut atoms = Vec::new();
-                atoms_in(v, &mut atoms);
-                for a in atoms {
+                for a in v.atoms() {
                     self.id_for(w, space, a)?;
                 }
                 let mut bytes = Vec::new();

@@ -55,7 +55,7 @@ use postgres::types::Type as SqlType;
 use postgres::{Client, NoTls, Transaction};
 use sha2::{Digest, Sha256};
 
-use crate::{add, atoms_in, codec, holds_only_live, is_tv_key, live_values, Batching, Op, Result, StorageNode, StoreError};
+use crate::{add, codec, holds_only_live, is_tv_key, live_values, Batching, Op, Result, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
@@ -455,7 +455,7 @@ impl PgStore {
                         // The truth value lives in the atom's row: its key is not stored.
                         if !is_tv_key(space, k) {
                             needed.push(k);
-                            atoms_in(&v, &mut needed);
+                            needed.extend(v.atoms());
                         }
                     }
                 }
@@ -466,7 +466,7 @@ impl PgStore {
                         needed.push(*k);
                     }
                     if let Some(v) = space.get_value(*h, *k).filter(|v| holds_only_live(space, v)) {
-                        atoms_in(&v, &mut needed);
+                        needed.extend(v.atoms());
                     }
                 }
                 Op::Update(h, k, _) if live(h) && live(k) => {

@@ -3,7 +3,7 @@
 //! Values are immutable; vector values share their buffer (`Arc`), so reading
 //! a value out of a space costs a reference-count increment, not a copy.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::types::{self, Type};
@@ -367,12 +367,15 @@ impl Value {
         self.shape().0
     }
 
-    /// How deep LinkValues nest in this value, and how many elements it
-    /// holds (a vector's elements, atoms, truth values, LinkValues), a
-    /// part shared by several LinkValues counted at each place, as a copy
-    /// or a printout has it. Walked with a stack and a memo of the shared
-    /// parts: a LinkValue of two copies of one, 256 times over, is
-    /// measured in 256 steps, not 2^256.
+    /// How deep LinkValues (and QueueValues) nest in this value, and how
+    /// many elements it holds (a vector's elements, atoms, truth values,
+    /// LinkValues), a part shared by several LinkValues counted at each
+    /// place, as a copy or a printout has it. Walked with a stack and a
+    /// memo of the shared parts: a LinkValue of two copies of one, 256
+    /// times over, is measured in 256 steps, not 2^256. QueueValues count
+    /// as LinkValues wherever they are. A list that held itself (none can
+    /// be made: values are built from their members, and queues are only
+    /// ever popped) would measure as `usize::MAX` deep, not loop.
     pub fn shape(&self) -> (usize, usize) {
         fn flat(v: &Value) -> usize {
             match v {
@@ -383,33 +386,75 @@ impl Value {
             }
         }
         // Most values are flat: no stack or memo for them (set_value asks every time).
-        if let Value::Queue(q) = self {
-            return Value::Link(q.snapshot().into()).shape();
-        }
-        let Value::Link(root) = self else { return (0, flat(self)) };
-        let mut memo: HashMap<*const Value, (usize, usize)> = HashMap::new();
-        // (a LinkValue's members, whether they were measured)
-        let mut todo: Vec<(&[Value], bool)> = vec![(root, false)];
-        while let Some((items, ready)) = todo.pop() {
-            if memo.contains_key(&items.as_ptr()) {
-                continue;
-            }
+        let Some(root) = List::of(self) else { return (0, flat(self)) };
+        // A list's shape, or None while its members are being measured.
+        let mut memo: HashMap<usize, Option<(usize, usize)>> = HashMap::new();
+        // (a list, whether its members were measured)
+        let mut todo: Vec<(List, bool)> = vec![(root, false)];
+        while let Some((list, ready)) = todo.pop() {
             if !ready {
-                todo.push((items, true));
-                todo.extend(items.iter().filter_map(|v| if let Value::Link(inner) = v { Some((&inner[..], false)) } else { None }));
+                if memo.contains_key(&list.key) {
+                    continue;
+                }
+                memo.insert(list.key, None);
+                // Measured once the members pushed above it are.
+                let items = list.items.clone();
+                todo.push((list, true));
+                for inner in items.iter().filter_map(List::of) {
+                    match memo.get(&inner.key) {
+                        // Being measured, so on the path to this list.
+                        Some(None) => return (usize::MAX, usize::MAX),
+                        Some(Some(_)) => {}
+                        None => todo.push((inner, false)),
+                    }
+                }
                 continue;
             }
             let mut shape = (1usize, 1usize);
-            for v in items.iter() {
-                let (depth, size) = match v {
-                    Value::Link(inner) => memo[&inner.as_ptr()],
-                    other => (0, flat(other)),
+            for v in list.items.iter() {
+                let (depth, size) = match list_key(v) {
+                    Some(key) => memo[&key].unwrap_or((usize::MAX, usize::MAX)),
+                    None => (0, flat(v)),
                 };
-                shape = (shape.0.max(depth + 1), shape.1.saturating_add(size));
+                shape = (shape.0.max(depth.saturating_add(1)), shape.1.saturating_add(size));
             }
-            memo.insert(items.as_ptr(), shape);
+            memo.insert(list.key, Some(shape));
         }
-        memo[&root.as_ptr()]
+        memo[&list_key(self).unwrap_or_default()].unwrap_or((usize::MAX, usize::MAX))
+    }
+
+    /// The atoms the value holds, each once, in order of first appearance:
+    /// a walk with a stack and a memo of the lists already seen, so shared
+    /// parts and queues that hold themselves cost their size once.
+    pub fn atoms(&self) -> Vec<Handle> {
+        let mut out = Vec::new();
+        let mut seen_atoms: HashSet<Handle> = HashSet::new();
+        let mut seen: HashSet<usize> = HashSet::new();
+        // Lists and where their walk stands.
+        let mut todo: Vec<(List, usize)> = Vec::new();
+        let mut visit = |v: &Value, todo: &mut Vec<(List, usize)>| match v {
+            Value::Atom(h) => {
+                if seen_atoms.insert(*h) {
+                    out.push(*h);
+                }
+            }
+            other => {
+                if let Some(list) = List::of(other) {
+                    if seen.insert(list.key) {
+                        todo.push((list, 0));
+                    }
+                }
+            }
+        };
+        visit(self, &mut todo);
+        while let Some((list, i)) = todo.pop() {
+            if let Some(v) = list.items.get(i) {
+                let v = v.clone();
+                todo.push((list, i + 1));
+                visit(&v, &mut todo);
+            }
+        }
+        out
     }
 
     /// An error unless LinkValues nest at most [`MAX_VALUE_NESTING`] deep
@@ -463,5 +508,32 @@ impl From<TruthValue> for Value {
 impl From<Handle> for Value {
     fn from(h: Handle) -> Self {
         Value::Atom(h)
+    }
+}
+/// The members of a LinkValue, or a snapshot of a QueueValue's, named by
+/// the list (or the queue) they belong to: what walks over a value's
+/// nesting step through, owning what they hold, so that a queue's
+/// snapshot lives as long as its walk needs it.
+struct List {
+    key: usize,
+    items: Arc<[Value]>,
+}
+
+impl List {
+    fn of(v: &Value) -> Option<List> {
+        match v {
+            Value::Link(items) => Some(List { key: list_key(v)?, items: items.clone() }),
+            Value::Queue(q) => Some(List { key: list_key(v)?, items: q.snapshot().into() }),
+            _ => None,
+        }
+    }
+}
+
+/// The key [`List::of`] gives a LinkValue or QueueValue, without a snapshot.
+fn list_key(v: &Value) -> Option<usize> {
+    match v {
+        Value::Link(items) => Some(items.as_ptr() as usize),
+        Value::Queue(q) => Some(Arc::as_ptr(&q.0) as *const () as usize),
+        _ => None,
     }
 }

@@ -356,6 +356,31 @@ fn values_nested_too_deep_are_refused() {
     space.set_value(a, k, Value::link(vec![nested(3); 10_000])).unwrap();
 }
 
+/// A QueueValue counts as a level wherever it is: one inside a LinkValue
+/// was measured as flat, so LinkValues and queues in turn nested without
+/// bound and crashed whatever walked them later.
+#[test]
+fn queues_inside_link_values_count_toward_the_nesting() {
+    let alternating = |levels: usize| {
+        (0..levels).fold(Value::float(vec![1.0]), |v, i| if i % 2 == 0 { Value::link(vec![v]) } else { Value::Queue(atomweave::QueueValue::new([v])) })
+    };
+    assert_eq!(alternating(1000).shape(), (1000, 1001));
+    let space = AtomSpace::new();
+    let (a, k) = (space.add_node(CONCEPT_NODE, "a").unwrap(), space.add_node(PREDICATE_NODE, "k").unwrap());
+    let err = space.set_value(a, k, alternating(atomweave::MAX_VALUE_NESTING + 1)).unwrap_err().to_string();
+    assert!(err.contains("nest at most 256 deep"), "{err}");
+    space.set_value(a, k, alternating(atomweave::MAX_VALUE_NESTING)).unwrap();
+
+    // The atoms a value holds: each once, through queues and shared parts,
+    // in a walk as long as the distinct parts (2^200 paths here).
+    let b = space.add_node(CONCEPT_NODE, "b").unwrap();
+    let shared = Value::link(vec![Value::Atom(b), Value::Atom(a)]);
+    let v = Value::Queue(atomweave::QueueValue::new([Value::Atom(a), shared.clone(), Value::link(vec![shared; 3])]));
+    assert_eq!(v.atoms(), vec![a, b]);
+    let doubled = (0..200).fold(Value::Atom(b), |v, _| Value::link(vec![v.clone(), v]));
+    assert_eq!(doubled.atoms(), vec![b]);
+}
+
 /// A LinkValue may hold one value many times over (a copy of an Arc):
 /// doubled 256 times it is 2^256 elements as a store or a printout writes
 /// it. Its shape is measured with a memo (256 steps), and a space refuses

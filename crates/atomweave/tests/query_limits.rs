@@ -265,3 +265,95 @@ fn queries_with_too_many_groundings_are_refused() {
     let Executed::Atom(set) = limited(5040).unwrap() else { panic!("a GetLink gives an atom") };
     assert_eq!(space.arity(set), Some(5040));
 }
+
+/// `n` links of type `ty` around `leaf`, each holding the one before and
+/// then `extra`: built a level at a time, as any client may build them.
+fn chain(space: &AtomSpace, ty: atomweave::Type, leaf: atomweave::Handle, extra: &[atomweave::Handle], n: usize) -> atomweave::Handle {
+    (0..n).fold(leaf, |inner, _| space.add_link(ty, &[&[inner][..], extra].concat()).unwrap())
+}
+
+fn refused_as_too_deep<T: std::fmt::Debug>(done: atomweave::Result<T>) {
+    let err = done.unwrap_err().to_string();
+    assert!(err.contains("nested more than 256 deep"), "{err}");
+}
+
+/// The evaluator and the matcher recurse over what they walk, so that is
+/// checked for depth wherever it comes from, not only a query's own atoms:
+/// an atom evaluated directly, a definition a query body names, a pattern
+/// a DualLink finds in the space, a grounding a condition computes. Each
+/// was a stack overflow; each is now an error (for the DualLink, a pattern
+/// too deep to match anything the query holds).
+#[test]
+fn deep_atoms_reached_other_than_through_a_query_are_refused() {
+    on_stack(2 << 10, || {
+        use atomweave::query::evaluate;
+        let space = AtomSpace::new();
+        let one = space.add_node(NUMBER_NODE, "1").unwrap();
+        let plus = chain(&space, PLUS_LINK, one, &[one], 100_000);
+        refused_as_too_deep(evaluate(&space, space.add_link(FORMULA_PREDICATE_LINK, &[plus]).unwrap()));
+        let c = space.add_node(CONCEPT_NODE, "c").unwrap();
+        let list = chain(&space, LIST_LINK, c, &[], 100_000);
+        refused_as_too_deep(evaluate(&space, space.add_link(EQUAL_LINK, &[list, c]).unwrap()));
+
+        let x = space.add_node(VARIABLE_NODE, "$x").unwrap();
+        let body = chain(&space, LIST_LINK, x, &[], 100_000);
+        let d = space.add_node(DEFINED_PREDICATE_NODE, "d").unwrap();
+        space.add_link(DEFINE_LINK, &[d, body]).unwrap();
+        refused_as_too_deep(execute(&space, space.add_link(GET_LINK, &[d]).unwrap()));
+
+        let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+        let term = space.add_link(LIST_LINK, &[a]).unwrap();
+        let Executed::Atom(found) = execute(&space, space.add_link(DUAL_LINK, &[term]).unwrap()).unwrap() else { panic!("a DualLink gives a SetLink") };
+        // The chain's lowest link, (List $x), is a pattern that grounds it.
+        assert_eq!(space.outgoing(found).unwrap(), &[space.get_link(LIST_LINK, &[x]).unwrap()]);
+
+        let holder = space.add_node(CONCEPT_NODE, "holder").unwrap();
+        space.add_link(MEMBER_LINK, &[plus, holder]).unwrap();
+        let y = space.add_node(VARIABLE_NODE, "$y").unwrap();
+        let zero = space.add_node(NUMBER_NODE, "0").unwrap();
+        let member = space.add_link(MEMBER_LINK, &[y, holder]).unwrap();
+        let greater = space.add_link(GREATER_THAN_LINK, &[y, zero]).unwrap();
+        let and = space.add_link(AND_LINK, &[member, greater]).unwrap();
+        refused_as_too_deep(execute(&space, space.add_link(GET_LINK, &[y, and]).unwrap()));
+    });
+}
+
+/// Executions nest at most 256 deep and each walks at most 256 deep, which
+/// together is more than any thread's stack holds: a definition that calls
+/// itself through 250 levels of arithmetic ends with the nesting error on a
+/// 2 MiB stack (a rayon worker's), each execution moving to a new stack
+/// segment where the thread's runs short.
+#[test]
+fn nested_executions_do_not_multiply_into_an_overflow() {
+    on_stack(2 << 10, || {
+        let space = AtomSpace::new();
+        let one = space.add_node(NUMBER_NODE, "1").unwrap();
+        let d = space.add_node(DEFINED_SCHEMA_NODE, "d").unwrap();
+        let call = space.add_link(PLUS_LINK, &[d, one]).unwrap();
+        let body = chain(&space, PLUS_LINK, call, &[one], 250);
+        space.add_link(DEFINE_LINK, &[d, body]).unwrap();
+        let err = execute(&space, call).unwrap_err().to_string();
+        assert!(err.contains("nest more than 256 deep"), "{err}");
+    });
+}
+
+/// Walks over a body look at a member shared by several links once: a
+/// tower of 60 AndLinks, each holding the one below twice (2^60 paths),
+/// is compiled at once and evaluated until the deadline, and its free
+/// variables are found at once.
+#[test]
+fn shared_members_are_walked_once() {
+    on_stack(2 << 10, || {
+        let space = AtomSpace::new();
+        let (a, v) = (space.add_node(CONCEPT_NODE, "a").unwrap(), space.add_node(VARIABLE_NODE, "$v").unwrap());
+        let equal = space.add_link(EQUAL_LINK, &[a, a]).unwrap();
+        let tower = (0..60).fold(equal, |x, _| space.add_link(AND_LINK, &[x, x]).unwrap());
+        let q = space.add_link(SATISFACTION_LINK, &[space.add_link(NOT_LINK, &[tower]).unwrap()]).unwrap();
+        let limits = atomweave::query::Limits { deadline: Some(std::time::Instant::now() + Duration::from_millis(500)), ..Default::default() };
+        let done = atomweave::query::with_limits(limits, || execute(&space, q));
+        assert!(matches!(done, Err(atomweave::Error::TimedOut)), "{done:?}");
+
+        let lists = (0..60).fold(v, |x, _| space.add_link(LIST_LINK, &[x, x]).unwrap());
+        assert_eq!(atomweave::query::free_variables(&space, lists).unwrap(), vec![v]);
+    });
+}

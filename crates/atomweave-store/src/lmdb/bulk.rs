@@ -26,7 +26,7 @@ use atomweave::{types, AtomSpace, Handle, Type};
 
 use super::{append, append_one, backend, be, codec, distinct, edge_data, encode_record, key_tail, put_varint, LmdbStore, EDGE_LINK_BITS};
 use crate::spill::Spill;
-use crate::{atoms_in, is_tv_key, live_values, Result, StoreError, BATCH};
+use crate::{is_tv_key, live_values, Result, StoreError, BATCH};
 
 type HashSet<T> = hashbrown::HashSet<T, foldhash::fast::RandomState>;
 
@@ -252,7 +252,6 @@ impl LmdbStore {
     /// order and by key id within an atom.
     fn write_values(&mut self, space: &AtomSpace, order: &[Handle]) -> Result<()> {
         let mut last = Vec::new();
-        let mut held = Vec::new();
         for chunk in order.chunks(BATCH) {
             let mut entries: Vec<([u8; 16], Vec<u8>)> = Vec::new();
             for &h in chunk {
@@ -261,9 +260,7 @@ impl LmdbStore {
                 for (k, v) in live_values(space, h) {
                     // The truth value is in the record; a key or a held atom added since the atoms were listed is not stored.
                     let Some(&key_id) = self.ids.get(&k).filter(|_| !is_tv_key(space, k)) else { continue };
-                    held.clear();
-                    atoms_in(&v, &mut held);
-                    if !held.iter().all(|a| self.ids.contains_key(a)) {
+                    if !v.atoms().iter().all(|a| self.ids.contains_key(a)) {
                         continue;
                     }
                     let mut bytes = Vec::new();

@@ -137,7 +137,7 @@ pub(crate) fn put(space: &AtomSpace, put: Handle) -> Result<(Vec<Option<Handle>>
         let map: HashMap<Handle, Handle> = vars.iter().copied().zip(values).collect();
         if space.get_type(body) == Some(types::DELETE_LINK) {
             for &m in space.outgoing(body).unwrap_or(&[]) {
-                if let Some(x) = lookup(space, m, &map, 0)? {
+                if let Some(x) = lookup(space, m, &map)? {
                     // Gone already, or held by links that go with it: as upstream.
                     let _ = space.extract(x, true);
                 }
@@ -157,7 +157,13 @@ pub(crate) fn substitute(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Han
 
 /// `h` with the variables of `map` replaced, if the space holds that atom
 /// (nothing is added).
-pub(crate) fn lookup(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>, depth: usize) -> Result<Option<Handle>> {
+pub(crate) fn lookup(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>) -> Result<Option<Handle>> {
+    lookup_in(space, h, map, 0, &mut HashMap::default())
+}
+
+/// [`lookup`] at `depth`, with a memo of the members already looked up
+/// (a member shared by several is looked up once).
+fn lookup_in(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>, depth: usize, memo: &mut HashMap<Handle, Option<Handle>>) -> Result<Option<Handle>> {
     if depth > MAX_DEPTH {
         return Err(bad(format!("a lambda body nested more than {MAX_DEPTH} deep")));
     }
@@ -169,14 +175,21 @@ pub(crate) fn lookup(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>
     if !space.is_link(h) || t == types::QUOTE_LINK {
         return Ok(Some(h));
     }
-    let mut members = Vec::new();
-    for &m in space.outgoing(h).unwrap_or(&[]) {
-        match lookup(space, m, map, depth + 1)? {
+    if let Some(&known) = memo.get(&h) {
+        return Ok(known);
+    }
+    let out = space.outgoing(h).unwrap_or(&[]);
+    let mut members = Vec::with_capacity(out.len());
+    for &m in out {
+        match lookup_in(space, m, map, depth + 1, memo)? {
             Some(x) => members.push(x),
-            None => return Ok(None),
+            None => break,
         }
     }
-    Ok(space.get_link(t, &members))
+    // A member missing: so is the link.
+    let found = if members.len() == out.len() { space.get_link(t, &members) } else { None };
+    memo.insert(h, found);
+    Ok(found)
 }
 
 /// How a substitution treats QuoteLinks: a lambda's body keeps what is

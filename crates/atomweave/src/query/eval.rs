@@ -178,7 +178,11 @@ fn scalar(space: &AtomSpace, pat: &Pattern, m: Handle, b: &Bindings<'_>, at: Han
     let (v, read) = match value(space, pat, m, b)? {
         Ev::Numbers(v) => (v, true),
         // Code with nothing left to ground (a GetLink, a DefinedSchema): what it computes.
-        Ev::Atom(a) if numbers_of(space, a).is_none() && computes(space, a) => (flow_numbers(space, a)?.0, false),
+        // A grounding is any atom of the space, not one the query's check saw.
+        Ev::Atom(a) if numbers_of(space, a).is_none() && computes(space, a) => {
+            super::pattern::check_depth(space, a)?;
+            (flow_numbers(space, a)?.0, false)
+        }
         Ev::Atom(a) => (numbers_of(space, a).unwrap_or_default(), false),
         Ev::Absent(..) => (Vec::new(), false),
     };

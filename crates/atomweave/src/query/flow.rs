@@ -11,7 +11,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::pattern::MAX_DEPTH;
-use super::{bad, collect, describe, eval, filter, numeric, run, type_of, Executed, HashMap};
+use super::{bad, collect, describe, eval, filter, numeric, run, type_of, Executed, HashMap, HashSet};
 use crate::error::Result;
 use crate::types::{self, Type};
 use crate::{AtomSpace, Handle, Value};
@@ -143,7 +143,7 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
         // A grounded schema over bound variables: the values they hold are
         // its arguments (a glob's run, each), passed as values.
         types::EXECUTION_OUTPUT_LINK
-            if out.len() == 2 && space.get_type(out[0]).is_some_and(|s| s.is_a(types::GROUNDED_SCHEMA_NODE)) && mentions(space, out[1], env, depth)? =>
+            if out.len() == 2 && space.get_type(out[0]).is_some_and(|s| s.is_a(types::GROUNDED_SCHEMA_NODE)) && mentions(space, out[1], env) =>
         {
             let given = super::arguments(space, &out[1..]);
             let mut args = Vec::with_capacity(given.len());
@@ -161,7 +161,7 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
             Value::Atom(a) => Err(bad(format!("{} must hold an atom and a key, not {} alone", describe(space, h), describe(space, a)))),
             v => Ok(v),
         },
-        _ if env.is_empty() || !mentions(space, h, env, depth)? => {
+        _ if env.is_empty() || !mentions(space, h, env) => {
             if t.is_a(types::EXECUTABLE_LINK) {
                 into_value_run(space, h)
             } else {
@@ -201,20 +201,20 @@ fn into_value_run(space: &AtomSpace, h: Handle) -> Result<Value> {
     Ok(into_value(run(space, h)?))
 }
 
-/// Does `h` hold a variable `env` binds? A walk bounded by `MAX_DEPTH`.
-fn mentions(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Result<bool> {
-    if depth > MAX_DEPTH {
-        return Err(too_deep());
-    }
-    if env.contains_key(&h) {
-        return Ok(true);
-    }
-    for &m in space.outgoing(h).unwrap_or(&[]) {
-        if mentions(space, m, env, depth + 1)? {
-            return Ok(true);
+/// Does `h` hold a variable `env` binds? A walk with a stack and a memo,
+/// so shared members are looked at once.
+fn mentions(space: &AtomSpace, h: Handle, env: &Env) -> bool {
+    let mut seen: HashSet<Handle> = HashSet::default();
+    let mut todo = vec![h];
+    while let Some(x) = todo.pop() {
+        if env.contains_key(&x) {
+            return true;
+        }
+        if seen.insert(x) {
+            todo.extend_from_slice(space.outgoing(x).unwrap_or(&[]));
         }
     }
-    Ok(false)
+    false
 }
 
 /// `h` with the variables of `env` in place, added to the space: a bound
@@ -225,11 +225,16 @@ fn substitute(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Result<H
     if depth > MAX_DEPTH {
         return Err(too_deep());
     }
+    // Members shared in the body are built at each place (their code runs
+    // at each): a deadline stops a body of many such paths.
+    if super::expired() {
+        return Err(crate::Error::TimedOut);
+    }
     if let Some(v) = env.get(&h) {
         return atom_of(space, v.clone(), h);
     }
     let t = type_of(space, h)?;
-    if !t.is_link() || !mentions(space, h, env, depth)? {
+    if !t.is_link() || !mentions(space, h, env) {
         return Ok(h);
     }
     let code = t.is_a(types::EXECUTABLE_LINK);
@@ -275,9 +280,12 @@ pub(crate) fn named_type(space: &AtomSpace, node: Handle) -> Result<Type> {
 /// A value of type `kind` holding `items`: a LinkValue (or a QueueValue),
 /// or a link of the atoms among them.
 pub(crate) fn build(space: &AtomSpace, kind: Type, items: Vec<Value>, at: Handle) -> Result<Value> {
+    // Built a level at a time from what it read, a value could nest
+    // without bound: it is held to what a space would hold.
+    let value = |v: Value| v.check_shape().map(|()| v);
     match kind {
-        types::LINK_VALUE => Ok(Value::link(items)),
-        types::QUEUE_VALUE => Ok(Value::Queue(crate::QueueValue::new(items))),
+        types::LINK_VALUE => value(Value::link(items)),
+        types::QUEUE_VALUE => value(Value::Queue(crate::QueueValue::new(items))),
         k if k.is_link() => {
             let atoms = items.into_iter().map(|v| atom_of(space, v, at)).collect::<Result<Vec<_>>>()?;
             Ok(Value::Atom(space.add_link(k, &atoms)?))

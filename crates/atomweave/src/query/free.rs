@@ -26,9 +26,15 @@ pub fn free_variables(space: &AtomSpace, h: Handle) -> Result<Vec<Handle>> {
         false
     };
     let mut free = Vec::new();
-    // An explicit stack: atoms may nest deeper than a thread's stack allows.
+    // An explicit stack: atoms may nest deeper than a thread's stack allows;
+    // and a memo: a member shared in one place (quoted or not, in one
+    // scope) is walked once, not once per path to it.
     let mut todo: Vec<(Handle, bool, Option<usize>)> = vec![(h, false, None)];
+    let mut seen: super::HashSet<(Handle, bool, Option<usize>)> = Default::default();
     while let Some((x, quoted, scope)) = todo.pop() {
+        if !seen.insert((x, quoted, scope)) {
+            continue;
+        }
         let t = space.get_type(x).ok_or(Error::InvalidHandle(x))?;
         if matches!(t, types::VARIABLE_NODE | types::GLOB_NODE) {
             if !quoted && !bound(&frames, scope, x) && !free.contains(&x) {

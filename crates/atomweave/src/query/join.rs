@@ -482,11 +482,9 @@ impl<'a> Search<'a> {
         }
         // Small parts: the work of a first candidate may vary a hundredfold.
         let chunk = first.len().div_ceil(rayon::current_num_threads() * 64).max(4);
-        let (limits, strategy) = (super::limits(), strategy());
-        let found = first
-            .par_chunks(chunk)
-            .map_init(|| state(Some(&shared)), |s, c| super::with_limits(limits.clone(), || with_strategy(strategy, || run(c, s))))
-            .try_reduce(HashSet::default, |mut a, b| {
+        let inherited = super::Inherited::here(super::search_stack(self.pat.match_size));
+        let found =
+            first.par_chunks(chunk).map_init(|| state(Some(&shared)), |s, c| inherited.enter(|| run(c, s))).try_reduce(HashSet::default, |mut a, b| {
                 a.extend(b);
                 Ok(a)
             })?;

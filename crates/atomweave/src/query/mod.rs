@@ -285,6 +285,9 @@ pub fn evaluate(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
         // recurses in its last step (a loop) runs in constant depth.
         let mut h = h;
         loop {
+            // The evaluator's walks recurse: what each step evaluates (the
+            // atom, or a definition it calls) is checked first.
+            pattern::check_depth(space, h)?;
             match evaluate_one(space, h)? {
                 Tail::Done(tv) => return Ok(tv),
                 Tail::Call(next) => {
@@ -476,7 +479,7 @@ fn evaluate_bound(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>) -
     nested(|| {
         let t = type_of(space, h)?;
         let out = space.outgoing(h).unwrap_or(&[]);
-        let present = |m: Handle| beta::lookup(space, m, map, 0).map(|x| x.is_some());
+        let present = |m: Handle| beta::lookup(space, m, map).map(|x| x.is_some());
         match t {
             types::PRESENT_LINK | types::ABSENT_LINK => {
                 let want = t == types::PRESENT_LINK;
@@ -532,7 +535,60 @@ pub fn value_is_type(space: &AtomSpace, spec: Handle, v: &Value) -> Result<bool>
     filter::type_ok(space, spec, v, 0)
 }
 
-/// Runs `f` one execution deeper.
+/// Stack an execution starts with at least: the evaluator's walks go
+/// `MAX_DEPTH` deep at a few hundred bytes a level.
+const EXECUTION_STACK: usize = 256 << 10;
+
+/// Stack segment an execution or a search moves to when less than it needs
+/// is left: deep in nested executions, or on a thread with a small stack
+/// (a rayon worker's is 2 MiB). So the stack bounds no nesting: the
+/// counters and depth limits do, at the cost of a segment per level.
+const STACK_SEGMENT: usize = 4 << 20;
+
+/// Runs `f` with at least `need` bytes of stack, on a new segment if less
+/// is left.
+pub(crate) fn with_stack<R>(need: usize, f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(need, need.max(STACK_SEGMENT), f)
+}
+
+/// Stack a search of a conjunction of `match_size` terms needs: the
+/// matcher takes a frame or two per term (`MAX_MATCH_SIZE`), and the
+/// conditions it evaluates start from there.
+pub(crate) fn search_stack(match_size: usize) -> usize {
+    match_size.saturating_mul(640).saturating_add(EXECUTION_STACK)
+}
+
+/// What the threads of a split search take from the thread that split it:
+/// its limits, its search strategy, how deep executions nest there (so
+/// that nesting through split searches stays bounded) and the stack the
+/// search needs.
+pub(crate) struct Inherited {
+    limits: Limits,
+    strategy: join::Strategy,
+    nested: usize,
+    stack: usize,
+}
+
+impl Inherited {
+    /// This thread's, for a search that needs `stack` bytes of stack.
+    pub(crate) fn here(stack: usize) -> Inherited {
+        Inherited { limits: limits(), strategy: join::strategy(), nested: NESTED.get(), stack }
+    }
+
+    /// Runs `f` (on any thread) as on the thread it was taken from.
+    pub(crate) fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
+        struct Restore(usize);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                NESTED.set(self.0);
+            }
+        }
+        let _restore = Restore(NESTED.replace(self.nested));
+        with_limits(self.limits.clone(), || join::with_strategy(self.strategy, || with_stack(self.stack, f)))
+    }
+}
+
+/// Runs `f` one execution deeper, with the stack an execution needs.
 pub(crate) fn nested<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
     struct Leave;
     impl Drop for Leave {
@@ -545,7 +601,7 @@ pub(crate) fn nested<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
     }
     NESTED.set(NESTED.get() + 1);
     let _leave = Leave;
-    f()
+    with_stack(EXECUTION_STACK, f)
 }
 
 fn run(space: &AtomSpace, query: Handle) -> Result<Executed> {
@@ -1013,7 +1069,8 @@ fn dual(space: &AtomSpace, query: Handle, term: Handle) -> Result<Vec<Handle>> {
             continue;
         }
         let mut b: Bindings = vec![None; pat.vars.len()];
-        if (Search { space, pat: &pat }).unify(root, term, &mut b, &mut |_| Flow::Stop) == Flow::Stop {
+        let matched = with_stack(search_stack(pat.match_size), || (Search { space, pat: &pat }).unify(root, term, &mut b, &mut |_| Flow::Stop));
+        if matched == Flow::Stop {
             found.push(p);
         }
     }

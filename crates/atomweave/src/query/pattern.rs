@@ -117,6 +117,9 @@ pub(crate) struct Pattern {
     /// The AnchorNode among the declarations, if any: each grounding is
     /// attached to it by a MemberLink, as upstream's anchored queries do.
     pub anchor: Option<Handle>,
+    /// The most terms one alternative (or the term) puts on the matcher's
+    /// stack: what its search needs of the stack ([`super::search_stack`]).
+    pub match_size: usize,
 }
 
 /// `(Group VARS... [(Interval (Number lo) (Number hi))])` in a body: the
@@ -140,7 +143,8 @@ pub(crate) const MAX_DEPTH: usize = 256;
 /// Most terms one alternative may hold for matching, counting a shared
 /// subterm at each place it occurs and no constants: the matcher takes a
 /// stack frame or two per term, kept until the conjunction is matched
-/// (some 500 bytes each in a release build: 1 MiB in all).
+/// (some 500 bytes each in a release build: 1 MiB in all; see
+/// [`super::search_stack`]).
 const MAX_MATCH_SIZE: usize = 2048;
 
 pub(crate) fn is_vardecl_type(t: Type) -> bool {
@@ -237,14 +241,18 @@ const MAX_EXPANSIONS: usize = 64;
 /// The deepest nesting under `h`, or an error past [`MAX_DEPTH`]. Shared
 /// subterms are measured once.
 pub(crate) fn check_depth(space: &AtomSpace, h: Handle) -> Result<()> {
+    // A node, or a link of nodes: no walk (evaluation asks for every step).
+    if space.outgoing(h).unwrap_or(&[]).iter().all(|&m| space.outgoing(m).is_none_or(<[Handle]>::is_empty)) {
+        return Ok(());
+    }
     fn depth(space: &AtomSpace, h: Handle, level: usize, seen: &mut HashMap<Handle, usize>) -> Result<usize> {
         if level > MAX_DEPTH {
-            return Err(bad(format!("the query is nested more than {MAX_DEPTH} deep")));
+            return Err(bad(format!("atoms nested more than {MAX_DEPTH} deep cannot be queried or evaluated")));
         }
         if let Some(&d) = seen.get(&h) {
             // Met again lower down: its depth counts from here.
             if level + d > MAX_DEPTH {
-                return Err(bad(format!("the query is nested more than {MAX_DEPTH} deep")));
+                return Err(bad(format!("atoms nested more than {MAX_DEPTH} deep cannot be queried or evaluated")));
             }
             return Ok(d);
         }
@@ -294,6 +302,11 @@ impl Pattern {
     /// query link itself. Without a declaration, the body's variables in
     /// order of first appearance.
     pub fn compile(space: &AtomSpace, query: Handle, vardecl: Option<Handle>, body: Handle, rewrites: &[Handle]) -> Result<Pattern> {
+        // Its walks recurse over the atoms: what they walk is checked first
+        // (a query's own atoms, or a body evaluated on its own).
+        for &h in std::iter::once(&query).chain(vardecl.as_ref()).chain([&body]).chain(rewrites) {
+            check_depth(space, h)?;
+        }
         let mut c = Compiler::new(space);
         match vardecl {
             // An anchor alone: the body's variables, groundings attached to it.
@@ -338,11 +351,13 @@ impl Pattern {
         // itself in the others' results, as upstream reports it.
         let grounded = somewhere;
         let sizes = match_sizes(&c.terms);
+        let mut match_size = 0;
         for alt in &alternatives {
             let size = alt.iter().fold(0usize, |n, cl| n.saturating_add(sizes[cl.root as usize]));
             if size > MAX_MATCH_SIZE {
                 return Err(bad(format!("the query is too large to match: {size} variable terms in one conjunction, at most {MAX_MATCH_SIZE}")));
             }
+            match_size = match_size.max(size);
         }
         let mut rewrite_terms = Vec::new();
         for &r in rewrites {
@@ -360,12 +375,14 @@ impl Pattern {
             own_links: own_links(space, &[&[query][..], &c.expanded].concat()),
             group,
             anchor: c.anchor,
+            match_size,
         })
     }
 
     /// Compiles atom `p` as one pattern term over its free variables, for
     /// DualLink: its And, Or and evaluatable links are matched as links.
     pub fn compile_term(space: &AtomSpace, p: Handle) -> Result<(Pattern, TermId)> {
+        check_depth(space, p)?;
         let mut c = Compiler::new(space);
         c.free_variables(p, false, &mut HashSet::default())?;
         let root = c.term(p, false, false)?;
@@ -373,7 +390,7 @@ impl Pattern {
         if size > MAX_MATCH_SIZE {
             return Err(bad(format!("the pattern is too large to match: {size} variable terms, at most {MAX_MATCH_SIZE}")));
         }
-        Ok((Pattern { terms: c.terms, vars: c.vars, ..Pattern::default() }, root))
+        Ok((Pattern { terms: c.terms, vars: c.vars, match_size: size, ..Pattern::default() }, root))
     }
 
     pub fn term(&self, id: TermId) -> &Term {
@@ -788,6 +805,8 @@ impl<'s> Compiler<'s> {
     /// evaluated, not matched).
     fn expansion(&self, h: Handle) -> Result<Option<Handle>> {
         let def = super::beta::definition(self.space, h)?;
+        // Not among the query's atoms, so not yet checked.
+        check_depth(self.space, def)?;
         Ok((self.ty(def)? != types::LAMBDA_LINK).then_some(def))
     }
 
@@ -877,7 +896,7 @@ impl<'s> Compiler<'s> {
     fn clause(&mut self, h: Handle, kind: Kind) -> Result<Clause> {
         let evaluated = kind == Kind::Eval || (matches!(kind, Kind::Absent | Kind::Always) && self.evaluatable(h));
         if evaluated {
-            self.check_evaluatable(h)?;
+            self.check_evaluatable(h, &mut HashSet::default())?;
         }
         let hidden_before = self.vars.len();
         let root = self.term(h, false, true)?;
@@ -913,6 +932,12 @@ impl<'s> Compiler<'s> {
 
     /// Is `h` evaluated rather than matched?
     fn evaluatable(&self, h: Handle) -> bool {
+        self.evaluatable_in(h, &mut HashMap::default())
+    }
+
+    /// [`evaluatable`](Self::evaluatable), with a memo of the connectives
+    /// met (a member shared by several is looked at once).
+    fn evaluatable_in(&self, h: Handle, memo: &mut HashMap<Handle, bool>) -> bool {
         match self.space.get_type(h) {
             Some(
                 types::EQUAL_LINK
@@ -926,15 +951,24 @@ impl<'s> Compiler<'s> {
             ) => true,
             Some(types::EVALUATION_LINK) => super::is_grounded_evaluation(self.space, h),
             Some(types::NOT_LINK | types::AND_LINK | types::OR_LINK | types::SEQUENTIAL_AND_LINK | types::SEQUENTIAL_OR_LINK) => {
+                if let Some(&known) = memo.get(&h) {
+                    return known;
+                }
                 let out = self.out(h);
-                !out.is_empty() && out.iter().all(|&m| self.evaluatable(m))
+                let known = !out.is_empty() && out.iter().all(|&m| self.evaluatable_in(m, memo));
+                memo.insert(h, known);
+                known
             }
             _ => false,
         }
     }
 
-    /// The arity each evaluatable link needs.
-    fn check_evaluatable(&self, h: Handle) -> Result<()> {
+    /// The arity each evaluatable link needs; `seen` holds the links
+    /// already checked (a member shared by several is checked once).
+    fn check_evaluatable(&self, h: Handle, seen: &mut HashSet<Handle>) -> Result<()> {
+        if !seen.insert(h) {
+            return Ok(());
+        }
         let out = self.out(h);
         let ok = match self.ty(h)? {
             types::EQUAL_LINK | types::IDENTICAL_LINK => out.len() >= 2,
@@ -954,7 +988,7 @@ impl<'s> Compiler<'s> {
         }
         if matches!(self.ty(h)?, types::NOT_LINK | types::AND_LINK | types::OR_LINK | types::SEQUENTIAL_AND_LINK | types::SEQUENTIAL_OR_LINK) {
             for &m in out {
-                self.check_evaluatable(m)?;
+                self.check_evaluatable(m, seen)?;
             }
         }
         Ok(())

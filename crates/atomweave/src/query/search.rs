@@ -10,7 +10,6 @@ use rayon::prelude::*;
 use smallvec::SmallVec;
 
 use super::eval;
-use super::join::with_strategy;
 use super::pattern::{Clause, Kind, Pattern, Term, TermId};
 use crate::error::Result;
 use crate::{AtomSpace, Handle};
@@ -91,6 +90,10 @@ impl<'a> Search<'a> {
     /// Every distinct grounding of the pattern (all alternatives), or just
     /// the first when `first_only`.
     pub fn groundings(&self, first_only: bool) -> Result<HashSet<Grounding>> {
+        super::with_stack(super::search_stack(self.pat.match_size), || self.groundings_here(first_only))
+    }
+
+    fn groundings_here(&self, first_only: bool) -> Result<HashSet<Grounding>> {
         let mut all = HashSet::default();
         for alt in &self.pat.alternatives {
             all.extend(self.solve_alternative(alt, first_only)?);
@@ -150,14 +153,11 @@ impl<'a> Search<'a> {
             return run(&cands);
         }
         let chunk = cands.len().div_ceil(rayon::current_num_threads() * 8).max(16);
-        let (limits, strategy) = (super::limits(), super::join::strategy());
-        let found = cands.par_chunks(chunk).map(|c| super::with_limits(limits.clone(), || with_strategy(strategy, || run(c)))).try_reduce(
-            HashSet::default,
-            |mut a, b| {
-                a.extend(b);
-                Ok(a)
-            },
-        )?;
+        let inherited = super::Inherited::here(super::search_stack(self.pat.match_size));
+        let found = cands.par_chunks(chunk).map(|c| inherited.enter(|| run(c))).try_reduce(HashSet::default, |mut a, b| {
+            a.extend(b);
+            Ok(a)
+        })?;
         // Each chunk counted its own.
         super::check_groundings(found.len(), ctx.max_groundings)?;
         Ok(found)

@@ -259,7 +259,7 @@ fn present(space: &AtomSpace, scratch: &AtomSpace, t: Handle, map: &HashMap<Hand
         }
         return Err(bad(format!("no alternative of {} is there", describe(scratch, t))));
     }
-    match beta::lookup(scratch, t, map, 0)? {
+    match beta::lookup(scratch, t, map)? {
         Some(x) => space.import(scratch, x),
         None => Err(bad(format!("{} is not there", describe(scratch, t)))),
     }
