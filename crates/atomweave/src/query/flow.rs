@@ -11,7 +11,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::pattern::MAX_DEPTH;
-use super::{bad, collect, describe, eval, filter, numeric, run, type_of, Executed, HashMap, HashSet};
+use super::{bad, collect, describe, eval, filter, numeric, run, type_of, Executed, HashMap};
 use crate::error::Result;
 use crate::types::{self, Type};
 use crate::{AtomSpace, Handle, Value};
@@ -201,20 +201,9 @@ fn into_value_run(space: &AtomSpace, h: Handle) -> Result<Value> {
     Ok(into_value(run(space, h)?))
 }
 
-/// Does `h` hold a variable `env` binds? A walk with a stack and a memo,
-/// so shared members are looked at once.
+/// Does `h` hold a variable `env` binds?
 fn mentions(space: &AtomSpace, h: Handle, env: &Env) -> bool {
-    let mut seen: HashSet<Handle> = HashSet::default();
-    let mut todo = vec![h];
-    while let Some(x) = todo.pop() {
-        if env.contains_key(&x) {
-            return true;
-        }
-        if seen.insert(x) {
-            todo.extend_from_slice(space.outgoing(x).unwrap_or(&[]));
-        }
-    }
-    false
+    super::holds_any(space, h, |x| env.contains_key(&x))
 }
 
 /// `h` with the variables of `env` in place, added to the space: a bound

@@ -1079,6 +1079,22 @@ fn dual(space: &AtomSpace, query: Handle, term: Handle) -> Result<Vec<Handle>> {
     Ok(found)
 }
 
+/// Does `h` hold (or is it) an atom that `wanted` picks? A walk with a
+/// stack, each atom once: shared members are looked at once.
+pub(crate) fn holds_any(space: &AtomSpace, h: Handle, wanted: impl Fn(Handle) -> bool) -> bool {
+    let mut seen: HashSet<Handle> = HashSet::default();
+    let mut todo = vec![h];
+    while let Some(x) = todo.pop() {
+        if wanted(x) {
+            return true;
+        }
+        if seen.insert(x) {
+            todo.extend_from_slice(space.outgoing(x).unwrap_or(&[]));
+        }
+    }
+    false
+}
+
 /// A query error.
 pub(crate) fn bad(msg: String) -> Error {
     Error::Query(msg)

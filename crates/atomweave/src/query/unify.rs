@@ -193,7 +193,8 @@ fn complete(space: &AtomSpace, decls: &[(Handle, Handle)], s: &Subst) -> Result<
     let mut memo = HashMap::default();
     let terms: Vec<(Handle, Handle)> = vars.iter().map(|&v| resolve(&scratch, vars, s, v, 0, &mut memo).map(|t| (v, t))).collect::<Result<_>>()?;
     let free: Vec<Handle> = vars.iter().copied().filter(|v| terms.iter().any(|&(_, t)| t == *v)).collect();
-    let patterns: Vec<Handle> = terms.iter().filter(|&&(v, t)| t != v).map(|&(_, t)| t).filter(|&t| holds_any(&scratch, t, &free)).collect();
+    let patterns: Vec<Handle> =
+        terms.iter().filter(|&&(v, t)| t != v).map(|&(_, t)| t).filter(|&t| super::holds_any(&scratch, t, |x| free.contains(&x))).collect();
     if patterns.is_empty() {
         // Nothing to search: the unifier is the one solution, its terms built.
         let mut one = HashMap::default();
@@ -231,21 +232,6 @@ fn complete(space: &AtomSpace, decls: &[(Handle, Handle)], s: &Subst) -> Result<
         out.push(one);
     }
     Ok(out)
-}
-
-/// Does `t` hold any of `free`? A walk with a stack, each atom once.
-fn holds_any(space: &AtomSpace, t: Handle, free: &[Handle]) -> bool {
-    let mut seen = super::HashSet::default();
-    let mut todo = vec![t];
-    while let Some(x) = todo.pop() {
-        if free.contains(&x) {
-            return true;
-        }
-        if seen.insert(x) {
-            todo.extend_from_slice(space.outgoing(x).unwrap_or(&[]));
-        }
-    }
-    false
 }
 
 /// The atom of `space` that term `t` (of `scratch`) stands for under
