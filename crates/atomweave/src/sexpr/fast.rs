@@ -67,6 +67,42 @@ pub(crate) fn record(batch: &mut Batch, text: &str) -> Scan {
     }
 }
 
+/// A value written in a link, set once the link is added.
+enum Later {
+    Truth(TruthValue),
+    /// Any other, read then from where it opens.
+    At(usize),
+}
+
+/// Where the token at `start` of `text` ends: the first delimiter from
+/// `start` on, or `None` if the text ends first. Eight bytes at a time:
+/// a token is mostly letters, digits and `.-+*`, and every delimiter is
+/// below `*` or is `;`, so a word with no such byte is all token.
+fn delimiter_from(text: &[u8], start: usize) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut at = start;
+    while let Some(word) = text.get(at..at + 8) {
+        let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        // High bit set in the bytes below `*` (0x2a) and in those equal to
+        // `;`: exact up to the first flagged byte, which is what is used.
+        let below = x.wrapping_sub(ONES * 0x2a) & !x & HIGH;
+        let semicolon = (x ^ (ONES * u64::from(b';'))).wrapping_sub(ONES) & !(x ^ (ONES * u64::from(b';'))) & HIGH;
+        let flagged = below | semicolon;
+        if flagged == 0 {
+            at += 8;
+            continue;
+        }
+        let first = at + (flagged.trailing_zeros() / 8) as usize;
+        // `!`, `#`, `$`, `%` and `&` are below `*` but belong to tokens.
+        if DELIMITER[usize::from(text[first])] {
+            return Some(first);
+        }
+        at = first + 1;
+    }
+    text[at..].iter().position(|&b| DELIMITER[usize::from(b)]).map(|k| at + k)
+}
+
 /// Whether `head` names a value written inside an atom's expression (the
 /// general reader's list); the ones this path reads are a subset.
 fn is_attached(head: &str) -> bool {
@@ -96,7 +132,15 @@ impl<'t> Cursor<'t, '_> {
             return Err(Stop::Other);
         }
         // `cog-set-tv!` and its kin name no type, so `atom` declines them.
-        self.atom(0).map(drop)
+        let head = self.open()?;
+        self.atom(head, 0).map(drop)
+    }
+
+    /// At a `(`: steps past it and returns the list's head.
+    fn open(&mut self) -> Step<&'t str> {
+        self.at += 1;
+        self.space()?;
+        self.token()
     }
 
     fn peek(&self) -> Step<u8> {
@@ -119,25 +163,16 @@ impl<'t> Cursor<'t, '_> {
 
     /// A symbol or number: the bytes up to the next delimiter.
     fn token(&mut self) -> Step<&'t str> {
-        let rest = &self.text[self.at..];
-        let len = rest.iter().position(|&b| DELIMITER[usize::from(b)]).ok_or(Stop::More)?;
-        if len == 0 {
+        let start = self.at;
+        let end = delimiter_from(self.text, start).ok_or(Stop::More)?;
+        if end == start {
             return Err(Stop::Other);
         }
-        // Delimiters are ASCII, so the token ends at a character boundary.
-        let token = &self.src[self.at..self.at + len];
-        self.at += len;
-        Ok(token)
-    }
-
-    /// The head of the list opening at `at`, without moving.
-    fn head(&mut self) -> Step<&'t str> {
-        let start = self.at;
-        self.at += 1;
-        self.space()?;
-        let head = self.token();
-        self.at = start;
-        head
+        self.at = end;
+        // SAFETY: a token starts at a character boundary (the start of the
+        // text, or just past an ASCII byte: a delimiter or whitespace) and
+        // ends at one (at an ASCII delimiter), so the range is a `str`.
+        Ok(unsafe { self.src.get_unchecked(start..end) })
     }
 
     fn close(&mut self) -> Step<()> {
@@ -190,11 +225,8 @@ impl<'t> Cursor<'t, '_> {
         }
     }
 
-    /// The atom whose expression opens at `at`.
-    fn atom(&mut self, depth: usize) -> Step<Handle> {
-        self.at += 1;
-        self.space()?;
-        let name = self.token()?;
+    /// The atom whose expression's head, `name`, was just read.
+    fn atom(&mut self, name: &str, depth: usize) -> Step<Handle> {
         let t = match Type::from_name(name) {
             Some(t) if t.is_atom() && t != types::SEXPR_AST && depth < MAX_DEPTH => t,
             _ => return Err(Stop::Other),
@@ -203,25 +235,39 @@ impl<'t> Cursor<'t, '_> {
             return self.node(t, depth);
         }
         let mut out: SmallVec<[Handle; 8]> = SmallVec::new();
-        // Values written in a link are set once it is added: their places.
-        let mut values: SmallVec<[usize; 2]> = SmallVec::new();
+        // Values written in a link are set once it is added: truth values
+        // as read, others where they are, to read then.
+        let mut values: SmallVec<[Later; 2]> = SmallVec::new();
         loop {
             self.space()?;
             match self.peek()? {
                 b')' => break,
-                b'(' if is_attached(self.head()?) => {
-                    values.push(self.at);
-                    self.skip_list()?;
+                b'(' => {
+                    let start = self.at;
+                    let head = self.open()?;
+                    if let Some(n) = truth_arity(head) {
+                        values.push(Later::Truth(self.truth(n)?));
+                    } else if is_attached(head) {
+                        values.push(Later::At(start));
+                        self.at = start;
+                        self.skip_list()?;
+                    } else {
+                        out.push(self.atom(head, depth + 1)?);
+                    }
                 }
-                b'(' => out.push(self.atom(depth + 1)?),
                 _ => return Err(Stop::Other),
             }
         }
         let end = self.at + 1;
         let h = self.sink.add_link(t, &out).map_err(|_| Stop::Other)?;
-        for at in values {
-            self.at = at;
-            self.attached(h, depth)?;
+        for value in values {
+            match value {
+                Later::Truth(tv) => self.sink.set_tv(h, tv).map_err(|_| Stop::Other)?,
+                Later::At(at) => {
+                    self.at = at;
+                    self.attached(h, depth)?;
+                }
+            }
         }
         self.at = end;
         Ok(h)
@@ -276,9 +322,7 @@ impl<'t> Cursor<'t, '_> {
     /// A value written inside atom `h`'s expression, opening at `at`.
     /// `depth` is that of the atom (keys are atoms nested in it).
     fn attached(&mut self, h: Handle, depth: usize) -> Step<()> {
-        self.at += 1;
-        self.space()?;
-        let head = self.token()?;
+        let head = self.open()?;
         if let Some(n) = truth_arity(head) {
             let tv = self.truth(n)?;
             return self.sink.set_tv(h, tv).map_err(|_| Stop::Other);
@@ -301,9 +345,7 @@ impl<'t> Cursor<'t, '_> {
 
     /// `(cons KEY VALUE)` in an alist of atom `h`.
     fn pair(&mut self, h: Handle, depth: usize) -> Step<()> {
-        self.at += 1;
-        self.space()?;
-        if self.token()? != "cons" {
+        if self.open()? != "cons" {
             return Err(Stop::Other);
         }
         self.space()?;
@@ -315,13 +357,12 @@ impl<'t> Cursor<'t, '_> {
             if self.peek()? != b'(' {
                 return Err(Stop::Other);
             }
-            self.at += 1;
-            self.space()?;
-            let n = truth_arity(self.token()?).ok_or(Stop::Other)?;
+            let n = truth_arity(self.open()?).ok_or(Stop::Other)?;
             let tv = self.truth(n)?;
             self.sink.set_tv(h, tv).map_err(|_| Stop::Other)?;
         } else {
-            let key = self.atom(depth + 1)?;
+            let head = self.open()?;
+            let key = self.atom(head, depth + 1)?;
             let value = self.value()?;
             self.sink.set_value(h, key, value).map_err(|_| Stop::Other)?;
         }
@@ -333,9 +374,7 @@ impl<'t> Cursor<'t, '_> {
     /// truth value and is not added.
     fn tv_key(&mut self) -> Step<bool> {
         let start = self.at;
-        self.at += 1;
-        self.space()?;
-        if Type::from_name(self.token()?) == Some(types::PREDICATE_NODE) {
+        if Type::from_name(self.open()?) == Some(types::PREDICATE_NODE) {
             self.space()?;
             if self.peek()? == b'"' && self.string()? == TV_KEY {
                 self.close()?;
@@ -362,9 +401,7 @@ impl<'t> Cursor<'t, '_> {
         if self.peek()? != b'(' {
             return Err(Stop::Other);
         }
-        self.at += 1;
-        self.space()?;
-        let head = self.token()?;
+        let head = self.open()?;
         if let Some(n) = truth_arity(head) {
             return Ok(Value::Truth(self.truth(n)?));
         }
@@ -433,6 +470,22 @@ mod tests {
         }
         let deep = format!("{}(Concept \"a\"){}", "(List ".repeat(MAX_DEPTH + 1), ")".repeat(MAX_DEPTH + 1));
         assert!(matches!(scan(&deep).0, Scan::Other));
+    }
+
+    #[test]
+    fn finds_the_first_delimiter_eight_bytes_at_a_time_as_one_at_a_time() {
+        // Every byte value, after runs of token bytes of every length.
+        for b in 0..=255u8 {
+            for run in 0..20 {
+                let mut text: Vec<u8> = b"ab!#$%&*+-.0".iter().copied().cycle().take(run).collect();
+                text.push(b);
+                text.extend_from_slice(b"xyz)tail");
+                for start in 0..text.len() {
+                    let slow = text[start..].iter().position(|&c| DELIMITER[usize::from(c)]).map(|k| start + k);
+                    assert_eq!(delimiter_from(&text, start), slow, "{text:?} from {start}");
+                }
+            }
+        }
     }
 
     #[test]

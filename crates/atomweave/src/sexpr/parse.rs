@@ -253,7 +253,7 @@ impl<R: BufRead> Parser<R> {
         loop {
             match scan(&self.buf[self.pos..]) {
                 Scan::Read(len) => {
-                    let end = advance(self.here(), &self.buf.as_bytes()[self.pos..self.pos + len]);
+                    let end = advance_wide(self.here(), &self.buf.as_bytes()[self.pos..self.pos + len]);
                     (self.line, self.col) = (end.line, end.col);
                     self.pos += len;
                     self.last_complete = end;
@@ -891,6 +891,25 @@ fn advance(mut at: Pos, text: &[u8]) -> Pos {
     at
 }
 
+/// [`advance`] over a whole expression, a word at a time where `advance`
+/// takes a branch per byte: newlines found by `memchr`, and characters
+/// counted as the bytes that do not continue one.
+fn advance_wide(at: Pos, text: &[u8]) -> Pos {
+    fn chars(bytes: &[u8]) -> usize {
+        const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+        let words = bytes.chunks_exact(8);
+        let rest = words.remainder().iter().filter(|&&b| b & 0xC0 == 0x80).count();
+        // A continuing byte is 10xxxxxx: its top bit set, the next clear.
+        let continuing =
+            words.map(|w| u64::from_le_bytes(w.try_into().expect("eight bytes"))).map(|x| (x & !(x << 1) & HIGH).count_ones() as usize).sum::<usize>();
+        bytes.len() - continuing - rest
+    }
+    match memchr::memrchr(b'\n', text) {
+        None => Pos { line: at.line, col: add(at.col, chars(text)) },
+        Some(last) => Pos { line: add(at.line, memchr::memchr_iter(b'\n', &text[..last]).count() + 1), col: add(1, chars(&text[last + 1..])) },
+    }
+}
+
 /// `a + n`, saturating: a line or column past `u32::MAX` sticks there.
 fn add(a: u32, n: usize) -> u32 {
     a.saturating_add(u32::try_from(n).unwrap_or(u32::MAX))
@@ -944,6 +963,18 @@ fn sketch_expr(expr: &Expr, out: &mut String) {
 mod tests {
     use super::*;
     use std::io::{BufReader, Read};
+
+    #[test]
+    fn positions_counted_a_word_at_a_time_are_those_counted_a_byte_at_a_time() {
+        let text = "ab ü\n✓ (Concept \"ünïcödé ✓\")\n\n  x".repeat(3);
+        let start = Pos { line: 3, col: 7 };
+        for from in (0..text.len()).filter(|&i| text.is_char_boundary(i)) {
+            for to in (from..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                let bytes = &text.as_bytes()[from..to];
+                assert_eq!(advance_wide(start, bytes), advance(start, bytes), "{:?}", &text[from..to]);
+            }
+        }
+    }
 
     const EXAMPLE: &str = r#"; a comment
 (EvaluationLink (stv 0.9 0.8)
