@@ -47,17 +47,28 @@ pub struct TooLarge;
 
 /// Formats a double the way Scheme reads it back exactly.
 pub fn fmt_f64(x: f64) -> String {
-    if x.is_nan() {
-        return "+nan.0".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "+inf.0".into() } else { "-inf.0".into() };
-    }
-    let a = x.abs();
-    if a != 0.0 && !(1e-5..1e17).contains(&a) {
-        format!("{x:e}")
-    } else {
-        format!("{x}")
+    Number(x).to_string()
+}
+
+/// A double as Scheme reads it back exactly ([`fmt_f64`]), written
+/// straight into the output: no string of its own per number.
+struct Number(f64);
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let x = self.0;
+        if x.is_nan() {
+            return f.write_str("+nan.0");
+        }
+        if x.is_infinite() {
+            return f.write_str(if x > 0.0 { "+inf.0" } else { "-inf.0" });
+        }
+        let a = x.abs();
+        if a != 0.0 && !(1e-5..1e17).contains(&a) {
+            write!(f, "{x:e}")
+        } else {
+            write!(f, "{x}")
+        }
     }
 }
 
@@ -194,7 +205,8 @@ enum Tree {
 /// `out` is longer than `end`.
 fn write_tree(r: &(impl AtomSource + ?Sized), h: Handle, tree: Tree, out: &mut String, end: usize) -> Result<(), TooLarge> {
     // `Some((atom, depth))` opens an atom; `None` closes the innermost one.
-    let mut stack = vec![Some((h, 0usize))];
+    // On the stack for atoms of ordinary size: one is printed per root.
+    let mut stack: smallvec::SmallVec<[Option<(Handle, usize)>; 32]> = smallvec::smallvec![Some((h, 0usize))];
     while let Some(step) = stack.pop() {
         if out.len() > end {
             return Err(TooLarge);
@@ -256,7 +268,9 @@ fn write_alist(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String, end:
     // Keys in content order, as an unordered link's members: the same
     // values print the same in any space.
     let mut kvs: smallvec::SmallVec<[&(Handle, Value); 4]> = kvs.iter().collect();
-    kvs.sort_by(|a, b| crate::order::cmp(r, a.0, b.0));
+    if kvs.len() > 1 {
+        kvs.sort_by(|a, b| crate::order::cmp(r, a.0, b.0));
+    }
     for (i, (k, v)) in kvs.into_iter().enumerate() {
         out.push_str(if i == 0 && tv.is_default() { " (cons " } else { "(cons " });
         write_tree(r, *k, Tree::Structure, out, end)?;
@@ -271,10 +285,10 @@ fn write_alist(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String, end:
 pub fn write_tv(tv: TruthValue, out: &mut String) {
     match tv {
         TruthValue::Simple { strength, confidence } => {
-            let _ = write!(out, "(stv {} {})", fmt_f64(strength), fmt_f64(confidence));
+            let _ = write!(out, "(stv {} {})", Number(strength), Number(confidence));
         }
         TruthValue::Count { mean, confidence, count } => {
-            let _ = write!(out, "(ctv {} {} {})", fmt_f64(mean), fmt_f64(confidence), fmt_f64(count));
+            let _ = write!(out, "(ctv {} {} {})", Number(mean), Number(confidence), Number(count));
         }
     }
 }
@@ -321,7 +335,7 @@ fn value_into(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: 
                 out.push_str("(FloatValue");
                 for x in xs.iter() {
                     out.push(' ');
-                    out.push_str(&fmt_f64(*x));
+                    let _ = write!(out, "{}", Number(*x));
                 }
                 out.push(')');
             }
@@ -370,10 +384,10 @@ fn value_into(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: 
             }
             Value::Void => out.push_str("(VoidValue)"),
             Value::Truth(TruthValue::Simple { strength, confidence }) => {
-                let _ = write!(out, "(SimpleTruthValue {} {})", fmt_f64(*strength), fmt_f64(*confidence));
+                let _ = write!(out, "(SimpleTruthValue {} {})", Number(*strength), Number(*confidence));
             }
             Value::Truth(TruthValue::Count { mean, confidence, count }) => {
-                let _ = write!(out, "(CountTruthValue {} {} {})", fmt_f64(*mean), fmt_f64(*confidence), fmt_f64(*count));
+                let _ = write!(out, "(CountTruthValue {} {} {})", Number(*mean), Number(*confidence), Number(*count));
             }
             // Structure only, as upstream: an atom's own values are its own
             // business, and a value may hold the atom that holds it.
