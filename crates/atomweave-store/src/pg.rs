@@ -48,7 +48,7 @@ pub mod scratch;
 
 use std::time::Duration;
 
-use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
+use atomweave::{types, AtomSpace, Handle, LinkBatch, NodeBatch, TruthValue, Type, Value};
 use postgres::binary_copy::{BinaryCopyInWriter, BinaryCopyOutIter};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::Type as SqlType;
@@ -1074,6 +1074,37 @@ fn read_all(t: &mut Transaction<'_>, url: &str, top: i16, tx: std::sync::mpsc::S
 }
 
 /// Handles of loaded uuids: a vector where the uuids are dense, else a map.
+/// Rows read and not yet added: a run of nodes, or of links of one
+/// height, with each row's uuid, height and truth value.
+#[derive(Default)]
+struct Pending {
+    nodes: NodeBatch,
+    links: LinkBatch,
+    rows: Vec<(i64, i16, TruthValue)>,
+}
+
+/// Rows added in one bulk call, at most.
+const PENDING_ROWS: usize = 8192;
+
+impl Pending {
+    /// Adds the rows (the nodes or the links) to `space`; how many.
+    fn add(&mut self, space: &AtomSpace, known: &mut Known, ids: &mut Ids) -> Result<u64> {
+        let handles = if self.nodes.is_empty() { space.add_links(&self.links)? } else { space.add_nodes(&self.nodes)? };
+        for (h, &(uuid, height, tv)) in handles.into_iter().zip(&self.rows) {
+            if !tv.is_default() {
+                space.set_tv(h, tv)?;
+            }
+            known.insert(uuid, h);
+            ids.insert(h, (uuid, height));
+        }
+        let added = self.rows.len() as u64;
+        self.nodes.clear();
+        self.links.clear();
+        self.rows.clear();
+        Ok(added)
+    }
+}
+
 enum Known {
     Dense(Vec<u32>),
     Sparse(HashMap<i64, Handle>),
@@ -1234,11 +1265,14 @@ impl StorageNode for PgStore {
             self.ids.reserve(count as usize);
             let mut types_of: HashMap<i16, Type> = HashMap::default();
             let mut n = 0u64;
-            let mut out: Vec<Handle> = Vec::new();
             let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Loaded>>(16);
             std::thread::scope(|sc| -> Result<()> {
                 let reader = sc.spawn(|| read_all(&mut t, &url, top.unwrap_or(-1), tx));
                 let added = (|| -> Result<()> {
+                    // Rows come height by height, so a run of them is added in
+                    // one bulk call: nodes, or links of one height (whose
+                    // members are all lower, so added already).
+                    let mut pending = Pending::default();
                     for batch in rx {
                         for row in batch {
                             match row {
@@ -1257,31 +1291,37 @@ impl StorageNode for PgStore {
                                             *types_of.entry(code).or_insert(t)
                                         }
                                     };
-                                    let h =
-                                        match (name, outgoing) {
-                                            (Some(name), _) => space.add_node(ty, &name)?,
-                                            (None, Some(members)) => {
-                                                out.clear();
-                                                for m in members {
-                                                    out.push(known.get(m).ok_or_else(|| {
-                                                        StoreError::Corrupt(format!("link {uuid} holds atom {m}, which is not stored below it"))
-                                                    })?);
-                                                }
-                                                space.add_link(ty, &out)?
+                                    match (name, outgoing) {
+                                        (Some(name), _) => {
+                                            if !pending.links.is_empty() {
+                                                n += pending.add(space, &mut known, &mut self.ids)?;
                                             }
-                                            (None, None) => return Err(StoreError::Corrupt(format!("atom {uuid} has neither a name nor an outgoing set"))),
-                                        };
-                                    if !tv.is_default() {
-                                        space.set_tv(h, tv)?;
+                                            pending.nodes.push(ty, &name);
+                                        }
+                                        (None, Some(members)) => {
+                                            if !pending.nodes.is_empty() || pending.rows.last().is_some_and(|r| r.1 != height) {
+                                                n += pending.add(space, &mut known, &mut self.ids)?;
+                                            }
+                                            let mut resolved = Vec::with_capacity(members.len());
+                                            for m in members {
+                                                resolved.push(
+                                                    known.get(m).ok_or_else(|| {
+                                                        StoreError::Corrupt(format!("link {uuid} holds atom {m}, which is not stored below it"))
+                                                    })?,
+                                                );
+                                            }
+                                            pending.links.push(ty, &resolved);
+                                        }
+                                        (None, None) => return Err(StoreError::Corrupt(format!("atom {uuid} has neither a name nor an outgoing set"))),
                                     }
-                                    known.insert(uuid, h);
-                                    self.ids.insert(h, (uuid, height));
-                                    n += 1;
-                                    if n % REPORT == 0 {
+                                    pending.rows.push((uuid, height, tv));
+                                    if pending.rows.len() >= PENDING_ROWS {
+                                        n += pending.add(space, &mut known, &mut self.ids)?;
                                         progress(n);
                                     }
                                 }
                                 Loaded::Value { atom, key, bytes } => {
+                                    n += pending.add(space, &mut known, &mut self.ids)?;
                                     let handle =
                                         |u: i64| known.get(u).ok_or_else(|| StoreError::Corrupt(format!("a value refers to atom {u}, which is not stored")));
                                     let v = codec::decode(&bytes, &mut |a| handle(a as i64))?;
@@ -1290,6 +1330,7 @@ impl StorageNode for PgStore {
                             }
                         }
                     }
+                    n += pending.add(space, &mut known, &mut self.ids)?;
                     Ok(())
                 })();
                 // A failure here hangs up the channel, which stops the reader.
