@@ -1089,6 +1089,9 @@ const PENDING_ROWS: usize = 8192;
 impl Pending {
     /// Adds the rows (the nodes or the links) to `space`; how many.
     fn add(&mut self, space: &AtomSpace, known: &mut Known, ids: &mut Ids) -> Result<u64> {
+        if self.rows.is_empty() {
+            return Ok(0);
+        }
         let handles = if self.nodes.is_empty() { space.add_links(&self.links)? } else { space.add_nodes(&self.nodes)? };
         for (h, &(uuid, height, tv)) in handles.into_iter().zip(&self.rows) {
             if !tv.is_default() {
@@ -1273,7 +1276,12 @@ impl StorageNode for PgStore {
                     // one bulk call: nodes, or links of one height (whose
                     // members are all lower, so added already).
                     let mut pending = Pending::default();
+                    let mut reported = 0;
                     for batch in rx {
+                        if n >= reported + REPORT {
+                            reported = n;
+                            progress(n);
+                        }
                         for row in batch {
                             match row {
                                 Loaded::Atom { uuid, code, height, name, outgoing, tv } => {
@@ -1317,7 +1325,6 @@ impl StorageNode for PgStore {
                                     pending.rows.push((uuid, height, tv));
                                     if pending.rows.len() >= PENDING_ROWS {
                                         n += pending.add(space, &mut known, &mut self.ids)?;
-                                        progress(n);
                                     }
                                 }
                                 Loaded::Value { atom, key, bytes } => {

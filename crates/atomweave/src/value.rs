@@ -400,12 +400,13 @@ impl Value {
                 // Measured once the members pushed above it are.
                 let items = list.items.clone();
                 todo.push((list, true));
-                for inner in items.iter().filter_map(List::of) {
-                    match memo.get(&inner.key) {
+                for inner in items.iter() {
+                    let Some(key) = list_key(inner) else { continue };
+                    match memo.get(&key) {
                         // Being measured, so on the path to this list.
                         Some(None) => return (usize::MAX, usize::MAX),
                         Some(Some(_)) => {}
-                        None => todo.push((inner, false)),
+                        None => todo.extend(List::of(inner).map(|l| (l, false))),
                     }
                 }
                 continue;
@@ -439,10 +440,9 @@ impl Value {
                 }
             }
             other => {
-                if let Some(list) = List::of(other) {
-                    if seen.insert(list.key) {
-                        todo.push((list, 0));
-                    }
+                // A queue is copied only the first time it is met.
+                if list_key(other).is_some_and(|key| seen.insert(key)) {
+                    todo.extend(List::of(other).map(|l| (l, 0)));
                 }
             }
         };

@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::io::BufReader;
+use std::io::{BufRead, BufReader, Read};
 
 use atomweave::sexpr::{self, LoadError, LoadOptions, LoadStats, Place};
 use atomweave::AtomTable;
@@ -182,4 +182,53 @@ fn data_files_shapes_read_alike() {
     let (got, _) = load("(Concept \"a\")\n  (Concept \"b\" (stv 1 x))", false, 3, true);
     let err = got.unwrap_err();
     assert_eq!((err.loaded, err.error.line, err.at.offset), (1, 2, 13));
+}
+
+/// A connection that delivers some text, fails once, then reports the end
+/// (as a reset TCP stream does): the failure is the load's error, whichever
+/// reader met it first.
+struct FailsOnce {
+    text: &'static [u8],
+    failed: bool,
+}
+
+impl Read for FailsOnce {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.fill_buf()?.len().min(out.len());
+        out[..n].copy_from_slice(&self.text[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for FailsOnce {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.text.is_empty() && !self.failed {
+            self.failed = true;
+            return Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset by peer"));
+        }
+        Ok(self.text)
+    }
+    fn consume(&mut self, n: usize) {
+        self.text = &self.text[n..];
+    }
+}
+
+#[test]
+fn a_read_error_met_by_the_fast_path_is_the_loads_error() {
+    for text in ["(Concept \"a\")\n", "(Concept \"a\")\n(List (Concept \"b\")"] {
+        let results: Vec<_> = [false, true]
+            .into_iter()
+            .map(|general_reader| {
+                let mut table = AtomTable::new();
+                let mut options = LoadOptions { general_reader, one_thread: true, ..LoadOptions::default() };
+                let input = FailsOnce { text: text.as_bytes(), failed: false };
+                sexpr::load_from(&mut table, input, Place::START, &mut options, |_| {}).map(|s| s.expressions)
+            })
+            .collect();
+        assert_eq!(results[0], results[1], "{text:?}");
+        let err = results[0].clone().unwrap_err();
+        assert!(err.error.message.contains("cannot read input: reset by peer"), "{err}");
+        assert_eq!(err.loaded, 1);
+    }
 }

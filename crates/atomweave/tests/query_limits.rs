@@ -294,6 +294,13 @@ fn deep_atoms_reached_other_than_through_a_query_are_refused() {
         let c = space.add_node(CONCEPT_NODE, "c").unwrap();
         let list = chain(&space, LIST_LINK, c, &[], 100_000);
         refused_as_too_deep(evaluate(&space, space.add_link(EQUAL_LINK, &[list, c]).unwrap()));
+        // Data the evaluator does not walk is not refused: an EvaluationLink
+        // of no grounded predicate gives its own truth value.
+        let p = space.add_node(PREDICATE_NODE, "p").unwrap();
+        let data = space.add_link(EVALUATION_LINK, &[p, list]).unwrap();
+        let tv = atomweave::TruthValue::simple(0.25, 0.5);
+        space.set_tv(data, tv).unwrap();
+        assert_eq!(evaluate(&space, data).unwrap(), tv);
 
         let x = space.add_node(VARIABLE_NODE, "$x").unwrap();
         let body = chain(&space, LIST_LINK, x, &[], 100_000);

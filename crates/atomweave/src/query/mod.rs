@@ -285,9 +285,6 @@ pub fn evaluate(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
         // recurses in its last step (a loop) runs in constant depth.
         let mut h = h;
         loop {
-            // The evaluator's walks recurse: what each step evaluates (the
-            // atom, or a definition it calls) is checked first.
-            pattern::check_depth(space, h)?;
             match evaluate_one(space, h)? {
                 Tail::Done(tv) => return Ok(tv),
                 Tail::Call(next) => {
@@ -349,6 +346,8 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<Tail> {
         // (FormulaPredicate STRENGTH [CONFIDENCE]): each formula's first
         // number (a Lambda around one is its body).
         types::FORMULA_PREDICATE_LINK => {
+            // The arithmetic recurses over the formulas.
+            pattern::check_depth(space, h)?;
             let first = |f: Handle| -> Result<f64> {
                 let body = match (space.get_type(f), space.outgoing(f).unwrap_or(&[])) {
                     (Some(types::LAMBDA_LINK), &[b]) => b,

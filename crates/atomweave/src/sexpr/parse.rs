@@ -22,6 +22,10 @@ use super::fast::Scan;
 /// other large-buffered reader is copied at once.
 const CHUNK: usize = 64 * 1024;
 
+/// Most unparsed text the fast path (`scan_next`) reads an expression
+/// from: past it, the expression goes to the general reader.
+const SCAN_MAX: usize = 16 * 1024;
+
 /// Longest error snippet, in characters.
 const SNIPPET_CHARS: usize = 40;
 
@@ -184,6 +188,9 @@ pub struct Parser<R: BufRead> {
     values: Vec<Expr>,
     last_complete: Pos,
     failed: Option<ParseError>,
+    /// A read error the fast path met (`scan_next`), reported where the
+    /// general reader next reads, as if it had met it there itself.
+    unread_error: Option<String>,
     /// Bytes taken from the reader at a time: `CHUNK`, or, resuming,
     /// growing to it from a little (a load that switches readers often
     /// would copy a whole chunk at every switch).
@@ -207,6 +214,7 @@ impl<R: BufRead> Parser<R> {
             values: Vec::new(),
             last_complete: Pos { line: 1, col: 1 },
             failed: None,
+            unread_error: None,
             chunk: CHUNK,
         }
     }
@@ -259,8 +267,21 @@ impl<R: BufRead> Parser<R> {
                     self.last_complete = end;
                     return Some(());
                 }
-                // A read error is the general reader's to report, where it meets it.
-                Scan::More if self.fill_more().unwrap_or(false) => {}
+                // Each try scans from the expression's start again: one
+                // longer than a few chunks is the general reader's, which
+                // reads it in one pass.
+                Scan::More if self.buf.len() - self.pos < SCAN_MAX => match self.fill_more() {
+                    Ok(true) => {}
+                    Ok(false) => return None,
+                    Err(e) => {
+                        // Invalid UTF-8 is met again where it is; a read
+                        // error, which the reader may not repeat, is kept.
+                        if self.invalid.is_none() {
+                            self.unread_error = Some(e.message);
+                        }
+                        return None;
+                    }
+                },
                 Scan::More | Scan::Other => return None,
             }
         }
@@ -630,6 +651,9 @@ impl<R: BufRead> Parser<R> {
     /// an error once `buf` has been parsed up to invalid UTF-8.
     fn read_chunk(&mut self) -> Result<bool, Fail> {
         loop {
+            if let Some(message) = self.unread_error.take() {
+                return Err(fail(self.here(), message, String::new()));
+            }
             if self.invalid.is_some() {
                 return Err(self.invalid_utf8());
             }
@@ -963,6 +987,26 @@ fn sketch_expr(expr: &Expr, out: &mut String) {
 mod tests {
     use super::*;
     use std::io::{BufReader, Read};
+
+    /// The fast path rescans an unfinished expression from its start after
+    /// each refill: it gives up past `SCAN_MAX` of text, so one huge
+    /// expression is read in one pass by the general reader, not in a
+    /// number of passes that grows with its size.
+    #[test]
+    fn the_fast_path_gives_up_on_an_expression_longer_than_its_window() {
+        let text = format!("(List {})", "(Concept \"member\") ".repeat(100_000));
+        let mut parser = Parser::new(BufReader::with_capacity(1024, text.as_bytes()));
+        let mut tries = 0;
+        assert!(parser
+            .scan_next(|_| {
+                tries += 1;
+                Scan::More
+            })
+            .is_none());
+        assert!(tries <= SCAN_MAX / 1024 + 2, "{tries} tries");
+        assert_eq!(parser.bytes_read(), 0);
+        assert!(matches!(parser.next_expr(), Ok(Some(Expr::List(items, _))) if items.len() == 100_001));
+    }
 
     #[test]
     fn positions_counted_a_word_at_a_time_are_those_counted_a_byte_at_a_time() {
