@@ -4,7 +4,7 @@
 //!
 //! It takes atoms (`(Type "name" ...)`, `(Type member ...)`), the truth
 //! values written in them (`(stv s c)`, `(ctv m c n)` and their long
-//! names) and `alist`s of truth values, FloatValues and StringValues (the
+//! names), attention values (`(av sti lti vlti)`) and `alist`s of truth values, FloatValues and StringValues (the
 //! wire form's), separated by whitespace and `;` comments. Everything else
 //! (Scheme, other values, other comments, quotes, deep nesting, and every
 //! error) it declines, and the general reader (`parse`, then `load`'s
@@ -19,7 +19,7 @@ use memchr::{memchr, memchr2};
 use smallvec::SmallVec;
 
 use super::bulk::{Batch, Recorder};
-use super::load::TV_KEY;
+use super::load::{AV_KEY, TV_KEY};
 use super::parse::{parse_number, unescape, DELIMITER};
 use crate::sink::AtomSink;
 use crate::types::{self, Type};
@@ -327,6 +327,15 @@ impl<'t> Cursor<'t, '_> {
             let tv = self.truth(n)?;
             return self.sink.set_tv(h, tv).map_err(|_| Stop::Other);
         }
+        if head == "av" {
+            let mut av = [0.0; 3];
+            for x in &mut av {
+                *x = self.number()?;
+            }
+            self.close()?;
+            let key = self.sink.add_node(types::PREDICATE_NODE, AV_KEY).map_err(|_| Stop::Other)?;
+            return self.sink.set_value(h, key, Value::float(av.to_vec())).map_err(|_| Stop::Other);
+        }
         if head != "alist" {
             return Err(Stop::Other);
         }
@@ -443,6 +452,7 @@ mod tests {
             ("(ConceptNode \"b\" (alist (cons (PredicateNode \"*-TruthValueKey-*\")(SimpleTruthValue 0.5 0.1))))", 1),
             ("(ListLink (ConceptNode \"x\" (alist (cons (PredicateNode \"w\")(FloatValue 1 -1.5))(cons (PredicateNode \"l\")(StringValue \"a\")))))", 4),
             ("(Concept \"odd \\\"q\\\" \\\\ ü\")", 1),
+            ("(List (Concept \"a\" (av 1 2 3)) (av 0 0 0))", 4),
         ] {
             let (got, n) = scan(text);
             assert!(matches!(got, Scan::Read(len) if len == text.len()), "{text}");
@@ -454,7 +464,7 @@ mod tests {
     fn declines_the_rest_and_records_nothing() {
         for text in [
             "(cog-set-tv! (Concept \"a\") (stv 1 1))",
-            "(Concept \"a\" (av 1 2 3))",
+            "(Concept \"a\" (av 1 2))",
             "(List (Concept \"a\") #| c |# (Concept \"b\"))",
             "(Concept \"a\" (alist (cons (Predicate \"k\") (LinkValue))))",
             "(Concept \"a\" (stv 1 1e999))",
