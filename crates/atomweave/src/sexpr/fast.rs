@@ -4,8 +4,9 @@
 //!
 //! It takes atoms (`(Type "name" ...)`, `(Type member ...)`), the truth
 //! values written in them (`(stv s c)`, `(ctv m c n)` and their long
-//! names), attention values (`(av sti lti vlti)`) and `alist`s of truth values, FloatValues and StringValues (the
-//! wire form's), separated by whitespace and `;` comments. Everything else
+//! names), attention values (`(av sti lti vlti)`) and `alist`s of truth
+//! values, FloatValues and StringValues (the wire form's), separated by
+//! whitespace and `;` comments. Everything else
 //! (Scheme, other values, other comments, quotes, deep nesting, and every
 //! error) it declines, and the general reader (`parse`, then `load`'s
 //! `Builder`) reads that expression. So it is only ever a faster way to
@@ -19,7 +20,7 @@ use memchr::{memchr, memchr2};
 use smallvec::SmallVec;
 
 use super::bulk::{Batch, Recorder};
-use super::load::{AV_KEY, TV_KEY};
+use super::load::{is_attached_value, AV_KEY, TV_KEY};
 use super::parse::{parse_number, unescape, DELIMITER};
 use crate::sink::AtomSink;
 use crate::types::{self, Type};
@@ -101,12 +102,6 @@ fn delimiter_from(text: &[u8], start: usize) -> Option<usize> {
         at = first + 1;
     }
     text[at..].iter().position(|&b| DELIMITER[usize::from(b)]).map(|k| at + k)
-}
-
-/// Whether `head` names a value written inside an atom's expression (the
-/// general reader's list); the ones this path reads are a subset.
-fn is_attached(head: &str) -> bool {
-    matches!(head, "stv" | "ctv" | "av" | "alist" | "cog-new-stv" | "cog-new-ctv" | "SimpleTruthValue" | "CountTruthValue")
 }
 
 /// The number of numbers in a truth value with this head, if it is one.
@@ -247,7 +242,7 @@ impl<'t> Cursor<'t, '_> {
                     let head = self.open()?;
                     if let Some(n) = truth_arity(head) {
                         values.push(Later::Truth(self.truth(n)?));
-                    } else if is_attached(head) {
+                    } else if is_attached_value(head) {
                         values.push(Later::At(start));
                         self.at = start;
                         self.skip_list()?;

@@ -436,7 +436,7 @@ fn atom_type(name: &str, pos: Pos) -> Result<Type, ParseError> {
 }
 
 /// Is this the head of a value attached to an atom inside its expression?
-fn is_attached_value(h: &str) -> bool {
+pub(super) fn is_attached_value(h: &str) -> bool {
     matches!(h, "stv" | "ctv" | "av" | "alist" | "cog-new-stv" | "cog-new-ctv" | "SimpleTruthValue" | "CountTruthValue")
 }
 
