@@ -239,16 +239,20 @@ fn panel<'a>(area: &Area<'a>, x: Range<u64>, y: Range<f64>, x_area: u32, y_area:
         .build_cartesian_2d(x, y)
 }
 
-/// One line per layer, or markers where a line could not be seen.
+/// One line per layer, or markers where a line could not be seen. Each
+/// layer's line is thinner than the one before, so that where two layers
+/// give the same figures the earlier still shows around the later.
 fn draw_series<'a>(chart: &mut Chart<'a>, layers: &[Layer], y: impl Fn(&Point) -> f64) -> DrawResult<'a, ()> {
-    for (layer, colour) in layers.iter().zip(COLOURS.iter().cycle()) {
+    for (i, (layer, colour)) in layers.iter().zip(COLOURS.iter().cycle()).enumerate() {
+        let width = 4 - i.min(2) as u32;
         if layer.needs_markers() {
             chart.draw_series(layer.points.iter().map(|p| Circle::new((p.atoms, y(p)), MARKER, colour.filled())))?;
         } else {
             // One path per segment: plotters joins a thick polyline with unbounded
             // miters, which shoot spikes across the picture where noisy data turns.
-            chart
-                .draw_series(layer.points.windows(2).map(|w| PathElement::new(vec![(w[0].atoms, y(&w[0])), (w[1].atoms, y(&w[1]))], colour.stroke_width(2))))?;
+            chart.draw_series(
+                layer.points.windows(2).map(|w| PathElement::new(vec![(w[0].atoms, y(&w[0])), (w[1].atoms, y(&w[1]))], colour.stroke_width(width))),
+            )?;
         }
     }
     Ok(())
