@@ -126,7 +126,7 @@ fn load_file(target: &mut Target, path: &Path, quiet: bool, data_only: bool, opt
     );
     bar.set_message(path.display().to_string());
     let progress = |bytes| bar.set_position(bytes);
-    let reader = BufReader::with_capacity(1 << 20, file);
+    let reader = BufReader::with_capacity(1 << 16, file);
     let strict = match target {
         Target::Table(t) => sexpr::load_from(&mut **t, reader, Place::START, options, progress),
         Target::Space(s) if data_only => sexpr::load_from(&mut &*s, reader, Place::START, options, progress),

@@ -39,6 +39,22 @@ pub(crate) struct Batch {
     /// Each value with the number of atoms recorded before it (where it
     /// falls among them in the file).
     sets: Vec<(u32, Set)>,
+    /// What `apply` works in, kept with the batch so that a batch used
+    /// again (see `clear`) allocates nothing.
+    scratch: Scratch,
+}
+
+/// `Batch::apply`'s working space.
+#[derive(Default)]
+struct Scratch {
+    /// The atom of each placeholder.
+    atoms: Vec<Handle>,
+    /// The links' indexes, by height.
+    order: Vec<usize>,
+    /// One height's links, on atoms.
+    level: LinkBatch,
+    /// The atom of each value set, in order.
+    targets: Vec<Handle>,
 }
 
 /// Where a batch stood, to go back to when an expression fails.
@@ -54,6 +70,13 @@ impl Batch {
     /// Atoms recorded (with repeats).
     pub(crate) fn atoms(&self) -> usize {
         self.heights.len()
+    }
+
+    /// Empties the batch, keeping its room: a loader hands applied
+    /// batches back to its reading thread, which fills them again (fresh
+    /// ones cost page faults and frees on the adding thread).
+    pub(crate) fn clear(&mut self) {
+        self.truncate(Mark { nodes: 0, links: 0, atoms: 0, sets: 0 });
     }
 
     pub(crate) fn mark(&self) -> Mark {
@@ -75,53 +98,58 @@ impl Batch {
         Handle((self.heights.len() - 1) as u32)
     }
 
-    /// Adds the batch to `sink`: nodes, then links by height, then values.
-    /// A batch that holds a StateLink or GrantLink, whose adding replaces
-    /// or refuses by key (in a space), is added in file order instead. An
-    /// error stops it where it happened (the sink refused a write: a
-    /// read-only space, or one out of room).
-    pub(crate) fn apply<S: AtomSink>(self, sink: &mut S) -> Result<()> {
+    /// Adds the batch to `sink`: nodes, then links by height, then values,
+    /// which it takes (the batch is left to `clear`). A batch that holds a
+    /// StateLink or GrantLink, whose adding replaces or refuses by key (in
+    /// a space), is added in file order instead. An error stops it where
+    /// it happened (the sink refused a write: a read-only space, or one
+    /// out of room).
+    pub(crate) fn apply<S: AtomSink>(&mut self, sink: &mut S) -> Result<()> {
         if self.links.holds_keyed() {
             return self.apply_in_order(sink);
         }
-        let mut atoms = vec![Handle(0); self.heights.len()];
+        let Scratch { atoms, order, level, targets } = &mut self.scratch;
+        atoms.clear();
+        atoms.resize(self.heights.len(), Handle(0));
         for (&p, h) in self.node_atoms.iter().zip(sink.add_nodes(&self.nodes)?) {
             atoms[p as usize] = h;
         }
         let height = |i: usize| self.heights[self.link_atoms[i] as usize];
-        let mut order: Vec<usize> = (0..self.links.len()).collect();
+        order.clear();
+        order.extend(0..self.links.len());
         order.sort_by_key(|&i| height(i));
-        let mut level = LinkBatch::new();
         for group in order.chunk_by(|&a, &b| height(a) == height(b)) {
             level.clear();
             for &i in group {
                 level.push_with(self.links.types()[i], self.links.outgoing(i).iter().map(|x| atoms[x.0 as usize]));
             }
-            for (&i, h) in group.iter().zip(sink.add_links(&level)?) {
+            for (&i, h) in group.iter().zip(sink.add_links(level)?) {
                 atoms[self.link_atoms[i] as usize] = h;
             }
         }
         // The atoms whose values are set are all over the table: their
         // slots and truth-value entries are fetched a few sets ahead.
         const AHEAD: usize = 16;
-        let targets: Vec<Handle> = self.sets.iter().map(|(_, set)| atoms[set.target() as usize]).collect();
-        for (i, (_, set)) in self.sets.into_iter().enumerate() {
+        targets.clear();
+        targets.extend(self.sets.iter().map(|(_, set)| atoms[set.target() as usize]));
+        for (i, (_, set)) in self.sets.drain(..).enumerate() {
             if let Some(&h) = targets.get(i + AHEAD) {
                 sink.prefetch_values(h);
             }
-            set.apply(sink, &atoms)?;
+            set.apply(sink, atoms)?;
         }
         Ok(())
     }
 
     /// Adds the batch one step at a time, as the file has them.
-    fn apply_in_order<S: AtomSink>(self, sink: &mut S) -> Result<()> {
-        let mut atoms = Vec::with_capacity(self.heights.len());
+    fn apply_in_order<S: AtomSink>(&mut self, sink: &mut S) -> Result<()> {
+        let atoms = &mut self.scratch.atoms;
+        atoms.clear();
         let (mut node, mut link) = (0, 0);
-        let mut sets = self.sets.into_iter().peekable();
+        let mut sets = self.sets.drain(..).peekable();
         for &height in &self.heights {
             while let Some((_, set)) = sets.next_if(|&(before, _)| before as usize == atoms.len()) {
-                set.apply(sink, &atoms)?;
+                set.apply(sink, atoms)?;
             }
             // A node's height is 0, a link's more.
             let h = if height == 0 {
@@ -135,7 +163,7 @@ impl Batch {
             };
             atoms.push(h);
         }
-        sets.try_for_each(|(_, set)| set.apply(sink, &atoms))
+        sets.try_for_each(|(_, set)| set.apply(sink, atoms))
     }
 }
 

@@ -140,7 +140,7 @@ pub fn load_from<S: AtomSink, R: BufRead + Send>(
     let mut parser = Parser::resume(input, start);
     let mut stats = LoadStats { expressions: 0, bytes: start.offset };
     // Whether more follows the batch.
-    let mut add = |read: Read, stats: &mut LoadStats| -> Result<bool, LoadError> {
+    let mut add = |read: &mut Read, stats: &mut LoadStats| -> Result<bool, LoadError> {
         let loaded = stats.expressions;
         read.batch.apply(sink).map_err(|e| {
             let message = format!("{e} (adding the batch of {} expressions that starts here)", read.expressions);
@@ -151,33 +151,44 @@ pub fn load_from<S: AtomSink, R: BufRead + Send>(
             progress(read.bytes);
         }
         stats.bytes = read.bytes;
-        match read.end {
+        match std::mem::replace(&mut read.end, End::More) {
             End::More => Ok(true),
             End::Done => Ok(false),
             End::Failed(error, at) => Err(LoadError { error, loaded: stats.expressions, at }),
         }
     };
-    if !add(read_batch(&mut parser, options), &mut stats)? {
+    let mut read = read_batch(&mut parser, options, Batch::default());
+    if !add(&mut read, &mut stats)? {
         return Ok(stats);
     }
     if options.one_thread {
-        while add(read_batch(&mut parser, options), &mut stats)? {}
-        return Ok(stats);
+        loop {
+            read = read_batch(&mut parser, options, read.batch);
+            if !add(&mut read, &mut stats)? {
+                return Ok(stats);
+            }
+        }
     }
     std::thread::scope(|scope| {
         let (batches, received) = std::sync::mpsc::sync_channel(16);
+        // Applied batches go back to the reading thread to be filled again.
+        let (spares, spare) = std::sync::mpsc::channel::<Batch>();
+        spares.send(read.batch).expect("the receiver is here");
         scope.spawn(move || loop {
-            let read = read_batch(&mut parser, options);
+            let read = read_batch(&mut parser, options, spare.try_recv().unwrap_or_default());
             let more = matches!(read.end, End::More);
             // A send fails once the adding side has stopped at an error.
             if batches.send(read).is_err() || !more {
                 break;
             }
         });
-        for read in received {
-            if !add(read, &mut stats)? {
+        for mut read in received {
+            let more = add(&mut read, &mut stats)?;
+            if !more {
                 break;
             }
+            // The reader may have ended meanwhile: then the batch is dropped here.
+            let _ = spares.send(read.batch);
         }
         Ok(stats)
     })
@@ -201,9 +212,10 @@ enum End {
     Failed(ParseError, Place),
 }
 
-/// Reads and records expressions until the batch is full or the input ends.
-fn read_batch<R: BufRead>(parser: &mut Parser<R>, options: &mut LoadOptions) -> Read {
-    let mut batch = Batch::default();
+/// Reads and records expressions into `batch` (emptied first) until it
+/// is full or the input ends.
+fn read_batch<R: BufRead>(parser: &mut Parser<R>, options: &mut LoadOptions, mut batch: Batch) -> Read {
+    batch.clear();
     let (start, mut expressions) = (parser.place(), 0);
     let end = loop {
         if batch.atoms() >= BATCH_ATOMS {

@@ -55,6 +55,13 @@ pub fn fmt_f64(x: f64) -> String {
 struct Number(f64);
 
 impl std::fmt::Display for Number {
+    /// Rust's own forms, `{x}` between 1e-5 and 1e17 and `{x:e}` outside,
+    /// from `ryu`'s shortest digits, which it finds in a fraction of the
+    /// time (a dump prints millions of numbers); `ryu`'s own layout
+    /// differs (`1.0`, `1e16`), so only its digits and exponent are kept.
+    /// Where two 17-digit forms are equally near (a double whose exact
+    /// expansion has 18 digits, ending in 5), `ryu` takes the even one
+    /// and Rust the upper: either reads back the same.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let x = self.0;
         if x.is_nan() {
@@ -64,11 +71,114 @@ impl std::fmt::Display for Number {
             return f.write_str(if x > 0.0 { "+inf.0" } else { "-inf.0" });
         }
         let a = x.abs();
-        if a != 0.0 && !(1e-5..1e17).contains(&a) {
-            write!(f, "{x:e}")
-        } else {
-            write!(f, "{x}")
+        let mut text = Text::default();
+        if x.is_sign_negative() {
+            text.put(b"-");
         }
+        let mut shortest = ryu::Buffer::new();
+        let (digits, exp) = Digits::of(shortest.format_finite(a));
+        let digits = digits.as_bytes();
+        // The value is 0.DIGITS x 10^point.
+        let point = digits.len() as i32 + exp;
+        if a == 0.0 {
+            text.put(b"0");
+        } else if !(1e-5..1e17).contains(&a) {
+            text.put(&digits[..1]);
+            if digits.len() > 1 {
+                text.put(b".");
+                text.put(&digits[1..]);
+            }
+            text.put(b"e");
+            text.put_int(point - 1);
+        } else if exp >= 0 {
+            text.put(digits);
+            (0..exp).for_each(|_| text.put(b"0"));
+        } else if point > 0 {
+            text.put(&digits[..point as usize]);
+            text.put(b".");
+            text.put(&digits[point as usize..]);
+        } else {
+            text.put(b"0.");
+            (0..-point).for_each(|_| text.put(b"0"));
+            text.put(digits);
+        }
+        f.write_str(text.as_str())
+    }
+}
+
+/// A number's text, on the stack: at most a sign, a point, 17 digits and
+/// either 5 zeros (`0.0000` before the digits of a number near 1e-5) or
+/// an exponent of four characters.
+struct Text {
+    bytes: [u8; 48],
+    len: usize,
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Text { bytes: [0; 48], len: 0 }
+    }
+}
+
+impl Text {
+    fn put(&mut self, bytes: &[u8]) {
+        self.bytes[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+
+    fn put_int(&mut self, n: i32) {
+        if n < 0 {
+            self.put(b"-");
+        }
+        let mut digits = [0u8; 10];
+        let (mut n, mut at) = (n.unsigned_abs(), digits.len());
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.put(&digits[at..]);
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).expect("ASCII only")
+    }
+}
+
+/// The significant digits of a number `ryu` printed, without leading or
+/// trailing zeros (none for zero).
+struct Digits(Text);
+
+impl Digits {
+    /// The digits of `printed` (`ryu`'s text of a finite, non-negative
+    /// number) and the power of ten they are scaled by: `"1.50e-7"` is
+    /// `15` and -8.
+    fn of(printed: &str) -> (Digits, i32) {
+        let (mantissa, mut exp) = match printed.split_once('e') {
+            Some((m, e)) => (m, e.parse::<i32>().expect("ryu prints a whole exponent")),
+            None => (printed, 0),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        exp -= frac.len() as i32;
+        let mut all = Text::default();
+        all.put(int.trim_start_matches('0').as_bytes());
+        if all.len == 0 {
+            all.put(frac.trim_start_matches('0').as_bytes());
+        } else {
+            all.put(frac.as_bytes());
+        }
+        while all.len > 0 && all.bytes[all.len - 1] == b'0' {
+            all.len -= 1;
+            exp += 1;
+        }
+        (Digits(all), exp)
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.0.bytes[..self.0.len]
     }
 }
 
@@ -107,6 +217,9 @@ pub trait AtomSource {
     /// value), so that a writer running ahead overlaps the cache misses
     /// of atoms spread over memory. A hint: it changes nothing.
     fn prefetch(&self, _h: Handle) {}
+    /// Starts fetching `h`'s name or outgoing set, once its record is in
+    /// cache (after [`prefetch`](Self::prefetch)). A hint, as that is.
+    fn prefetch_contents(&self, _h: Handle) {}
 }
 
 impl<R: AtomRead + ?Sized> AtomSource for R {
@@ -127,6 +240,9 @@ impl<R: AtomRead + ?Sized> AtomSource for R {
     }
     fn prefetch(&self, h: Handle) {
         self.recs().prefetch_values(h);
+    }
+    fn prefetch_contents(&self, h: Handle) {
+        self.recs().prefetch_contents(h);
     }
 }
 
@@ -319,6 +435,13 @@ pub fn write_value(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String) 
 /// [`write_value`] until `out` is longer than `end`: a LinkValue may hold
 /// one value many times over.
 fn value_into(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: usize) -> Result<(), TooLarge> {
+    // Most values hold no values: printed with no stack to keep.
+    if !matches!(v, Value::Link(_) | Value::Queue(_)) {
+        if out.len() > end {
+            return Err(TooLarge);
+        }
+        return value_item(r, v, out, end, &mut Vec::new());
+    }
     // `Some(v)` prints a value; `None` closes the innermost LinkValue. The
     // values are clones (a reference count each): a queue's are a snapshot.
     let mut stack = vec![Some(v.clone())];
@@ -330,75 +453,82 @@ fn value_into(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: 
             out.push(')');
             continue;
         };
-        match &v {
-            Value::Float(xs) => {
-                out.push_str("(FloatValue");
-                for x in xs.iter() {
-                    out.push(' ');
-                    let _ = write!(out, "{}", Number(*x));
+        value_item(r, &v, out, end, &mut stack)?;
+    }
+    Ok(())
+}
+
+/// Prints one value of [`value_into`]'s walk; a LinkValue's or a queue's
+/// items go on `stack`, after the `None` that closes them.
+fn value_item(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: usize, stack: &mut Vec<Option<Value>>) -> Result<(), TooLarge> {
+    match v {
+        Value::Float(xs) => {
+            out.push_str("(FloatValue");
+            for x in xs.iter() {
+                out.push(' ');
+                let _ = write!(out, "{}", Number(*x));
+            }
+            out.push(')');
+        }
+        Value::String(ss) => {
+            out.push_str("(StringValue");
+            for s in ss.iter() {
+                out.push(' ');
+                write_str_literal(out, s);
+            }
+            out.push(')');
+        }
+        Value::Bool(bs) => {
+            out.push_str("(BoolValue");
+            for b in bs.iter() {
+                out.push_str(if *b { " #t" } else { " #f" });
+            }
+            out.push(')');
+        }
+        Value::Link(vs) => {
+            out.push_str(if vs.is_empty() { "(LinkValue" } else { "(LinkValue " });
+            stack.push(None);
+            stack.extend(vs.iter().rev().cloned().map(Some));
+        }
+        // What it is made of, not a reading: printing runs no code (and
+        // a reading may add atoms, which a writer holding the space's
+        // read view must not wait for).
+        Value::Stream(st) => match st.random_len() {
+            Some(n) => {
+                let _ = write!(out, "(RandomStream {n})");
+            }
+            None => {
+                out.push('(');
+                out.push_str(st.stream_type().name());
+                out.push(' ');
+                for &a in st.atoms() {
+                    write_tree(r, a, Tree::Structure, out, end)?;
                 }
                 out.push(')');
             }
-            Value::String(ss) => {
-                out.push_str("(StringValue");
-                for s in ss.iter() {
-                    out.push(' ');
-                    write_str_literal(out, s);
-                }
-                out.push(')');
-            }
-            Value::Bool(bs) => {
-                out.push_str("(BoolValue");
-                for b in bs.iter() {
-                    out.push_str(if *b { " #t" } else { " #f" });
-                }
-                out.push(')');
-            }
-            Value::Link(vs) => {
-                out.push_str(if vs.is_empty() { "(LinkValue" } else { "(LinkValue " });
-                stack.push(None);
-                stack.extend(vs.iter().rev().cloned().map(Some));
-            }
-            // What it is made of, not a reading: printing runs no code (and
-            // a reading may add atoms, which a writer holding the space's
-            // read view must not wait for).
-            Value::Stream(st) => match st.random_len() {
-                Some(n) => {
-                    let _ = write!(out, "(RandomStream {n})");
-                }
-                None => {
-                    out.push('(');
-                    out.push_str(st.stream_type().name());
-                    out.push(' ');
-                    for &a in st.atoms() {
-                        write_tree(r, a, Tree::Structure, out, end)?;
-                    }
-                    out.push(')');
-                }
-            },
-            Value::Queue(q) => {
-                let vs = q.snapshot();
-                out.push_str(if vs.is_empty() { "(QueueValue" } else { "(QueueValue " });
-                stack.push(None);
-                stack.extend(vs.into_iter().rev().map(Some));
-            }
-            Value::Void => out.push_str("(VoidValue)"),
-            Value::Truth(TruthValue::Simple { strength, confidence }) => {
-                let _ = write!(out, "(SimpleTruthValue {} {})", Number(*strength), Number(*confidence));
-            }
-            Value::Truth(TruthValue::Count { mean, confidence, count }) => {
-                let _ = write!(out, "(CountTruthValue {} {} {})", Number(*mean), Number(*confidence), Number(*count));
-            }
-            // Structure only, as upstream: an atom's own values are its own
-            // business, and a value may hold the atom that holds it.
-            Value::Atom(h) => write_tree(r, *h, Tree::Structure, out, end)?,
-            // Its name, as upstream writes it: the space's atoms are stored
-            // (or not) on their own.
-            Value::Space(s) => {
-                out.push_str("(AtomSpace ");
-                write_str_literal(out, s.space().space_name());
-                out.push(')');
-            }
+        },
+        Value::Queue(q) => {
+            let vs = q.snapshot();
+            out.push_str(if vs.is_empty() { "(QueueValue" } else { "(QueueValue " });
+            stack.push(None);
+            stack.extend(vs.into_iter().rev().map(Some));
+        }
+        Value::Void => out.push_str("(VoidValue)"),
+        Value::Truth(TruthValue::Simple { strength, confidence }) => {
+            let _ = write!(out, "(SimpleTruthValue {} {})", Number(*strength), Number(*confidence));
+        }
+        Value::Truth(TruthValue::Count { mean, confidence, count }) => {
+            let _ = write!(out, "(CountTruthValue {} {} {})", Number(*mean), Number(*confidence), Number(*count));
+        }
+        // Structure only, as upstream: an atom's own values are its own
+        // business, and a value may hold the atom that holds it.
+        Value::Atom(h) => write_tree(r, *h, Tree::Structure, out, end)?,
+        // Its name, as upstream writes it: the space's atoms are stored
+        // (or not) on their own.
+        Value::Space(s) => {
+            out.push_str("(AtomSpace ");
+            write_str_literal(out, s.space().space_name());
+            out.push(')');
         }
     }
     Ok(())
@@ -466,14 +596,7 @@ fn write_each(
             .map(|chunk| {
                 let mut text = String::new();
                 for (i, &h) in chunk.iter().enumerate() {
-                    // Roots 16 ahead: their records; 8 ahead (records now
-                    // in cache): their members' records.
-                    if let Some(&far) = chunk.get(i + 16) {
-                        r.prefetch(far);
-                    }
-                    if let Some(members) = chunk.get(i + 8).and_then(|&near| r.outgoing(near)) {
-                        members.iter().take(4).for_each(|&m| r.prefetch(m));
-                    }
+                    prefetch_ahead(r, chunk, i);
                     write_atom(r, h, form, &mut text)?;
                     text.push('\n');
                 }
@@ -493,6 +616,23 @@ fn write_each(
     Ok(n)
 }
 
+/// The look-ahead of a writer at root `i` of `roots`: each step fetches
+/// what the step before brought the address of, so the misses of the
+/// atoms below a root overlap with the printing of the roots before it:
+/// records (and truth values) 16 roots ahead, their names or outgoing
+/// sets 12 ahead, their members' records 8 ahead, those members' names or
+/// outgoing sets 4 ahead, and the records of the members' members 2 ahead.
+fn prefetch_ahead(r: &(impl AtomSource + ?Sized), roots: &[Handle], i: usize) {
+    const MEMBERS: usize = 8;
+    let members = |h: Handle| r.outgoing(h).unwrap_or(&[]).iter().copied().take(MEMBERS);
+    let root = |at: usize| roots.get(i + at).copied();
+    root(16).into_iter().for_each(|h| r.prefetch(h));
+    root(12).into_iter().for_each(|h| r.prefetch_contents(h));
+    root(8).into_iter().flat_map(members).for_each(|m| r.prefetch(m));
+    root(4).into_iter().flat_map(members).for_each(|m| r.prefetch_contents(m));
+    root(2).into_iter().flat_map(members).flat_map(members).for_each(|x| r.prefetch(x));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -507,6 +647,64 @@ mod tests {
         assert_eq!(fmt_f64(0.9), "0.9");
         assert_eq!(fmt_f64(1e-7), "1e-7");
         assert_eq!(fmt_f64(f64::INFINITY), "+inf.0");
+    }
+
+    /// Rust's `{x}` and `{x:e}` (what `Number` wrote before it took its
+    /// digits from `ryu`) for random bit patterns, random fractions,
+    /// decimals with few digits, powers of ten and the edges of the two
+    /// forms.
+    #[test]
+    fn numbers_print_as_rusts_own_formatting() {
+        use rand::{Rng, SeedableRng};
+        let rust = |x: f64| {
+            let a = x.abs();
+            if a != 0.0 && !(1e-5..1e17).contains(&a) {
+                format!("{x:e}")
+            } else {
+                format!("{x}")
+            }
+        };
+        let ties = std::cell::Cell::new(0);
+        let check = |x: f64| {
+            if !x.is_finite() {
+                return;
+            }
+            let (ours, theirs) = (fmt_f64(x), rust(x));
+            if ours != theirs {
+                // A tie: one last digit apart, as short, reading back the same.
+                let last = |s: &str| s.trim_end_matches(|c: char| !c.is_ascii_digit()).bytes().rev().find(u8::is_ascii_digit);
+                assert_eq!(ours.parse::<f64>(), Ok(x), "{ours} for bits {:#x}", x.to_bits());
+                assert_eq!(ours.len(), theirs.len(), "{ours} against {theirs}");
+                assert_eq!(ours.bytes().zip(theirs.bytes()).filter(|(a, b)| a != b).count(), 1, "{ours} against {theirs}");
+                assert_eq!(last(&ours).map(|d| d % 2), Some(0), "{ours}: ties go to even");
+                ties.set(ties.get() + 1);
+            }
+        };
+        let next = |x: f64| f64::from_bits(x.to_bits() + 1);
+        let before = |x: f64| f64::from_bits(x.to_bits() - 1);
+        for x in [0.0, 1e-5, 1e17, 1.0, 0.1, 5e-324, f64::MIN_POSITIVE, f64::MAX, 123456789012345680.0, 0.30000000000000004] {
+            for y in [x, next(x), if x > 0.0 { before(x) } else { x }] {
+                check(y);
+                check(-y);
+            }
+        }
+        for e in -324..=308 {
+            check(format!("1e{e}").parse().unwrap());
+            check(format!("9.999999999999999e{e}").parse().unwrap());
+        }
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        // Around where ties can be, the fractions they need.
+        for _ in 0..100_000 {
+            let m = rng.gen_range(1u64 << 45..1 << 53) as f64;
+            check(m / [1.0, 2.0, 4.0, 8.0, 16.0, 32.0][rng.gen_range(0..6)]);
+        }
+        for _ in 0..300_000 {
+            check(f64::from_bits(rng.gen()));
+            check(rng.gen::<f64>());
+            check(f64::from(rng.gen_range(-1_000_000i32..1_000_000)) / [1.0, 10.0, 1000.0, 1e6][rng.gen_range(0..4)]);
+        }
+        // The fractions near 2^49 make ties: the check of them ran.
+        assert!(ties.get() > 0, "no tie was met");
     }
 
     #[test]
