@@ -571,9 +571,10 @@ pub fn dump_space(space: &AtomSpace, select: Select, form: Form, w: impl io::Wri
 }
 
 /// Writes each atom on a line of its own; how many. The atoms are formatted
-/// a chunk at a time on the current rayon pool's threads, at most two
-/// chunks a thread in flight (memory bounded whatever the space's size),
-/// and written in order.
+/// a chunk at a time on the current rayon pool's threads, at most four
+/// chunks a thread in flight (memory bounded whatever the space's size;
+/// fewer leave a thread idle longer at the end of each round), and
+/// written in order.
 fn write_each(
     r: &(impl AtomSource + Sync),
     atoms: impl Iterator<Item = Handle>,
@@ -583,7 +584,7 @@ fn write_each(
 ) -> io::Result<u64> {
     use rayon::prelude::*;
     const CHUNK: usize = 4096;
-    let in_flight = 2 * rayon::current_num_threads();
+    let in_flight = 4 * rayon::current_num_threads();
     let mut atoms = atoms.fuse();
     let mut n = 0u64;
     loop {
