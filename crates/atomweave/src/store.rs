@@ -1313,22 +1313,18 @@ impl Records {
     }
 
     /// Starts fetching what atom `h` is made of: a link's outgoing set, a
-    /// node's name. Its record should be in cache already, as for
+    /// node's name. Its record should be in cache, as for
     /// [`Records::prefetch_outgoing`].
     #[inline]
     pub(crate) fn prefetch_contents(&self, h: Handle) {
         if let Some(rec) = self.rec(h) {
-            let arena_of = if rec.is_link() { Self::prefetch_outgoing_at } else { Self::prefetch_name_at };
-            arena_of(self, h.shard(), rec.payload() as usize);
+            let (s, at) = (h.shard(), rec.payload() as usize);
+            if rec.is_link() {
+                self.outgoing[s].prefetch(at);
+            } else {
+                self.names[s].prefetch(at);
+            }
         }
-    }
-
-    fn prefetch_outgoing_at(&self, s: usize, at: usize) {
-        self.outgoing[s].prefetch(at);
-    }
-
-    fn prefetch_name_at(&self, s: usize, at: usize) {
-        self.names[s].prefetch(at);
     }
 
     /// Registers link `l` in the incoming set of `x`, an atom of this store

@@ -40,7 +40,7 @@ pub(crate) struct Batch {
     /// falls among them in the file).
     sets: Vec<(u32, Set)>,
     /// What `apply` works in, kept with the batch so that a batch used
-    /// again (see `clear`) allocates nothing.
+    /// again (see `clear`) reuses its buffers.
     scratch: Scratch,
 }
 

@@ -172,10 +172,10 @@ pub fn load_from<S: AtomSink, R: BufRead + Send>(
     std::thread::scope(|scope| {
         let (batches, received) = std::sync::mpsc::sync_channel(16);
         // Applied batches go back to the reading thread to be filled again.
-        let (spares, spare) = std::sync::mpsc::channel::<Batch>();
-        spares.send(read.batch).expect("the receiver is here");
+        let (give_back, spares) = std::sync::mpsc::channel::<Batch>();
+        give_back.send(read.batch).expect("the receiver is here");
         scope.spawn(move || loop {
-            let read = read_batch(&mut parser, options, spare.try_recv().unwrap_or_default());
+            let read = read_batch(&mut parser, options, spares.try_recv().unwrap_or_default());
             let more = matches!(read.end, End::More);
             // A send fails once the adding side has stopped at an error.
             if batches.send(read).is_err() || !more {
@@ -188,7 +188,7 @@ pub fn load_from<S: AtomSink, R: BufRead + Send>(
                 break;
             }
             // The reader may have ended meanwhile: then the batch is dropped here.
-            let _ = spares.send(read.batch);
+            let _ = give_back.send(read.batch);
         }
         Ok(stats)
     })
