@@ -7,7 +7,8 @@
 //!   have values have just this one, and it costs no entry of its own), then
 //!   the name's bytes or the members' ids (LEB128 varints). Ids count up
 //!   from 1 and a link is always stored after its members, so id order
-//!   loads in one pass.
+//!   loads in one pass: a chunk of records at a time, added in bulk (its
+//!   nodes in one `add_nodes`, its links a level at a time).
 //! - `nodes`: type code + name -> id; names too long for an LMDB key are
 //!   keyed by type code, 0xFF (never a UTF-8 byte) and a 128-bit XXH3 hash,
 //!   the value listing every id with that hash.
@@ -33,7 +34,7 @@
 //! transaction holds it shared ([`lock`]), so other processes wait for it
 //! rather than write between its steps.
 
-use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
+use atomweave::{types, AtomSpace, Handle, LinkBatch, NodeBatch, TruthValue, Type, Value};
 use std::borrow::Cow;
 
 use heed::types::Bytes;
@@ -214,6 +215,116 @@ fn encode_record(code: u16, link: bool, tv: TruthValue, payload: impl FnOnce(&mu
 }
 
 /// The parts of a record: type code, is it a link, truth value, payload.
+/// Atom records read and added at a time by `load_atomspace`.
+const LOAD_CHUNK: usize = 16384;
+
+/// An atom record of the store, read.
+struct Stored<'r> {
+    id: u64,
+    t: Type,
+    link: bool,
+    tv: TruthValue,
+    /// The name, or the members' ids.
+    body: &'r [u8],
+}
+
+impl<'r> Stored<'r> {
+    fn name(&self) -> Result<&'r str> {
+        std::str::from_utf8(self.body).map_err(|_| StoreError::Corrupt(format!("atom {}'s name", self.id)))
+    }
+
+    /// A link's members as atoms (`ids` a scratch list): all stored, and
+    /// added, before it.
+    fn members(&self, handle_of: &[u32], ids: &mut Vec<u64>, out: &mut Vec<Handle>) -> Result<()> {
+        members_of(self.id, self.body, ids)?;
+        out.clear();
+        for &m in ids.iter() {
+            match handle_of.get(m as usize) {
+                Some(&raw) if raw != u32::MAX && m < self.id => out.push(Handle::from_u32(raw)),
+                _ => return Err(StoreError::Corrupt(format!("link {} holds atom {m}, which is not stored before it", self.id))),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Adds a chunk of records (in id order: members before the links that
+/// hold them, in this chunk or an earlier one, whose atoms `handle_of`
+/// gives) to `space`, and returns their atoms: the nodes in one
+/// `add_nodes`, the links a level at a time (a level's members all lie
+/// below it) in one `add_links` each, so that the space's cache misses
+/// overlap, then the truth values in id order. A chunk holding a StateLink
+/// or GrantLink, whose adding replaces or refuses by key, is added in id
+/// order, one atom at a time.
+fn add_chunk(space: &AtomSpace, chunk: &[Stored<'_>], handle_of: &mut [u32]) -> Result<Vec<Handle>> {
+    let mut atoms = vec![Handle::from_u32(u32::MAX); chunk.len()];
+    let mut members: Vec<u64> = Vec::new();
+    let mut out = Vec::new();
+    if chunk.iter().any(|rec| matches!(rec.t, types::STATE_LINK | types::GRANT_LINK)) {
+        for (i, rec) in chunk.iter().enumerate() {
+            let h = if rec.link {
+                rec.members(handle_of, &mut members, &mut out)?;
+                space.add_link(rec.t, &out)?
+            } else {
+                space.add_node(rec.t, rec.name()?)?
+            };
+            if !rec.tv.is_default() {
+                space.set_tv(h, rec.tv)?;
+            }
+            handle_of[rec.id as usize] = h.to_u32();
+            atoms[i] = h;
+        }
+        return Ok(atoms);
+    }
+    let mut nodes = NodeBatch::new();
+    for rec in chunk.iter().filter(|rec| !rec.link) {
+        nodes.push(rec.t, rec.name()?);
+    }
+    let mut added = space.add_nodes(&nodes)?.into_iter();
+    for (i, rec) in chunk.iter().enumerate().filter(|(_, rec)| !rec.link) {
+        let h = added.next().expect("one atom per node");
+        handle_of[rec.id as usize] = h.to_u32();
+        atoms[i] = h;
+    }
+    // Each link's level: one above its highest member of this chunk's links.
+    let first = chunk[0].id;
+    let mut level: Vec<u32> = vec![0; chunk.len()];
+    let mut links: Vec<usize> = Vec::new();
+    for (i, rec) in chunk.iter().enumerate().filter(|(_, rec)| rec.link) {
+        members_of(rec.id, rec.body, &mut members)?;
+        let mut top = 0;
+        for &m in &members {
+            if m >= first && m < rec.id {
+                let j = chunk.partition_point(|r| r.id < m);
+                if chunk.get(j).is_some_and(|r| r.id == m && r.link) {
+                    top = top.max(level[j]);
+                }
+            }
+        }
+        level[i] = top + 1;
+        links.push(i);
+    }
+    links.sort_by_key(|&i| level[i]);
+    let mut batch = LinkBatch::new();
+    for group in links.chunk_by(|&a, &b| level[a] == level[b]) {
+        batch.clear();
+        for &i in group {
+            chunk[i].members(handle_of, &mut members, &mut out)?;
+            batch.push(chunk[i].t, &out);
+        }
+        for (&i, h) in group.iter().zip(space.add_links(&batch)?) {
+            handle_of[chunk[i].id as usize] = h.to_u32();
+            atoms[i] = h;
+        }
+    }
+    for (rec, &h) in chunk.iter().zip(&atoms) {
+        if !rec.tv.is_default() {
+            space.set_tv(h, rec.tv)?;
+        }
+    }
+    Ok(atoms)
+}
+
 fn split_record(id: u64, bytes: &[u8]) -> Result<(u16, bool, TruthValue, &[u8])> {
     let short = || StoreError::Corrupt(format!("atom {id} has a short record"));
     if bytes.len() < 3 {
@@ -949,40 +1060,27 @@ impl StorageNode for LmdbStore {
         // Ids are dense and members come first: one pass, a vector for the map.
         let mut handle_of: Vec<u32> = vec![u32::MAX; self.next_id as usize];
         let mut n = 0u64;
-        let mut out: Vec<Handle> = Vec::new();
-        let mut members: Vec<u64> = Vec::new();
-        for entry in self.db.atoms.iter(&r).map_err(backend)? {
-            let (k, v) = entry.map_err(backend)?;
-            let id = u64::from_be_bytes(k.try_into().map_err(|_| StoreError::Corrupt("an atom key".into()))?);
-            if id as usize >= handle_of.len() {
-                return Err(StoreError::Corrupt(format!("atom {id} is past the store's next id")));
-            }
-            let (code, link, tv, body) = split_record(id, v)?;
-            let t = self.type_of_code(code)?;
-            let h = if !link {
-                let name = std::str::from_utf8(body).map_err(|_| StoreError::Corrupt(format!("atom {id}'s name")))?;
-                space.add_node(t, name)?
-            } else {
-                out.clear();
-                members_of(id, body, &mut members)?;
-                for &m in &members {
-                    let m = m as usize;
-                    match handle_of.get(m) {
-                        Some(&raw) if raw != u32::MAX => out.push(Handle::from_u32(raw)),
-                        _ => return Err(StoreError::Corrupt(format!("link {id} holds atom {m}, which is not stored before it"))),
-                    }
+        let mut chunk: Vec<Stored<'_>> = Vec::with_capacity(LOAD_CHUNK);
+        let mut iter = self.db.atoms.iter(&r).map_err(backend)?;
+        loop {
+            chunk.clear();
+            for entry in iter.by_ref().take(LOAD_CHUNK) {
+                let (k, v) = entry.map_err(backend)?;
+                let id = u64::from_be_bytes(k.try_into().map_err(|_| StoreError::Corrupt("an atom key".into()))?);
+                if id as usize >= handle_of.len() {
+                    return Err(StoreError::Corrupt(format!("atom {id} is past the store's next id")));
                 }
-                space.add_link(t, &out)?
-            };
-            if !tv.is_default() {
-                space.set_tv(h, tv)?;
+                let (code, link, tv, body) = split_record(id, v)?;
+                chunk.push(Stored { id, t: self.type_of_code(code)?, link, tv, body });
             }
-            handle_of[id as usize] = h.to_u32();
-            self.ids.insert(h, id);
-            n += 1;
-            if n % 65536 == 0 {
-                progress(n);
+            if chunk.is_empty() {
+                break;
             }
+            for (rec, h) in chunk.iter().zip(add_chunk(space, &chunk, &mut handle_of)?) {
+                self.ids.insert(h, rec.id);
+            }
+            n += chunk.len() as u64;
+            progress(n);
         }
         let mut known: HashMap<u64, Handle> = HashMap::default();
         let values = self.db.values;

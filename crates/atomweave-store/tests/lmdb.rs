@@ -293,3 +293,32 @@ fn a_held_atomspace_is_stored_by_name() {
     let Some(atomweave::Value::Space(s)) = back.get_value(a, key) else { panic!("a space value") };
     assert_eq!((s.space().space_name(), s.space().size()), ("crushing defeat", 0), "a new, empty space of that name");
 }
+
+/// A store's load adds a chunk of records in bulk (nodes, then links a
+/// level at a time), except a chunk holding a StateLink, added in id
+/// order: both give the space that was stored, links nested across chunks
+/// and truth values included.
+#[test]
+fn loads_in_bulk_and_in_order_give_the_space_stored() {
+    for with_state in [false, true] {
+        let space = random_space(40_000);
+        // Links over atoms of the first chunk, made last: members far behind.
+        let early: Vec<_> = space.handles_by_type(NODE, true).take(300).collect();
+        let mut top = space.add_link(LIST_LINK, &early[..2]).unwrap();
+        for pair in early.chunks(2).skip(1) {
+            top = space.add_link(LIST_LINK, &[top, pair[0], pair[1]]).unwrap();
+            space.set_tv(top, TruthValue::simple(0.5, 0.25)).unwrap();
+        }
+        if with_state {
+            let key = space.add_node(ANCHOR_NODE, "current").unwrap();
+            space.add_link(STATE_LINK, &[key, top]).unwrap();
+        }
+        let d = dir();
+        let url = format!("lmdb://{}", d.path().display());
+        let mut store = open(&url).unwrap();
+        store.store_atomspace(&space, &mut |_| {}).unwrap();
+        let back = AtomSpace::new();
+        assert_eq!(store.load_atomspace(&back, &mut |_| {}).unwrap() as usize, space.size());
+        assert_eq!(canon_set(&back), canon_set(&space), "with a StateLink: {with_state}");
+    }
+}
