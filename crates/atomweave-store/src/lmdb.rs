@@ -8,7 +8,8 @@
 //!   the name's bytes or the members' ids (LEB128 varints). Ids count up
 //!   from 1 and a link is always stored after its members, so id order
 //!   loads in one pass: a chunk of records at a time, added in bulk (its
-//!   nodes in one `add_nodes`, its links a level at a time).
+//!   nodes in one `add_nodes`, its links a level at a time), or in id
+//!   order where a StateLink or GrantLink is among them.
 //! - `nodes`: type code + name -> id; names too long for an LMDB key are
 //!   keyed by type code, 0xFF (never a UTF-8 byte) and a 128-bit XXH3 hash,
 //!   the value listing every id with that hash.
@@ -214,9 +215,11 @@ fn encode_record(code: u16, link: bool, tv: TruthValue, payload: impl FnOnce(&mu
     rec
 }
 
-/// The parts of a record: type code, is it a link, truth value, payload.
 /// Atom records read and added at a time by `load_atomspace`.
 const LOAD_CHUNK: usize = 16384;
+
+/// Levels of fewer links than this are added a link at a time.
+const SMALL_LEVEL: usize = 8;
 
 /// An atom record of the store, read.
 struct Stored<'r> {
@@ -233,18 +236,24 @@ impl<'r> Stored<'r> {
         std::str::from_utf8(self.body).map_err(|_| StoreError::Corrupt(format!("atom {}'s name", self.id)))
     }
 
-    /// A link's members as atoms (`ids` a scratch list): all stored, and
-    /// added, before it.
+    /// A link's members as atoms (`ids` a scratch list; `members_of`
+    /// refuses ids not below the link's): all added before it.
     fn members(&self, handle_of: &[u32], ids: &mut Vec<u64>, out: &mut Vec<Handle>) -> Result<()> {
         members_of(self.id, self.body, ids)?;
         out.clear();
         for &m in ids.iter() {
             match handle_of.get(m as usize) {
-                Some(&raw) if raw != u32::MAX && m < self.id => out.push(Handle::from_u32(raw)),
+                Some(&raw) if raw != u32::MAX => out.push(Handle::from_u32(raw)),
                 _ => return Err(StoreError::Corrupt(format!("link {} holds atom {m}, which is not stored before it", self.id))),
             }
         }
         Ok(())
+    }
+
+    /// Adds the link on its own.
+    fn add_link(&self, space: &AtomSpace, handle_of: &[u32], ids: &mut Vec<u64>, out: &mut Vec<Handle>) -> Result<Handle> {
+        self.members(handle_of, ids, out)?;
+        Ok(space.add_link(self.t, out)?)
     }
 }
 
@@ -260,14 +269,9 @@ fn add_chunk(space: &AtomSpace, chunk: &[Stored<'_>], handle_of: &mut [u32]) -> 
     let mut atoms = vec![Handle::from_u32(u32::MAX); chunk.len()];
     let mut members: Vec<u64> = Vec::new();
     let mut out = Vec::new();
-    if chunk.iter().any(|rec| matches!(rec.t, types::STATE_LINK | types::GRANT_LINK)) {
+    if chunk.iter().any(|rec| rec.t.is_added_by_key()) {
         for (i, rec) in chunk.iter().enumerate() {
-            let h = if rec.link {
-                rec.members(handle_of, &mut members, &mut out)?;
-                space.add_link(rec.t, &out)?
-            } else {
-                space.add_node(rec.t, rec.name()?)?
-            };
+            let h = if rec.link { rec.add_link(space, handle_of, &mut members, &mut out)? } else { space.add_node(rec.t, rec.name()?)? };
             if !rec.tv.is_default() {
                 space.set_tv(h, rec.tv)?;
             }
@@ -293,12 +297,10 @@ fn add_chunk(space: &AtomSpace, chunk: &[Stored<'_>], handle_of: &mut [u32]) -> 
     for (i, rec) in chunk.iter().enumerate().filter(|(_, rec)| rec.link) {
         members_of(rec.id, rec.body, &mut members)?;
         let mut top = 0;
-        for &m in &members {
-            if m >= first && m < rec.id {
-                let j = chunk.partition_point(|r| r.id < m);
-                if chunk.get(j).is_some_and(|r| r.id == m && r.link) {
-                    top = top.max(level[j]);
-                }
+        for &m in members.iter().filter(|&&m| m >= first) {
+            let j = chunk.partition_point(|r| r.id < m);
+            if chunk.get(j).is_some_and(|r| r.id == m && r.link) {
+                top = top.max(level[j]);
             }
         }
         level[i] = top + 1;
@@ -307,6 +309,16 @@ fn add_chunk(space: &AtomSpace, chunk: &[Stored<'_>], handle_of: &mut [u32]) -> 
     links.sort_by_key(|&i| level[i]);
     let mut batch = LinkBatch::new();
     for group in links.chunk_by(|&a, &b| level[a] == level[b]) {
+        // A batch takes every shard's lock: a level of a few links (a
+        // chain nested deep) goes one link at a time.
+        if group.len() < SMALL_LEVEL {
+            for &i in group {
+                let h = chunk[i].add_link(space, handle_of, &mut members, &mut out)?;
+                handle_of[chunk[i].id as usize] = h.to_u32();
+                atoms[i] = h;
+            }
+            continue;
+        }
         batch.clear();
         for &i in group {
             chunk[i].members(handle_of, &mut members, &mut out)?;
@@ -325,6 +337,7 @@ fn add_chunk(space: &AtomSpace, chunk: &[Stored<'_>], handle_of: &mut [u32]) -> 
     Ok(atoms)
 }
 
+/// The parts of a record: type code, is it a link, truth value, payload.
 fn split_record(id: u64, bytes: &[u8]) -> Result<(u16, bool, TruthValue, &[u8])> {
     let short = || StoreError::Corrupt(format!("atom {id} has a short record"));
     if bytes.len() < 3 {

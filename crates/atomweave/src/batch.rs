@@ -152,7 +152,7 @@ impl LinkBatch {
     /// key (a new state replaces the old, a grant refuses a second), so
     /// their order is their meaning.
     pub(crate) fn holds_keyed(&self) -> bool {
-        self.0.types.iter().any(|&t| matches!(t, crate::types::STATE_LINK | crate::types::GRANT_LINK))
+        self.0.types.iter().any(|&t| t.is_added_by_key())
     }
 
     /// Every link's members, one after the other.

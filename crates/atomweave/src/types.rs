@@ -134,6 +134,14 @@ impl Type {
         self.is_node() || self.is_link()
     }
 
+    /// Links of this type (StateLink, GrantLink) are added by key: adding
+    /// one may replace another of its key (a StateLink) or give the one
+    /// there (a GrantLink), so the order such links are added in counts.
+    #[inline]
+    pub fn is_added_by_key(self) -> bool {
+        matches!(self, STATE_LINK | GRANT_LINK)
+    }
+
     /// Links of this type are identified regardless of the order of their outgoing set.
     #[inline]
     pub fn is_unordered(self) -> bool {
