@@ -259,36 +259,32 @@ impl<'r> Stored<'r> {
 
 /// Adds a chunk of records (in id order: members before the links that
 /// hold them, in this chunk or an earlier one, whose atoms `handle_of`
-/// gives) to `space`, and returns their atoms: the nodes in one
+/// gives) to `space`, entering their atoms in `handle_of`: the nodes in one
 /// `add_nodes`, the links a level at a time (a level's members all lie
 /// below it) in one `add_links` each, so that the space's cache misses
 /// overlap, then the truth values in id order. A chunk holding a StateLink
 /// or GrantLink, whose adding replaces or refuses by key, is added in id
 /// order, one atom at a time.
-fn add_chunk(space: &AtomSpace, chunk: &[Stored<'_>], handle_of: &mut [u32]) -> Result<Vec<Handle>> {
-    let mut atoms = vec![Handle::from_u32(u32::MAX); chunk.len()];
+fn add_chunk(space: &AtomSpace, chunk: &[Stored<'_>], handle_of: &mut [u32]) -> Result<()> {
     let mut members: Vec<u64> = Vec::new();
     let mut out = Vec::new();
     if chunk.iter().any(|rec| rec.t.is_added_by_key()) {
-        for (i, rec) in chunk.iter().enumerate() {
+        for rec in chunk {
             let h = if rec.link { rec.add_link(space, handle_of, &mut members, &mut out)? } else { space.add_node(rec.t, rec.name()?)? };
             if !rec.tv.is_default() {
                 space.set_tv(h, rec.tv)?;
             }
             handle_of[rec.id as usize] = h.to_u32();
-            atoms[i] = h;
         }
-        return Ok(atoms);
+        return Ok(());
     }
     let mut nodes = NodeBatch::new();
     for rec in chunk.iter().filter(|rec| !rec.link) {
         nodes.push(rec.t, rec.name()?);
     }
     let mut added = space.add_nodes(&nodes)?.into_iter();
-    for (i, rec) in chunk.iter().enumerate().filter(|(_, rec)| !rec.link) {
-        let h = added.next().expect("one atom per node");
-        handle_of[rec.id as usize] = h.to_u32();
-        atoms[i] = h;
+    for rec in chunk.iter().filter(|rec| !rec.link) {
+        handle_of[rec.id as usize] = added.next().expect("one atom per node").to_u32();
     }
     // Each link's level: one above its highest member of this chunk's links.
     let first = chunk[0].id;
@@ -313,9 +309,7 @@ fn add_chunk(space: &AtomSpace, chunk: &[Stored<'_>], handle_of: &mut [u32]) -> 
         // chain nested deep) goes one link at a time.
         if group.len() < SMALL_LEVEL {
             for &i in group {
-                let h = chunk[i].add_link(space, handle_of, &mut members, &mut out)?;
-                handle_of[chunk[i].id as usize] = h.to_u32();
-                atoms[i] = h;
+                handle_of[chunk[i].id as usize] = chunk[i].add_link(space, handle_of, &mut members, &mut out)?.to_u32();
             }
             continue;
         }
@@ -326,15 +320,12 @@ fn add_chunk(space: &AtomSpace, chunk: &[Stored<'_>], handle_of: &mut [u32]) -> 
         }
         for (&i, h) in group.iter().zip(space.add_links(&batch)?) {
             handle_of[chunk[i].id as usize] = h.to_u32();
-            atoms[i] = h;
         }
     }
-    for (rec, &h) in chunk.iter().zip(&atoms) {
-        if !rec.tv.is_default() {
-            space.set_tv(h, rec.tv)?;
-        }
+    for rec in chunk.iter().filter(|rec| !rec.tv.is_default()) {
+        space.set_tv(Handle::from_u32(handle_of[rec.id as usize]), rec.tv)?;
     }
-    Ok(atoms)
+    Ok(())
 }
 
 /// The parts of a record: type code, is it a link, truth value, payload.
@@ -1089,8 +1080,9 @@ impl StorageNode for LmdbStore {
             if chunk.is_empty() {
                 break;
             }
-            for (rec, h) in chunk.iter().zip(add_chunk(space, &chunk, &mut handle_of)?) {
-                self.ids.insert(h, rec.id);
+            add_chunk(space, &chunk, &mut handle_of)?;
+            for rec in &chunk {
+                self.ids.insert(Handle::from_u32(handle_of[rec.id as usize]), rec.id);
             }
             n += chunk.len() as u64;
             progress(n);

@@ -72,21 +72,22 @@ impl std::fmt::Display for Number {
             return f.write_str(if x > 0.0 { "+inf.0" } else { "-inf.0" });
         }
         let a = x.abs();
-        let mut text = Text::default();
-        if x.is_sign_negative() {
-            text.put(b"-");
-        }
+        let exponent_form = a != 0.0 && !(1e-5..1e17).contains(&a);
         let mut shortest = ryu::Buffer::new();
         let (digits, exp) = Digits::of(shortest.format_finite(a));
         let digits = digits.as_bytes();
         if is_tie(a, digits, exp) {
-            return if a != 0.0 && !(1e-5..1e17).contains(&a) { write!(f, "{x:e}") } else { write!(f, "{x}") };
+            return if exponent_form { write!(f, "{x:e}") } else { write!(f, "{x}") };
+        }
+        let mut text = Text::default();
+        if x.is_sign_negative() {
+            text.put(b"-");
         }
         // The value is 0.DIGITS x 10^point.
         let point = digits.len() as i32 + exp;
         if a == 0.0 {
             text.put(b"0");
-        } else if !(1e-5..1e17).contains(&a) {
+        } else if exponent_form {
             text.put(&digits[..1]);
             if digits.len() > 1 {
                 text.put(b".");
