@@ -131,6 +131,12 @@ fn single_atom_calls() {
 }
 
 #[test]
+fn incoming_sets_whatever_the_members_place() {
+    let d = dir();
+    common::exercise_incoming_at_every_position(&format!("lmdb://{}", d.path().display()));
+}
+
+#[test]
 fn bad_paths_urls_and_versions_are_clear_errors() {
     let err = open("lmdb:///proc/no/such/place").err().unwrap().to_string();
     assert!(err.contains("/proc/no/such/place") && err.contains("cannot"), "{err}");

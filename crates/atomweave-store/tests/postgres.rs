@@ -422,3 +422,48 @@ fn foreign_ast_leaves_keep_their_names_in_every_store() {
         l.store_atom(&space, later).unwrap();
     });
 }
+
+#[test]
+fn incoming_sets_whatever_the_members_place() {
+    common::exercise_incoming_at_every_position(&server().url());
+}
+
+/// Makes the store at `url` back into schema version 1: its one GIN index
+/// of every link, where version 2 has three.
+fn make_version_1(url: &str) -> postgres::Client {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    c.batch_execute(
+        "DROP INDEX atoms_member1, atoms_member2, atoms_members; CREATE INDEX atoms_outgoing ON atoms USING gin (outgoing); \
+         UPDATE atomweave_meta SET value = '1' WHERE key = 'schema'",
+    )
+    .unwrap();
+    c
+}
+
+#[test]
+fn a_version_1_store_is_moved_to_version_2_when_opened() {
+    let s = server();
+    let url = s.url();
+    let space = random_space(2_000);
+    let mut store = open(&url).unwrap();
+    store.store_atomspace(&space, &mut |_| {}).unwrap();
+    store.close().unwrap();
+    let mut c = make_version_1(&url);
+
+    let mut store = pg(&url);
+    let version: String = c.query_one("SELECT value FROM atomweave_meta WHERE key = 'schema'", &[]).unwrap().get(0);
+    assert_eq!(version, atomweave_store::pg::SCHEMA.to_string());
+    let indexes: Vec<String> =
+        c.query("SELECT indexname::text FROM pg_indexes WHERE tablename = 'atoms' ORDER BY 1", &[]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(indexes, ["atoms_digest", "atoms_member1", "atoms_member2", "atoms_members", "atoms_pkey"]);
+    assert_eq!(store.check().unwrap() as usize, space.size());
+    let back = AtomSpace::new();
+    store.load_atomspace(&back, &mut |_| {}).unwrap();
+    assert_eq!(canon_set(&back), canon_set(&space));
+
+    // A store moved from version 1 answers incoming sets as one made at version 2.
+    let url = s.new_database("moved").unwrap();
+    open(&url).unwrap().close().unwrap();
+    make_version_1(&url);
+    common::exercise_incoming_at_every_position(&url);
+}

@@ -8,25 +8,27 @@ use atomweave::types::*;
 use atomweave::{AtomSpace, Handle, TruthValue, Value};
 use atomweave_store::open;
 
+/// One atom as handle-free text (members of unordered links sorted).
+pub fn canon(space: &AtomSpace, h: Handle) -> String {
+    let t = space.get_type(h).unwrap();
+    let mut s = format!("({}", t.name());
+    if let Some(n) = space.name(h) {
+        s += &format!(" {n:?}");
+    }
+    let mut members: Vec<String> = space.outgoing(h).unwrap().iter().map(|&m| canon(space, m)).collect();
+    if t.is_unordered() {
+        members.sort();
+    }
+    for m in members {
+        s += " ";
+        s += &m;
+    }
+    s + ")"
+}
+
 /// Every atom of the space with its values, as text that does not depend
 /// on handles (members of unordered links sorted by their text).
 pub fn canon_set(space: &AtomSpace) -> BTreeSet<String> {
-    fn canon(space: &AtomSpace, h: Handle) -> String {
-        let t = space.get_type(h).unwrap();
-        let mut s = format!("({}", t.name());
-        if let Some(n) = space.name(h) {
-            s += &format!(" {n:?}");
-        }
-        let mut members: Vec<String> = space.outgoing(h).unwrap().iter().map(|&m| canon(space, m)).collect();
-        if t.is_unordered() {
-            members.sort();
-        }
-        for m in members {
-            s += " ";
-            s += &m;
-        }
-        s + ")"
-    }
     space
         .handles_by_type(ATOM, true)
         .map(|h| {
@@ -151,5 +153,60 @@ pub fn exercise_single_atom_calls(url: &str) {
     assert_eq!(s5.count_of_type(INHERITANCE_LINK, false), 0);
     assert!(s5.get_node(CONCEPT_NODE, "animal").is_none());
     assert!(s5.get_node(CONCEPT_NODE, "cat").is_some());
+    store.close().unwrap();
+}
+
+/// Incoming sets through the store, whatever the member's place in the
+/// link: links of one to six members holding `m` at each place (once, or
+/// twice), an unordered link, and links not holding it, stored with
+/// `store_atomspace` into the store at `url` (which must be empty).
+pub fn exercise_incoming_at_every_position(url: &str) {
+    let space = AtomSpace::new();
+    let m = space.add_node(CONCEPT_NODE, "m").unwrap();
+    let others: Vec<Handle> = (0..6).map(|i| space.add_node(CONCEPT_NODE, &format!("o{i}")).unwrap()).collect();
+    let mut holding = BTreeSet::new();
+    for arity in 1..=6 {
+        for at in 0..arity {
+            let mut members = others[..arity].to_vec();
+            members[at] = m;
+            holding.insert(space.add_link(LIST_LINK, &members).unwrap());
+            if arity > 1 {
+                members[(at + 1) % arity] = m;
+                holding.insert(space.add_link(LIST_LINK, &members).unwrap());
+            }
+        }
+        // Links of the same shape without `m`, and an empty one.
+        space.add_link(LIST_LINK, &others[..arity]).unwrap();
+    }
+    space.add_link(LIST_LINK, &[]).unwrap();
+    holding.insert(space.add_link(SET_LINK, &[others[3], others[1], m]).unwrap());
+    let typed = space.add_link(INHERITANCE_LINK, &[others[0], m]).unwrap();
+    holding.insert(typed);
+    let above = space.add_link(EVALUATION_LINK, &[others[5], typed]).unwrap();
+
+    let mut store = open(url).unwrap();
+    store.store_atomspace(&space, &mut |_| {}).unwrap();
+    let fresh = || {
+        let s = AtomSpace::new();
+        let m = s.add_node(CONCEPT_NODE, "m").unwrap();
+        (s, m)
+    };
+    let (s, m2) = fresh();
+    assert_eq!(store.fetch_incoming_set(&s, m2, false).unwrap(), holding.len());
+    let got: BTreeSet<String> = s.incoming(m2).unwrap().iter().map(|&h| canon(&s, h)).collect();
+    assert_eq!(got, holding.iter().map(|&h| canon(&space, h)).collect());
+    let (s, m2) = fresh();
+    assert_eq!(store.fetch_incoming_by_type(&s, m2, INHERITANCE_LINK).unwrap(), 1);
+    assert_eq!(store.fetch_incoming_by_type(&s, m2, SET_LINK).unwrap(), 1);
+    let (s, m2) = fresh();
+    assert_eq!(store.fetch_incoming_set(&s, m2, true).unwrap(), holding.len() + 1, "and the EvaluationLink above one of them");
+
+    // Deleting `m` takes every link holding it and what is above them, nothing else.
+    assert!(store.delete(&space, m, true).unwrap());
+    let back = AtomSpace::new();
+    store.load_atomspace(&back, &mut |_| {}).unwrap();
+    assert_eq!(back.size(), space.size());
+    assert!(!space.contains(above));
+    assert_eq!(canon_set(&back), canon_set(&space));
     store.close().unwrap();
 }
