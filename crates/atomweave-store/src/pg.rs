@@ -30,7 +30,7 @@
 //! by binary COPY into a staging table, then `INSERT .. ON CONFLICT` on the
 //! digest, so another process storing the same atom at the same time
 //! yields one row; a whole space stored into an empty store is copied
-//! straight into `atoms` under a table lock. Loads are binary COPY too,
+//! straight into `atoms` under a table lock ([`whole`]). Loads are binary COPY too,
 //! height by height, decoded on a second thread while the first adds atoms
 //! to the space. Single-atom statements are prepared once per connection.
 //!
@@ -51,6 +51,7 @@
 
 #[cfg(feature = "scratch-server")]
 pub mod scratch;
+mod whole;
 
 use std::time::Duration;
 
@@ -455,7 +456,7 @@ impl PgStore {
         let space = self.pending_space.clone().expect("pending writes have their space");
         self.use_space(&space);
         let ops = std::mem::take(&mut self.pending);
-        match self.write(&space, &ops, false, &mut |_| {}) {
+        match self.write(&space, &ops, &mut |_| {}) {
             Ok(_) => Ok(()),
             Err(e) => {
                 if self.lost() {
@@ -466,9 +467,8 @@ impl PgStore {
         }
     }
 
-    /// Writes `ops` in one transaction; `whole`: they are every atom of the
-    /// space, which may go straight into an empty store. Returns the atoms written.
-    fn write(&mut self, space: &AtomSpace, ops: &[Op], whole: bool, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+    /// Writes `ops` in one transaction. Returns the atoms written.
+    fn write(&mut self, space: &AtomSpace, ops: &[Op], progress: &mut dyn FnMut(u64)) -> Result<u64> {
         // Atoms (and keys) removed from the space since are not stored.
         let live = |h: &Handle| space.contains(*h);
         let mut full: Vec<Handle> = Vec::new();
@@ -509,13 +509,7 @@ impl PgStore {
         }
         // Atoms the store has already are found first (one query per
         // height), not staged and bounced off the unique index.
-        let looks_empty = whole && {
-            let url = self.url.clone();
-            !self.client()?.query_one("SELECT EXISTS (SELECT 1 FROM atoms)", &[]).map_err(|e| pg_err(&url, e))?.get::<_, bool>(0)
-        };
-        if !looks_empty {
-            self.lookup(space, &needed)?;
-        }
+        self.lookup(space, &needed)?;
         let rows = self.plan(space, &needed)?;
         let url = self.url.clone();
         let mut fresh: HashSet<Handle> = HashSet::default();
@@ -523,19 +517,7 @@ impl PgStore {
         let mut client = self.client.take().expect("plan connected");
         let result = (|| -> Result<u64> {
             let mut t = client.transaction().map_err(|e| pg_err(&url, e))?;
-            // A whole space into an empty store: other writers wait (the
-            // lock conflicts with theirs, and with itself), and the
-            // indexes go while the rows are copied in. All in this
-            // transaction: a crash leaves the store as it was.
-            let empty = whole && {
-                t.execute("LOCK TABLE atoms IN SHARE ROW EXCLUSIVE MODE", &[]).map_err(|e| pg_err(&url, e))?;
-                t.query_one("SELECT NOT EXISTS (SELECT 1 FROM atoms)", &[]).map_err(|e| pg_err(&url, e))?.get::<_, bool>(0)
-            };
-            if empty {
-                t.batch_execute("LOCK TABLE atoms, atom_values IN ACCESS EXCLUSIVE MODE").map_err(|e| pg_err(&url, e))?;
-                t.batch_execute(DROP_INDEXES).map_err(|e| pg_err(&url, e))?;
-            }
-            let written = self.write_atoms(&mut t, space, rows, empty, &mut made, &mut fresh, progress)?;
+            let written = self.write_atoms(&mut t, space, rows, &mut made, &mut fresh, progress)?;
             let id = |h: Handle, made: &Ids| made.get(&h).or_else(|| self.ids.get(&h)).map(|x| x.0).expect("planned");
             // Stored values of atoms stored again are replaced, not merged.
             let restored: Vec<i64> = full.iter().filter(|h| !fresh.contains(*h)).map(|&h| id(h, &made)).collect();
@@ -596,12 +578,7 @@ impl PgStore {
             if !updates.is_empty() {
                 self.apply_updates(&mut t, space, &updates, &made, &mut tvs, &mut values)?;
             }
-            self.write_values(&mut t, tvs, values, empty)?;
-            if empty {
-                t.batch_execute("SET LOCAL maintenance_work_mem = '256MB'").map_err(|e| pg_err(&url, e))?;
-                t.batch_execute(INDEXES).map_err(|e| pg_err(&url, e))?;
-                t.batch_execute(MEMBER_INDEXES).map_err(|e| pg_err(&url, e))?;
-            }
+            self.write_values(&mut t, tvs, values)?;
             t.commit().map_err(|e| pg_err(&url, e))?;
             Ok(written)
         })();
@@ -651,37 +628,19 @@ impl PgStore {
         Ok(rows)
     }
 
-    /// Writes planned rows: straight into an empty store, else level by
-    /// level through the staging table, learning the uuids of atoms some
-    /// writer stored first.
-    #[allow(clippy::too_many_arguments)]
+    /// Writes planned rows level by level through the staging table,
+    /// learning the uuids of atoms some writer stored first.
     fn write_atoms(
         &self,
         t: &mut Transaction<'_>,
         space: &AtomSpace,
         mut rows: Vec<Row>,
-        empty: bool,
         made: &mut Ids,
         fresh: &mut HashSet<Handle>,
         progress: &mut dyn FnMut(u64),
     ) -> Result<u64> {
         let url = &self.url;
         let uuid_of = |h: &Handle, made: &Ids| made.get(h).or_else(|| self.ids.get(h)).map(|x| x.0).expect("members first");
-        if empty {
-            let sink = t.copy_in(&format!("COPY atoms ({ATOM_COLUMNS}) FROM STDIN (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
-            let mut w = BinaryCopyInWriter::new(sink, &ATOM_TYPES);
-            for (i, r) in rows.iter().enumerate() {
-                made.insert(r.h, (r.uuid, r.height));
-                fresh.insert(r.h);
-                self.copy_row(&mut w, space, r, made, &uuid_of)?;
-                if (i as u64 + 1) % REPORT == 0 {
-                    progress(i as u64 + 1);
-                }
-            }
-            w.finish().map_err(|e| pg_err(url, e))?;
-            progress(rows.len() as u64);
-            return Ok(rows.len() as u64);
-        }
         rows.sort_by_key(|r| r.height);
         let mut done = 0u64;
         let mut start = 0;
@@ -809,7 +768,7 @@ impl PgStore {
         Ok(())
     }
 
-    fn write_values(&self, t: &mut Transaction<'_>, tvs: HashMap<i64, TruthValue>, values: ValueRows, empty: bool) -> Result<()> {
+    fn write_values(&self, t: &mut Transaction<'_>, tvs: HashMap<i64, TruthValue>, values: ValueRows) -> Result<()> {
         let url = &self.url;
         if !tvs.is_empty() {
             // Arrays, not a staging table: the planner then probes the
@@ -835,8 +794,7 @@ impl PgStore {
             .map_err(|e| pg_err(url, e))?;
         }
         if values.values().any(Option::is_some) {
-            let target = if empty { "atom_values" } else { "aw_values" };
-            let sink = t.copy_in(&format!("COPY {target} (atom, key, value) FROM STDIN (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
+            let sink = t.copy_in("COPY aw_values (atom, key, value) FROM STDIN (FORMAT binary)").map_err(|e| pg_err(url, e))?;
             let mut w = BinaryCopyInWriter::new(sink, &[SqlType::INT8, SqlType::INT8, SqlType::BYTEA]);
             let mut values: Vec<_> = values.into_iter().collect();
             values.sort_unstable_by_key(|x| x.0);
@@ -846,10 +804,8 @@ impl PgStore {
                 }
             }
             w.finish().map_err(|e| pg_err(url, e))?;
-            if !empty {
-                t.execute("INSERT INTO atom_values SELECT atom, key, value FROM aw_values ON CONFLICT (atom, key) DO UPDATE SET value = EXCLUDED.value", &[])
-                    .map_err(|e| pg_err(url, e))?;
-            }
+            t.execute("INSERT INTO atom_values SELECT atom, key, value FROM aw_values ON CONFLICT (atom, key) DO UPDATE SET value = EXCLUDED.value", &[])
+                .map_err(|e| pg_err(url, e))?;
         }
         Ok(())
     }
@@ -1388,8 +1344,11 @@ impl StorageNode for PgStore {
     fn store_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
         self.flush()?;
         self.use_space(space);
+        if let Some(written) = self.store_whole(space, progress)? {
+            return Ok(written);
+        }
         let ops: Vec<Op> = space.handles_by_type(types::ATOM, true).map(Op::Atom).collect();
-        self.write(space, &ops, true, progress)?;
+        self.write(space, &ops, progress)?;
         progress(ops.len() as u64);
         Ok(ops.len() as u64)
     }
