@@ -15,7 +15,9 @@
 //!   b-tree builds in a fraction of the time a GIN index of every link
 //!   takes (the most of a whole space's store, in schema version 1, which
 //!   had that one GIN index; a version 1 store is moved to version 2 when
-//!   it is opened, in one transaction that changes only its indexes).
+//!   it is opened, in one transaction that changes only its indexes;
+//!   stop the processes of an older atomweave first: one that has the
+//!   store open would find incoming sets by reading the whole table).
 //! - `atom_values`: `atom`, `key` (uuids), `value` (bytea, in the
 //!   [`codec`](crate::codec) form): every value but the truth value.
 //! - `atomweave_types` (code -> type name: a store survives changes to the
@@ -30,7 +32,7 @@
 //! by binary COPY into a staging table, then `INSERT .. ON CONFLICT` on the
 //! digest, so another process storing the same atom at the same time
 //! yields one row; a whole space stored into an empty store is copied
-//! straight into `atoms` under a table lock ([`whole`]). Loads are binary COPY too,
+//! straight into `atoms` under a table lock (`pg/whole.rs`). Loads are binary COPY too,
 //! height by height, decoded on a second thread while the first adds atoms
 //! to the space. Single-atom statements are prepared once per connection.
 //!
@@ -275,10 +277,21 @@ impl PgStore {
                 Some(Ok(SCHEMA)) => return t.commit().map_err(|e| pg_err(&url, e)),
                 Some(Ok(1)) => {
                     // Version 1 differs only in its one GIN index of every link.
-                    t.batch_execute("SET LOCAL maintenance_work_mem = '256MB'; DROP INDEX atoms_outgoing").map_err(|e| pg_err(&url, e))?;
-                    t.batch_execute(MEMBER_INDEXES).map_err(|e| pg_err(&url, e))?;
-                    t.execute("UPDATE atomweave_meta SET value = $1 WHERE key = 'schema'", &[&SCHEMA.to_string()]).map_err(|e| pg_err(&url, e))?;
-                    return t.commit().map_err(|e| pg_err(&url, e));
+                    // The new indexes are built first (readers go on meanwhile,
+                    // writers wait), the old one dropped last, briefly locking all out.
+                    let moved = t
+                        .batch_execute("SET LOCAL maintenance_work_mem = '256MB'; SET LOCAL lock_timeout = '60s'")
+                        .and_then(|()| t.batch_execute(MEMBER_INDEXES))
+                        .and_then(|()| t.batch_execute("DROP INDEX atoms_outgoing"))
+                        .and_then(|()| t.execute("UPDATE atomweave_meta SET value = $1 WHERE key = 'schema'", &[&SCHEMA.to_string()]))
+                        .and_then(|_| t.commit());
+                    return moved.map_err(|e| {
+                        open_err(format!(
+                            "the store has schema version 1, which this atomweave moves to version {SCHEMA} when it opens it (its indexes only), \
+                             and could not: {} (open it once as the owner of its tables, on the primary server)",
+                            describe(&e)
+                        ))
+                    });
                 }
                 Some(Ok(v)) => {
                     return Err(open_err(format!(

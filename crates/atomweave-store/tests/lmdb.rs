@@ -71,39 +71,9 @@ fn a_whole_space_store_larger_than_a_sort_run_loads_back_the_same() {
 /// what it holds is in the space.
 #[test]
 fn a_space_that_grows_while_it_is_stored_is_stored_consistently() {
-    let space = random_space(50_000);
-    let before = canon_set(&space);
-    let old: Vec<_> = space.handles_by_type(NODE, true).take(1000).collect();
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let adder = {
-        let (space, stop) = (space.clone(), stop.clone());
-        std::thread::spawn(move || {
-            let mut i = 0usize;
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let n = space.add_node(CONCEPT_NODE, &format!("late {i}")).unwrap();
-                let l = space.add_link(LIST_LINK, &[old[i % old.len()], n]).unwrap();
-                space.add_link(SET_LINK, &[l, old[(i * 7) % old.len()]]).unwrap();
-                space.add_link(INHERITANCE_LINK, &[old[(i * 3) % old.len()], old[(i * 5 + 1) % old.len()]]).unwrap();
-                i += 1;
-            }
-            i
-        })
-    };
     let d = dir();
     let url = format!("lmdb://{}", d.path().display());
-    let mut store = open(&url).unwrap();
-    store.store_atomspace(&space, &mut |_| {}).unwrap();
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let added = adder.join().unwrap();
-    store.close().unwrap();
-    let mut store = LmdbStore::open(&url, d.path().to_str().unwrap()).unwrap();
-    let stored = store.check().unwrap();
-    let back = AtomSpace::new();
-    store.load_atomspace(&back, &mut |_| {}).unwrap();
-    let got = canon_set(&back);
-    assert!(added > 0, "the other thread added nothing");
-    assert_eq!(before.difference(&got).count(), 0, "atoms there before the store began are missing ({stored} stored)");
-    assert_eq!(got.difference(&canon_set(&space)).count(), 0, "the store holds atoms the space does not");
+    common::exercise_store_of_a_growing_space(&url, || LmdbStore::open(&url, d.path().to_str().unwrap()).unwrap().check().unwrap());
 }
 
 #[test]

@@ -466,4 +466,39 @@ fn a_version_1_store_is_moved_to_version_2_when_opened() {
     open(&url).unwrap().close().unwrap();
     make_version_1(&url);
     common::exercise_incoming_at_every_position(&url);
+
+    // One who may not change the indexes is told what to do, and the store stays at version 1.
+    let url = s.new_database("owned").unwrap();
+    open(&url).unwrap().close().unwrap();
+    let mut c = make_version_1(&url);
+    c.batch_execute("CREATE ROLE reader LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader").unwrap();
+    let err = open_existing(&url.replacen("atomweave@", "reader@", 1)).err().unwrap().to_string();
+    assert!(err.contains("schema version 1") && err.contains("owner"), "{err}");
+    let version: String = c.query_one("SELECT value FROM atomweave_meta WHERE key = 'schema'", &[]).unwrap().get(0);
+    assert_eq!(version, "1");
+}
+
+#[test]
+fn a_space_that_grows_while_it_is_stored_is_stored_consistently() {
+    let s = server();
+    let url = s.url();
+    common::exercise_store_of_a_growing_space(&url, || pg(&url).check().unwrap());
+}
+
+#[test]
+fn a_space_whose_handle_numbers_run_high_is_stored_whole() {
+    // Numbers are never reused: after many atoms come and go, the space's
+    // numbers lie far above its size, and the store walks it by a map.
+    let space = AtomSpace::new();
+    let gone: Vec<_> = (0..200_000).map(|i| space.add_node(CONCEPT_NODE, &format!("gone {i}")).unwrap()).collect();
+    for h in gone {
+        space.extract(h, false).unwrap();
+    }
+    common::add_random(&space, 3_000);
+    let s = server();
+    let mut store = open(&s.url()).unwrap();
+    assert_eq!(store.store_atomspace(&space, &mut |_| {}).unwrap() as usize, space.size());
+    let back = AtomSpace::new();
+    store.load_atomspace(&back, &mut |_| {}).unwrap();
+    assert_eq!(canon_set(&back), canon_set(&space));
 }

@@ -17,18 +17,59 @@ use atomweave::{types, AtomSpace, Handle, Type};
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type as SqlType;
 
-use super::{link_digest, node_digest, pg_err, tv_columns, HashSet, PgStore, ATOM_COLUMNS, ATOM_TYPES, DROP_INDEXES, INDEXES, MEMBER_INDEXES, REPORT};
+use super::{link_digest, node_digest, pg_err, tv_columns, HashMap, HashSet, PgStore, ATOM_COLUMNS, ATOM_TYPES, DROP_INDEXES, INDEXES, MEMBER_INDEXES, REPORT};
 use crate::{codec, is_tv_key, live_values, Result, StoreError};
 
 /// No slot: a handle the walk has not reached.
 const UNSEEN: u32 = u32::MAX;
 
+/// A place in the walk by handle number: a vector when the numbers are
+/// dense, else a map (numbers are never reused, so a space that has seen
+/// many atoms come and go, or shares its numbering with a larger one, has
+/// numbers far above its size).
+enum Slots {
+    Dense(Vec<u32>),
+    Sparse(HashMap<u32, u32>),
+}
+
+impl Slots {
+    fn new(top: usize, atoms: usize) -> Slots {
+        if top <= 4 * atoms + 4096 {
+            Slots::Dense(vec![UNSEEN; top])
+        } else {
+            Slots::Sparse(HashMap::with_capacity_and_hasher(atoms, Default::default()))
+        }
+    }
+
+    fn get(&self, h: Handle) -> Option<usize> {
+        let found = match self {
+            Slots::Dense(v) => v.get(h.to_u32() as usize).copied(),
+            Slots::Sparse(m) => m.get(&h.to_u32()).copied(),
+        };
+        found.filter(|&s| s != UNSEEN).map(|s| s as usize)
+    }
+
+    fn set(&mut self, h: Handle, at: u32) {
+        let n = h.to_u32();
+        match self {
+            Slots::Dense(v) => {
+                // An atom added since the listing: its number is just above the rest.
+                if n as usize >= v.len() {
+                    v.resize(n as usize + 1, UNSEEN);
+                }
+                v[n as usize] = at;
+            }
+            Slots::Sparse(m) => drop(m.insert(n, at)),
+        }
+    }
+}
+
 /// The space's atoms in the order they are copied.
 struct Walk {
     /// Atoms, members before links, with their heights.
     order: Vec<(Handle, i16)>,
-    /// A handle's place in `order`, by its number.
-    slot: Vec<u32>,
+    /// A handle's place in `order`.
+    slot: Slots,
     /// Places of atoms that had values other than the truth value.
     with_values: Vec<u32>,
     types: HashSet<Type>,
@@ -38,7 +79,8 @@ impl Walk {
     fn of(space: &AtomSpace) -> Result<Walk> {
         let listed: Vec<Handle> = space.handles_by_type(types::ATOM, true).collect();
         let top = listed.iter().map(|h| h.to_u32() as usize + 1).max().unwrap_or(0);
-        let mut w = Walk { order: Vec::with_capacity(listed.len()), slot: vec![UNSEEN; top], with_values: Vec::new(), types: HashSet::default() };
+        let slot = Slots::new(top, listed.len());
+        let mut w = Walk { order: Vec::with_capacity(listed.len()), slot, with_values: Vec::new(), types: HashSet::default() };
         let mut stack: Vec<(Handle, bool)> = Vec::new();
         for root in listed {
             stack.push((root, false));
@@ -65,11 +107,7 @@ impl Walk {
                     0
                 };
                 let at = w.order.len() as u32;
-                let n = h.to_u32() as usize;
-                if n >= w.slot.len() {
-                    w.slot.resize(n + 1, UNSEEN);
-                }
-                w.slot[n] = at;
+                w.slot.set(h, at);
                 w.order.push((h, height));
                 w.types.insert(t);
                 let values = live_values(space, h);
@@ -86,7 +124,7 @@ impl Walk {
     }
 
     fn place(&self, h: Handle) -> Option<usize> {
-        self.slot.get(h.to_u32() as usize).filter(|&&s| s != UNSEEN).map(|&s| s as usize)
+        self.slot.get(h)
     }
 }
 
@@ -110,6 +148,8 @@ impl PgStore {
             if t.query_one("SELECT EXISTS (SELECT 1 FROM atoms)", &[]).map_err(|e| pg_err(&url, e))?.get::<_, bool>(0) {
                 return Ok(None);
             }
+            // Uuids cached before name nothing now (another process emptied the store).
+            self.ids.clear();
             t.batch_execute("LOCK TABLE atoms, atom_values IN ACCESS EXCLUSIVE MODE").map_err(|e| pg_err(&url, e))?;
             t.batch_execute(DROP_INDEXES).map_err(|e| pg_err(&url, e))?;
             let written = self.copy_atoms(&mut t, space, &walk, &mut uuids, progress)?;
@@ -118,6 +158,7 @@ impl PgStore {
             t.batch_execute(INDEXES).map_err(|e| pg_err(&url, e))?;
             t.batch_execute(MEMBER_INDEXES).map_err(|e| pg_err(&url, e))?;
             t.commit().map_err(|e| pg_err(&url, e))?;
+            progress(written);
             Ok(Some(written))
         })();
         self.client = Some(client);
@@ -164,7 +205,6 @@ impl PgStore {
             }
         }
         w.finish().map_err(|e| pg_err(url, e))?;
-        progress(written);
         Ok(written)
     }
 

@@ -55,8 +55,14 @@ pub fn canon_set(space: &AtomSpace) -> BTreeSet<String> {
 /// A random space with truth values and every kind of value.
 pub fn random_space(n: usize) -> AtomSpace {
     let space = AtomSpace::new();
+    add_random(&space, n);
+    space
+}
+
+/// Adds [`random_space`]'s atoms and values to `space`.
+pub fn add_random(space: &AtomSpace, n: usize) {
     let mut rs = atomweave_bench::RandomSpace::new(7, 0.3);
-    rs.grow(&mut &space, n, |_| {}).unwrap();
+    rs.grow(&mut &*space, n, |_| {}).unwrap();
     let key = space.add_node(PREDICATE_NODE, "key").unwrap();
     for (i, &h) in rs.atoms.iter().enumerate() {
         match i % 7 {
@@ -74,7 +80,6 @@ pub fn random_space(n: usize) -> AtomSpace {
     let many: Vec<Handle> = rs.atoms[..100].to_vec();
     space.add_link(LIST_LINK, &many).unwrap();
     space.add_link(SET_LINK, &[long, rs.atoms[3], rs.atoms[1]]).unwrap();
-    space
 }
 
 /// Every single-atom StorageNode call against the store at `url`, which
@@ -209,4 +214,41 @@ pub fn exercise_incoming_at_every_position(url: &str) {
     assert!(!space.contains(above));
     assert_eq!(canon_set(&back), canon_set(&space));
     store.close().unwrap();
+}
+
+/// `store_atomspace` into the empty store at `url` while another thread
+/// adds atoms: every atom there before the store began is stored, and
+/// nothing the space does not hold; `check` checks the store's invariants
+/// and gives its atom count.
+pub fn exercise_store_of_a_growing_space(url: &str, check: impl FnOnce() -> u64) {
+    let space = random_space(50_000);
+    let before = canon_set(&space);
+    let old: Vec<_> = space.handles_by_type(NODE, true).take(1000).collect();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let adder = {
+        let (space, stop) = (space.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut i = 0usize;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let n = space.add_node(CONCEPT_NODE, &format!("late {i}")).unwrap();
+                let l = space.add_link(LIST_LINK, &[old[i % old.len()], n]).unwrap();
+                space.add_link(SET_LINK, &[l, old[(i * 7) % old.len()]]).unwrap();
+                space.add_link(INHERITANCE_LINK, &[old[(i * 3) % old.len()], old[(i * 5 + 1) % old.len()]]).unwrap();
+                i += 1;
+            }
+            i
+        })
+    };
+    let mut store = open(url).unwrap();
+    store.store_atomspace(&space, &mut |_| {}).unwrap();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let added = adder.join().unwrap();
+    store.close().unwrap();
+    let stored = check();
+    let back = AtomSpace::new();
+    open(url).unwrap().load_atomspace(&back, &mut |_| {}).unwrap();
+    let got = canon_set(&back);
+    assert!(added > 0, "the other thread added nothing");
+    assert_eq!(before.difference(&got).count(), 0, "atoms there before the store began are missing ({stored} stored)");
+    assert_eq!(got.difference(&canon_set(&space)).count(), 0, "the store holds atoms the space does not");
 }
