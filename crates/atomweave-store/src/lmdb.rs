@@ -1120,7 +1120,7 @@ impl StorageNode for LmdbStore {
             self.refresh_meta(&r)?;
             self.next_id == 1 && self.db.atoms.is_empty(&r).map_err(backend)?
         };
-        if empty {
+        if empty && !crate::may_repeat_content(space) {
             self.store_whole(space, progress)
         } else {
             self.store_chunks(space, progress)

@@ -77,6 +77,13 @@ fn a_space_that_grows_while_it_is_stored_is_stored_consistently() {
 }
 
 #[test]
+fn a_child_of_two_bases_is_stored_an_atom_a_content() {
+    let d = dir();
+    let url = format!("lmdb://{}", d.path().display());
+    common::exercise_child_of_two_bases(&url, || LmdbStore::open(&url, d.path().to_str().unwrap()).unwrap().check().unwrap());
+}
+
+#[test]
 fn a_file_store_round_trips_too() {
     let space = random_space(5_000);
     let d = dir();

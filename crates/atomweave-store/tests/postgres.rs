@@ -502,3 +502,10 @@ fn a_space_whose_handle_numbers_run_high_is_stored_whole() {
     store.load_atomspace(&back, &mut |_| {}).unwrap();
     assert_eq!(canon_set(&back), canon_set(&space));
 }
+
+#[test]
+fn a_child_of_two_bases_is_stored_an_atom_a_content() {
+    let s = server();
+    let url = s.url();
+    common::exercise_child_of_two_bases(&url, || pg(&url).check().unwrap());
+}

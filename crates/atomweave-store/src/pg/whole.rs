@@ -130,8 +130,12 @@ impl Walk {
 
 impl PgStore {
     /// `store_atomspace` into an empty store: the atoms written, or `None`
-    /// when the store is not empty (nothing was written).
+    /// when the store is not empty or the space may hold one content twice
+    /// (nothing was written).
     pub(super) fn store_whole(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<Option<u64>> {
+        if crate::may_repeat_content(space) {
+            return Ok(None);
+        }
         let url = self.url.clone();
         let has_atoms: bool = self.client()?.query_one("SELECT EXISTS (SELECT 1 FROM atoms)", &[]).map_err(|e| pg_err(&url, e))?.get(0);
         if has_atoms {

@@ -252,3 +252,29 @@ pub fn exercise_store_of_a_growing_space(url: &str, check: impl FnOnce() -> u64)
     assert_eq!(before.difference(&got).count(), 0, "atoms there before the store began are missing ({stored} stored)");
     assert_eq!(got.difference(&canon_set(&space)).count(), 0, "the store holds atoms the space does not");
 }
+
+/// `store_atomspace` of a child space over two bases that each hold the
+/// same atoms (a child sees both copies) into the empty store at `url`:
+/// the store holds each content once. `check` checks the store's
+/// invariants and gives its atom count.
+pub fn exercise_child_of_two_bases(url: &str, check: impl FnOnce() -> u64) {
+    let (a, b) = (AtomSpace::new(), AtomSpace::new());
+    let child = AtomSpace::new_child(&[&a, &b]).unwrap();
+    for base in [&a, &b] {
+        let x = base.add_node(CONCEPT_NODE, "x").unwrap();
+        let y = base.add_node(CONCEPT_NODE, "y").unwrap();
+        let l = base.add_link(LIST_LINK, &[x, y]).unwrap();
+        base.add_link(EVALUATION_LINK, &[x, l]).unwrap();
+        base.set_tv(l, TruthValue::simple(0.5, 0.25)).unwrap();
+    }
+    add_random(&child, 300);
+    let want = canon_set(&child);
+    assert!(child.size() > want.len(), "the child sees two copies of some atoms");
+    let mut store = open(url).unwrap();
+    store.store_atomspace(&child, &mut |_| {}).unwrap();
+    store.close().unwrap();
+    assert_eq!(check() as usize, want.len());
+    let back = AtomSpace::new();
+    open(url).unwrap().load_atomspace(&back, &mut |_| {}).unwrap();
+    assert_eq!(canon_set(&back), want);
+}
