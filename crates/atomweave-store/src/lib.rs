@@ -23,6 +23,8 @@
 
 use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 
+type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
+
 /// The StorageNode calls besides the plain writes (`store_atom`,
 /// `store_value`) and `fetch_query`, each passed to the store that
 /// `self.$via(|store| ...)` reaches: for wrappers of another store.
@@ -338,50 +340,139 @@ pub(crate) fn add(stored: Option<Value>, tv_key: bool, delta: &[f64]) -> Value {
     Value::float(v)
 }
 
-/// Store ids of one space's atoms, by handle. Handles are dense numbers,
-/// so this is a vector, not a hash map: a whole-space store looks every
-/// atom and member up here. Store ids start at 1; 0 marks "not known".
-#[derive(Default)]
-pub(crate) struct IdCache {
-    ids: Vec<u64>,
+/// Values by handle number, `absent` marking none. Handle numbers are
+/// dense in a space that has only grown, so this is a vector, not a hash
+/// map (a whole-space store looks every atom and member up here); but
+/// numbers are never reused, and a space shares its numbering with its
+/// hierarchy, so a number may lie far above the entries: past four times
+/// them (and a few thousand), the entries move to a map.
+pub(crate) struct HandleMap<V> {
+    dense: Vec<V>,
+    sparse: Option<HashMap<u32, V>>,
+    absent: V,
+    len: usize,
 }
 
-impl IdCache {
-    pub(crate) fn get(&self, h: &Handle) -> Option<&u64> {
-        self.ids.get(h.to_u32() as usize).filter(|&&id| id != 0)
+impl<V: Copy + PartialEq> HandleMap<V> {
+    pub(crate) fn new(absent: V) -> Self {
+        HandleMap { dense: Vec::new(), sparse: None, absent, len: 0 }
+    }
+
+    /// Numbers up to `top` take a vector only while it stays this small.
+    fn fits(&self, top: usize, entries: usize) -> bool {
+        top <= 4 * entries + 4096
+    }
+
+    pub(crate) fn get(&self, h: &Handle) -> Option<&V> {
+        let n = h.to_u32();
+        let found = match &self.sparse {
+            Some(m) => m.get(&n),
+            None => self.dense.get(n as usize),
+        };
+        found.filter(|v| **v != self.absent)
     }
 
     pub(crate) fn contains_key(&self, h: &Handle) -> bool {
         self.get(h).is_some()
     }
 
-    pub(crate) fn insert(&mut self, h: Handle, id: u64) {
-        debug_assert!(id != 0, "store ids start at 1");
+    pub(crate) fn insert(&mut self, h: Handle, v: V) {
+        debug_assert!(v != self.absent, "the absent mark is not a value");
         let i = h.to_u32() as usize;
-        if i >= self.ids.len() {
-            self.ids.resize((i + 1).max(self.ids.len() * 2), 0);
+        if self.sparse.is_none() && i >= self.dense.len() {
+            if self.fits(i, self.len + 1) {
+                let len = (i + 1).max((self.dense.len() * 2).min(4 * (self.len + 1) + 4096));
+                self.dense.resize(len, self.absent);
+            } else {
+                let absent = self.absent;
+                let moved = std::mem::take(&mut self.dense).into_iter().enumerate().filter(|(_, v)| *v != absent).map(|(n, v)| (n as u32, v));
+                self.sparse = Some(moved.collect());
+            }
         }
-        self.ids[i] = id;
+        let before = match &mut self.sparse {
+            Some(m) => m.insert(i as u32, v),
+            None => Some(std::mem::replace(&mut self.dense[i], v)),
+        };
+        if before.is_none_or(|b| b == self.absent) {
+            self.len += 1;
+        }
     }
 
     pub(crate) fn clear(&mut self) {
-        self.ids = Vec::new();
+        *self = HandleMap::new(self.absent);
     }
 
-    /// Room for every handle up to `top`, made once.
-    pub(crate) fn reserve(&mut self, top: u32) {
+    /// Room for `entries` handles numbered up to `top`, made once.
+    pub(crate) fn reserve(&mut self, top: u32, entries: usize) {
         let len = top as usize + 1;
-        if self.ids.len() < len {
-            self.ids.reserve_exact(len - self.ids.len());
-            self.ids.resize(len, 0);
+        if self.sparse.is_none() && self.fits(len, entries.max(self.len)) {
+            if self.dense.len() < len {
+                self.dense.reserve_exact(len - self.dense.len());
+                self.dense.resize(len, self.absent);
+            }
+        } else {
+            let absent = self.absent;
+            let mut m: HashMap<u32, V> = self.sparse.take().unwrap_or_default();
+            m.reserve(entries.saturating_sub(m.len()));
+            m.extend(std::mem::take(&mut self.dense).into_iter().enumerate().filter(|(_, v)| *v != absent).map(|(n, v)| (n as u32, v)));
+            self.sparse = Some(m);
         }
     }
 }
 
-impl std::ops::Index<&Handle> for IdCache {
-    type Output = u64;
+impl<V: Copy + PartialEq> std::ops::Index<&Handle> for HandleMap<V> {
+    type Output = V;
 
-    fn index(&self, h: &Handle) -> &u64 {
-        self.get(h).expect("an atom whose store id is known")
+    fn index(&self, h: &Handle) -> &V {
+        self.get(h).expect("a handle with an entry")
+    }
+}
+
+/// Store ids of one space's atoms, by handle. Store ids start at 1; 0
+/// marks "not known".
+pub(crate) type IdCache = HandleMap<u64>;
+
+impl Default for IdCache {
+    fn default() -> Self {
+        HandleMap::new(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_handle_map_stays_a_vector_while_dense_and_a_map_once_not() {
+        let h = Handle::from_u32;
+        let mut m = HandleMap::new(0u64);
+        for n in 0..10_000 {
+            m.insert(h(n), u64::from(n) + 1);
+        }
+        assert!(m.sparse.is_none());
+        assert_eq!(m.get(&h(9_999)), Some(&10_000));
+        assert_eq!(m.get(&h(10_000)), None);
+        // One number far above the rest: the entries move to a map, every one kept.
+        m.insert(h(100_000_000), 7);
+        assert!(m.sparse.is_some() && m.dense.is_empty());
+        assert_eq!(m.len, 10_001);
+        assert!((0..10_000).all(|n| m[&h(n)] == u64::from(n) + 1));
+        assert_eq!(m.get(&h(100_000_000)), Some(&7));
+        m.insert(h(5), 9);
+        assert_eq!((m.len, m[&h(5)]), (10_001, 9), "a value replaced is not counted again");
+        m.clear();
+        assert_eq!(m.get(&h(5)), None);
+
+        // Reserved for few entries numbered high: a map from the start.
+        let mut m = HandleMap::new(u32::MAX);
+        m.reserve(50_000_000, 100);
+        assert!(m.sparse.is_some() && m.dense.is_empty());
+        m.insert(h(49_999_999), 3);
+        assert_eq!(m.get(&h(49_999_999)), Some(&3));
+        // For many: a vector of them all.
+        let mut m = HandleMap::new(u32::MAX);
+        m.reserve(50_000, 40_000);
+        assert!(m.sparse.is_none() && m.dense.len() == 50_001);
+        assert_eq!(m.get(&h(50_000)), None);
     }
 }

@@ -66,7 +66,7 @@ impl LmdbStore {
         let top = space.handles_by_type(types::ATOM, true).map(Handle::to_u32).max();
         self.ids.clear();
         if let Some(top) = top {
-            self.ids.reserve(top);
+            self.ids.reserve(top, space.size());
         }
         let nodes = self.sorted_nodes(space)?;
         let mut order: Vec<Handle> = Vec::with_capacity(space.size());

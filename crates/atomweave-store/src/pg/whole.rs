@@ -5,7 +5,7 @@
 //! that other writers wait on. A crash leaves the store as it was: empty.
 //!
 //! The atoms to copy come from a walk of the space that keeps a slot per
-//! handle in a dense vector: members before the links that hold them (a
+//! handle (a [`HandleMap`]): members before the links that hold them (a
 //! link's height is one above its tallest member's), and the keys and
 //! atoms of values. The space may change while it is stored: what was
 //! added after the walk (an atom, a value naming one) is not stored, as a
@@ -17,59 +17,18 @@ use atomweave::{types, AtomSpace, Handle, Type};
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type as SqlType;
 
-use super::{link_digest, node_digest, pg_err, tv_columns, HashMap, HashSet, PgStore, ATOM_COLUMNS, ATOM_TYPES, DROP_INDEXES, INDEXES, MEMBER_INDEXES, REPORT};
-use crate::{codec, is_tv_key, live_values, Result, StoreError};
+use super::{link_digest, node_digest, pg_err, tv_columns, HashSet, PgStore, ATOM_COLUMNS, ATOM_TYPES, DROP_INDEXES, INDEXES, MEMBER_INDEXES, REPORT};
+use crate::{codec, is_tv_key, live_values, HandleMap, Result, StoreError};
 
 /// No slot: a handle the walk has not reached.
 const UNSEEN: u32 = u32::MAX;
-
-/// A place in the walk by handle number: a vector when the numbers are
-/// dense, else a map (numbers are never reused, so a space that has seen
-/// many atoms come and go, or shares its numbering with a larger one, has
-/// numbers far above its size).
-enum Slots {
-    Dense(Vec<u32>),
-    Sparse(HashMap<u32, u32>),
-}
-
-impl Slots {
-    fn new(top: usize, atoms: usize) -> Slots {
-        if top <= 4 * atoms + 4096 {
-            Slots::Dense(vec![UNSEEN; top])
-        } else {
-            Slots::Sparse(HashMap::with_capacity_and_hasher(atoms, Default::default()))
-        }
-    }
-
-    fn get(&self, h: Handle) -> Option<usize> {
-        let found = match self {
-            Slots::Dense(v) => v.get(h.to_u32() as usize).copied(),
-            Slots::Sparse(m) => m.get(&h.to_u32()).copied(),
-        };
-        found.filter(|&s| s != UNSEEN).map(|s| s as usize)
-    }
-
-    fn set(&mut self, h: Handle, at: u32) {
-        let n = h.to_u32();
-        match self {
-            Slots::Dense(v) => {
-                // An atom added since the listing: its number is just above the rest.
-                if n as usize >= v.len() {
-                    v.resize(n as usize + 1, UNSEEN);
-                }
-                v[n as usize] = at;
-            }
-            Slots::Sparse(m) => drop(m.insert(n, at)),
-        }
-    }
-}
 
 /// The space's atoms in the order they are copied.
 struct Walk {
     /// Atoms, members before links, with their heights.
     order: Vec<(Handle, i16)>,
     /// A handle's place in `order`.
-    slot: Slots,
+    slot: HandleMap<u32>,
     /// Places of atoms that had values other than the truth value.
     with_values: Vec<u32>,
     types: HashSet<Type>,
@@ -78,8 +37,8 @@ struct Walk {
 impl Walk {
     fn of(space: &AtomSpace) -> Result<Walk> {
         let listed: Vec<Handle> = space.handles_by_type(types::ATOM, true).collect();
-        let top = listed.iter().map(|h| h.to_u32() as usize + 1).max().unwrap_or(0);
-        let slot = Slots::new(top, listed.len());
+        let mut slot = HandleMap::new(UNSEEN);
+        slot.reserve(listed.iter().map(|h| h.to_u32()).max().unwrap_or(0), listed.len());
         let mut w = Walk { order: Vec::with_capacity(listed.len()), slot, with_values: Vec::new(), types: HashSet::default() };
         let mut stack: Vec<(Handle, bool)> = Vec::new();
         for root in listed {
@@ -107,7 +66,7 @@ impl Walk {
                     0
                 };
                 let at = w.order.len() as u32;
-                w.slot.set(h, at);
+                w.slot.insert(h, at);
                 w.order.push((h, height));
                 w.types.insert(t);
                 let values = live_values(space, h);
@@ -124,7 +83,7 @@ impl Walk {
     }
 
     fn place(&self, h: Handle) -> Option<usize> {
-        self.slot.get(h)
+        self.slot.get(&h).map(|&s| s as usize)
     }
 }
 
