@@ -429,11 +429,12 @@ fn incoming_sets_whatever_the_members_place() {
 }
 
 /// Makes the store at `url` back into schema version 1: its one GIN index
-/// of every link, where version 2 has three.
+/// of every link, where version 2 has three, and full pages.
 fn make_version_1(url: &str) -> postgres::Client {
     let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
     c.batch_execute(
         "DROP INDEX atoms_member1, atoms_member2, atoms_members; CREATE INDEX atoms_outgoing ON atoms USING gin (outgoing); \
+         ALTER TABLE atoms RESET (fillfactor); \
          UPDATE atomweave_meta SET value = '1' WHERE key = 'schema'",
     )
     .unwrap();
@@ -448,9 +449,15 @@ fn a_version_1_store_is_moved_to_version_2_when_opened() {
     let mut store = open(&url).unwrap();
     store.store_atomspace(&space, &mut |_| {}).unwrap();
     store.close().unwrap();
+    let fillfactor = |c: &mut postgres::Client| -> Option<Vec<String>> {
+        c.query_one("SELECT reloptions::text[] FROM pg_class WHERE relname = 'atoms'", &[]).unwrap().get(0)
+    };
+    assert_eq!(fillfactor(&mut postgres::Client::connect(&url, postgres::NoTls).unwrap()), Some(vec!["fillfactor=85".to_string()]));
     let mut c = make_version_1(&url);
+    assert_eq!(fillfactor(&mut c), None);
 
     let mut store = pg(&url);
+    assert_eq!(fillfactor(&mut c), Some(vec!["fillfactor=85".to_string()]));
     let version: String = c.query_one("SELECT value FROM atomweave_meta WHERE key = 'schema'", &[]).unwrap().get(0);
     assert_eq!(version, atomweave_store::pg::SCHEMA.to_string());
     let indexes: Vec<String> =
