@@ -344,23 +344,29 @@ pub(crate) fn add(stored: Option<Value>, tv_key: bool, delta: &[f64]) -> Value {
 /// dense in a space that has only grown, so this is a vector, not a hash
 /// map (a whole-space store looks every atom and member up here); but
 /// numbers are never reused, and a space shares its numbering with its
-/// hierarchy, so a number may lie far above the entries: past four times
-/// them (and a few thousand), the entries move to a map.
+/// hierarchy, so they may lie far above the entries: where a vector would
+/// be more than four times the entries (and [`SLACK`]), they go in a map,
+/// and back into a vector once filled in.
 pub(crate) struct HandleMap<V> {
     dense: Vec<V>,
     sparse: Option<HashMap<u32, V>>,
     absent: V,
     len: usize,
+    /// The highest number in the map, while there is one.
+    top: usize,
+}
+
+/// Room a vector may have beyond four times its entries: 8 MB of ids.
+const SLACK: usize = 1 << 20;
+
+/// Whether numbers below `len` may take a vector for `entries` entries.
+fn fits(len: usize, entries: usize) -> bool {
+    len <= 4 * entries + SLACK
 }
 
 impl<V: Copy + PartialEq> HandleMap<V> {
     pub(crate) fn new(absent: V) -> Self {
-        HandleMap { dense: Vec::new(), sparse: None, absent, len: 0 }
-    }
-
-    /// Numbers up to `top` take a vector only while it stays this small.
-    fn fits(&self, top: usize, entries: usize) -> bool {
-        top <= 4 * entries + 4096
+        HandleMap { dense: Vec::new(), sparse: None, absent, len: 0, top: 0 }
     }
 
     pub(crate) fn get(&self, h: &Handle) -> Option<&V> {
@@ -379,21 +385,25 @@ impl<V: Copy + PartialEq> HandleMap<V> {
     pub(crate) fn insert(&mut self, h: Handle, v: V) {
         debug_assert!(v != self.absent, "the absent mark is not a value");
         let i = h.to_u32() as usize;
-        if self.sparse.is_none() && i >= self.dense.len() {
-            if self.fits(i, self.len + 1) {
-                let len = (i + 1).max((self.dense.len() * 2).min(4 * (self.len + 1) + 4096));
-                self.dense.resize(len, self.absent);
-            } else {
-                let absent = self.absent;
-                let moved = std::mem::take(&mut self.dense).into_iter().enumerate().filter(|(_, v)| *v != absent).map(|(n, v)| (n as u32, v));
-                self.sparse = Some(moved.collect());
+        if let Some(m) = &mut self.sparse {
+            if m.insert(i as u32, v).is_none() {
+                self.len += 1;
             }
+            self.top = self.top.max(i);
+            if self.len.is_power_of_two() && fits(self.top + 1, self.len) {
+                self.make_dense(self.top + 1);
+            }
+            return;
         }
-        let before = match &mut self.sparse {
-            Some(m) => m.insert(i as u32, v),
-            None => Some(std::mem::replace(&mut self.dense[i], v)),
-        };
-        if before.is_none_or(|b| b == self.absent) {
+        if i >= self.dense.len() {
+            if !fits(i + 1, self.len + 1) {
+                self.make_sparse(self.len + 1);
+                return self.insert(h, v);
+            }
+            let len = (i + 1).max((self.dense.len() * 2).min(4 * (self.len + 1) + SLACK));
+            self.dense.resize(len, self.absent);
+        }
+        if std::mem::replace(&mut self.dense[i], v) == self.absent {
             self.len += 1;
         }
     }
@@ -404,19 +414,36 @@ impl<V: Copy + PartialEq> HandleMap<V> {
 
     /// Room for `entries` handles numbered up to `top`, made once.
     pub(crate) fn reserve(&mut self, top: u32, entries: usize) {
-        let len = top as usize + 1;
-        if self.sparse.is_none() && self.fits(len, entries.max(self.len)) {
-            if self.dense.len() < len {
-                self.dense.reserve_exact(len - self.dense.len());
-                self.dense.resize(len, self.absent);
+        let entries = entries.max(self.len);
+        let len = (top as usize + 1).max(if self.sparse.is_some() { self.top + 1 } else { 0 });
+        if !fits(len, entries) {
+            match &mut self.sparse {
+                Some(m) => m.reserve(entries - m.len()),
+                None => self.make_sparse(entries),
             }
-        } else {
-            let absent = self.absent;
-            let mut m: HashMap<u32, V> = self.sparse.take().unwrap_or_default();
-            m.reserve(entries.saturating_sub(m.len()));
-            m.extend(std::mem::take(&mut self.dense).into_iter().enumerate().filter(|(_, v)| *v != absent).map(|(n, v)| (n as u32, v)));
-            self.sparse = Some(m);
+        } else if self.sparse.is_some() {
+            self.make_dense(len);
+        } else if self.dense.len() < len {
+            self.dense.reserve_exact(len - self.dense.len());
+            self.dense.resize(len, self.absent);
         }
+    }
+
+    fn make_sparse(&mut self, capacity: usize) {
+        let mut m = HashMap::with_capacity_and_hasher(capacity, Default::default());
+        for (n, v) in std::mem::take(&mut self.dense).into_iter().enumerate().filter(|(_, v)| *v != self.absent) {
+            m.insert(n as u32, v);
+            self.top = n;
+        }
+        self.sparse = Some(m);
+    }
+
+    fn make_dense(&mut self, len: usize) {
+        let mut dense = vec![self.absent; len];
+        for (n, v) in self.sparse.take().into_iter().flatten() {
+            dense[n as usize] = v;
+        }
+        self.dense = dense;
     }
 }
 
@@ -463,16 +490,29 @@ mod tests {
         m.clear();
         assert_eq!(m.get(&h(5)), None);
 
-        // Reserved for few entries numbered high: a map from the start.
+        // A first number that is high but within the slack: a vector.
+        m.insert(h(600_000), 1);
+        assert!(m.sparse.is_none());
+        // Beyond it: a map, and a vector again once the numbers below are filled in.
+        m.clear();
+        m.insert(h(3_000_000), 1);
+        assert!(m.sparse.is_some());
+        for n in 1..700_000 {
+            m.insert(h(n), 2);
+        }
+        assert!(m.sparse.is_none(), "filled in: a vector again");
+        assert_eq!((m.len, m.get(&h(3_000_000)), m.get(&h(699_999)), m.get(&h(0))), (700_000, Some(&1), Some(&2), None));
+
+        // Reserved for few entries numbered high: a map, keeping what it held.
         let mut m = HandleMap::new(u32::MAX);
+        m.insert(h(3), 30);
         m.reserve(50_000_000, 100);
         assert!(m.sparse.is_some() && m.dense.is_empty());
         m.insert(h(49_999_999), 3);
-        assert_eq!(m.get(&h(49_999_999)), Some(&3));
+        assert_eq!((m.get(&h(49_999_999)), m.get(&h(3))), (Some(&3), Some(&30)));
         // For many: a vector of them all.
-        let mut m = HandleMap::new(u32::MAX);
-        m.reserve(50_000, 40_000);
-        assert!(m.sparse.is_none() && m.dense.len() == 50_001);
-        assert_eq!(m.get(&h(50_000)), None);
+        m.reserve(50_000_000, 40_000_000);
+        assert!(m.sparse.is_none() && m.dense.len() == 50_000_001);
+        assert_eq!((m.get(&h(49_999_999)), m.get(&h(3)), m.get(&h(4))), (Some(&3), Some(&30), None));
     }
 }

@@ -28,7 +28,8 @@
 //! Writes go to a pending batch applied in one write transaction when it
 //! fills, before any read, and at [`barrier`](crate::StorageNode::barrier):
 //! a crash loses the batch in flight, never a part of an atom. A whole
-//! space stored into an empty store takes a faster path ([`bulk`]): every
+//! space stored into an empty store (unless the space may see one content
+//! twice: `may_repeat_content`) takes a faster path ([`bulk`]): every
 //! table appended in key order; until the last is written, a marker says
 //! the store is incomplete, and opening it empties it again. That store
 //! holds the store's lock exclusively throughout, and every other

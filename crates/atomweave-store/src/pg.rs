@@ -17,10 +17,11 @@
 //!   three members or more. Most links have one or two members, and a
 //!   b-tree builds in a fraction of the time a GIN index of every link
 //!   takes (the most of a whole space's store, in schema version 1, which
-//!   had that one GIN index; a version 1 store is moved to version 2 when
-//!   it is opened, in one transaction that changes only its indexes;
-//!   stop the processes of an older atomweave first: one that has the
-//!   store open would find incoming sets by reading the whole table).
+//!   had that one GIN index and full pages). A version 1 store is moved to
+//!   version 2 when it is opened, in one transaction that changes only its
+//!   indexes and the fill of pages written after; stop the processes of an
+//!   older atomweave first: one that has the store open would find
+//!   incoming sets by reading the whole table.
 //! - `atom_values`: `atom`, `key` (uuids), `value` (bytea, in the
 //!   [`codec`](crate::codec) form): every value but the truth value.
 //! - `atomweave_types` (code -> type name: a store survives changes to the
@@ -35,7 +36,8 @@
 //! by binary COPY into a staging table, then `INSERT .. ON CONFLICT` on the
 //! digest, so another process storing the same atom at the same time
 //! yields one row; a whole space stored into an empty store is copied
-//! straight into `atoms` under a table lock (`pg/whole.rs`). Loads are binary COPY too,
+//! straight into `atoms` under a table lock (`pg/whole.rs`; unless the
+//! space may see one content twice: `may_repeat_content`). Loads are binary COPY too,
 //! height by height, decoded on a second thread while the first adds atoms
 //! to the space. Single-atom statements are prepared once per connection.
 //!
@@ -279,7 +281,7 @@ impl PgStore {
             match found.as_deref().map(str::parse::<u32>) {
                 Some(Ok(SCHEMA)) => return t.commit().map_err(|e| pg_err(&url, e)),
                 Some(Ok(1)) => {
-                    // Version 1 differs only in its one GIN index of every link.
+                    // Version 1 differs only in its one GIN index of every link, and full pages.
                     // The new indexes are built first (readers go on meanwhile,
                     // writers wait), the old one dropped last, briefly locking all out.
                     let moved = t
@@ -290,7 +292,7 @@ impl PgStore {
                         .and_then(|_| t.commit());
                     return moved.map_err(|e| {
                         open_err(format!(
-                            "the store has schema version 1, which this atomweave moves to version {SCHEMA} when it opens it (its indexes only), \
+                            "the store has schema version 1, which this atomweave moves to version {SCHEMA} when it opens it (its indexes and page fill only), \
                              and could not: {} (open it once as the owner of its tables, on the primary server)",
                             describe(&e)
                         ))

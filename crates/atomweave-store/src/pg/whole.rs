@@ -92,12 +92,14 @@ impl PgStore {
     /// when the store is not empty or the space may hold one content twice
     /// (nothing was written).
     pub(super) fn store_whole(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<Option<u64>> {
-        if crate::may_repeat_content(space) {
-            return Ok(None);
-        }
         let url = self.url.clone();
         let has_atoms: bool = self.client()?.query_one("SELECT EXISTS (SELECT 1 FROM atoms)", &[]).map_err(|e| pg_err(&url, e))?.get(0);
         if has_atoms {
+            return Ok(None);
+        }
+        // Uuids cached before name nothing now (another process emptied the store).
+        self.ids.clear();
+        if crate::may_repeat_content(space) {
             return Ok(None);
         }
         let walk = Walk::of(space)?;
@@ -111,8 +113,6 @@ impl PgStore {
             if t.query_one("SELECT EXISTS (SELECT 1 FROM atoms)", &[]).map_err(|e| pg_err(&url, e))?.get::<_, bool>(0) {
                 return Ok(None);
             }
-            // Uuids cached before name nothing now (another process emptied the store).
-            self.ids.clear();
             t.batch_execute("LOCK TABLE atoms, atom_values IN ACCESS EXCLUSIVE MODE").map_err(|e| pg_err(&url, e))?;
             t.batch_execute(DROP_INDEXES).map_err(|e| pg_err(&url, e))?;
             let written = self.copy_atoms(&mut t, space, &walk, &mut uuids, progress)?;
