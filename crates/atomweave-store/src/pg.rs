@@ -69,7 +69,7 @@ use postgres::types::Type as SqlType;
 use postgres::{Client, NoTls, Transaction};
 use sha2::{Digest, Sha256};
 
-use crate::{add, codec, holds_only_live, is_tv_key, live_values, Batching, Op, Result, StorageNode, StoreError};
+use crate::{add, codec, holds_only_live, is_tv_key, live_values, Batching, HandleMap, Op, Result, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
@@ -210,6 +210,10 @@ fn stored_of(row: &postgres::Row) -> Stored {
 /// Store uuids and heights of atoms, by handle.
 type Ids = HashMap<Handle, (i64, i16)>;
 
+/// [`Ids`] kept across writes, for a whole space: by handle number (no
+/// uuid is 0, which marks none).
+type UuidCache = HandleMap<(i64, i16)>;
+
 /// Encoded values by (atom uuid, key uuid); `None` removes the value.
 type ValueRows = HashMap<(i64, i64), Option<Vec<u8>>>;
 
@@ -220,7 +224,7 @@ pub struct PgStore {
     code_of_type: HashMap<Type, i16>,
     names_of_code: HashMap<i16, String>,
     /// Store uuids (and heights) of atoms of `cache_space`, as found or made.
-    ids: Ids,
+    ids: UuidCache,
     cache_space: Option<AtomSpace>,
     pending: Vec<Op>,
     pending_space: Option<AtomSpace>,
@@ -247,7 +251,7 @@ impl PgStore {
             client: None,
             code_of_type: HashMap::default(),
             names_of_code: HashMap::default(),
-            ids: HashMap::default(),
+            ids: HandleMap::new((0, 0)),
             cache_space: None,
             pending: Vec::new(),
             pending_space: None,
@@ -602,7 +606,9 @@ impl PgStore {
         })();
         self.client = Some(client);
         let written = result?;
-        self.ids.extend(made);
+        for (h, x) in made {
+            self.ids.insert(h, x);
+        }
         Ok(written)
     }
 
@@ -621,7 +627,7 @@ impl PgStore {
             let members = space.outgoing(h).unwrap_or(&[]);
             if !expanded && !members.is_empty() {
                 stack.push((h, true));
-                stack.extend(members.iter().rev().filter(|m| !at.contains_key(*m) && !self.ids.contains_key(*m)).map(|&m| (m, false)));
+                stack.extend(members.iter().rev().filter(|m| !at.contains_key(*m) && !self.ids.contains_key(m)).map(|&m| (m, false)));
                 continue;
             }
             // By the record, not the type: a foreign AST's leaf is a node of a link type.
@@ -1092,7 +1098,7 @@ const PENDING_ROWS: usize = 8192;
 
 impl Pending {
     /// Adds the rows (the nodes or the links) to `space`; how many.
-    fn add(&mut self, space: &AtomSpace, known: &mut Known, ids: &mut Ids) -> Result<u64> {
+    fn add(&mut self, space: &AtomSpace, known: &mut Known, ids: &mut UuidCache) -> Result<u64> {
         if self.rows.is_empty() {
             return Ok(0);
         }
@@ -1269,7 +1275,6 @@ impl StorageNode for PgStore {
                 t.query("SELECT code, name FROM atomweave_types", &[]).map_err(|e| pg_err(&url, e))?.iter().map(|r| (r.get(0), r.get(1))).collect();
             // Uuids come in blocks from 1, so they are dense enough to index a vector.
             let mut known = Known::new(count, last.unwrap_or(0));
-            self.ids.reserve(count as usize);
             let mut types_of: HashMap<i16, Type> = HashMap::default();
             let mut n = 0u64;
             let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Loaded>>(16);
