@@ -280,22 +280,6 @@ pub(crate) fn is_tv_key(space: &AtomSpace, key: Handle) -> bool {
     space.get_type(key) == Some(types::PREDICATE_NODE) && space.name(key) == Some(atomweave::sexpr::TV_KEY)
 }
 
-/// Whether two atoms of the space may have one content: a space over
-/// two bases or more (at any depth) sees each base's copy. A whole-space
-/// store into an empty store writes every atom as a record of its own,
-/// so such a space goes through the path that finds atoms by content.
-pub(crate) fn may_repeat_content(space: &AtomSpace) -> bool {
-    // Bases are made before their children: the walk ends at the roots.
-    let mut stack = vec![space.clone()];
-    while let Some(s) = stack.pop() {
-        if s.bases().len() > 1 {
-            return true;
-        }
-        stack.extend(s.bases().iter().cloned());
-    }
-    false
-}
-
 /// The values of `h` a store can name: those whose key, and every atom the
 /// value holds, are still in the space (a value outlives an extracted key
 /// in the space, but a store could only write a dangling reference).

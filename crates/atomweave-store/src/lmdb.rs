@@ -29,7 +29,7 @@
 //! fills, before any read, and at [`barrier`](crate::StorageNode::barrier):
 //! a crash loses the batch in flight, never a part of an atom. A whole
 //! space stored into an empty store (unless the space may see one content
-//! twice: `may_repeat_content`) takes a faster path ([`bulk`]): every
+//! twice: not [`is_chain`](AtomSpace::is_chain)) takes a faster path ([`bulk`]): every
 //! table appended in key order; until the last is written, a marker says
 //! the store is incomplete, and opening it empties it again. That store
 //! holds the store's lock exclusively throughout, and every other
@@ -1121,7 +1121,8 @@ impl StorageNode for LmdbStore {
             self.refresh_meta(&r)?;
             self.next_id == 1 && self.db.atoms.is_empty(&r).map_err(backend)?
         };
-        if empty && !crate::may_repeat_content(space) {
+        // A content seen twice (`is_chain`) would be two records: the by-content path takes it.
+        if empty && space.is_chain() {
             self.store_whole(space, progress)
         } else {
             self.store_chunks(space, progress)

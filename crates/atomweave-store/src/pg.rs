@@ -37,9 +37,10 @@
 //! digest, so another process storing the same atom at the same time
 //! yields one row; a whole space stored into an empty store is copied
 //! straight into `atoms` under a table lock (`pg/whole.rs`; unless the
-//! space may see one content twice: `may_repeat_content`). Loads are binary COPY too,
-//! height by height, decoded on a second thread while the first adds atoms
-//! to the space. Single-atom statements are prepared once per connection.
+//! space may see one content twice: not
+//! [`is_chain`](AtomSpace::is_chain)). Loads are binary COPY too, height
+//! by height, decoded on a second thread while the first adds atoms to the
+//! space. Single-atom statements are prepared once per connection.
 //!
 //! A store uses one connection. A batch is one transaction, and
 //! transactions cannot span connections, so a pool storing in parallel
@@ -188,9 +189,7 @@ fn link_digest(code: i16, members: &[i64]) -> [u8; 16] {
 struct Row {
     h: Handle,
     uuid: i64,
-    code: i16,
     height: i16,
-    tv: [Option<f64>; 3],
 }
 
 /// An atom read from `atoms`.
@@ -639,14 +638,13 @@ impl PgStore {
                 0
             };
             at.insert(h, rows.len());
-            rows.push(Row { h, uuid: 0, code: 0, height: h_height, tv: tv_columns(space.get_tv(h).unwrap_or_default()) });
+            rows.push(Row { h, uuid: 0, height: h_height });
         }
         let ts: HashSet<Type> = rows.iter().map(|r| space.get_type(r.h).expect("checked")).collect();
         self.ensure_codes(ts)?;
         let uuids = self.take_ids(rows.len())?;
         for (r, u) in rows.iter_mut().zip(uuids) {
             r.uuid = u;
-            r.code = self.code_of_type[&space.get_type(r.h).expect("checked")];
         }
         self.client()?;
         Ok(rows)
@@ -664,7 +662,7 @@ impl PgStore {
         progress: &mut dyn FnMut(u64),
     ) -> Result<u64> {
         let url = &self.url;
-        let uuid_of = |h: &Handle, made: &Ids| made.get(h).or_else(|| self.ids.get(h)).map(|x| x.0).expect("members first");
+        let mut out = Vec::new();
         rows.sort_by_key(|r| r.height);
         let mut done = 0u64;
         let mut start = 0;
@@ -674,8 +672,11 @@ impl PgStore {
             let sink = t.copy_in(&format!("COPY aw_stage ({ATOM_COLUMNS}) FROM STDIN (FORMAT binary)")).map_err(|e| pg_err(url, e))?;
             let mut w = BinaryCopyInWriter::new(sink, &ATOM_TYPES);
             let mut digests = Vec::with_capacity(level.len());
+            // Members are of lower levels: written already, or stored before.
+            let uuid_of = |m: Handle| made.get(&m).or_else(|| self.ids.get(&m)).map(|x| x.0);
             for r in level {
-                digests.push(self.copy_row(&mut w, space, r, made, &uuid_of)?);
+                let d = self.copy_row(&mut w, space, r.h, r.uuid, r.height, uuid_of, &mut out)?;
+                digests.push(d.ok_or_else(|| StoreError::Backend(format!("{:?} was removed from the space while it was being stored", r.h)))?);
             }
             w.finish().map_err(|e| pg_err(url, e))?;
             let inserted: HashSet<i64> = t
@@ -715,21 +716,44 @@ impl PgStore {
         Ok(done)
     }
 
-    fn copy_row(&self, w: &mut BinaryCopyInWriter<'_>, space: &AtomSpace, r: &Row, made: &Ids, uuid_of: &dyn Fn(&Handle, &Ids) -> i64) -> Result<[u8; 16]> {
-        let t = space.get_type(r.h).expect("planned");
-        let (name, outgoing, dig) = if space.is_link(r.h) {
-            let mut out: Vec<i64> = space.outgoing(r.h).unwrap_or(&[]).iter().map(|m| uuid_of(m, made)).collect();
-            if t.is_unordered() {
+    /// Writes `h`'s row of `atoms` into a binary COPY of [`ATOM_COLUMNS`],
+    /// its members' uuids from `uuid_of` (`out` a scratch list), and gives
+    /// its digest; `None`, with nothing written, when `h` or a member is
+    /// gone (extracted from the space since it was planned). Types have codes.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_row(
+        &self,
+        w: &mut BinaryCopyInWriter<'_>,
+        space: &AtomSpace,
+        h: Handle,
+        uuid: i64,
+        height: i16,
+        uuid_of: impl Fn(Handle) -> Option<i64>,
+        out: &mut Vec<i64>,
+    ) -> Result<Option<[u8; 16]>> {
+        let (Some(ty), Some(members)) = (space.get_type(h), space.outgoing(h)) else { return Ok(None) };
+        let code = self.code_of_type[&ty];
+        let tv = tv_columns(space.get_tv(h).unwrap_or_default());
+        // By the record, not the type: a foreign AST's leaf is a node of a link type.
+        let dig = if space.is_link(h) {
+            out.clear();
+            for &m in members {
+                let Some(u) = uuid_of(m) else { return Ok(None) };
+                out.push(u);
+            }
+            if ty.is_unordered() {
                 out.sort_unstable();
             }
-            let d = link_digest(r.code, &out);
-            (None, Some(out), d)
+            let dig = link_digest(code, out);
+            w.write(&[&uuid, &code, &height, &None::<&str>, &Some(&out[..]), &&dig[..], &tv[0], &tv[1], &tv[2]]).map_err(|e| pg_err(&self.url, e))?;
+            dig
         } else {
-            let name = space.name(r.h).unwrap_or_default();
-            (Some(name), None, node_digest(r.code, name))
+            let name = space.name(h).unwrap_or_default();
+            let dig = node_digest(code, name);
+            w.write(&[&uuid, &code, &height, &Some(name), &None::<&[i64]>, &&dig[..], &tv[0], &tv[1], &tv[2]]).map_err(|e| pg_err(&self.url, e))?;
+            dig
         };
-        w.write(&[&r.uuid, &r.code, &r.height, &name, &outgoing, &&dig[..], &r.tv[0], &r.tv[1], &r.tv[2]]).map_err(|e| pg_err(&self.url, e))?;
-        Ok(dig)
+        Ok(Some(dig))
     }
 
     /// Reads the stored values the updates add to, locked until commit, and

@@ -77,6 +77,12 @@ fn a_space_that_grows_while_it_is_stored_is_stored_consistently() {
 }
 
 #[test]
+fn a_space_whose_handle_numbers_run_high_is_stored_whole() {
+    let d = dir();
+    common::exercise_high_handle_numbers(&format!("lmdb://{}", d.path().display()));
+}
+
+#[test]
 fn a_child_of_two_bases_is_stored_an_atom_a_content() {
     let d = dir();
     let url = format!("lmdb://{}", d.path().display());

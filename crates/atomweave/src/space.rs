@@ -421,6 +421,15 @@ impl AtomSpace {
         &self.inner.bases
     }
 
+    /// Is the hierarchy below this space a chain (at most one base each)?
+    /// Then every atom it sees has a content of its own. Below a space of
+    /// two bases, each base may hold its own copy of a content, and this
+    /// space sees both (a store that writes each atom as a record of its
+    /// own would write the content twice).
+    pub fn is_chain(&self) -> bool {
+        self.inner.chain
+    }
+
     /// The single-threaded table inside, if this is a root space and no other
     /// clone of it (or child of it) exists.
     pub fn try_into_table(self) -> std::result::Result<AtomTable, AtomSpace> {

@@ -17,7 +17,7 @@ use atomweave::{types, AtomSpace, Handle, Type};
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type as SqlType;
 
-use super::{link_digest, node_digest, pg_err, tv_columns, HashSet, PgStore, ATOM_COLUMNS, ATOM_TYPES, DROP_INDEXES, INDEXES, MEMBER_INDEXES, REPORT};
+use super::{pg_err, HashSet, PgStore, ATOM_COLUMNS, ATOM_TYPES, DROP_INDEXES, INDEXES, MEMBER_INDEXES, REPORT};
 use crate::{codec, is_tv_key, live_values, HandleMap, Result, StoreError};
 
 /// No slot: a handle the walk has not reached.
@@ -99,7 +99,8 @@ impl PgStore {
         }
         // Uuids cached before name nothing now (another process emptied the store).
         self.ids.clear();
-        if crate::may_repeat_content(space) {
+        // A content seen twice would be two rows: the by-content path takes it.
+        if !space.is_chain() {
             return Ok(None);
         }
         let walk = Walk::of(space)?;
@@ -137,30 +138,11 @@ impl PgStore {
         let mut out: Vec<i64> = Vec::new();
         let mut written = 0u64;
         for (i, &(h, height)) in walk.order.iter().enumerate() {
-            let (Some(ty), Some(members)) = (space.get_type(h), space.outgoing(h)) else {
+            // A member left out (uuid 0): the link went with it.
+            let uuid_of = |m: Handle| walk.place(m).map(|j| uuids[j]).filter(|&u| u != 0);
+            if self.copy_row(&mut w, space, h, uuids[i], height, uuid_of, &mut out)?.is_none() {
                 uuids[i] = 0;
                 continue;
-            };
-            let code = self.code_of_type[&ty];
-            let tv = tv_columns(space.get_tv(h).unwrap_or_default());
-            let uuid = uuids[i];
-            if space.is_link(h) {
-                out.clear();
-                out.extend(members.iter().map(|m| walk.place(*m).map_or(0, |j| uuids[j])));
-                // A member left out: the link went with it.
-                if out.contains(&0) {
-                    uuids[i] = 0;
-                    continue;
-                }
-                if ty.is_unordered() {
-                    out.sort_unstable();
-                }
-                let dig = link_digest(code, &out);
-                w.write(&[&uuid, &code, &height, &None::<&str>, &Some(&out[..]), &&dig[..], &tv[0], &tv[1], &tv[2]]).map_err(|e| pg_err(url, e))?;
-            } else {
-                let name = space.name(h).unwrap_or_default();
-                let dig = node_digest(code, name);
-                w.write(&[&uuid, &code, &height, &Some(name), &None::<&[i64]>, &&dig[..], &tv[0], &tv[1], &tv[2]]).map_err(|e| pg_err(url, e))?;
             }
             written += 1;
             if written % REPORT == 0 {
@@ -190,18 +172,11 @@ impl PgStore {
             }
             for (k, v) in live_values(space, h) {
                 let Some(key) = uuid_of(k).filter(|_| !is_tv_key(space, k)) else { continue };
-                bytes.clear();
-                let mut unreached = false;
-                let encoded = codec::encode(&v, &mut bytes, &mut |a| {
-                    uuid_of(a).map(|u| u as u64).ok_or_else(|| {
-                        unreached = true;
-                        StoreError::Backend("a value names an atom added since the walk".into())
-                    })
-                });
-                match encoded {
-                    Err(_) if unreached => continue,
-                    e => e?,
+                if !v.atoms().into_iter().all(|a| uuid_of(a).is_some()) {
+                    continue;
                 }
+                bytes.clear();
+                codec::encode(&v, &mut bytes, &mut |a| Ok(uuid_of(a).expect("checked above") as u64))?;
                 w.write(&[&atom, &key, &bytes]).map_err(|e| pg_err(url, e))?;
             }
         }
