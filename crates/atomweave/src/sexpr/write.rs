@@ -47,7 +47,28 @@ pub struct TooLarge;
 
 /// Formats a double the way Scheme reads it back exactly.
 pub fn fmt_f64(x: f64) -> String {
-    Number(x).to_string()
+    let mut s = String::new();
+    push_number(&mut s, x);
+    s
+}
+
+/// Appends [`fmt_f64`]'s text of `x`. Most numbers a dump prints (a truth
+/// value's, a measurement's) lie where `ryu`'s layout is Rust's own but for
+/// the `.0` it gives whole numbers, and have too many binary places to be
+/// a tie ([`is_tie`]): `ryu`'s text is copied as it is, without taking
+/// its digits apart.
+fn push_number(out: &mut String, x: f64) {
+    let a = x.abs();
+    if (1e-5..1e16).contains(&a) {
+        let (m, k) = binary(a);
+        if k + m.trailing_zeros() as i32 + MAX_TIE_PLACES < 0 {
+            let mut shortest = ryu::Buffer::new();
+            let text = shortest.format_finite(x);
+            out.push_str(text.strip_suffix(".0").unwrap_or(text));
+            return;
+        }
+    }
+    let _ = write!(out, "{}", Number(x));
 }
 
 /// A double as Scheme reads it back exactly ([`fmt_f64`]), written
@@ -120,12 +141,10 @@ fn is_tie(a: f64, digits: &[u8], exp: i32) -> bool {
     // An integer halfway number is odd and above 2^53: no double; 5^26 is
     // above every 18-digit one.
     let p = 1 - exp;
-    if !(1..26).contains(&p) {
+    if !(1..=MAX_TIE_PLACES).contains(&p) {
         return false;
     }
-    let bits = a.to_bits();
-    let (field, fraction) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
-    let (m, k) = if field == 0 { (fraction, -1074) } else { (fraction | 1 << 52, field - 1075) };
+    let (m, k) = binary(a);
     // The halfway number has at most p binary places, so `a` must too:
     // most numbers (a truth value's, with 50 or so) stop here.
     if m == 0 || k + m.trailing_zeros() as i32 + p < 0 {
@@ -142,6 +161,20 @@ fn is_tie(a: f64, digits: &[u8], exp: i32) -> bool {
         0.. if shift < 64 => u128::from(halfway) == u128::from(m) << shift,
         -63..0 => u128::from(halfway) << -shift == u128::from(m),
         _ => false,
+    }
+}
+
+/// Most binary places a tie between two shortest forms has (see [`is_tie`]).
+const MAX_TIE_PLACES: i32 = 25;
+
+/// Finite, non-negative `a` as m x 2^k, m an integer of at most 53 bits.
+fn binary(a: f64) -> (u64, i32) {
+    let bits = a.to_bits();
+    let (field, fraction) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
+    if field == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | 1 << 52, field - 1075)
     }
 }
 
@@ -448,12 +481,22 @@ fn write_alist(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String, end:
 pub fn write_tv(tv: TruthValue, out: &mut String) {
     match tv {
         TruthValue::Simple { strength, confidence } => {
-            let _ = write!(out, "(stv {} {})", Number(strength), Number(confidence));
+            push_numbers(out, "(stv", &[strength, confidence]);
         }
         TruthValue::Count { mean, confidence, count } => {
-            let _ = write!(out, "(ctv {} {} {})", Number(mean), Number(confidence), Number(count));
+            push_numbers(out, "(ctv", &[mean, confidence, count]);
         }
     }
+}
+
+/// Appends `(HEAD x y ...)`: a truth value's or a FloatValue's numbers.
+fn push_numbers(out: &mut String, head: &str, xs: &[f64]) {
+    out.push_str(head);
+    for &x in xs {
+        out.push(' ');
+        push_number(out, x);
+    }
+    out.push(')');
 }
 
 /// Appends `(Type "name"` or `(Type`; false (and `#<invalid #N>`) if `h`
@@ -510,12 +553,7 @@ fn value_into(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: 
 fn value_item(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: usize, stack: &mut Vec<Option<Value>>) -> Result<(), TooLarge> {
     match v {
         Value::Float(xs) => {
-            out.push_str("(FloatValue");
-            for x in xs.iter() {
-                out.push(' ');
-                let _ = write!(out, "{}", Number(*x));
-            }
-            out.push(')');
+            push_numbers(out, "(FloatValue", xs);
         }
         Value::String(ss) => {
             out.push_str("(StringValue");
@@ -562,10 +600,10 @@ fn value_item(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: 
         }
         Value::Void => out.push_str("(VoidValue)"),
         Value::Truth(TruthValue::Simple { strength, confidence }) => {
-            let _ = write!(out, "(SimpleTruthValue {} {})", Number(*strength), Number(*confidence));
+            push_numbers(out, "(SimpleTruthValue", &[*strength, *confidence]);
         }
         Value::Truth(TruthValue::Count { mean, confidence, count }) => {
-            let _ = write!(out, "(CountTruthValue {} {} {})", Number(*mean), Number(*confidence), Number(*count));
+            push_numbers(out, "(CountTruthValue", &[*mean, *confidence, *count]);
         }
         // Structure only, as upstream: an atom's own values are its own
         // business, and a value may hold the atom that holds it.
