@@ -672,25 +672,35 @@ fn write_each(
     let in_flight = 4 * rayon::current_num_threads();
     let mut atoms = atoms.fuse();
     let mut n = 0u64;
+    // Kept from one round to the next: a new buffer's pages would each be
+    // faulted in and zeroed by the kernel, a tenth of a dump's time. One
+    // that held a chunk of very large atoms is let go.
+    const KEEP: usize = 8 << 20;
+    let mut texts: Vec<String> = (0..in_flight).map(|_| String::new()).collect();
     loop {
         let window: Vec<Vec<Handle>> = (0..in_flight).map(|_| atoms.by_ref().take(CHUNK).collect::<Vec<_>>()).take_while(|c| !c.is_empty()).collect();
         if window.is_empty() {
             break;
         }
-        let texts: Vec<Result<String, TooLarge>> = window
+        let done: Vec<Result<(), TooLarge>> = window
             .par_iter()
-            .map(|chunk| {
-                let mut text = String::new();
+            .zip(texts.par_iter_mut())
+            .map(|(chunk, text)| {
+                text.clear();
                 for (i, &h) in chunk.iter().enumerate() {
                     prefetch_ahead(r, chunk, i);
-                    write_atom(r, h, form, &mut text)?;
+                    write_atom(r, h, form, text)?;
                     text.push('\n');
                 }
-                Ok(text)
+                Ok(())
             })
             .collect();
-        for (text, chunk) in texts.into_iter().zip(&window) {
-            w.write_all(text.map_err(io::Error::other)?.as_bytes())?;
+        for ((text, chunk), done) in texts.iter_mut().zip(&window).zip(done) {
+            done.map_err(io::Error::other)?;
+            w.write_all(text.as_bytes())?;
+            if text.capacity() > KEEP {
+                *text = String::new();
+            }
             let before = n;
             n += chunk.len() as u64;
             if before / 65536 != n / 65536 {
