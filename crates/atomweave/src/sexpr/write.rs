@@ -717,7 +717,8 @@ fn write_each(
 /// atoms below a root overlap with the printing of the roots before it:
 /// records (and truth values) 16 roots ahead, their names or outgoing
 /// sets 12 ahead, their members' records 8 ahead, those members' names or
-/// outgoing sets 4 ahead, and the records of the members' members 2 ahead.
+/// outgoing sets 4 ahead, the records of the members' members 2 ahead and
+/// their names or outgoing sets 1 ahead.
 fn prefetch_ahead(r: &(impl AtomSource + ?Sized), roots: &[Handle], i: usize) {
     const MEMBERS: usize = 8;
     if !r.prefetches() {
@@ -730,6 +731,7 @@ fn prefetch_ahead(r: &(impl AtomSource + ?Sized), roots: &[Handle], i: usize) {
     root(8).into_iter().flat_map(members).for_each(|m| r.prefetch(m));
     root(4).into_iter().flat_map(members).for_each(|m| r.prefetch_contents(m));
     root(2).into_iter().flat_map(members).flat_map(members).for_each(|x| r.prefetch(x));
+    root(1).into_iter().flat_map(members).flat_map(members).for_each(|x| r.prefetch_contents(x));
 }
 
 #[cfg(test)]
