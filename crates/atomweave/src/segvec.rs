@@ -3,10 +3,9 @@
 //!
 //! Segment `k` holds `(1 << B) << k` elements (`B` a type parameter); an
 //! index maps to its segment with one `leading_zeros`. Segments come
-//! zero-filled (large ones mapped from the system, whatever the global
-//! allocator), so untouched stretches cost no resident memory: an array
-//! indexed sparsely (a child space's slots start where its base's left
-//! off) stays cheap.
+//! zero-filled from the allocator (`calloc`), so untouched stretches cost no
+//! resident memory: an array indexed sparsely (a child space's slots start
+//! where its base's left off) stays cheap.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::marker::PhantomData;
@@ -18,44 +17,6 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 const BASE_BITS: u32 = 10;
 const BASE: usize = 1 << BASE_BITS;
 const SEGMENTS: usize = 24;
-
-/// Segments of at least this many bytes are mapped from the system
-/// directly: their pages read as zero and cost no memory until touched,
-/// whatever the program's global allocator (one that hands out reused
-/// memory zeroes it by writing, making every page resident), and freeing
-/// one gives its pages back.
-const MAPPED_BYTES: usize = 128 << 10;
-
-/// Zeroed memory for a segment: mapped pages for a large one.
-///
-/// # Safety
-/// `layout` has a non-zero size and an alignment of at most a page.
-unsafe fn alloc_segment(layout: Layout) -> *mut u8 {
-    #[cfg(all(target_os = "linux", not(miri)))]
-    if layout.size() >= MAPPED_BYTES {
-        // SAFETY: an anonymous private mapping of a non-zero length, at an
-        // address the kernel chooses; pages are page-aligned.
-        let p = unsafe { libc::mmap(ptr::null_mut(), layout.size(), libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
-        return if p == libc::MAP_FAILED { ptr::null_mut() } else { p as *mut u8 };
-    }
-    // SAFETY: the caller's layout has a non-zero size.
-    unsafe { alloc_zeroed(layout) }
-}
-
-/// Frees a segment from [`alloc_segment`].
-///
-/// # Safety
-/// `p` came from `alloc_segment(layout)` and is freed once.
-unsafe fn free_segment(p: *mut u8, layout: Layout) {
-    #[cfg(all(target_os = "linux", not(miri)))]
-    if layout.size() >= MAPPED_BYTES {
-        // SAFETY: the whole mapping `alloc_segment` made.
-        unsafe { libc::munmap(p as *mut libc::c_void, layout.size()) };
-        return;
-    }
-    // SAFETY: allocated with this layout by `alloc_segment`.
-    unsafe { dealloc(p, layout) }
-}
 
 /// Types whose all-zero bit pattern is a valid value.
 ///
@@ -238,7 +199,7 @@ impl<T: Zeroable, const B: u32> SegVec<T, B> {
         for k in 0..=last {
             if self.segment(k).is_none() {
                 // SAFETY: the layout has non-zero size; zeroed memory is a valid `T` (Zeroable).
-                let seg = unsafe { alloc_segment(Self::layout(k)) } as *mut T;
+                let seg = unsafe { alloc_zeroed(Self::layout(k)) } as *mut T;
                 if seg.is_null() {
                     std::alloc::handle_alloc_error(Self::layout(k));
                 }
@@ -274,7 +235,7 @@ impl<T: Zeroable, const B: u32> Drop for SegVec<T, B> {
             if let Some(seg) = self.segment(k) {
                 // SAFETY: allocated in `ensure` with this very layout, freed once;
                 // `Zeroable` types need no drop of their own.
-                unsafe { free_segment(seg as *mut u8, Self::layout(k)) };
+                unsafe { dealloc(seg as *mut u8, Self::layout(k)) };
             }
         }
     }
