@@ -52,16 +52,17 @@ pub fn fmt_f64(x: f64) -> String {
     s
 }
 
-/// Appends [`fmt_f64`]'s text of `x`. Most numbers a dump prints (a truth
-/// value's, a measurement's) lie where `ryu`'s layout is Rust's own but for
-/// the `.0` it gives whole numbers, and have too many binary places to be
-/// a tie ([`is_tie`]): `ryu`'s text is copied as it is, without taking
-/// its digits apart.
+/// Appends [`fmt_f64`]'s text of `x`. Where `ryu` lays a number out as
+/// Rust does (from 1e-5 to 1e16, bar the `.0` it gives whole numbers),
+/// and the number cannot be a tie ([`is_tie`]: a whole number has its
+/// exact digits, and one with more binary places than a tie has is none),
+/// `ryu`'s text is copied as it is, without taking its digits apart: most
+/// numbers a dump prints (a truth value's, a count).
 fn push_number(out: &mut String, x: f64) {
     let a = x.abs();
     if (1e-5..1e16).contains(&a) {
         let (m, k) = binary(a);
-        if k + m.trailing_zeros() as i32 + MAX_TIE_PLACES < 0 {
+        if k + m.trailing_zeros() as i32 >= 0 || k + m.trailing_zeros() as i32 + MAX_TIE_PLACES < 0 {
             let mut shortest = ryu::Buffer::new();
             let text = shortest.format_finite(x);
             out.push_str(text.strip_suffix(".0").unwrap_or(text));
@@ -145,8 +146,8 @@ fn is_tie(a: f64, digits: &[u8], exp: i32) -> bool {
         return false;
     }
     let (m, k) = binary(a);
-    // The halfway number has at most p binary places, so `a` must too:
-    // most numbers (a truth value's, with 50 or so) stop here.
+    // The halfway number has at most p binary places, so `a` must too
+    // (`push_number` leaves out those with more than any p).
     if m == 0 || k + m.trailing_zeros() as i32 + p < 0 {
         return false;
     }
@@ -672,10 +673,9 @@ fn write_each(
     let in_flight = 4 * rayon::current_num_threads();
     let mut atoms = atoms.fuse();
     let mut n = 0u64;
-    // Kept from one round to the next: a new buffer's pages would each be
-    // faulted in and zeroed by the kernel, a tenth of a dump's time. One
-    // that held a chunk of very large atoms is let go.
-    const KEEP: usize = 8 << 20;
+    // Kept from one round to the next, not made anew. One that held a
+    // chunk of large atoms (a chunk is 0.5 MiB or so) is let go.
+    const KEEP: usize = 2 << 20;
     let mut texts: Vec<String> = (0..in_flight).map(|_| String::new()).collect();
     loop {
         let window: Vec<Vec<Handle>> = (0..in_flight).map(|_| atoms.by_ref().take(CHUNK).collect::<Vec<_>>()).take_while(|c| !c.is_empty()).collect();
@@ -793,6 +793,11 @@ mod tests {
             check(format!("9.999999999999999e{e}").parse().unwrap());
         }
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        // Whole numbers, which `ryu` prints with a `.0`, below 2^53 and above.
+        for _ in 0..100_000 {
+            check(rng.gen_range(1u64..10_000_000_000_000_000) as f64);
+            check(rng.gen_range(1u64..1 << 20) as f64);
+        }
         // Around where ties can be, the fractions they need.
         for _ in 0..100_000 {
             let m = rng.gen_range(1u64 << 45..1 << 53) as f64;
