@@ -29,14 +29,15 @@
 //! fills, before any read, and at [`barrier`](crate::StorageNode::barrier):
 //! a crash loses the batch in flight, never a part of an atom. A whole
 //! space stored into an empty store (unless the space may see one content
-//! twice: not [`is_chain`](AtomSpace::is_chain)) takes a faster path ([`bulk`]): every
+//! twice: not [`is_chain`](AtomSpace::is_chain), which goes by content and
+//! writes one copy of each content, `one_copy_each`) takes a faster path ([`bulk`]): every
 //! table appended in key order; until the last is written, a marker says
 //! the store is incomplete, and opening it empties it again. That store
 //! holds the store's lock exclusively throughout, and every other
 //! transaction holds it shared ([`lock`]), so other processes wait for it
 //! rather than write between its steps.
 
-use atomweave::{types, AtomSpace, Handle, LinkBatch, NodeBatch, TruthValue, Type, Value};
+use atomweave::{AtomSpace, Handle, LinkBatch, NodeBatch, TruthValue, Type, Value};
 use std::borrow::Cow;
 
 use heed::types::Bytes;
@@ -754,8 +755,11 @@ impl LmdbStore {
         Ok(())
     }
 
-    /// Stores `h` and all its values, replacing values stored before.
-    fn put_atom(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, h: Handle) -> Result<()> {
+    /// Stores `h` and all its values, replacing values stored before. With
+    /// `own_tv`, its truth value is written even where this transaction
+    /// made its record: another copy of its content (below a space of two
+    /// bases), met first as a member or in a value, made it with its own.
+    fn put_atom(&mut self, w: &mut RwTxn<'_>, space: &AtomSpace, h: Handle, own_tv: bool) -> Result<()> {
         let id = self.id_for(w, space, h)?;
         if let (Some(t), Some(name)) = (space.get_type(h), space.name(h)) {
             self.check_failure(t, name)?;
@@ -763,7 +767,7 @@ impl LmdbStore {
         if id < self.made_from {
             self.delete_values(w, id)?;
         }
-        if id < self.made_from {
+        if id < self.made_from || own_tv {
             // Made before this write: its record holds the truth value it had then.
             self.put_tv(w, id, space.get_tv(h).unwrap_or_default())?;
         }
@@ -795,7 +799,7 @@ impl LmdbStore {
             for op in &ops {
                 match op {
                     // Atoms (and keys) removed from the space since are not stored.
-                    Op::Atom(h) if space.contains(*h) => s.put_atom(w, &space, *h)?,
+                    Op::Atom(h) if space.contains(*h) => s.put_atom(w, &space, *h, false)?,
                     Op::Value(h, k) if space.contains(*h) && space.contains(*k) && space.get_value(*h, *k).is_none_or(|v| holds_only_live(&space, &v)) => {
                         let id = s.id_for(w, &space, *h)?;
                         s.put_value(w, &space, id, *k, space.get_value(*h, *k).as_ref())?;
@@ -1223,10 +1227,11 @@ impl LmdbStore {
     /// `store_atomspace` into a store that holds atoms: each atom found
     /// by its content or added, its values replaced.
     fn store_chunks(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
-        let all: Vec<Handle> = space.handles_by_type(types::ATOM, true).collect();
+        let all = crate::one_copy_each(space);
+        let own_tv = !space.is_chain();
         let mut n = 0u64;
         for chunk in all.chunks(BATCH) {
-            self.write(|s, w| chunk.iter().try_for_each(|&h| s.put_atom(w, space, h)))?;
+            self.write(|s, w| chunk.iter().try_for_each(|&h| s.put_atom(w, space, h, own_tv)))?;
             n += chunk.len() as u64;
             progress(n);
         }

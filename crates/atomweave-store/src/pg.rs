@@ -37,8 +37,9 @@
 //! digest, so another process storing the same atom at the same time
 //! yields one row; a whole space stored into an empty store is copied
 //! straight into `atoms` under a table lock (`pg/whole.rs`; unless the
-//! space may see one content twice: not
-//! [`is_chain`](AtomSpace::is_chain)). Loads are binary COPY too, height
+//! space may see one content twice, not
+//! [`is_chain`](AtomSpace::is_chain), which writes one copy of each
+//! content, `one_copy_each`). Loads are binary COPY too, height
 //! by height, decoded on a second thread while the first adds atoms to the
 //! space. Single-atom statements are prepared once per connection.
 //!
@@ -63,7 +64,7 @@ mod whole;
 
 use std::time::Duration;
 
-use atomweave::{types, AtomSpace, Handle, LinkBatch, NodeBatch, TruthValue, Type, Value};
+use atomweave::{AtomSpace, Handle, LinkBatch, NodeBatch, TruthValue, Type, Value};
 use postgres::binary_copy::{BinaryCopyInWriter, BinaryCopyOutIter};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::Type as SqlType;
@@ -1394,7 +1395,7 @@ impl StorageNode for PgStore {
         if let Some(written) = self.store_whole(space, progress)? {
             return Ok(written);
         }
-        let ops: Vec<Op> = space.handles_by_type(types::ATOM, true).map(Op::Atom).collect();
+        let ops: Vec<Op> = crate::one_copy_each(space).into_iter().map(Op::Atom).collect();
         self.write(space, &ops, progress)?;
         progress(ops.len() as u64);
         Ok(ops.len() as u64)

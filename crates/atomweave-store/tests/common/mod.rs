@@ -29,27 +29,27 @@ pub fn canon(space: &AtomSpace, h: Handle) -> String {
 /// Every atom of the space with its values, as text that does not depend
 /// on handles (members of unordered links sorted by their text).
 pub fn canon_set(space: &AtomSpace) -> BTreeSet<String> {
-    space
-        .handles_by_type(ATOM, true)
-        .map(|h| {
-            let mut kv: Vec<String> = space
-                .key_values(h)
-                .iter()
-                .map(|(k, v)| {
-                    let v = match v {
-                        Value::Atom(a) => canon(space, *a),
-                        Value::Link(items) => {
-                            format!("{:?}", items.iter().map(|x| if let Value::Atom(a) = x { canon(space, *a) } else { format!("{x:?}") }).collect::<Vec<_>>())
-                        }
-                        v => format!("{v:?}"),
-                    };
-                    format!("{}={v}", canon(space, *k))
-                })
-                .collect();
-            kv.sort();
-            format!("{} {:?} {kv:?}", canon(space, h), space.get_tv(h).unwrap())
+    space.handles_by_type(ATOM, true).map(|h| canon_entry(space, h)).collect()
+}
+
+/// One atom of [`canon_set`]: its text, truth value and values.
+pub fn canon_entry(space: &AtomSpace, h: Handle) -> String {
+    let mut kv: Vec<String> = space
+        .key_values(h)
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                Value::Atom(a) => canon(space, *a),
+                Value::Link(items) => {
+                    format!("{:?}", items.iter().map(|x| if let Value::Atom(a) = x { canon(space, *a) } else { format!("{x:?}") }).collect::<Vec<_>>())
+                }
+                v => format!("{v:?}"),
+            };
+            format!("{}={v}", canon(space, *k))
         })
-        .collect()
+        .collect();
+    kv.sort();
+    format!("{} {:?} {kv:?}", canon(space, h), space.get_tv(h).unwrap())
 }
 
 /// A random space with truth values and every kind of value.
@@ -260,19 +260,53 @@ pub fn exercise_store_of_a_growing_space(url: &str, check: impl FnOnce() -> u64)
 pub fn exercise_child_of_two_bases(url: &str, check: impl FnOnce() -> u64) {
     let (a, b) = (AtomSpace::new(), AtomSpace::new());
     let child = AtomSpace::new_child(&[&a, &b]).unwrap();
-    for base in [&a, &b] {
+    // Each base's copy of the same contents, with truth values and values
+    // of its own (under a key both bases have, and one only it has).
+    let mut copies = Vec::new();
+    for (i, base) in [&a, &b].into_iter().enumerate() {
         let x = base.add_node(CONCEPT_NODE, "x").unwrap();
         let y = base.add_node(CONCEPT_NODE, "y").unwrap();
         let l = base.add_link(LIST_LINK, &[x, y]).unwrap();
-        base.add_link(EVALUATION_LINK, &[x, l]).unwrap();
-        base.set_tv(l, TruthValue::simple(0.5, 0.25)).unwrap();
+        let e = base.add_link(EVALUATION_LINK, &[x, l]).unwrap();
+        let set = base.add_link(SET_LINK, &[y, x]).unwrap();
+        let (shared, own) = (base.add_node(PREDICATE_NODE, "shared").unwrap(), base.add_node(PREDICATE_NODE, &format!("only in base {i}")).unwrap());
+        for (j, &h) in [x, l, e, set].iter().enumerate() {
+            base.set_tv(h, TruthValue::simple(0.5 + i as f64 / 4.0, 0.25 + j as f64 / 8.0)).unwrap();
+            base.set_value(h, shared, Value::float(vec![i as f64, j as f64])).unwrap();
+            base.set_value(h, own, Value::string([format!("{i}")])).unwrap();
+        }
+        // A content only the second base has, over its own copies.
+        if i == 1 {
+            base.add_link(INHERITANCE_LINK, &[x, y]).unwrap();
+        }
+        copies.push([x, y, l, e, shared, set]);
     }
     add_random(&child, 300);
     let below = AtomSpace::new_child(&[&child]).unwrap();
-    let want = canon_set(&below);
+    assert!(!below.is_chain());
+    // The copies the space's lookups find stand for their contents.
+    let x = below.get_node(CONCEPT_NODE, "x").unwrap();
+    let y = below.get_node(CONCEPT_NODE, "y").unwrap();
+    let l = below.get_link(LIST_LINK, &[x, y]).unwrap();
+    let found = [
+        x,
+        y,
+        l,
+        below.get_link(EVALUATION_LINK, &[x, l]).unwrap(),
+        below.get_node(PREDICATE_NODE, "shared").unwrap(),
+        below.get_link(SET_LINK, &[x, y]).unwrap(),
+    ];
+    let others = if copies[0] == found { copies[1] } else { copies[0] };
+    assert!(copies.contains(&found), "the lookups find one base's copies");
+    assert_ne!(canon_entry(&below, found[2]), canon_entry(&below, others[2]), "the two copies differ in their values");
+    // Met before either copy (the child's atoms come first): a value naming
+    // the copy not written.
+    let names = child.add_node(CONCEPT_NODE, "names the other x").unwrap();
+    child.set_value(names, found[4], Value::Atom(others[0])).unwrap();
+    let want: BTreeSet<String> = below.handles_by_type(ATOM, true).filter(|h| !others.contains(h)).map(|h| canon_entry(&below, h)).collect();
     assert!(below.size() > want.len(), "the space sees two copies of some atoms");
     let mut store = open(url).unwrap();
-    store.store_atomspace(&below, &mut |_| {}).unwrap();
+    assert_eq!(store.store_atomspace(&below, &mut |_| {}).unwrap() as usize, want.len());
     store.close().unwrap();
     assert_eq!(check() as usize, want.len());
     let back = AtomSpace::new();
