@@ -318,6 +318,33 @@ fn shutdown_flushes_the_store() {
     assert_eq!(c.ask("(cog-keys->alist (Concept \"m\"))"), "(((PredicateNode \"*-TruthValueKey-*\") . (SimpleTruthValue 0.5 0.5)))");
 }
 
+/// A space below two bases sees each base's copy of a shared content; the
+/// server is sent one, the copy the space's lookups find, with its own
+/// truth value and values (not the other's, nor a mix).
+#[test]
+fn a_space_that_sees_a_content_twice_is_stored_one_copy_each() {
+    let srv = start(Config::default());
+    let (a, b) = (AtomSpace::new(), AtomSpace::new());
+    // Made while the bases are empty: they join one hierarchy.
+    let below = AtomSpace::new_child(&[&a, &b]).unwrap();
+    for (i, base) in [&a, &b].into_iter().enumerate() {
+        let x = base.add_node(CONCEPT_NODE, "x").unwrap();
+        let own = base.add_node(PREDICATE_NODE, &format!("only in base {i}")).unwrap();
+        base.set_tv(x, TruthValue::simple(0.25 + i as f64 / 2.0, 0.5)).unwrap();
+        base.set_value(x, own, Value::float(vec![i as f64])).unwrap();
+    }
+    let x = below.get_node(CONCEPT_NODE, "x").unwrap();
+    let mut st = atomweave_store::open(&srv.url()).unwrap();
+    // x once, and the two keys.
+    assert_eq!(st.store_atomspace(&below, &mut |_| {}).unwrap(), 3);
+    st.barrier().unwrap();
+    let theirs = srv.finish();
+    let tx = theirs.get_node(CONCEPT_NODE, "x").unwrap();
+    assert_eq!(theirs.get_tv(tx), below.get_tv(x));
+    let keys = |s: &AtomSpace, h| s.key_values(h).iter().map(|(k, v)| (s.name(*k).unwrap().to_string(), v.clone())).collect::<Vec<_>>();
+    assert_eq!(keys(&theirs, tx), keys(&below, x));
+}
+
 #[test]
 fn cog_storage_round_trip() {
     let srv = start(Config::default());

@@ -401,7 +401,8 @@ impl StorageNode for CogStore {
     fn store_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
         let mut n = 0u64;
         // In any order: each command carries its atom's whole structure.
-        for h in space.handles_by_type(types::ATOM, true) {
+        // One copy of each content, as the other stores write.
+        for h in crate::one_copy_each(space) {
             self.store_atom(space, h)?;
             n += 1;
             if n % 65536 == 0 {
