@@ -284,6 +284,7 @@ pub(crate) trait Batching {
 /// truth values and values, differently in each backend. The copies come
 /// out members first, so a link's members are written before it.
 pub(crate) fn one_copy_each(space: &AtomSpace) -> Vec<Handle> {
+    use hashbrown::hash_map::Entry;
     let all: Vec<Handle> = space.handles_by_type(types::ATOM, true).collect();
     if space.is_chain() {
         return all;
@@ -311,22 +312,27 @@ pub(crate) fn one_copy_each(space: &AtomSpace) -> Vec<Handle> {
                         continue;
                     }
                     let mut members: Vec<Handle> = out.iter().map(|m| copy[m]).collect();
-                    let found = space.get_link(t, &members);
                     // The copies of an unordered link's members, in any order, are one content.
                     if t.is_unordered() {
                         members.sort_unstable();
                     }
-                    *links.entry((t, members)).or_insert_with(|| found.unwrap_or(x))
+                    match links.entry((t, members)) {
+                        Entry::Occupied(e) => *e.get(),
+                        Entry::Vacant(e) => {
+                            let found = space.get_link(t, &e.key().1).unwrap_or(x);
+                            *e.insert(found)
+                        }
+                    }
                 }
                 // Extracted meanwhile: it stands for itself (a store reports it gone).
                 _ => x,
             };
             stack.pop();
-            copy.insert(x, chosen);
-            if chosen == x || !copy.contains_key(&chosen) {
+            if !copy.contains_key(&chosen) {
                 copy.insert(chosen, chosen);
                 kept.push(chosen);
             }
+            copy.insert(x, chosen);
         }
     }
     kept

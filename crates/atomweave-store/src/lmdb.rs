@@ -28,11 +28,12 @@
 //! Writes go to a pending batch applied in one write transaction when it
 //! fills, before any read, and at [`barrier`](crate::StorageNode::barrier):
 //! a crash loses the batch in flight, never a part of an atom. A whole
-//! space stored into an empty store (unless the space may see one content
-//! twice: not [`is_chain`](AtomSpace::is_chain), which goes by content and
-//! writes one copy of each content, `one_copy_each`) takes a faster path ([`bulk`]): every
-//! table appended in key order; until the last is written, a marker says
-//! the store is incomplete, and opening it empties it again. That store
+//! space stored into an empty store takes a faster path ([`bulk`]), unless
+//! the space may see one content twice (not
+//! [`is_chain`](AtomSpace::is_chain): it is stored by content, one copy of
+//! each, `one_copy_each`). The faster path appends every table in key
+//! order; until the last is written, a marker says the store is
+//! incomplete, and opening it empties it again. That store
 //! holds the store's lock exclusively throughout, and every other
 //! transaction holds it shared ([`lock`]), so other processes wait for it
 //! rather than write between its steps.
@@ -767,8 +768,9 @@ impl LmdbStore {
         if id < self.made_from {
             self.delete_values(w, id)?;
         }
+        // Made before this write, its record holds the truth value it had
+        // then; made in it from another copy, that copy's.
         if id < self.made_from || own_tv {
-            // Made before this write: its record holds the truth value it had then.
             self.put_tv(w, id, space.get_tv(h).unwrap_or_default())?;
         }
         for (k, v) in live_values(space, h) {

@@ -677,7 +677,8 @@ impl PgStore {
             let uuid_of = |m: Handle| made.get(&m).or_else(|| self.ids.get(&m)).map(|x| x.0);
             for r in level {
                 let d = self.copy_row(&mut w, space, r.h, r.uuid, r.height, uuid_of, &mut out)?;
-                digests.push(d.ok_or_else(|| StoreError::Backend(format!("{:?} was removed from the space while it was being stored", r.h)))?);
+                digests
+                    .push(d.ok_or_else(|| StoreError::Backend(format!("{:?}, or a member of it, was removed from the space while it was being stored", r.h)))?);
             }
             w.finish().map_err(|e| pg_err(url, e))?;
             let inserted: HashSet<i64> = t

@@ -62,7 +62,8 @@ fn push_number(out: &mut String, x: f64) {
     let a = x.abs();
     if (1e-5..1e16).contains(&a) {
         let (m, k) = binary(a);
-        if k + m.trailing_zeros() as i32 >= 0 || k + m.trailing_zeros() as i32 + MAX_TIE_PLACES < 0 {
+        let places = -(k + m.trailing_zeros() as i32);
+        if places <= 0 || places > MAX_TIE_PLACES {
             let mut shortest = ryu::Buffer::new();
             let text = shortest.format_finite(x);
             out.push_str(text.strip_suffix(".0").unwrap_or(text));
