@@ -102,6 +102,10 @@ pub struct QueryBenchArgs {
     /// Run only this part.
     #[arg(long, value_enum)]
     only: Option<Part>,
+    /// Leave the graph queries' worker threads to the scheduler, instead of
+    /// keeping each on a core of its own.
+    #[arg(long)]
+    no_pin: bool,
 }
 
 #[derive(Args)]
@@ -335,6 +339,8 @@ fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
     }
     let built = start.elapsed().as_secs_f64();
     println!("graph: {} genes, {} interactions (built in {built:.2} s), each query checked against a direct count", args.nodes, args.edges);
+    let pinned = if args.no_pin { "left to the scheduler" } else { "each kept on a core of its own (--no-pin: not)" };
+    println!("  worker threads {pinned}; a run untimed before each timed one");
     let edge = |x: &str, y: &str| format!("(Evaluation (Predicate \"interacts\") (List (Variable \"${x}\") (Variable \"${y}\")))");
     let meet = |vars: &[&str], clauses: Vec<String>| {
         let vars: String = vars.iter().map(|v| format!("(Variable \"${v}\")")).collect();
@@ -347,7 +353,24 @@ fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
     let cases: [(&str, String, DirectCount); 3] =
         [("triangles", triangle, count_triangles), ("4-cliques", four, count_four_cliques), ("3-hop paths from gene-0", path, count_paths_from_first)];
     // The pools made once: a new pool's threads take their first page faults on the first query.
-    let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| e.to_string());
+    // Each worker kept to a core of its own: a guest kernel that packs
+    // short-lived threads onto one virtual CPU (as this project's VMs do)
+    // otherwise runs a 10 ms query's two threads in turns on one core, in
+    // some runs and not others (docs/BENCHMARKS.md, 27 November 2026).
+    let pin = !args.no_pin;
+    let pool = |n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .start_handler(move |i| {
+                if pin {
+                    if let Err(e) = crate::sys::pin_to_core(i) {
+                        eprintln!("query-bench: worker {i} left unpinned: {e}");
+                    }
+                }
+            })
+            .build()
+            .map_err(|e| e.to_string())
+    };
     let (one, many) = (pool(1)?, pool(args.threads)?);
     for (name, text, direct) in cases {
         // The direct counts work on sorted neighbour lists: sorting them is part of their time.
@@ -371,8 +394,17 @@ fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
                 if strategy == Strategy::Backtrack && round >= 2 {
                     continue;
                 }
+                let run = || pool.install(|| with_strategy(strategy, || execute(&space, q))).map_err(|e| e.to_string());
+                // A run untimed first, so that the timed one finds its pool's
+                // threads awake: under a hypervisor, a core idle for some
+                // milliseconds (as this pool's are while the others run) can
+                // take 1.5-2 ms to wake, once per thread (docs/BENCHMARKS.md,
+                // 27 November 2026), a cost of the machine, not of the query.
+                if strategy == Strategy::Auto {
+                    run()?;
+                }
                 let start = Instant::now();
-                let result = pool.install(|| with_strategy(strategy, || execute(&space, q))).map_err(|e| e.to_string())?;
+                let result = run()?;
                 best[i] = best[i].min(start.elapsed().as_secs_f64());
                 // A Meet gives its groundings in a QueueValue, as upstream's.
                 let found = match &result {

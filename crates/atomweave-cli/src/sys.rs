@@ -1,4 +1,4 @@
-//! Process facts the reports need.
+//! Process facts the reports need, and where a benchmark's threads run.
 
 /// Resident set size of this process, from `/proc/self/status` (0 where unavailable).
 pub fn rss_bytes() -> usize {
@@ -42,4 +42,57 @@ pub fn cpu_seconds_with_children(pid: u32) -> Option<f64> {
 pub fn children(pid: u32) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
     dir.flatten().filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()).filter(|&p| parent(p) == Some(pid)).collect()
+}
+
+/// Keeps the calling thread on the `i`-th core this process may use
+/// (counting round), as `taskset` would one thread.
+pub fn pin_to_core(i: usize) -> std::io::Result<()> {
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: a zeroed cpu_set_t is an empty set; the calls read and write
+    // only the set passed, of the size given.
+    unsafe {
+        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, size, &mut allowed) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let cores: Vec<usize> = (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &allowed)).collect();
+        let Some(&core) = cores.get(i % cores.len().max(1)) else {
+            return Err(std::io::Error::other("no core is allowed"));
+        };
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(core, &mut one);
+        if libc::sched_setaffinity(0, size, &one) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    fn allowed() -> Vec<usize> {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: as in pin_to_core.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
+            (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
+        }
+    }
+
+    #[test]
+    fn a_pinned_thread_may_run_on_one_allowed_core_only() {
+        let before = allowed();
+        for i in [0, 1, before.len() + 1] {
+            let now = std::thread::spawn(move || {
+                super::pin_to_core(i).unwrap();
+                allowed()
+            })
+            .join()
+            .unwrap();
+            assert_eq!(now, vec![before[i % before.len()]], "worker {i} of {before:?}");
+        }
+        // The threads' pins are theirs: this one may still run anywhere.
+        assert_eq!(allowed(), before);
+    }
 }

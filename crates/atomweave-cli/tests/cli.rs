@@ -354,6 +354,8 @@ fn query_bench_checks_its_graph_queries_against_direct_counts() {
     }
     // This denser graph holds 4-cliques, so the check is not of nothing.
     assert!(!text.contains("4-cliques: direct count 0 "), "{text}");
+    assert!(text.contains("worker threads each kept on a core of its own"), "{text}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("unpinned"), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]
