@@ -1131,8 +1131,9 @@ impl Records {
 
     /// Adds a prepared batch in order, as `add_link_in` would one by one,
     /// but looking ahead: the links `AHEAD` places on have their dedupe
-    /// probe and members' slots fetched, and those `AHEAD / 2` on their
-    /// members' incoming blocks and their dedupe candidate, so the misses of
+    /// probe and members' slots fetched, those `AHEAD / 2` on their
+    /// members' incoming blocks and their dedupe candidate's record, and
+    /// those `AHEAD / 4` on the candidate's members, so the misses of
     /// several links overlap; `GROUP` links at a time, because a prefetch
     /// whose page walk misses holds up retirement, and only prefetches
     /// issued close together walk at once. Every member is checked live
@@ -1165,6 +1166,17 @@ impl Records {
             self.links_by_content[shard_of_hash(hashes[i])].prefetch(short(hashes[i]));
             slots[batch.range(i)].iter().take(8).for_each(|&slot| crate::prefetch(slot as *const Slot));
         };
+        // A dedupe candidate's members, compared with the link's: its
+        // record was fetched by the late look-ahead, a group before.
+        let candidate = |j: usize| {
+            let s = shard_of_hash(hashes[j]);
+            self.links_by_content[s].prefetch_candidate(short(hashes[j]), |l| {
+                let r = self.view(s).rec(l);
+                if r.live() && r.is_link() {
+                    self.outgoing[s].prefetch(r.payload() as usize);
+                }
+            });
+        };
         for i in 0..n.min(AHEAD) {
             prefetch(i);
         }
@@ -1176,6 +1188,9 @@ impl Records {
                 }
                 for j in (i + AHEAD / 2..i + AHEAD / 2 + GROUP).take_while(|&j| j < n) {
                     self.prefetch_link_late(hashes[j], batch.outgoing(j), &slots[batch.range(j)]);
+                }
+                for j in (i + AHEAD / 4..i + AHEAD / 4 + GROUP).take_while(|&j| j < n) {
+                    candidate(j);
                 }
             }
             let (out, out_slots) = (batch.outgoing(i), &slots[batch.range(i)]);
