@@ -402,7 +402,7 @@ impl StorageNode for CogStore {
         let mut n = 0u64;
         // In any order: each command carries its atom's whole structure.
         // One copy of each content, as the other stores write.
-        for h in crate::one_copy_each(space) {
+        for h in space.one_copy_each().into_kept() {
             self.store_atom(space, h)?;
             n += 1;
             if n % 65536 == 0 {

@@ -275,69 +275,6 @@ pub(crate) trait Batching {
     }
 }
 
-/// The atoms of `space` a whole-space store writes: every one, or at or
-/// below a space of two bases (not [`AtomSpace::is_chain`]), where the
-/// space may see a content twice (each base's copy), one copy per content:
-/// the one the space's own lookups find (a node's by `get_node`, a link's
-/// by `get_link` over its members' copies), else the first met. A store
-/// keeps one atom per content, so writing every copy would mix their
-/// truth values and values, differently in each backend. The copies come
-/// out members first, so a link's members are written before it.
-pub(crate) fn one_copy_each(space: &AtomSpace) -> Vec<Handle> {
-    use hashbrown::hash_map::Entry;
-    let all: Vec<Handle> = space.handles_by_type(types::ATOM, true).collect();
-    if space.is_chain() {
-        return all;
-    }
-    // Each atom seen, to the copy that stands for its content; each link
-    // content (its members' copies) to its copy.
-    let mut copy: HashMap<Handle, Handle> = HashMap::with_capacity_and_hasher(all.len(), Default::default());
-    let mut links: HashMap<(Type, Vec<Handle>), Handle> = HashMap::default();
-    let mut kept = Vec::new();
-    // A stack, not recursion: links nest without limit.
-    let mut stack = Vec::new();
-    for &h in &all {
-        stack.push(h);
-        while let Some(&x) = stack.last() {
-            if copy.contains_key(&x) {
-                stack.pop();
-                continue;
-            }
-            let chosen = match (space.get_type(x), space.name(x), space.outgoing(x)) {
-                (Some(t), Some(name), _) => space.get_node(t, name).unwrap_or(x),
-                (Some(t), None, Some(out)) => {
-                    let before = stack.len();
-                    stack.extend(out.iter().filter(|m| !copy.contains_key(*m)));
-                    if stack.len() > before {
-                        continue;
-                    }
-                    let mut members: Vec<Handle> = out.iter().map(|m| copy[m]).collect();
-                    // The copies of an unordered link's members, in any order, are one content.
-                    if t.is_unordered() {
-                        members.sort_unstable();
-                    }
-                    match links.entry((t, members)) {
-                        Entry::Occupied(e) => *e.get(),
-                        Entry::Vacant(e) => {
-                            let found = space.get_link(t, &e.key().1).unwrap_or(x);
-                            *e.insert(found)
-                        }
-                    }
-                }
-                // Extracted meanwhile: it stands for itself (a store reports it gone).
-                _ => x,
-            };
-            stack.pop();
-            if !copy.contains_key(&chosen) {
-                copy.insert(chosen, chosen);
-                kept.push(chosen);
-            }
-            copy.insert(x, chosen);
-        }
-    }
-    kept
-}
-
 /// Whether `key` is the truth-value key, whose value a store keeps with the atom.
 pub(crate) fn is_tv_key(space: &AtomSpace, key: Handle) -> bool {
     space.get_type(key) == Some(types::PREDICATE_NODE) && space.name(key) == Some(atomweave::sexpr::TV_KEY)

@@ -31,7 +31,7 @@
 //! space stored into an empty store takes a faster path ([`bulk`]), unless
 //! the space may see one content twice (not
 //! [`is_chain`](AtomSpace::is_chain): it is stored by content, one copy of
-//! each, `one_copy_each`). The faster path appends every table in key
+//! each, `AtomSpace::one_copy_each`). The faster path appends every table in key
 //! order; until the last is written, a marker says the store is
 //! incomplete, and opening it empties it again. That store
 //! holds the store's lock exclusively throughout, and every other
@@ -1229,7 +1229,7 @@ impl LmdbStore {
     /// `store_atomspace` into a store that holds atoms: each atom found
     /// by its content or added, its values replaced.
     fn store_chunks(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
-        let all = crate::one_copy_each(space);
+        let all = space.one_copy_each().into_kept();
         let own_tv = !space.is_chain();
         let mut n = 0u64;
         for chunk in all.chunks(BATCH) {

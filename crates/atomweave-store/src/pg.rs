@@ -39,7 +39,7 @@
 //! straight into `atoms` under a table lock (`pg/whole.rs`; unless the
 //! space may see one content twice, not
 //! [`is_chain`](AtomSpace::is_chain), which writes one copy of each
-//! content, `one_copy_each`). Loads are binary COPY too, height
+//! content, `AtomSpace::one_copy_each`). Loads are binary COPY too, height
 //! by height, decoded on a second thread while the first adds atoms to the
 //! space. Single-atom statements are prepared once per connection.
 //!
@@ -1396,7 +1396,7 @@ impl StorageNode for PgStore {
         if let Some(written) = self.store_whole(space, progress)? {
             return Ok(written);
         }
-        let ops: Vec<Op> = crate::one_copy_each(space).into_iter().map(Op::Atom).collect();
+        let ops: Vec<Op> = space.one_copy_each().into_kept().into_iter().map(Op::Atom).collect();
         self.write(space, &ops, progress)?;
         progress(ops.len() as u64);
         Ok(ops.len() as u64)

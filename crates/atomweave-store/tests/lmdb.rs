@@ -89,19 +89,33 @@ fn a_child_of_two_bases_is_stored_an_atom_a_content() {
     common::exercise_child_of_two_bases(&url, || LmdbStore::open(&url, d.path().to_str().unwrap()).unwrap().check().unwrap());
 }
 
+/// `space` stored whole into a file store at `url`, and loaded back.
+fn through_a_file(space: &AtomSpace, url: &str) -> AtomSpace {
+    let mut store = open(url).unwrap();
+    store.store_atomspace(space, &mut |_| {}).unwrap();
+    store.close().unwrap();
+    let back = AtomSpace::new();
+    open(url).unwrap().load_atomspace(&back, &mut |_| {}).unwrap();
+    back
+}
+
 #[test]
 fn a_file_store_round_trips_too() {
     let space = random_space(5_000);
     let d = dir();
     let url = format!("file://{}", d.path().join("s.scm").display());
-    let mut store = open(&url).unwrap();
-    store.store_atomspace(&space, &mut |_| {}).unwrap();
-    store.close().unwrap();
-    let back = AtomSpace::new();
-    open(&url).unwrap().load_atomspace(&back, &mut |_| {}).unwrap();
+    let back = through_a_file(&space, &url);
     assert_eq!(canon_set(&back), canon_set(&space));
     let err = open(&url).unwrap().fetch_atom(&back, back.handles_by_type(ATOM, true).next().unwrap()).unwrap_err();
     assert!(err.to_string().contains("file store cannot fetch"), "{err}");
+}
+
+#[test]
+fn a_file_store_of_a_child_of_two_bases_holds_an_atom_a_content() {
+    let (below, want) = common::child_of_two_bases();
+    let d = dir();
+    let back = through_a_file(&below, &format!("file://{}", d.path().join("s.scm").display()));
+    assert_eq!(canon_set(&back), want);
 }
 
 #[test]

@@ -19,6 +19,7 @@
 
 mod arena;
 mod batch;
+mod copies;
 pub mod csv;
 mod dedupe;
 mod error;
@@ -38,6 +39,7 @@ pub mod types;
 mod value;
 
 pub use batch::{LinkBatch, NodeBatch};
+pub use copies::Copies;
 pub use error::{Error, Result};
 pub use handle::Handle;
 pub use order::content_cmp;

@@ -258,6 +258,20 @@ pub fn exercise_store_of_a_growing_space(url: &str, check: impl FnOnce() -> u64)
 /// `url`: the store holds each content once. `check` checks the store's
 /// invariants and gives its atom count.
 pub fn exercise_child_of_two_bases(url: &str, check: impl FnOnce() -> u64) {
+    let (below, want) = child_of_two_bases();
+    let mut store = open(url).unwrap();
+    assert_eq!(store.store_atomspace(&below, &mut |_| {}).unwrap() as usize, want.len());
+    store.close().unwrap();
+    assert_eq!(check() as usize, want.len());
+    let back = AtomSpace::new();
+    open(url).unwrap().load_atomspace(&back, &mut |_| {}).unwrap();
+    assert_eq!(canon_set(&back), want);
+}
+
+/// A space below a child of two bases that each hold a copy of the same
+/// contents, with truth values and values of its own, and what storing it
+/// whole should keep: each content once, as the space's lookups find it.
+pub fn child_of_two_bases() -> (AtomSpace, BTreeSet<String>) {
     let (a, b) = (AtomSpace::new(), AtomSpace::new());
     let child = AtomSpace::new_child(&[&a, &b]).unwrap();
     // Each base's copy of the same contents, with truth values and values
@@ -305,13 +319,7 @@ pub fn exercise_child_of_two_bases(url: &str, check: impl FnOnce() -> u64) {
     child.set_value(names, found[4], Value::Atom(others[0])).unwrap();
     let want: BTreeSet<String> = below.handles_by_type(ATOM, true).filter(|h| !others.contains(h)).map(|h| canon_entry(&below, h)).collect();
     assert!(below.size() > want.len(), "the space sees two copies of some atoms");
-    let mut store = open(url).unwrap();
-    assert_eq!(store.store_atomspace(&below, &mut |_| {}).unwrap() as usize, want.len());
-    store.close().unwrap();
-    assert_eq!(check() as usize, want.len());
-    let back = AtomSpace::new();
-    open(url).unwrap().load_atomspace(&back, &mut |_| {}).unwrap();
-    assert_eq!(canon_set(&back), want);
+    (below, want)
 }
 
 /// `store_atomspace` into the empty store at `url` of a space whose handle

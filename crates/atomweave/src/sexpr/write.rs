@@ -644,17 +644,78 @@ pub fn dump(r: &(impl AtomRead + Sync), select: Select, form: Form, w: impl io::
 }
 
 /// [`dump`] of a space: through its read view when it has one, else (a
-/// child space, or one with children) atom by atom through the space.
+/// child space, or one with children) atom by atom through the space. At
+/// or below a space of two bases, which may see a content twice, one copy
+/// of each is printed ([`AtomSpace::one_copy_each`]), its members as their
+/// copies printed: a file holds one atom per content.
 pub fn dump_space(space: &AtomSpace, select: Select, form: Form, w: impl io::Write, progress: impl FnMut(u64)) -> io::Result<u64> {
     if let Some(view) = space.read() {
         return dump(&view, select, form, w, progress);
     }
     let keys = super::value_key_atoms(|t, n| space.get_node(t, n));
+    if !space.is_chain() {
+        let seen = OneCopyEach::of(space);
+        let atoms: Vec<Handle> = match select {
+            Select::Roots => seen.copies.kept().iter().copied().filter(|h| !seen.held.contains(h)).collect(),
+            Select::Type(t) => seen.copies.kept().iter().copied().filter(|&h| space.get_type(h).is_some_and(|x| x.is_a(t))).collect(),
+        };
+        return write_each(&seen, atoms.into_iter().filter(|h| !keys.contains(h)), form, w, progress);
+    }
     let atoms: Vec<Handle> = match select {
         Select::Roots => space.handles_by_type(crate::types::ATOM, true).filter(|&h| space.incoming_size(h) == Some(0)).collect(),
         Select::Type(t) => space.handles_by_type(t, true).collect(),
     };
     write_each(space, atoms.into_iter().filter(|h| !keys.contains(h)), form, w, progress)
+}
+
+/// A space that may see a content twice, seen one copy per content: the
+/// copies kept, each link's members as their kept copies.
+struct OneCopyEach<'s> {
+    space: &'s AtomSpace,
+    copies: crate::Copies,
+    /// The kept links some of whose members are copies not kept, with
+    /// their members' kept copies.
+    outgoing: hashbrown::HashMap<Handle, Vec<Handle>, foldhash::fast::RandomState>,
+    /// The kept atoms some kept link holds: not roots.
+    held: hashbrown::HashSet<Handle, foldhash::fast::RandomState>,
+}
+
+impl<'s> OneCopyEach<'s> {
+    fn of(space: &'s AtomSpace) -> Self {
+        let copies = space.one_copy_each();
+        let (mut outgoing, mut held) = (hashbrown::HashMap::default(), hashbrown::HashSet::default());
+        for &h in copies.kept() {
+            if let Some(out) = space.outgoing(h) {
+                let kept: Vec<Handle> = out.iter().map(|&m| copies.chosen(m)).collect();
+                held.extend(kept.iter().copied());
+                if kept != out {
+                    outgoing.insert(h, kept);
+                }
+            }
+        }
+        OneCopyEach { space, copies, outgoing, held }
+    }
+}
+
+impl AtomSource for OneCopyEach<'_> {
+    fn get_type(&self, h: Handle) -> Option<Type> {
+        self.space.get_type(h)
+    }
+    fn name(&self, h: Handle) -> Option<&str> {
+        self.space.name(h)
+    }
+    fn outgoing(&self, h: Handle) -> Option<&[Handle]> {
+        match self.outgoing.get(&h) {
+            Some(kept) => Some(kept),
+            None => self.space.outgoing(h),
+        }
+    }
+    fn get_tv(&self, h: Handle) -> Option<TruthValue> {
+        self.space.get_tv(h)
+    }
+    fn key_values(&self, h: Handle) -> Cow<'_, [(Handle, Value)]> {
+        Cow::Owned(self.space.key_values(h))
+    }
 }
 
 /// Writes each atom on a line of its own; how many. The atoms are formatted
@@ -825,5 +886,46 @@ mod tests {
             write_str_literal(&mut s, name);
             assert_eq!(s, written, "{name:?}");
         }
+    }
+
+    /// A child of two bases sees each base's copy of `x`, `y` and their
+    /// ListLink; a dump prints each content once, as the child's lookups
+    /// find it, also inside a link only the other base holds.
+    #[test]
+    fn a_space_that_sees_a_content_twice_prints_one_copy_each() {
+        use crate::types::{CONCEPT_NODE, INHERITANCE_LINK, LIST_LINK};
+        let (a, b) = (AtomSpace::new(), AtomSpace::new());
+        // Made first: bases that hold atoms must descend from one root.
+        let child = AtomSpace::new_child(&[&a, &b]).unwrap();
+        for (i, base) in [&a, &b].into_iter().enumerate() {
+            let x = base.add_node(CONCEPT_NODE, "x").unwrap();
+            let y = base.add_node(CONCEPT_NODE, "y").unwrap();
+            let l = base.add_link(LIST_LINK, &[x, y]).unwrap();
+            base.set_tv(x, TruthValue::simple(0.25 + i as f64 / 4.0, 0.5)).unwrap();
+            base.set_tv(l, TruthValue::simple(0.5, 0.125 + i as f64 / 4.0)).unwrap();
+            if i == 1 {
+                base.add_link(INHERITANCE_LINK, &[x, y]).unwrap();
+            }
+        }
+        assert!(!child.is_chain());
+        let (x, y) = (child.get_node(CONCEPT_NODE, "x").unwrap(), child.get_node(CONCEPT_NODE, "y").unwrap());
+        let l = child.get_link(LIST_LINK, &[x, y]).unwrap();
+        assert_eq!(child.size(), 7, "two copies of x, y and the list");
+        let print = |select| {
+            let mut out = Vec::new();
+            let n = dump_space(&child, select, Form::Wire, &mut out, |_| {}).unwrap();
+            (n, String::from_utf8(out).unwrap())
+        };
+        let (n, nodes) = print(Select::Type(CONCEPT_NODE));
+        assert_eq!(n, 2, "{nodes}");
+        let (n, roots) = print(Select::Roots);
+        assert_eq!(n, 2, "the list and the inheritance: {roots}");
+        let back = AtomSpace::new();
+        crate::sexpr::load_str(&mut &back, &roots).unwrap();
+        assert_eq!(back.size(), 4, "{roots}");
+        let (bx, by) = (back.get_node(CONCEPT_NODE, "x").unwrap(), back.get_node(CONCEPT_NODE, "y").unwrap());
+        assert_eq!(back.get_tv(bx), child.get_tv(x));
+        assert_eq!(back.get_tv(back.get_link(LIST_LINK, &[bx, by]).unwrap()), child.get_tv(l));
+        assert!(back.get_link(INHERITANCE_LINK, &[bx, by]).is_some());
     }
 }
