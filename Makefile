@@ -32,6 +32,7 @@ test-rust:
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -p atomweave-guile --features "$(GUILE_FEATURES)" --all-targets -- -D warnings
 	$(CARGO) clippy -p atomweave-server -p atomweave-py --no-default-features --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
 	$(CARGO) test --workspace
 	$(CARGO) test -p atomweave-server --no-default-features
 

@@ -60,7 +60,7 @@ fn where_of(args: &[Scm]) -> R<Where> {
 static GIVEN: Mutex<Vec<(u32, Shared)>> = Mutex::new(Vec::new());
 
 /// Makes `store` the one the calls use, for `space`, when no StorageNode is
-/// open (see [`GIVEN`]); it is never closed from Scheme.
+/// open (see `GIVEN`); it is never closed from Scheme.
 pub fn give_store(space: u32, store: Box<dyn StorageNode>) {
     GIVEN.lock().push((space, Arc::new(Mutex::new(Some(store)))));
 }

@@ -4,7 +4,7 @@
 //! - `lmdb:///path/dir` (or a plain path): the embedded default, an LMDB
 //!   environment in a directory, with a compact binary layout ([`lmdb`]);
 //! - `file:///path/file.scm`: Atomese text, for exchange and inspection
-//!   ([`file`]);
+//!   ([`file`](mod@file));
 //! - `postgres://user@host:port/db`: a PostgreSQL database that many
 //!   processes share ([`pg`]);
 //! - `cog://host:port`: the space of a running CogServer (`atomweave

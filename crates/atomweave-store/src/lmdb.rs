@@ -20,7 +20,7 @@
 //! - `incoming`: member id -> link type code + link id (sorted duplicates
 //!   of 10 bytes): a member's incoming set, or its incoming set of one
 //!   type, is one run of duplicates.
-//! - `values`: atom id, key id -> the value ([`codec`](crate::codec)), for
+//! - `values`: atom id, key id -> the value ([`codec`]), for
 //!   values other than the truth value.
 //! - `meta`: the schema version, the next id, and the store's type table
 //!   (code -> type name): a store survives changes to the type table.
@@ -28,14 +28,14 @@
 //! Writes go to a pending batch applied in one write transaction when it
 //! fills, before any read, and at [`barrier`](crate::StorageNode::barrier):
 //! a crash loses the batch in flight, never a part of an atom. A whole
-//! space stored into an empty store takes a faster path ([`bulk`]), unless
+//! space stored into an empty store takes a faster path (`bulk`), unless
 //! the space may see one content twice (not
 //! [`is_chain`](AtomSpace::is_chain): it is stored by content, one copy of
 //! each, `AtomSpace::one_copy_each`). The faster path appends every table in key
 //! order; until the last is written, a marker says the store is
 //! incomplete, and opening it empties it again. That store
 //! holds the store's lock exclusively throughout, and every other
-//! transaction holds it shared ([`lock`]), so other processes wait for it
+//! transaction holds it shared (`lock`), so other processes wait for it
 //! rather than write between its steps.
 
 use atomweave::{AtomSpace, Handle, LinkBatch, NodeBatch, TruthValue, Type, Value};

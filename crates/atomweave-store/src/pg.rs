@@ -23,7 +23,7 @@
 //!   older atomweave first: one that has the store open would find
 //!   incoming sets by reading the whole table.
 //! - `atom_values`: `atom`, `key` (uuids), `value` (bytea, in the
-//!   [`codec`](crate::codec) form): every value but the truth value.
+//!   [`codec`] form): every value but the truth value.
 //! - `atomweave_types` (code -> type name: a store survives changes to the
 //!   type table), `atomweave_meta` (the schema version), and the sequence
 //!   `atomweave_ids`, which hands out uuids in blocks of [`ID_BLOCK`] so
