@@ -1397,9 +1397,13 @@ impl StorageNode for PgStore {
             return Ok(written);
         }
         let ops: Vec<Op> = space.one_copy_each().into_kept().into_iter().map(Op::Atom).collect();
-        self.write(space, &ops, progress)?;
-        progress(ops.len() as u64);
-        Ok(ops.len() as u64)
+        // The rows written include a kept link's members as the link holds
+        // them (another base's copies, stored as the kept ones): progress
+        // counts to the atoms kept, not past them.
+        let total = ops.len() as u64;
+        self.write(space, &ops, &mut |n| progress(n.min(total)))?;
+        progress(total);
+        Ok(total)
     }
 
     fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {

@@ -260,7 +260,10 @@ pub fn exercise_store_of_a_growing_space(url: &str, check: impl FnOnce() -> u64)
 pub fn exercise_child_of_two_bases(url: &str, check: impl FnOnce() -> u64) {
     let (below, want) = child_of_two_bases();
     let mut store = open(url).unwrap();
-    assert_eq!(store.store_atomspace(&below, &mut |_| {}).unwrap() as usize, want.len());
+    let mut reported = Vec::new();
+    assert_eq!(store.store_atomspace(&below, &mut |n| reported.push(n)).unwrap() as usize, want.len());
+    // Progress counts the atoms kept, up to their number and not past it.
+    assert!(reported.iter().all(|&n| n as usize <= want.len()) && reported.last() == Some(&(want.len() as u64)), "{reported:?} of {}", want.len());
     store.close().unwrap();
     assert_eq!(check() as usize, want.len());
     let back = AtomSpace::new();
