@@ -564,8 +564,9 @@ variable lists inside become empty."
   (call-with-output-file file (lambda (port) (prt-atom-list port atoms))))
 
 (define-public (export-all-atoms file)
-  "Writes every atom of the current atomspace to FILE."
-  (export-atoms (cog-get-all-roots) file))
+  "Writes every atom of the current atomspace to FILE (one copy of each
+content, where the space sees two: the one its lookups find)."
+  (%atomweave-export-roots file))
 
 ;; ----- truth values that atomweave does not have -----
 ;; Indefinite, evidence-count, fuzzy and probabilistic truth values: each

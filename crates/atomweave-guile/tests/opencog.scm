@@ -504,6 +504,22 @@
       (test-assert "exec-scm-from-cmd" (not (null? (cog-node 'ConceptNode "from-cmd"))))
       (export-all-atoms file)
       (test-assert "export-all-atoms" (string-contains (call-with-input-file file read-string) "from-cmd"))
+      ;; A child of two bases sees each base's copy: the file holds the one
+      ;; the child's lookups find, once.
+      (let* ((a (cog-new-atomspace)) (b (cog-new-atomspace)) (both (cog-new-atomspace a b)) (back (cog-new-atomspace)))
+        (cog-set-atomspace! a)
+        (List (Concept "seen twice" (stv 0.25 0.5)) (Concept "y"))
+        (cog-set-atomspace! b)
+        (List (Concept "seen twice" (stv 0.75 0.5)) (Concept "y"))
+        (cog-set-atomspace! both)
+        (let ((found (cog-tv (cog-node 'ConceptNode "seen twice"))))
+          (export-all-atoms file)
+          (cog-set-atomspace! back)
+          (load-file file)
+          (test-equal "export-all-atoms: a content two bases hold, once"
+            (list 1 found)
+            (list (cog-count-atoms 'ListLink) (cog-tv (cog-node 'ConceptNode "seen twice"))))))
+      (cog-set-atomspace! t)
       (test-equal "prt-atom-list" "(Concept \"x\")" (string-trim-right (with-output-to-string (lambda () (prt-atom-list (current-output-port) (list (Concept "x")))))))
       (cog-set-atomspace! s)
       (clear)
