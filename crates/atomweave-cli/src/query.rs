@@ -339,8 +339,6 @@ fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
     }
     let built = start.elapsed().as_secs_f64();
     println!("graph: {} genes, {} interactions (built in {built:.2} s), each query checked against a direct count", args.nodes, args.edges);
-    let pinned = if args.no_pin { "left to the scheduler" } else { "each kept on a core of its own (--no-pin: not)" };
-    println!("  worker threads {pinned}; a run untimed before each timed one");
     let edge = |x: &str, y: &str| format!("(Evaluation (Predicate \"interacts\") (List (Variable \"${x}\") (Variable \"${y}\")))");
     let meet = |vars: &[&str], clauses: Vec<String>| {
         let vars: String = vars.iter().map(|v| format!("(Variable \"${v}\")")).collect();
@@ -356,22 +354,38 @@ fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
     // Each worker kept to a core of its own: a guest kernel that packs
     // short-lived threads onto one virtual CPU (as this project's VMs do)
     // otherwise runs a 10 ms query's two threads in turns on one core, in
-    // some runs and not others (docs/BENCHMARKS.md, 27 November 2026).
-    let pin = !args.no_pin;
+    // some runs and not others (docs/BENCHMARKS.md, 27 November 2026). Not
+    // with more threads than cores: two pinned to one could not move.
+    let cores = crate::sys::allowed_cores().unwrap_or(0);
+    let pin = !args.no_pin && args.threads <= cores;
+    let unpinned = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let pool = |n| {
-        rayon::ThreadPoolBuilder::new()
+        let unpinned = unpinned.clone();
+        let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .start_handler(move |i| {
-                if pin {
-                    if let Err(e) = crate::sys::pin_to_core(i) {
-                        eprintln!("query-bench: worker {i} left unpinned: {e}");
-                    }
+                if !pin {
+                    return;
+                }
+                if let Err(e) = crate::sys::pin_to_core(i) {
+                    unpinned.lock().unwrap_or_else(|p| p.into_inner()).push(format!("worker {i}: {e}"));
                 }
             })
             .build()
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+        // Every worker has started (and tried its core) once each has run this.
+        pool.broadcast(|_| ());
+        Ok::<_, String>(pool)
     };
     let (one, many) = (pool(1)?, pool(args.threads)?);
+    let unpinned = unpinned.lock().unwrap_or_else(|p| p.into_inner()).join("; ");
+    let threads = match () {
+        _ if args.no_pin => "left to the scheduler (--no-pin)".to_string(),
+        _ if !pin => format!("left to the scheduler: {} threads, {cores} cores", args.threads),
+        _ if !unpinned.is_empty() => format!("left to the scheduler where they could not be kept to a core ({unpinned})"),
+        _ => "each kept on a core of its own (--no-pin: not)".to_string(),
+    };
+    println!("  worker threads {threads}, woken before each timed run");
     for (name, text, direct) in cases {
         // The direct counts work on sorted neighbour lists: sorting them is part of their time.
         let (mut expected, mut direct_s) = (0, f64::INFINITY);
@@ -394,17 +408,14 @@ fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
                 if strategy == Strategy::Backtrack && round >= 2 {
                     continue;
                 }
-                let run = || pool.install(|| with_strategy(strategy, || execute(&space, q))).map_err(|e| e.to_string());
-                // A run untimed first, so that the timed one finds its pool's
-                // threads awake: under a hypervisor, a core idle for some
-                // milliseconds (as this pool's are while the others run) can
-                // take 1.5-2 ms to wake, once per thread (docs/BENCHMARKS.md,
-                // 27 November 2026), a cost of the machine, not of the query.
-                if strategy == Strategy::Auto {
-                    run()?;
-                }
+                // The pool's threads woken first: under a hypervisor, a core
+                // idle for some milliseconds (as this pool's are while the
+                // others run) can take 1.5-2 ms to wake, once per thread
+                // (docs/BENCHMARKS.md, 27 November 2026), a cost of the
+                // machine, not of the query.
+                pool.broadcast(|_| ());
                 let start = Instant::now();
-                let result = run()?;
+                let result = pool.install(|| with_strategy(strategy, || execute(&space, q))).map_err(|e| e.to_string())?;
                 best[i] = best[i].min(start.elapsed().as_secs_f64());
                 // A Meet gives its groundings in a QueueValue, as upstream's.
                 let found = match &result {

@@ -44,55 +44,70 @@ pub fn children(pid: u32) -> Vec<u32> {
     dir.flatten().filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()).filter(|&p| parent(p) == Some(pid)).collect()
 }
 
-/// Keeps the calling thread on the `i`-th core this process may use
-/// (counting round), as `taskset` would one thread.
-pub fn pin_to_core(i: usize) -> std::io::Result<()> {
-    let size = std::mem::size_of::<libc::cpu_set_t>();
-    // SAFETY: a zeroed cpu_set_t is an empty set; the calls read and write
-    // only the set passed, of the size given.
+/// The cores this process may run on (`taskset`, cgroups), by number.
+#[cfg(target_os = "linux")]
+fn allowed() -> std::io::Result<Vec<usize>> {
+    // SAFETY: a zeroed cpu_set_t is an empty set; the call writes only the
+    // set passed, of the size given.
     unsafe {
-        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, size, &mut allowed) != 0 {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
             return Err(std::io::Error::last_os_error());
         }
-        let cores: Vec<usize> = (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &allowed)).collect();
-        let Some(&core) = cores.get(i % cores.len().max(1)) else {
-            return Err(std::io::Error::other("no core is allowed"));
-        };
+        Ok((0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect())
+    }
+}
+
+/// How many cores this process may run on.
+#[cfg(target_os = "linux")]
+pub fn allowed_cores() -> std::io::Result<usize> {
+    allowed().map(|cores| cores.len())
+}
+
+/// Keeps the calling thread on the `i`-th core this process may use, as
+/// `taskset` would one thread; an error past the last.
+#[cfg(target_os = "linux")]
+pub fn pin_to_core(i: usize) -> std::io::Result<()> {
+    let Some(&core) = allowed()?.get(i) else {
+        return Err(std::io::Error::other(format!("no core {i} is allowed")));
+    };
+    // SAFETY: as in `allowed`; the call reads only the set passed.
+    unsafe {
         let mut one: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(core, &mut one);
-        if libc::sched_setaffinity(0, size, &one) != 0 {
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
             return Err(std::io::Error::last_os_error());
         }
     }
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    fn allowed() -> Vec<usize> {
-        let size = std::mem::size_of::<libc::cpu_set_t>();
-        // SAFETY: as in pin_to_core.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
-            (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
-        }
-    }
+#[cfg(not(target_os = "linux"))]
+pub fn allowed_cores() -> std::io::Result<usize> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "thread affinity is set on Linux only"))
+}
 
+#[cfg(not(target_os = "linux"))]
+pub fn pin_to_core(_: usize) -> std::io::Result<()> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "thread affinity is set on Linux only"))
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
     #[test]
     fn a_pinned_thread_may_run_on_one_allowed_core_only() {
-        let before = allowed();
-        for i in [0, 1, before.len() + 1] {
+        let before = super::allowed().unwrap();
+        for i in 0..before.len() {
             let now = std::thread::spawn(move || {
                 super::pin_to_core(i).unwrap();
-                allowed()
+                super::allowed().unwrap()
             })
             .join()
             .unwrap();
-            assert_eq!(now, vec![before[i % before.len()]], "worker {i} of {before:?}");
+            assert_eq!(now, vec![before[i]], "worker {i} of {before:?}");
         }
+        assert!(super::pin_to_core(before.len()).is_err(), "past the last core");
         // The threads' pins are theirs: this one may still run anywhere.
-        assert_eq!(allowed(), before);
+        assert_eq!(super::allowed().unwrap(), before);
     }
 }

@@ -354,8 +354,9 @@ fn query_bench_checks_its_graph_queries_against_direct_counts() {
     }
     // This denser graph holds 4-cliques, so the check is not of nothing.
     assert!(!text.contains("4-cliques: direct count 0 "), "{text}");
-    assert!(text.contains("worker threads each kept on a core of its own"), "{text}");
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("unpinned"), "{}", String::from_utf8_lossy(&out.stderr));
+    // On a machine of one core, two threads are left to the scheduler, and the header says so.
+    let pinned = std::thread::available_parallelism().unwrap().get() >= 2;
+    assert_eq!(text.contains("worker threads each kept on a core of its own"), pinned, "{text}");
 }
 
 #[test]
