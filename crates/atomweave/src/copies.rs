@@ -8,6 +8,7 @@
 
 use hashbrown::hash_map::Entry;
 use hashbrown::HashMap;
+use smallvec::SmallVec;
 
 use crate::{types, AtomSpace, Handle, Type};
 
@@ -55,8 +56,9 @@ impl AtomSpace {
             return Copies { kept: all, copy: Map::default() };
         }
         let mut copy: Map<Handle, Handle> = Map::with_capacity_and_hasher(all.len(), Default::default());
-        // Each link content (its members' copies) to its copy.
-        let mut links: Map<(Type, Vec<Handle>), Handle> = Map::default();
+        // Each link content (its members' copies) to its copy; most links
+        // have few members, kept in the key itself.
+        let mut links: Map<(Type, SmallVec<[Handle; 4]>), Handle> = Map::default();
         let mut kept = Vec::new();
         // A stack, not recursion: links nest without limit.
         let mut stack = Vec::new();
@@ -75,7 +77,7 @@ impl AtomSpace {
                         if stack.len() > before {
                             continue;
                         }
-                        let mut members: Vec<Handle> = out.iter().map(|m| copy[m]).collect();
+                        let mut members: SmallVec<[Handle; 4]> = out.iter().map(|m| copy[m]).collect();
                         // The copies of an unordered link's members, in any order, are one content.
                         if t.is_unordered() {
                             members.sort_unstable();

@@ -292,10 +292,10 @@ pub fn child_of_two_bases() -> (AtomSpace, BTreeSet<String>) {
             base.set_value(h, shared, Value::float(vec![i as f64, j as f64])).unwrap();
             base.set_value(h, own, Value::string([format!("{i}")])).unwrap();
         }
-        // A content only the second base has, over its own copies.
-        if i == 1 {
-            base.add_link(INHERITANCE_LINK, &[x, y]).unwrap();
-        }
+        // A content only one base has, over its own copies: whichever
+        // base's copies the lookups find, one of these is stored over the
+        // other's.
+        base.add_link(if i == 0 { MEMBER_LINK } else { INHERITANCE_LINK }, &[x, y]).unwrap();
         copies.push([x, y, l, e, shared, set]);
     }
     add_random(&child, 300);

@@ -654,6 +654,14 @@ pub fn dump_space(space: &AtomSpace, select: Select, form: Form, w: impl io::Wri
     }
     let keys = super::value_key_atoms(|t, n| space.get_node(t, n));
     if !space.is_chain() {
+        // A node's copy is the one `get_node` finds: no walk needed.
+        if let Select::Type(t) = select {
+            if t.is_node() {
+                let found = |h: Handle| space.get_type(h).zip(space.name(h)).and_then(|(t, name)| space.get_node(t, name)) == Some(h);
+                let atoms: Vec<Handle> = space.handles_by_type(t, true).filter(|&h| found(h) && !keys.contains(&h)).collect();
+                return write_each(space, atoms.into_iter(), form, w, progress);
+            }
+        }
         let seen = OneCopyEach::of(space);
         let atoms: Vec<Handle> = match select {
             Select::Roots => seen.copies.kept().iter().copied().filter(|h| !seen.held.contains(h)).collect(),
@@ -686,10 +694,9 @@ impl<'s> OneCopyEach<'s> {
         let (mut outgoing, mut held) = (hashbrown::HashMap::default(), hashbrown::HashSet::default());
         for &h in copies.kept() {
             if let Some(out) = space.outgoing(h) {
-                let kept: Vec<Handle> = out.iter().map(|&m| copies.chosen(m)).collect();
-                held.extend(kept.iter().copied());
-                if kept != out {
-                    outgoing.insert(h, kept);
+                held.extend(out.iter().map(|&m| copies.chosen(m)));
+                if out.iter().any(|&m| copies.chosen(m) != m) {
+                    outgoing.insert(h, out.iter().map(|&m| copies.chosen(m)).collect());
                 }
             }
         }
@@ -893,7 +900,7 @@ mod tests {
     /// find it, also inside a link only the other base holds.
     #[test]
     fn a_space_that_sees_a_content_twice_prints_one_copy_each() {
-        use crate::types::{CONCEPT_NODE, INHERITANCE_LINK, LIST_LINK};
+        use crate::types::{CONCEPT_NODE, INHERITANCE_LINK, LIST_LINK, MEMBER_LINK};
         let (a, b) = (AtomSpace::new(), AtomSpace::new());
         // Made first: bases that hold atoms must descend from one root.
         let child = AtomSpace::new_child(&[&a, &b]).unwrap();
@@ -903,14 +910,15 @@ mod tests {
             let l = base.add_link(LIST_LINK, &[x, y]).unwrap();
             base.set_tv(x, TruthValue::simple(0.25 + i as f64 / 4.0, 0.5)).unwrap();
             base.set_tv(l, TruthValue::simple(0.5, 0.125 + i as f64 / 4.0)).unwrap();
-            if i == 1 {
-                base.add_link(INHERITANCE_LINK, &[x, y]).unwrap();
-            }
+            // A link only one base holds, over its own copies: whichever
+            // base's copies the lookups find, one of these two is printed
+            // over the other's.
+            base.add_link(if i == 0 { MEMBER_LINK } else { INHERITANCE_LINK }, &[x, y]).unwrap();
         }
         assert!(!child.is_chain());
         let (x, y) = (child.get_node(CONCEPT_NODE, "x").unwrap(), child.get_node(CONCEPT_NODE, "y").unwrap());
         let l = child.get_link(LIST_LINK, &[x, y]).unwrap();
-        assert_eq!(child.size(), 7, "two copies of x, y and the list");
+        assert_eq!(child.size(), 8, "two copies of x, y and the list");
         let print = |select| {
             let mut out = Vec::new();
             let n = dump_space(&child, select, Form::Wire, &mut out, |_| {}).unwrap();
@@ -918,14 +926,16 @@ mod tests {
         };
         let (n, nodes) = print(Select::Type(CONCEPT_NODE));
         assert_eq!(n, 2, "{nodes}");
+        let (n, links) = print(Select::Type(crate::types::LINK));
+        assert_eq!(n, 3, "the list, the member and the inheritance: {links}");
         let (n, roots) = print(Select::Roots);
-        assert_eq!(n, 2, "the list and the inheritance: {roots}");
+        assert_eq!(n, 3, "the list, the member and the inheritance: {roots}");
         let back = AtomSpace::new();
         crate::sexpr::load_str(&mut &back, &roots).unwrap();
-        assert_eq!(back.size(), 4, "{roots}");
+        assert_eq!(back.size(), 5, "{roots}");
         let (bx, by) = (back.get_node(CONCEPT_NODE, "x").unwrap(), back.get_node(CONCEPT_NODE, "y").unwrap());
         assert_eq!(back.get_tv(bx), child.get_tv(x));
         assert_eq!(back.get_tv(back.get_link(LIST_LINK, &[bx, by]).unwrap()), child.get_tv(l));
-        assert!(back.get_link(INHERITANCE_LINK, &[bx, by]).is_some());
+        assert!(back.get_link(INHERITANCE_LINK, &[bx, by]).is_some() && back.get_link(MEMBER_LINK, &[bx, by]).is_some());
     }
 }
