@@ -789,7 +789,7 @@ fn keys(a: Atom) -> R<Vec<(Handle, Value)>> {
     let space = a.space();
     let mut out = Vec::new();
     if let Some(tv) = space.get_tv(a.h).filter(|tv| !tv.is_default()) {
-        out.push((space.add_node(types::PREDICATE_NODE, sexpr::TV_KEY)?, Value::Truth(tv)));
+        out.push((space.value_key(sexpr::TV_KEY)?, Value::Truth(tv)));
     }
     out.extend(space.key_values(a.h));
     Ok(out)

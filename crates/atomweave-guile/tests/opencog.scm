@@ -667,6 +667,10 @@
   (test-assert "cog-atomspace-rw!" (not (cog-atomspace-readonly? base)))
   (cog-set-tv! a (stv 0.2 0.2))
   (test-equal "writable again" (stv 0.2 0.2) (cog-tv a))
+  (cog-atomspace-ro! base)
+  (test-equal "a read-only space answers cog-keys, the truth value's key first"
+    '("*-TruthValueKey-*") (map cog-name (cog-keys a)))
+  (cog-atomspace-rw! base)
   (test-assert "not copy-on-write at first" (not (cog-atomspace-cow? over)))
   (cog-atomspace-cow! #t over)
   (test-assert "cog-atomspace-cow!" (cog-atomspace-cow? over))

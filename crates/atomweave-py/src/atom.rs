@@ -162,7 +162,7 @@ impl PyAtom {
         let core = self.core();
         let mut keys: Vec<Handle> = core.key_values(self.handle).into_iter().map(|(k, _)| k).collect();
         if !core.get_tv(self.handle).unwrap_or_default().is_default() {
-            let tv_key = core.add_node(atomweave::types::PREDICATE_NODE, sexpr::TV_KEY).or_py()?;
+            let tv_key = core.value_key(sexpr::TV_KEY).or_py()?;
             keys.insert(0, tv_key);
         }
         Ok(self.atoms(py, keys))

@@ -700,6 +700,24 @@ impl AtomSpace {
 
     /// Adds a node, or returns the existing one (in this space or a base).
     pub fn add_node(&self, t: Type, name: &str) -> Result<Handle> {
+        self.add_node_as(t, name, true)
+    }
+
+    /// The atom of a value key that upstream holds in no space (the truth-
+    /// and attention-value keys, [`sexpr::value_key_atoms`](crate::sexpr::value_key_atoms)):
+    /// found, or added, also to a read-only space, where it is not the
+    /// user's atom (dumps, root lists and queries leave it out). What a
+    /// front end hands back as the key of an atom's truth value: asking
+    /// for an atom's keys is a read, and a read-only space answers it.
+    pub fn value_key(&self, name: &str) -> Result<Handle> {
+        if ![crate::sexpr::TV_KEY, crate::sexpr::AV_KEY].contains(&name) {
+            return Err(Error::InvalidValue(format!("{name:?} is not a value key held in no space")));
+        }
+        self.add_node_as(crate::types::PREDICATE_NODE, name, false)
+    }
+
+    /// `add_node`, refused in a read-only space where `checked`.
+    fn add_node_as(&self, t: Type, name: &str, checked: bool) -> Result<Handle> {
         node_type(t)?;
         let hash = self.recs().hash_node(t, name);
         let s = Records::home_of_hash(hash);
@@ -707,14 +725,15 @@ impl AtomSpace {
         if let Some(h) = self.recs().find_node(hash, t, name) {
             return Ok(h);
         }
+        let writable = |space: &Self| if checked { space.writable("no atom is added") } else { Ok(()) };
         if !self.is_root() {
             if let Some(h) = self.inner.bases.iter().find_map(|b| b.get_node(t, name)) {
-                self.writable("no atom is added")?;
+                writable(self)?;
                 self.recs().unhide_in(&mut self.write_shard(h.shard()), h);
                 return Ok(h);
             }
         }
-        self.writable("no atom is added")?;
+        writable(self)?;
         let added = self.recs().add_node_in(&mut self.write_shard(s), hash, t, name, true);
         self.store().grow_if_wanted(s, false);
         added

@@ -463,6 +463,16 @@ fn a_read_only_space_finds_what_it_holds_and_changes_nothing() {
     assert!(refused(base.increment_count(a, 1.0).map(drop)));
     assert!(refused(base.extract(l, false)));
     assert_eq!(base.size(), 3, "nothing was added or removed");
+    // The truth-value key, which upstream holds in no space, is found or
+    // made: front ends answer "what keys has this atom" with it. Other
+    // names are not value keys.
+    let tv_key = base.value_key(atomweave::sexpr::TV_KEY).unwrap();
+    assert_eq!(base.get_node(PREDICATE_NODE, atomweave::sexpr::TV_KEY), Some(tv_key));
+    assert!(matches!(base.value_key("k"), Err(Error::InvalidValue(_))));
+    assert!(refused(base.add_node(CONCEPT_NODE, "b").map(drop)), "still read-only");
+    base.set_read_only(false);
+    base.extract(tv_key, false).unwrap();
+    base.set_read_only(true);
     // A child of a read-only space is writable and keeps its changes.
     let child = AtomSpace::new_child(&[&base]).unwrap();
     child.set_tv(a, TruthValue::simple(0.5, 0.5)).unwrap();
