@@ -687,16 +687,18 @@ subrs! {
         let hs: Vec<Handle> = smob::space_at(space).root_set_by_type(types::ATOM, true).filter(|h| !keys.contains(h)).collect();
         Ok(atoms_list(space, hs.into_iter()))
     }
-    export_roots "%atomweave-export-roots" (path, s) {
-        // What `export-all-atoms` writes: the roots in the REPL form, as
-        // `display` prints each, but one copy of each content
-        // (`dump_space`), so that the file reads back as the space's lookups see it.
+    sees_twice "%atomweave-sees-a-content-twice?" (s) {
+        // At or below a space of two bases: each base's copy of a shared content.
+        Ok(Scm::bool(!smob::space_at(space_arg(s)?).is_chain()))
+    }
+    one_copy_roots "%atomweave-one-copy-roots" (s) {
+        // What `export-all-atoms` writes for such a space: its roots in the
+        // REPL form, as `display` prints each, but one copy of each content
+        // (`dump_space`), so that the file reads back as its lookups see it.
         let space = smob::space_at(space_arg(s)?);
-        let path = ffi::to_string(path).ok_or_else(|| Error::wrong_type("a file name", path))?;
-        let failed = |e: std::io::Error| Error::msg(format!("export-all-atoms: {path}: {e}"));
-        let file = std::fs::File::create(&path).map_err(failed)?;
-        sexpr::dump_space(space, sexpr::Select::Roots, sexpr::Form::Repl, std::io::BufWriter::new(file), |_| {}).map_err(failed)?;
-        Ok(UNSPECIFIED)
+        let mut text = Vec::new();
+        sexpr::dump_space(space, sexpr::Select::Roots, sexpr::Form::Repl, &mut text, |_| {}).map_err(|e| Error::msg(format!("export-all-atoms: {e}")))?;
+        Ok(ffi::string(&String::from_utf8_lossy(&text)))
     }
     cog_report_counts "cog-report-counts" (s) {
         let space = smob::space_at(space_arg(s)?);
@@ -885,7 +887,8 @@ pub(crate) fn define_all() {
         ("cog-count-atoms", 1, 1, 0, cog_count_atoms as Subr),
         ("cog-get-atoms", 1, 2, 0, cog_get_atoms as Subr),
         ("cog-get-all-roots", 0, 1, 0, cog_get_all_roots as Subr),
-        ("%atomweave-export-roots", 1, 1, 0, export_roots as Subr),
+        ("%atomweave-sees-a-content-twice?", 0, 1, 0, sees_twice as Subr),
+        ("%atomweave-one-copy-roots", 0, 1, 0, one_copy_roots as Subr),
         ("cog-report-counts", 0, 1, 0, cog_report_counts as Subr),
         ("cog-execute!", 1, 0, 0, cog_execute as Subr),
         ("%atomweave-define-types", 1, 0, 0, define_types as Subr),

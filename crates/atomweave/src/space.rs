@@ -57,7 +57,7 @@ struct Inner {
     /// Has this space hidden a base atom? Then a link seen from it or its
     /// children is visible only while all its members are.
     hides: AtomicBool,
-    /// Refuses every change ([`AtomSpace::set_read_only`]).
+    /// Refuses every change but a value key's ([`AtomSpace::set_read_only`]).
     read_only: AtomicBool,
     /// Upstream's AtomSpace name (`(AtomSpace "name")`); empty by default.
     name: Box<str>,
@@ -679,7 +679,9 @@ impl AtomSpace {
     /// here is still found by `add_node` and `add_link`, but adding a new
     /// one, changing a value or a truth value, extracting and clearing are
     /// refused ([`Error::ReadOnly`]). Its child spaces stay writable, and
-    /// keep what they change on its atoms for themselves.
+    /// keep what they change on its atoms for themselves. One exception:
+    /// the truth-value key, which upstream holds in no space, is added when
+    /// an atom's keys are asked for ([`value_key`](Self::value_key)).
     pub fn set_read_only(&self, read_only: bool) {
         self.inner.read_only.store(read_only, Ordering::Release);
     }
@@ -713,10 +715,14 @@ impl AtomSpace {
         if ![crate::sexpr::TV_KEY, crate::sexpr::AV_KEY].contains(&name) {
             return Err(Error::InvalidValue(format!("{name:?} is not a value key held in no space")));
         }
-        self.add_node_as(crate::types::PREDICATE_NODE, name, false)
+        match self.get_node(crate::types::PREDICATE_NODE, name) {
+            Some(h) => Ok(h),
+            None => self.add_node_as(crate::types::PREDICATE_NODE, name, false),
+        }
     }
 
-    /// `add_node`, refused in a read-only space where `checked`.
+    /// `add_node`, refused in a read-only space where `checked` (or where
+    /// the node is a base's that this space hid).
     fn add_node_as(&self, t: Type, name: &str, checked: bool) -> Result<Handle> {
         node_type(t)?;
         let hash = self.recs().hash_node(t, name);
@@ -725,15 +731,18 @@ impl AtomSpace {
         if let Some(h) = self.recs().find_node(hash, t, name) {
             return Ok(h);
         }
-        let writable = |space: &Self| if checked { space.writable("no atom is added") } else { Ok(()) };
         if !self.is_root() {
             if let Some(h) = self.inner.bases.iter().find_map(|b| b.get_node(t, name)) {
-                writable(self)?;
+                // A base's atom this space hid: brought back by adding only
+                // (it may bring back links over it too).
+                self.writable("no atom is added")?;
                 self.recs().unhide_in(&mut self.write_shard(h.shard()), h);
                 return Ok(h);
             }
         }
-        writable(self)?;
+        if checked {
+            self.writable("no atom is added")?;
+        }
         let added = self.recs().add_node_in(&mut self.write_shard(s), hash, t, name, true);
         self.store().grow_if_wanted(s, false);
         added

@@ -470,6 +470,16 @@ fn a_read_only_space_finds_what_it_holds_and_changes_nothing() {
     assert_eq!(base.get_node(PREDICATE_NODE, atomweave::sexpr::TV_KEY), Some(tv_key));
     assert!(matches!(base.value_key("k"), Err(Error::InvalidValue(_))));
     assert!(refused(base.add_node(CONCEPT_NODE, "b").map(drop)), "still read-only");
+    // Below it, a read-only frame finds the base's key; one that hid the
+    // key (extracted it) does not bring it back.
+    let frame = AtomSpace::new_child(&[&base]).unwrap();
+    frame.set_read_only(true);
+    assert_eq!(frame.value_key(atomweave::sexpr::TV_KEY).unwrap(), tv_key);
+    frame.set_read_only(false);
+    frame.extract(tv_key, false).unwrap();
+    frame.set_read_only(true);
+    assert!(refused(frame.value_key(atomweave::sexpr::TV_KEY).map(drop)));
+    drop(frame);
     base.set_read_only(false);
     base.extract(tv_key, false).unwrap();
     base.set_read_only(true);
