@@ -566,8 +566,9 @@ variable lists inside become empty."
 (define-public (export-all-atoms file)
   "Writes every atom of the current atomspace to FILE (one copy of each
 content, where the space sees two: the one its lookups find)."
-  (if (%atomweave-sees-a-content-twice?)
-      (call-with-output-file file (lambda (port) (display (%atomweave-one-copy-roots) port)))
+  (if (%atomweave-may-see-a-content-twice?)
+      (let ((text (%atomweave-one-copy-roots)))
+        (call-with-output-file file (lambda (port) (display text port))))
       (export-atoms (cog-get-all-roots) file)))
 
 ;; ----- truth values that atomweave does not have -----

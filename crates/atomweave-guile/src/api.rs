@@ -687,7 +687,7 @@ subrs! {
         let hs: Vec<Handle> = smob::space_at(space).root_set_by_type(types::ATOM, true).filter(|h| !keys.contains(h)).collect();
         Ok(atoms_list(space, hs.into_iter()))
     }
-    sees_twice "%atomweave-sees-a-content-twice?" (s) {
+    may_see_twice "%atomweave-may-see-a-content-twice?" (s) {
         // At or below a space of two bases: each base's copy of a shared content.
         Ok(Scm::bool(!smob::space_at(space_arg(s)?).is_chain()))
     }
@@ -887,7 +887,7 @@ pub(crate) fn define_all() {
         ("cog-count-atoms", 1, 1, 0, cog_count_atoms as Subr),
         ("cog-get-atoms", 1, 2, 0, cog_get_atoms as Subr),
         ("cog-get-all-roots", 0, 1, 0, cog_get_all_roots as Subr),
-        ("%atomweave-sees-a-content-twice?", 0, 1, 0, sees_twice as Subr),
+        ("%atomweave-may-see-a-content-twice?", 0, 1, 0, may_see_twice as Subr),
         ("%atomweave-one-copy-roots", 0, 1, 0, one_copy_roots as Subr),
         ("cog-report-counts", 0, 1, 0, cog_report_counts as Subr),
         ("cog-execute!", 1, 0, 0, cog_execute as Subr),

@@ -518,7 +518,11 @@
           (load-file file)
           (test-equal "export-all-atoms: a content two bases hold, once"
             (list 1 found)
-            (list (cog-count-atoms 'ListLink) (cog-tv (cog-node 'ConceptNode "seen twice"))))))
+            (list (let ((text (call-with-input-file file read-string)))
+                    (let count ((from 0) (n 0))
+                      (let ((at (string-contains text "seen twice" from)))
+                        (if at (count (+ at 1) (+ n 1)) n))))
+                  (cog-tv (cog-node 'ConceptNode "seen twice"))))))
       (cog-set-atomspace! t)
       (test-equal "prt-atom-list" "(Concept \"x\")" (string-trim-right (with-output-to-string (lambda () (prt-atom-list (current-output-port) (list (Concept "x")))))))
       (cog-set-atomspace! s)

@@ -721,6 +721,18 @@ impl AtomSpace {
         }
     }
 
+    /// An atom a base holds, met by `add_node` or `add_link`: found, as an
+    /// atom this space holds is (also read-only), unless this space hid it
+    /// (extracted it); then adding brings it back, and the links over it
+    /// that were hidden with it.
+    fn found_in_base(&self, h: Handle) -> Result<Handle> {
+        if !self.contains(h) {
+            self.writable("no atom is added")?;
+            self.recs().unhide_in(&mut self.write_shard(h.shard()), h);
+        }
+        Ok(h)
+    }
+
     /// `add_node`, refused in a read-only space where `checked` (or where
     /// the node is a base's that this space hid).
     fn add_node_as(&self, t: Type, name: &str, checked: bool) -> Result<Handle> {
@@ -733,11 +745,7 @@ impl AtomSpace {
         }
         if !self.is_root() {
             if let Some(h) = self.inner.bases.iter().find_map(|b| b.get_node(t, name)) {
-                // A base's atom this space hid: brought back by adding only
-                // (it may bring back links over it too).
-                self.writable("no atom is added")?;
-                self.recs().unhide_in(&mut self.write_shard(h.shard()), h);
-                return Ok(h);
+                return self.found_in_base(h);
             }
         }
         if checked {
@@ -837,14 +845,13 @@ impl AtomSpace {
         if let Some(h) = self.recs().find_link(hash, t, &out) {
             return Ok(h);
         }
-        self.writable("no atom is added")?;
         // Only links made of base atoms alone can be in a base.
         if out.iter().all(|&x| self.recs().rec(x).is_none()) {
             if let Some(h) = self.inner.bases.iter().find_map(|b| b.get_link(t, &out)) {
-                self.recs().unhide_in(&mut self.write_shard(h.shard()), h);
-                return Ok(h);
+                return self.found_in_base(h);
             }
         }
+        self.writable("no atom is added")?;
         let foreign_members: Vec<Handle> = foreign.iter().map(|(x, _)| *x).collect();
         let mut locks = self.store().lock(ShardMask::of(&out).with(home));
         let mut owners = OwnerLocks::lock(&foreign);

@@ -1145,6 +1145,9 @@ impl Records {
     pub(crate) fn add_links_in(&self, acc: &mut impl ShardAccess, batch: &LinkBatch, hashes: &[u64]) -> Result<Vec<Handle>> {
         const AHEAD: usize = 32;
         const GROUP: usize = 8;
+        // A candidate's record is fetched (at AHEAD / 2) a group before its
+        // members are (at AHEAD / 4), and they a group before they are read.
+        const _: () = assert!(AHEAD / 2 - AHEAD / 4 >= GROUP && AHEAD / 4 >= GROUP);
         // The check walks members whose slots are mostly not in cache, a few
         // instructions each: it fetches far ahead so that their misses
         // overlap instead of queueing (paired runs: about 6% of a

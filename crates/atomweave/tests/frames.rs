@@ -475,6 +475,11 @@ fn a_read_only_space_finds_what_it_holds_and_changes_nothing() {
     let frame = AtomSpace::new_child(&[&base]).unwrap();
     frame.set_read_only(true);
     assert_eq!(frame.value_key(atomweave::sexpr::TV_KEY).unwrap(), tv_key);
+    // It finds the base's atoms by adding them, as a read-only space finds its own.
+    assert_eq!(frame.add_node(CONCEPT_NODE, "a").unwrap(), a);
+    assert_eq!(frame.add_link(LIST_LINK, &[a]).unwrap(), l);
+    assert!(refused(frame.add_node(CONCEPT_NODE, "b").map(drop)));
+    assert!(refused(frame.add_link(SET_LINK, &[a]).map(drop)));
     frame.set_read_only(false);
     frame.extract(tv_key, false).unwrap();
     frame.set_read_only(true);
