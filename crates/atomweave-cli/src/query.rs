@@ -379,11 +379,14 @@ fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
     };
     let (one, many) = (pool(1)?, pool(args.threads)?);
     let unpinned = unpinned.lock().unwrap_or_else(|p| p.into_inner()).join("; ");
-    let threads = match () {
-        _ if args.no_pin => "left to the scheduler (--no-pin)".to_string(),
-        _ if !pin => format!("left to the scheduler: {} threads, {cores} cores", args.threads),
-        _ if !unpinned.is_empty() => format!("left to the scheduler where they could not be kept to a core ({unpinned})"),
-        _ => "each kept on a core of its own (--no-pin: not)".to_string(),
+    let threads = if args.no_pin {
+        "left to the scheduler (--no-pin)".to_string()
+    } else if !pin {
+        format!("left to the scheduler: {} threads, {cores} cores", args.threads)
+    } else if !unpinned.is_empty() {
+        format!("left to the scheduler where they could not be kept to a core ({unpinned})")
+    } else {
+        "each kept on a core of its own (--no-pin: not)".to_string()
     };
     println!("  worker threads {threads}, woken before each timed run");
     for (name, text, direct) in cases {

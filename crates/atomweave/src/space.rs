@@ -713,12 +713,9 @@ impl AtomSpace {
     /// for an atom's keys is a read, and a read-only space answers it.
     pub fn value_key(&self, name: &str) -> Result<Handle> {
         if ![crate::sexpr::TV_KEY, crate::sexpr::AV_KEY].contains(&name) {
-            return Err(Error::InvalidValue(format!("{name:?} is not a value key held in no space")));
+            return Err(Error::InvalidValue(format!("value_key: {name:?} is neither the truth-value nor the attention-value key")));
         }
-        match self.get_node(crate::types::PREDICATE_NODE, name) {
-            Some(h) => Ok(h),
-            None => self.add_node_as(crate::types::PREDICATE_NODE, name, false),
-        }
+        self.add_node_as(crate::types::PREDICATE_NODE, name, false)
     }
 
     /// An atom a base holds, met by `add_node` or `add_link`: found, as an

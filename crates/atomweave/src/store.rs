@@ -1169,17 +1169,6 @@ impl Records {
             self.links_by_content[shard_of_hash(hashes[i])].prefetch(short(hashes[i]));
             slots[batch.range(i)].iter().take(8).for_each(|&slot| crate::prefetch(slot as *const Slot));
         };
-        // A dedupe candidate's members, compared with the link's: its
-        // record was fetched by the late look-ahead, a group before.
-        let candidate = |j: usize| {
-            let s = shard_of_hash(hashes[j]);
-            self.links_by_content[s].prefetch_candidate(short(hashes[j]), |l| {
-                let r = self.view(s).rec(l);
-                if r.live() && r.is_link() {
-                    self.outgoing[s].prefetch(r.payload() as usize);
-                }
-            });
-        };
         for i in 0..n.min(AHEAD) {
             prefetch(i);
         }
@@ -1192,8 +1181,9 @@ impl Records {
                 for j in (i + AHEAD / 2..i + AHEAD / 2 + GROUP).take_while(|&j| j < n) {
                     self.prefetch_link_late(hashes[j], batch.outgoing(j), &slots[batch.range(j)]);
                 }
+                // The candidate's record came with the late look-ahead, a group before.
                 for j in (i + AHEAD / 4..i + AHEAD / 4 + GROUP).take_while(|&j| j < n) {
-                    candidate(j);
+                    self.prefetch_candidate_contents(&self.links_by_content, hashes[j]);
                 }
             }
             let (out, out_slots) = (batch.outgoing(i), &slots[batch.range(i)]);
@@ -1224,15 +1214,6 @@ impl Records {
             let s = shard_of_hash(hashes[i]);
             self.nodes_by_content[s].prefetch_candidate(short(hashes[i]), |l| self.records[s].prefetch(l as usize));
         };
-        let name = |i: usize| {
-            let s = shard_of_hash(hashes[i]);
-            self.nodes_by_content[s].prefetch_candidate(short(hashes[i]), |l| {
-                let r = self.view(s).rec(l);
-                if r.live() && !r.is_link() {
-                    self.names[s].prefetch(r.payload() as usize);
-                }
-            });
-        };
         for i in 0..n.min(AHEAD) {
             probe(i);
         }
@@ -1245,7 +1226,7 @@ impl Records {
                 record(i + AHEAD / 2);
             }
             if i + AHEAD / 4 < n {
-                name(i + AHEAD / 4);
+                self.prefetch_candidate_contents(&self.nodes_by_content, hashes[i + AHEAD / 4]);
             }
             let s = shard_of_hash(hashes[i]);
             let before = acc.shard(s).nodes;
@@ -1254,6 +1235,16 @@ impl Records {
             added.keep(self, acc, added_one.map(|h| (h, new)))?;
         }
         Ok(added.handles)
+    }
+
+    /// Starts fetching the name or members of the dedupe candidate for
+    /// `hash` in `table` (`nodes_by_content` or `links_by_content`), which
+    /// the atom being added is compared with; the candidate's record should
+    /// be in cache.
+    #[inline]
+    fn prefetch_candidate_contents(&self, table: &[Dedupe; SHARDS], hash: u64) {
+        let s = shard_of_hash(hash);
+        table[s].prefetch_candidate(short(hash), |l| self.prefetch_contents(Handle::new(s, l)));
     }
 
     /// The second look ahead of `add_links_in`, once the first has brought

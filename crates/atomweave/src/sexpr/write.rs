@@ -654,14 +654,6 @@ pub fn dump_space(space: &AtomSpace, select: Select, form: Form, w: impl io::Wri
     }
     let keys = super::value_key_atoms(|t, n| space.get_node(t, n));
     if !space.is_chain() {
-        // A node's copy is the one `get_node` finds: no walk needed.
-        if let Select::Type(t) = select {
-            if t.is_node() {
-                let found = |h: Handle| space.get_type(h).zip(space.name(h)).and_then(|(t, name)| space.get_node(t, name)) == Some(h);
-                let atoms: Vec<Handle> = space.handles_by_type(t, true).filter(|&h| found(h) && !keys.contains(&h)).collect();
-                return write_each(space, atoms.into_iter(), form, w, progress);
-            }
-        }
         let seen = OneCopyEach::of(space);
         let atoms: Vec<Handle> = match select {
             Select::Roots => seen.copies.kept().iter().copied().filter(|h| !seen.held.contains(h)).collect(),
