@@ -178,9 +178,14 @@ pub struct Parser<R: BufRead> {
     /// Input from the first invalid UTF-8 sequence on (a snippet's worth),
     /// reported as an error once the parser reaches it.
     invalid: Option<Vec<u8>>,
-    /// Position of `buf[pos]`.
+    /// Position of `buf[pos - uncounted]`.
     line: u32,
     col: u32,
+    /// Bytes before `pos` that the fast path took and whose lines and
+    /// columns are not counted yet: they are counted a run of expressions
+    /// at a time (`count_up`), not one at a time, before anything reads
+    /// or drops them.
+    uncounted: usize,
     /// Open lists, quotes and datum comments, innermost last.
     frames: Vec<Frame>,
     /// Finished items of all open lists, shared so that each list costs one
@@ -210,6 +215,7 @@ impl<R: BufRead> Parser<R> {
             invalid: None,
             line: 1,
             col: 1,
+            uncounted: 0,
             frames: Vec::new(),
             values: Vec::new(),
             last_complete: Pos { line: 1, col: 1 },
@@ -234,7 +240,7 @@ impl<R: BufRead> Parser<R> {
     /// Where the next top-level expression is read from: just past the last
     /// one returned (what [`resume`](Parser::resume) takes to read on).
     pub fn place(&self) -> Place {
-        Place { offset: self.bytes_read(), pos: self.last_complete }
+        Place { offset: self.bytes_read(), pos: self.last_complete() }
     }
 
     /// The next top-level expression, `Ok(None)` at a clean end of input.
@@ -242,6 +248,7 @@ impl<R: BufRead> Parser<R> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
+        self.count_up();
         self.parse_next().map_err(|e| {
             self.failed = Some((*e).clone());
             self.discard_partial();
@@ -261,10 +268,8 @@ impl<R: BufRead> Parser<R> {
         loop {
             match scan(&self.buf[self.pos..]) {
                 Scan::Read(len) => {
-                    let end = advance_wide(self.here(), &self.buf.as_bytes()[self.pos..self.pos + len]);
-                    (self.line, self.col) = (end.line, end.col);
                     self.pos += len;
-                    self.last_complete = end;
+                    self.uncounted += len;
                     return Some(());
                 }
                 // Each try scans from the expression's start again: one
@@ -298,9 +303,26 @@ impl<R: BufRead> Parser<R> {
     /// Position just after the last complete top-level expression returned
     /// (1-based line/col); line 1, column 1 before the first one.
     pub fn last_complete(&self) -> Pos {
-        self.last_complete
+        match self.uncounted {
+            0 => self.last_complete,
+            n => advance_wide(self.here(), &self.buf.as_bytes()[self.pos - n..self.pos]),
+        }
     }
 
+    /// Counts the lines and columns of what the fast path took: the end of
+    /// its last expression is then where the parser is, and the last
+    /// complete one.
+    fn count_up(&mut self) {
+        if self.uncounted > 0 {
+            let end = self.last_complete();
+            (self.line, self.col) = (end.line, end.col);
+            self.last_complete = end;
+            self.uncounted = 0;
+        }
+    }
+
+    /// Position of `buf[pos]` once counted up; of `buf[pos - uncounted]`
+    /// before.
     fn here(&self) -> Pos {
         Pos { line: self.line, col: self.col }
     }
@@ -637,6 +659,7 @@ impl<R: BufRead> Parser<R> {
 
     /// Reads more input, keeping `buf[pos..]`; false at the end of input.
     fn fill_more(&mut self) -> Result<bool, Fail> {
+        self.count_up();
         // Drop parsed bytes only when they are at least as many as those kept,
         // so that a token longer than a chunk is not moved once per chunk.
         if self.pos > 0 && self.pos >= self.buf.len() - self.pos {
@@ -915,7 +938,7 @@ fn advance(mut at: Pos, text: &[u8]) -> Pos {
     at
 }
 
-/// [`advance`] over a whole expression, a word at a time where `advance`
+/// [`advance`] over whole expressions, a word at a time where `advance`
 /// takes a branch per byte: newlines found by `memchr`, and characters
 /// counted as the bytes that do not continue one.
 fn advance_wide(at: Pos, text: &[u8]) -> Pos {
