@@ -455,8 +455,10 @@ impl TvEntry {
     }
 }
 
-/// What an atom holds besides its truth value.
-type KeyValues = Vec<(Handle, Value)>;
+/// What an atom holds besides its truth value: most atoms that have any
+/// have one (an attention value, a weight), kept in the map's entry
+/// itself, with no allocation of its own to make, free and miss on.
+type KeyValues = SmallVec<[(Handle, Value); 1]>;
 
 /// One shard's lock-protected state.
 #[derive(Default)]
@@ -841,7 +843,8 @@ impl Store {
             total += self.recs.names[s].allocated_bytes() + self.recs.outgoing[s].allocated_bytes();
             total += self.recs.pool_cells[s].allocated_bytes() + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
             total += self.recs.tv_pages[s].allocated_bytes() + sh.tv_counts.allocation_size() + sh.tv_streams.allocation_size();
-            total += sh.values.allocation_size() + sh.values.values().map(|kv| kv.capacity() * std::mem::size_of::<(Handle, Value)>()).sum::<usize>();
+            total += sh.values.allocation_size()
+                + sh.values.values().filter(|kv| kv.spilled()).map(|kv| kv.capacity() * std::mem::size_of::<(Handle, Value)>()).sum::<usize>();
             total += sh.by_type.capacity() * std::mem::size_of::<TypeSlots>() + sh.by_type.iter().map(|t| t.blocks.capacity() * 4).sum::<usize>();
             total += sh.lanes.iter().map(|l| l.slots.capacity() * std::mem::size_of::<LaneSlots>()).sum::<usize>();
         }
@@ -1654,7 +1657,7 @@ impl Records {
         if self.slot_flags(h) & HAS_VALUES == 0 {
             return &[];
         }
-        sh.values.get(&h.local()).map_or(&[], Vec::as_slice)
+        sh.values.get(&h.local()).map_or(&[], SmallVec::as_slice)
     }
 
     // ----- child spaces -----
