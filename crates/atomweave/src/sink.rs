@@ -13,6 +13,12 @@ pub trait AtomSink {
     fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()>;
     /// Sets the value under `key`.
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()>;
+    /// Sets the value under `key` and gives back the one it replaced, where
+    /// the sink can, so that the caller drops it where it likes (the
+    /// loader: on its reading thread, off the adding one).
+    fn replace_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
+        self.set_value(h, key, v).map(|()| None)
+    }
     /// Is `h` an atom here?
     fn contains(&self, h: Handle) -> bool;
     /// Starts fetching what setting `h`'s truth value or values reads, so
@@ -43,6 +49,9 @@ impl AtomSink for AtomTable {
     }
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
         AtomTable::set_value(self, h, key, v)
+    }
+    fn replace_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
+        AtomTable::replace_value(self, h, key, v)
     }
     fn contains(&self, h: Handle) -> bool {
         crate::AtomRead::contains(self, h)

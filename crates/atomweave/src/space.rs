@@ -1193,7 +1193,9 @@ impl AtomSpace {
             };
         }
         let foreign = !self.is_root() && self.foreign(h)?;
-        self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, Some(v), foreign)
+        // The replaced value goes once the shard's lock is let go.
+        let _replaced = self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, Some(v), foreign)?;
+        Ok(())
     }
 
     /// Removes the value under `key` (upstream: setting a null value). In a
@@ -1204,7 +1206,8 @@ impl AtomSpace {
             return self.set_tv(h, TruthValue::DEFAULT);
         }
         let foreign = !self.is_root() && self.foreign(h)?;
-        self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, None, foreign)
+        let _removed = self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, None, foreign)?;
+        Ok(())
     }
 
     // ----- removing -----

@@ -1621,30 +1621,38 @@ impl Records {
         Some(Self::decode_tv(sh, h.local(), bits))
     }
 
-    /// Sets (`Some`) or removes (`None`) the value under `key`.
-    pub(crate) fn set_value_in(&self, sh: &mut Shard, h: Handle, key: Handle, v: Option<Value>, foreign: bool) -> Result<()> {
+    /// Sets (`Some`) or removes (`None`) the value under `key`, and gives
+    /// back the value it replaced or removed, for the caller to drop once
+    /// it has let go of the shard (dropping a value can free a whole
+    /// AtomSpace) or elsewhere (the loader drops them on its reading thread).
+    #[must_use = "the replaced value is to be dropped outside the shard's lock"]
+    pub(crate) fn set_value_in(&self, sh: &mut Shard, h: Handle, key: Handle, v: Option<Value>, foreign: bool) -> Result<Option<Value>> {
         let word = self.value_word(sh, h, foreign)?;
         let local = h.local();
-        match v {
+        let old = match v {
             Some(v) => {
                 let kv = sh.values.entry(local).or_default();
-                match kv.iter_mut().find(|(k, _)| *k == key) {
-                    Some(slot) => slot.1 = v,
-                    None => kv.push((key, v)),
-                }
                 set_flags(word, HAS_VALUES, 0);
+                match kv.iter_mut().find(|(k, _)| *k == key) {
+                    Some(slot) => Some(std::mem::replace(&mut slot.1, v)),
+                    None => {
+                        kv.push((key, v));
+                        None
+                    }
+                }
             }
             None if word.load(Ordering::Acquire) & HAS_VALUES != 0 => {
                 let kv = sh.values.entry(local).or_default();
-                kv.retain(|(k, _)| *k != key);
+                let old = kv.iter().position(|(k, _)| *k == key).map(|at| kv.remove(at).1);
                 if kv.is_empty() {
                     sh.values.remove(&local);
                     set_flags(word, 0, HAS_VALUES);
                 }
+                old
             }
-            None => {}
-        }
-        Ok(())
+            None => None,
+        };
+        Ok(old)
     }
 
     /// The value under `key` kept here (for an atom of this store, or overlaid on a base atom).

@@ -173,9 +173,16 @@ impl AtomTable {
 
     /// Sets the value under `key`; under the truth-value key it sets the truth value.
     pub fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
+        self.replace_value(h, key, v).map(drop)
+    }
+
+    /// [`set_value`](Self::set_value), giving back the value it replaced
+    /// (none under the truth-value key), for the caller to drop where it
+    /// likes: the loader drops them on its reading thread.
+    pub(crate) fn replace_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
         v.check_shape()?;
         if is_tv_key(self.get_type(key), self.name(key)) {
-            return self.set_tv(h, tv_of(&v)?);
+            return self.set_tv(h, tv_of(&v)?).map(|()| None);
         }
         let (recs, mut all) = self.store.split_mut();
         recs.set_value_in(all.shard(h.shard()), h, key, Some(v), false)
@@ -187,7 +194,7 @@ impl AtomTable {
             return self.set_tv(h, TruthValue::DEFAULT);
         }
         let (recs, mut all) = self.store.split_mut();
-        recs.set_value_in(all.shard(h.shard()), h, key, None, false)
+        recs.set_value_in(all.shard(h.shard()), h, key, None, false).map(drop)
     }
 
     /// Removes every atom. Handles of the removed atoms stay invalid.

@@ -498,3 +498,23 @@ fn spaces_held_in_values_in_a_long_chain_drop_without_recursion() {
     // A small stack: a recursive drop would overflow it.
     std::thread::Builder::new().stack_size(256 << 10).spawn(run).unwrap().join().unwrap();
 }
+
+/// A table gives back the value a set replaced (the loader drops
+/// it off the adding thread); removing a value still removes only it.
+#[test]
+fn replacing_a_value_gives_back_the_one_it_replaced() {
+    use atomweave::AtomSink;
+    let mut t = AtomTable::new();
+    let a = t.add_node(CONCEPT_NODE, "a").unwrap();
+    let (k, j) = (t.add_node(PREDICATE_NODE, "k").unwrap(), t.add_node(PREDICATE_NODE, "j").unwrap());
+    assert_eq!(t.replace_value(a, k, Value::float(vec![1.0])).unwrap(), None);
+    assert_eq!(t.replace_value(a, j, Value::string(["s"])).unwrap(), None);
+    assert_eq!(t.replace_value(a, k, Value::float(vec![2.0])).unwrap(), Some(Value::float(vec![1.0])));
+    assert_eq!(t.get_value(a, k), Some(Value::float(vec![2.0])));
+    let tv_key = t.add_node(PREDICATE_NODE, "*-TruthValueKey-*").unwrap();
+    assert_eq!(t.replace_value(a, tv_key, Value::Truth(TruthValue::simple(0.5, 0.5))).unwrap(), None);
+    assert_eq!(t.get_tv(a), Some(TruthValue::simple(0.5, 0.5)));
+    t.remove_value(a, k).unwrap();
+    assert_eq!((t.get_value(a, k), t.get_value(a, j)), (None, Some(Value::string(["s"]))));
+    check_invariants(&t);
+}

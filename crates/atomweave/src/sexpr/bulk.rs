@@ -55,6 +55,10 @@ struct Scratch {
     level: LinkBatch,
     /// The atom of each value set, in order.
     targets: Vec<Handle>,
+    /// The values the sets replaced, dropped when the batch is emptied (on
+    /// the reading thread, when two share the load): a replaced value's
+    /// memory was last touched long ago, and freeing it is a cache miss.
+    replaced: Vec<Value>,
 }
 
 /// Where a batch stood, to go back to when an expression fails.
@@ -77,6 +81,7 @@ impl Batch {
     /// ones cost page faults and frees on the adding thread).
     pub(crate) fn clear(&mut self) {
         self.truncate(Mark { nodes: 0, links: 0, atoms: 0, sets: 0 });
+        self.scratch.replaced.clear();
     }
 
     pub(crate) fn mark(&self) -> Mark {
@@ -108,7 +113,7 @@ impl Batch {
         if self.links.holds_keyed() {
             return self.apply_in_order(sink);
         }
-        let Scratch { atoms, order, level, targets } = &mut self.scratch;
+        let Scratch { atoms, order, level, targets, replaced } = &mut self.scratch;
         atoms.clear();
         atoms.resize(self.heights.len(), Handle(0));
         for (&p, h) in self.node_atoms.iter().zip(sink.add_nodes(&self.nodes)?) {
@@ -136,20 +141,20 @@ impl Batch {
             if let Some(&h) = targets.get(i + AHEAD) {
                 sink.prefetch_values(h);
             }
-            set.apply(sink, atoms)?;
+            replaced.extend(set.apply(sink, atoms)?);
         }
         Ok(())
     }
 
     /// Adds the batch one step at a time, as the file has them.
     fn apply_in_order<S: AtomSink>(&mut self, sink: &mut S) -> Result<()> {
-        let atoms = &mut self.scratch.atoms;
+        let Scratch { atoms, replaced, .. } = &mut self.scratch;
         atoms.clear();
         let (mut node, mut link) = (0, 0);
         let mut sets = self.sets.drain(..).peekable();
         for &height in &self.heights {
             while let Some((_, set)) = sets.next_if(|&(before, _)| before as usize == atoms.len()) {
-                set.apply(sink, atoms)?;
+                replaced.extend(set.apply(sink, atoms)?);
             }
             // A node's height is 0, a link's more.
             let h = if height == 0 {
@@ -163,7 +168,7 @@ impl Batch {
             };
             atoms.push(h);
         }
-        sets.try_for_each(|(_, set)| set.apply(sink, atoms))
+        sets.try_for_each(|(_, set)| set.apply(sink, atoms).map(|old| replaced.extend(old)))
     }
 }
 
@@ -175,10 +180,11 @@ impl Set {
         }
     }
 
-    fn apply<S: AtomSink>(self, sink: &mut S, atoms: &[Handle]) -> Result<()> {
+    /// Sets the value; gives back the one it replaced, if the sink says.
+    fn apply<S: AtomSink>(self, sink: &mut S, atoms: &[Handle]) -> Result<Option<Value>> {
         match self {
-            Set::Tv(p, tv) => sink.set_tv(atoms[p as usize], tv),
-            Set::Value(p, key, v) => sink.set_value(atoms[p as usize], atoms[key as usize], placed(v, atoms)),
+            Set::Tv(p, tv) => sink.set_tv(atoms[p as usize], tv).map(|()| None),
+            Set::Value(p, key, v) => sink.replace_value(atoms[p as usize], atoms[key as usize], placed(v, atoms)),
         }
     }
 }
