@@ -80,6 +80,9 @@ impl AtomSink for &AtomSpace {
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
         AtomSpace::set_value(self, h, key, v)
     }
+    fn replace_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
+        AtomSpace::replace_value(self, h, key, v)
+    }
     fn contains(&self, h: Handle) -> bool {
         AtomSpace::contains(self, h)
     }

@@ -1184,18 +1184,25 @@ impl AtomSpace {
 
     /// Sets the value under `key`; under the truth-value key it sets the truth value.
     pub fn set_value(&self, h: Handle, key: Handle, v: Value) -> Result<()> {
+        // The replaced value goes here, after the shard's lock.
+        self.replace_value(h, key, v).map(drop)
+    }
+
+    /// [`set_value`](Self::set_value), giving back the value it replaced
+    /// (none under the truth-value key), for the caller to drop where it
+    /// likes: the loader drops them on its reading thread.
+    pub(crate) fn replace_value(&self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
         self.writable("no value is changed")?;
         v.check_shape()?;
         if self.is_tv_key(key) {
             return match v {
                 Value::Stream(s) => self.set_tv_stream(h, s),
                 v => self.set_tv(h, tv_of(&v)?),
-            };
+            }
+            .map(|()| None);
         }
         let foreign = !self.is_root() && self.foreign(h)?;
-        // The replaced value goes once the shard's lock is let go.
-        let _replaced = self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, Some(v), foreign)?;
-        Ok(())
+        self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, Some(v), foreign)
     }
 
     /// Removes the value under `key` (upstream: setting a null value). In a
@@ -1206,6 +1213,7 @@ impl AtomSpace {
             return self.set_tv(h, TruthValue::DEFAULT);
         }
         let foreign = !self.is_root() && self.foreign(h)?;
+        // As in `set_value`: the value goes after the lock.
         let _removed = self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, None, foreign)?;
         Ok(())
     }
@@ -1289,7 +1297,9 @@ impl AtomSpace {
         // Outgoing sets never change, so the shards read here stay the right ones.
         if self.is_root() {
             let mask = ShardMask::of(self.recs().outgoing(h).ok_or(Error::InvalidHandle(h))?).with(h.shard());
-            return self.recs().extract_in(&mut self.store().lock(mask), h);
+            // The values go once the locks, the statement's temporary, have.
+            let _values = self.recs().extract_in(&mut self.store().lock(mask), h)?;
+            return Ok(());
         }
         let out = self.recs().outgoing(h).ok_or(Error::InvalidHandle(h))?;
         let mask = ShardMask::of(out).with(h.shard());
@@ -1303,10 +1313,12 @@ impl AtomSpace {
         }
         let mut locks = self.store().lock(mask);
         let mut owners = OwnerLocks::lock(&foreign);
-        self.recs().extract_in(&mut locks, h)?;
+        let values = self.recs().extract_in(&mut locks, h)?;
         for (x, o) in &foreign {
             owners.remove(*x, o, h);
         }
+        drop((owners, locks));
+        drop(values);
         Ok(())
     }
 
@@ -1324,8 +1336,10 @@ impl AtomSpace {
         if mine > 0 {
             return Err(Error::HasIncoming { atom: x, incoming: mine });
         }
-        self.recs().hide_in(&mut sh, x);
+        let values = self.recs().hide_in(&mut sh, x);
         self.inner.hides.store(true, Ordering::Release);
+        drop(sh);
+        drop(values);
         Ok(())
     }
 
@@ -1348,9 +1362,9 @@ impl AtomSpace {
                 o.recs().inc_remove_in(&mut o.write_shard(x.shard()), x, l);
             }
         }
-        for s in 0..SHARDS {
-            self.recs().clear_shard(locks.shard(s), s);
-        }
+        let values: Vec<_> = (0..SHARDS).map(|s| self.recs().clear_shard(locks.shard(s), s)).collect();
+        drop(locks);
+        drop(values);
     }
 
     // ----- whole-space reads -----

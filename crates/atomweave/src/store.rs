@@ -458,7 +458,7 @@ impl TvEntry {
 /// What an atom holds besides its truth value: most atoms that have any
 /// have one (an attention value, a weight), kept in the map's entry
 /// itself, with no allocation of its own to make, free and miss on.
-type KeyValues = SmallVec<[(Handle, Value); 1]>;
+pub(crate) type KeyValues = SmallVec<[(Handle, Value); 1]>;
 
 /// One shard's lock-protected state.
 #[derive(Default)]
@@ -816,7 +816,7 @@ impl Store {
     pub(crate) fn clear(&mut self) {
         let (recs, mut all) = self.split_mut();
         for s in 0..SHARDS {
-            recs.clear_shard(all.shard(s), s);
+            drop(recs.clear_shard(all.shard(s), s));
         }
     }
 
@@ -1388,9 +1388,11 @@ impl Records {
 
     // ----- extracting -----
 
-    /// Extracts an atom that has no incoming links. The caller holds the
-    /// atom's shard and the shards of its outgoing set.
-    pub(crate) fn extract_in(&self, acc: &mut impl ShardAccess, h: Handle) -> Result<()> {
+    /// Extracts an atom that has no incoming links, and gives back its
+    /// values, for the caller to drop once it has let go of the locks (see
+    /// `set_value_in`). The caller holds the atom's shard and the shards of
+    /// its outgoing set.
+    pub(crate) fn extract_in(&self, acc: &mut impl ShardAccess, h: Handle) -> Result<KeyValues> {
         let rec = self.rec(h).ok_or(Error::InvalidHandle(h))?;
         let s = h.shard();
         let recs = &self.records[s];
@@ -1413,9 +1415,7 @@ impl Records {
         if rec.has_tv() {
             self.tv_remove(sh, s, local);
         }
-        if rec.has_values() {
-            sh.values.remove(&local);
-        }
+        let values = if rec.has_values() { sh.values.remove(&local).unwrap_or_default() } else { KeyValues::new() };
         sh.lane_slots(lane(), rec.ty()).live -= 1;
         let slot = recs.get(h.local() as usize).expect("slot of a live atom");
         slot.rec.store(0, Ordering::Release);
@@ -1432,7 +1432,7 @@ impl Records {
             sh.nodes -= 1;
         }
         drop(sections);
-        Ok(())
+        Ok(values)
     }
 
     // ----- values -----
@@ -1682,9 +1682,10 @@ impl Records {
         self.slot_flags(h) == HIDDEN
     }
 
-    /// Hides the base atom `h` in this child store, dropping the values the
-    /// child set on it. The caller holds `h`'s shard.
-    pub(crate) fn hide_in(&self, sh: &mut Shard, h: Handle) {
+    /// Hides the base atom `h` in this child store, and gives back the
+    /// values the child set on it, for the caller to drop once it has let
+    /// go of the lock. The caller holds `h`'s shard.
+    pub(crate) fn hide_in(&self, sh: &mut Shard, h: Handle) -> KeyValues {
         let recs = &self.records[h.shard()];
         recs.ensure(h.local() as usize + 1);
         let w = &recs.get(h.local() as usize).expect("ensured").rec;
@@ -1693,8 +1694,9 @@ impl Records {
             sh.overlay.push(h.local());
         }
         self.tv_remove(sh, h.shard(), h.local());
-        sh.values.remove(&h.local());
+        let values = sh.values.remove(&h.local()).unwrap_or_default();
         w.store(HIDDEN, Ordering::Release);
+        values
     }
 
     /// Makes a hidden base atom visible again. The caller holds `h`'s shard.
@@ -1711,11 +1713,13 @@ impl Records {
 
     /// Empties shard `s` (held by the caller). Slot numbers keep counting up
     /// so old handles stay dead.
-    pub(crate) fn clear_shard(&self, sh: &mut Shard, s: usize) {
+    /// Empties shard `s`, and gives back its values, for the caller to
+    /// drop once it has let go of the locks (see `set_value_in`).
+    pub(crate) fn clear_shard(&self, sh: &mut Shard, s: usize) -> HashMap<u32, KeyValues, FixedState> {
         // Most shards of a small space are empty: resetting them would
         // reallocate their tables for nothing.
         if sh.is_empty() {
-            return;
+            return HashMap::default();
         }
         let _seq = SeqWrite::begin(&self.inc_seq, 1 << s);
         // Only the slots this store used: a child's slot range is sparse,
@@ -1730,7 +1734,9 @@ impl Records {
         }
         self.nodes_by_content[s].clear(&mut sh.node_book);
         self.links_by_content[s].clear(&mut sh.link_book);
+        let values = std::mem::take(&mut sh.values);
         *sh = Shard { names_end: sh.names_end, outgoing_end: sh.outgoing_end, ..Shard::default() };
+        values
     }
 
     // ----- reading under a shard lock -----
@@ -2122,6 +2128,49 @@ mod tests {
     use super::*;
     use crate::types::{CONCEPT_NODE, LIST_LINK};
     use std::mem::offset_of;
+
+    /// A value that holds the last handle on a child space of its atom's
+    /// own space: dropping the child lets go of the base atoms its links
+    /// hold, under the base's shard locks, so the value must go once the
+    /// setter, remover or extractor has let go of its own (the lock is not
+    /// reentrant: dropped under it, this waits for itself).
+    #[test]
+    fn a_value_holding_a_child_of_its_own_space_drops_outside_the_lock() {
+        use crate::types::PREDICATE_NODE;
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let base = crate::AtomSpace::new();
+            let x = base.add_node(CONCEPT_NODE, "x").unwrap();
+            // An atom in x's shard, whose lock the child's release takes.
+            let a = (0..).map(|i| base.add_node(CONCEPT_NODE, &format!("a{i}")).unwrap()).find(|a| a.shard() == x.shard()).unwrap();
+            let key = base.add_node(PREDICATE_NODE, "k").unwrap();
+            let held = || {
+                let child = crate::AtomSpace::new_child(&[&base]).unwrap();
+                child.add_link(LIST_LINK, &[x]).unwrap();
+                Value::Space(child.into())
+            };
+            base.set_value(a, key, held()).unwrap();
+            base.set_value(a, key, Value::float(vec![1.0])).unwrap();
+            base.set_value(a, key, held()).unwrap();
+            base.remove_value(a, key).unwrap();
+            base.set_value(a, key, held()).unwrap();
+            base.extract(a, true).unwrap();
+            assert_eq!((base.incoming_size(x), base.contains(a)), (Some(0), false));
+            // A child hiding a base atom drops the values it set on it: one
+            // that holds a child of this child, whose link holds the child's
+            // own atom in that shard.
+            let b = base.add_node(CONCEPT_NODE, "b").unwrap();
+            let child = crate::AtomSpace::new_child(&[&base]).unwrap();
+            let y = (0..).map(|i| child.add_node(CONCEPT_NODE, &format!("y{i}")).unwrap()).find(|y| y.shard() == b.shard()).unwrap();
+            let grandchild = crate::AtomSpace::new_child(&[&child]).unwrap();
+            grandchild.add_link(LIST_LINK, &[y]).unwrap();
+            child.set_value(b, key, Value::Space(grandchild.into())).unwrap();
+            child.extract(b, true).unwrap();
+            assert_eq!((child.incoming_size(y), child.contains(b), base.contains(b)), (Some(0), false, true));
+            done.send(()).unwrap();
+        });
+        finished.recv_timeout(std::time::Duration::from_secs(30)).expect("a value dropped under the shard lock it waits for");
+    }
 
     /// Lock-free copies of an incoming set (the seqlock) while another
     /// thread adds and extracts links: each copy is whole (no link twice,

@@ -133,7 +133,7 @@ impl AtomTable {
         let (recs, mut all) = self.store.split_mut();
         match recs.extract_in(&mut all, h) {
             Err(Error::HasIncoming { .. }) if recursive => {}
-            done => return done,
+            done => return done.map(drop),
         }
         // A work list, not recursion: links nest thousands deep.
         let mut work = vec![h];

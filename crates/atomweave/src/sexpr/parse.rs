@@ -243,6 +243,13 @@ impl<R: BufRead> Parser<R> {
         Place { offset: self.bytes_read(), pos: self.last_complete() }
     }
 
+    /// [`place`](Parser::place), with what the fast path took counted
+    /// once and for all (`place` counts it each time it is asked).
+    pub(crate) fn place_counted(&mut self) -> Place {
+        self.count_up();
+        self.place()
+    }
+
     /// The next top-level expression, `Ok(None)` at a clean end of input.
     pub fn next_expr(&mut self) -> Result<Option<Expr>, ParseError> {
         if let Some(e) = &self.failed {
