@@ -1213,7 +1213,8 @@ impl AtomSpace {
             return self.set_tv(h, TruthValue::DEFAULT);
         }
         let foreign = !self.is_root() && self.foreign(h)?;
-        // As in `set_value`: the value goes after the lock.
+        // Named, not `_`: the removed value goes after the statement's
+        // temporary, the shard's lock.
         let _removed = self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, None, foreign)?;
         Ok(())
     }

@@ -1632,14 +1632,15 @@ impl Records {
         let old = match v {
             Some(v) => {
                 let kv = sh.values.entry(local).or_default();
-                set_flags(word, HAS_VALUES, 0);
-                match kv.iter_mut().find(|(k, _)| *k == key) {
+                let old = match kv.iter_mut().find(|(k, _)| *k == key) {
                     Some(slot) => Some(std::mem::replace(&mut slot.1, v)),
                     None => {
                         kv.push((key, v));
                         None
                     }
-                }
+                };
+                set_flags(word, HAS_VALUES, 0);
+                old
             }
             None if word.load(Ordering::Acquire) & HAS_VALUES != 0 => {
                 let kv = sh.values.entry(local).or_default();
@@ -1711,10 +1712,10 @@ impl Records {
         sh.incoming(self.inc_store_for(sh, h.shard()), h.local())
     }
 
-    /// Empties shard `s` (held by the caller). Slot numbers keep counting up
-    /// so old handles stay dead.
-    /// Empties shard `s`, and gives back its values, for the caller to
-    /// drop once it has let go of the locks (see `set_value_in`).
+    /// Empties shard `s` (held by the caller), and gives back its values,
+    /// for the caller to drop once it has let go of the locks (see
+    /// `set_value_in`). Slot numbers keep counting up so old handles stay
+    /// dead.
     pub(crate) fn clear_shard(&self, sh: &mut Shard, s: usize) -> HashMap<u32, KeyValues, FixedState> {
         // Most shards of a small space are empty: resetting them would
         // reallocate their tables for nothing.

@@ -141,7 +141,7 @@ impl Batch {
             if let Some(&h) = targets.get(i + AHEAD) {
                 sink.prefetch_values(h);
             }
-            replaced.extend(set.apply(sink, atoms)?);
+            set.apply(sink, atoms, replaced)?;
         }
         Ok(())
     }
@@ -154,7 +154,7 @@ impl Batch {
         let mut sets = self.sets.drain(..).peekable();
         for &height in &self.heights {
             while let Some((_, set)) = sets.next_if(|&(before, _)| before as usize == atoms.len()) {
-                replaced.extend(set.apply(sink, atoms)?);
+                set.apply(sink, atoms, replaced)?;
             }
             // A node's height is 0, a link's more.
             let h = if height == 0 {
@@ -168,7 +168,7 @@ impl Batch {
             };
             atoms.push(h);
         }
-        sets.try_for_each(|(_, set)| set.apply(sink, atoms).map(|old| replaced.extend(old)))
+        sets.try_for_each(|(_, set)| set.apply(sink, atoms, replaced))
     }
 }
 
@@ -180,11 +180,15 @@ impl Set {
         }
     }
 
-    /// Sets the value; gives back the one it replaced, if the sink says.
-    fn apply<S: AtomSink>(self, sink: &mut S, atoms: &[Handle]) -> Result<Option<Value>> {
+    /// Sets the value, keeping in `replaced` the one it replaced, if the
+    /// sink gives it back.
+    fn apply<S: AtomSink>(self, sink: &mut S, atoms: &[Handle], replaced: &mut Vec<Value>) -> Result<()> {
         match self {
-            Set::Tv(p, tv) => sink.set_tv(atoms[p as usize], tv).map(|()| None),
-            Set::Value(p, key, v) => sink.replace_value(atoms[p as usize], atoms[key as usize], placed(v, atoms)),
+            Set::Tv(p, tv) => sink.set_tv(atoms[p as usize], tv),
+            Set::Value(p, key, v) => {
+                replaced.extend(sink.replace_value(atoms[p as usize], atoms[key as usize], placed(v, atoms))?);
+                Ok(())
+            }
         }
     }
 }

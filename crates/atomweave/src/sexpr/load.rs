@@ -216,7 +216,7 @@ enum End {
 /// is full or the input ends.
 fn read_batch<R: BufRead>(parser: &mut Parser<R>, options: &mut LoadOptions, mut batch: Batch) -> Read {
     batch.clear();
-    let (start, mut expressions) = (parser.place_counted(), 0);
+    let (start, mut expressions) = (parser.place(), 0);
     let end = loop {
         if batch.atoms() >= BATCH_ATOMS {
             break End::More;
@@ -225,7 +225,7 @@ fn read_batch<R: BufRead>(parser: &mut Parser<R>, options: &mut LoadOptions, mut
             expressions += 1;
             continue;
         }
-        let at = parser.place_counted();
+        let at = parser.place();
         let expr = match parser.next_expr() {
             Ok(Some(e)) => e,
             Ok(None) => break End::Done,

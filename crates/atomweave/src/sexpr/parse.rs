@@ -239,15 +239,9 @@ impl<R: BufRead> Parser<R> {
 
     /// Where the next top-level expression is read from: just past the last
     /// one returned (what [`resume`](Parser::resume) takes to read on).
-    pub fn place(&self) -> Place {
-        Place { offset: self.bytes_read(), pos: self.last_complete() }
-    }
-
-    /// [`place`](Parser::place), with what the fast path took counted
-    /// once and for all (`place` counts it each time it is asked).
-    pub(crate) fn place_counted(&mut self) -> Place {
+    pub fn place(&mut self) -> Place {
         self.count_up();
-        self.place()
+        Place { offset: self.bytes_read(), pos: self.last_complete }
     }
 
     /// The next top-level expression, `Ok(None)` at a clean end of input.
