@@ -56,8 +56,20 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    /// Writes what is pending; on a failure the writes not made go back.
-    fn flush(&self) -> Result<()> {
+    /// The drain thread's turn: what is pending is written and made
+    /// durable (the targets' barrier), as the interval promises; handed
+    /// to a store that writes behind, it would wait there for the store's
+    /// next batch or barrier, with no bound on its time.
+    fn drain(&self) -> Result<()> {
+        if self.flush()? > 0 {
+            lock(&self.inner).barrier()?;
+        }
+        Ok(())
+    }
+
+    /// Writes what is pending, and says how many atoms and values it
+    /// wrote; on a failure the writes not made go back.
+    fn flush(&self) -> Result<u64> {
         let mut inner = lock(&self.inner);
         let (atoms, values) = {
             let mut p = lock(&self.pending);
@@ -97,7 +109,7 @@ impl Shared {
         p.flushes += 1;
         p.atoms_written += atoms_done;
         p.values_written += values_done;
-        result
+        result.map(|()| atoms_done + values_done)
     }
 }
 
@@ -118,7 +130,7 @@ impl WriteBuffer {
                 if stop {
                     return;
                 }
-                if let Err(e) = worker.flush() {
+                if let Err(e) = worker.drain() {
                     lock(&worker.pending).failed = Some(e.to_string());
                 }
             })
@@ -198,7 +210,7 @@ impl StorageNode for WriteBuffer {
     fn close(mut self: Box<Self>) -> Result<()> {
         self.stop_drain();
         let reported = self.reported();
-        let flushed = self.shared.flush();
+        let flushed = self.shared.flush().map(drop);
         let inner = std::mem::replace(&mut *lock(&self.shared.inner), crate::proxy::null(&self.url));
         let closed = inner.close();
         reported.and(flushed).and(closed)

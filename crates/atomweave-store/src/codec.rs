@@ -28,6 +28,12 @@ pub fn encode(v: &Value, out: &mut Vec<u8>, id_of: &mut dyn FnMut(atomweave::Han
     write(v, out, id_of, 0)
 }
 
+/// Refuses what [`encode`] would refuse (a stream, nesting too deep, a
+/// part too large), before there are store ids to encode with.
+pub fn check(v: &Value) -> Result<()> {
+    encode(v, &mut Vec::new(), &mut |_| Ok(0))
+}
+
 fn write(v: &Value, out: &mut Vec<u8>, id_of: &mut dyn FnMut(atomweave::Handle) -> Result<u64>, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
         return Err(StoreError::Unsupported(format!("a LinkValue nested more than {MAX_DEPTH} deep cannot be stored")));

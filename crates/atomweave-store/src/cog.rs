@@ -25,7 +25,8 @@ use std::time::Duration;
 use atomweave::sexpr::{self, parse_str, write_str_literal, write_structure, write_value, Expr, Pos};
 use atomweave::{types, AtomSpace, Handle, Type, Value};
 
-use crate::{live_values, Result, StorageNode, StoreError};
+use crate::wire::{self, structure};
+use crate::{Result, StorageNode, StoreError};
 
 /// Replies owed before the client stops to read them: few enough that
 /// they fit the socket buffers, so neither side ever waits on the other.
@@ -48,6 +49,10 @@ pub struct CogStore {
     refused: Option<String>,
     line: String,
     max_reply: usize,
+    /// Why the connection is no longer used: once a reply was not read
+    /// (no reply in time, a broken or over-long one), the replies still
+    /// owed would be taken for later commands' own.
+    broken: Option<String>,
 }
 
 impl CogStore {
@@ -71,7 +76,7 @@ impl CogStore {
         let _ = sock.set_nodelay(true);
         let rd = BufReader::with_capacity(1 << 16, sock.try_clone().map_err(|e| open_err(e.to_string()))?);
         let wr = BufWriter::with_capacity(1 << 16, sock);
-        let mut st = CogStore { url: url.to_string(), rd, wr, owed: 0, refused: None, line: String::new(), max_reply };
+        let mut st = CogStore { url: url.to_string(), rd, wr, owed: 0, refused: None, line: String::new(), max_reply, broken: None };
         let greet = |st: &mut CogStore| -> std::io::Result<()> {
             if let Some(t) = &token {
                 st.wr.write_all(t.as_bytes())?;
@@ -98,12 +103,32 @@ impl CogStore {
         Ok(st)
     }
 
-    fn net(&self, e: std::io::Error) -> StoreError {
-        StoreError::Backend(format!("{}: the connection failed: {e}", self.url))
+    fn net(&mut self, e: std::io::Error) -> StoreError {
+        self.fail(StoreError::Backend(format!("{}: the connection failed: {e}", self.url)))
+    }
+
+    /// Marks the connection unusable after `e`, and closes it.
+    fn fail(&mut self, e: StoreError) -> StoreError {
+        if self.broken.is_none() {
+            self.broken = Some(e.to_string());
+            let _ = self.wr.get_ref().shutdown(std::net::Shutdown::Both);
+        }
+        e
+    }
+
+    /// Refuses every call once the connection broke.
+    fn usable(&self) -> Result<()> {
+        match &self.broken {
+            Some(why) => {
+                Err(StoreError::Backend(format!("{}: the connection is closed since an earlier failure ({why}); close the store and open it again", self.url)))
+            }
+            None => Ok(()),
+        }
     }
 
     /// Queues a command whose reply is read later.
     fn send(&mut self, cmd: &str) -> Result<()> {
+        self.usable()?;
         self.wr.write_all(cmd.as_bytes()).and_then(|_| self.wr.write_all(b"\n")).map_err(|e| self.net(e))?;
         self.owed += 1;
         if self.owed >= MAX_OWED {
@@ -114,6 +139,7 @@ impl CogStore {
 
     /// Reads the replies owed; a refused write is kept for the barrier.
     fn settle(&mut self) -> Result<()> {
+        self.usable()?;
         self.wr.flush().map_err(|e| self.net(e))?;
         while self.owed > 0 {
             self.read_line()?;
@@ -126,6 +152,11 @@ impl CogStore {
     }
 
     fn read_line(&mut self) -> Result<()> {
+        let read = self.read_reply();
+        read.map_err(|e| self.fail(e))
+    }
+
+    fn read_reply(&mut self) -> Result<()> {
         self.line.clear();
         let n = (&mut self.rd).take(self.max_reply as u64 + 1).read_line(&mut self.line).map_err(|e| {
             let why = match e.kind() {
@@ -149,6 +180,7 @@ impl CogStore {
 
     /// Sends commands and returns their replies, in order.
     fn ask_all(&mut self, cmds: &[String]) -> Result<Vec<String>> {
+        self.usable()?;
         for c in cmds {
             self.wr.write_all(c.as_bytes()).and_then(|_| self.wr.write_all(b"\n")).map_err(|e| self.net(e))?;
         }
@@ -240,40 +272,6 @@ impl CogStore {
 }
 
 /// The atom's structure, one line, no values.
-fn structure(space: &AtomSpace, h: Handle) -> Result<String> {
-    let mut s = String::new();
-    write_structure(space, h, &mut s)?;
-    Ok(s)
-}
-
-/// `(cog-set-values! A (alist ...))` with every value the atom has, or
-/// `(cog-set-tv! A (stv 1 0))` (the default truth value) when it has none:
-/// what upstream's client sends to store an atom.
-fn store_command(space: &AtomSpace, h: Handle) -> Result<String> {
-    let me = structure(space, h)?;
-    let tv = space.get_tv(h).unwrap_or_default();
-    let values = live_values(space, h);
-    if tv.is_default() && values.is_empty() {
-        return Ok(format!("(cog-set-tv! {me} (stv 1 0))"));
-    }
-    let mut s = format!("(cog-set-values! {me} (alist");
-    if !tv.is_default() {
-        s.push_str(" (cons (PredicateNode ");
-        write_str_literal(&mut s, sexpr::TV_KEY);
-        s.push(')');
-        write_value(space, &Value::Truth(tv), &mut s)?;
-        s.push(')');
-    }
-    for (k, v) in values {
-        s.push_str(" (cons ");
-        write_structure(space, k, &mut s)?;
-        write_value(space, &v, &mut s)?;
-        s.push(')');
-    }
-    s.push_str("))");
-    Ok(s)
-}
-
 fn lookup_command(space: &AtomSpace, h: Handle) -> Result<String> {
     let t = space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
     Ok(match space.name(h) {
@@ -313,19 +311,11 @@ impl StorageNode for CogStore {
 
     fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
         space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        self.send(&store_command(space, h)?)
+        self.send(&wire::store_atom(space, h)?)
     }
 
     fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
-        space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        space.get_type(key).ok_or(atomweave::Error::InvalidHandle(key))?;
-        let mut cmd = format!("(cog-set-value! {} {} ", structure(space, h)?, structure(space, key)?);
-        match space.get_value(h, key) {
-            Some(v) if crate::holds_only_live(space, &v) => write_value(space, &v, &mut cmd)?,
-            _ => cmd.push_str("#f"),
-        }
-        cmd.push(')');
-        self.send(&cmd)
+        self.send(&wire::store_value(space, h, key)?)
     }
 
     fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
@@ -489,6 +479,33 @@ mod tests {
         });
         let err = fetch(&format!("{url}?max_reply=1000000"));
         assert!(err.contains("a reply longer than 1000000 bytes"), "{err}");
+    }
+
+    /// A reply that comes after its command timed out is not taken for
+    /// the next command's: the connection is given up, and every later
+    /// call says so (the late reply was once read as the next one's).
+    #[test]
+    fn after_a_timeout_the_connection_is_not_used_again() {
+        let url = hostile(|s| {
+            std::thread::sleep(Duration::from_secs(2));
+            let _ = s.write_all(b"(ConceptNode \"late\")\n");
+            let mut b = [0u8; 4096];
+            while let Ok(n) = s.read(&mut b) {
+                if n == 0 || s.write_all(b"#f\n").is_err() {
+                    break;
+                }
+            }
+        });
+        let space = AtomSpace::new();
+        let a = space.add_node(types::CONCEPT_NODE, "a").unwrap();
+        let k = space.add_node(types::PREDICATE_NODE, "k").unwrap();
+        let mut st = CogStore::open(&format!("{url}?timeout=1")).unwrap();
+        let first = st.fetch_atom(&space, a).unwrap_err().to_string();
+        assert!(first.contains("no reply in time"), "{first}");
+        std::thread::sleep(Duration::from_millis(1500));
+        let next = st.fetch_value(&space, a, k).map_err(|e| e.to_string());
+        assert!(next.as_ref().is_err_and(|e| e.contains("closed since an earlier failure")), "{next:?}");
+        assert_eq!(space.get_value(a, k), None);
     }
 
     #[test]

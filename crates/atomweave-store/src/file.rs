@@ -2,6 +2,18 @@
 //! FileStorageNode. Whole spaces are written and read; single atoms are
 //! appended. It has no index, so the calls that look atoms up (fetches,
 //! deletes) are refused with an error saying so.
+//!
+//! `store_atom` and `store_value` append upstream's commands, as the
+//! `cog://` client sends them (`(cog-set-values! A (alist ...))`,
+//! `(cog-set-value! A KEY V)`): loading replays them in order. A truth
+//! value reset since an earlier line is reset again by either call; a
+//! value removed since is removed again where `store_value` stored the
+//! removal (`#f`), as a whole atom's line names only the values it has.
+//!
+//! Appended lines wait in the store's buffer until it fills or a barrier.
+//! A write that fails (a full disk) is cut back to the last whole line and
+//! its lines stay buffered, for the next write to try again: the file
+//! never holds half a line, and a barrier that returns Ok has every line.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, BufWriter, Write};
@@ -12,7 +24,7 @@ use std::sync::OnceLock;
 use atomweave::sexpr::{self, Form, LoadError, LoadOptions, LoadStats, Place, Select};
 use atomweave::{AtomSpace, Handle, Type, Value};
 
-use crate::{Result, StorageNode, StoreError};
+use crate::{wire, Result, StorageNode, StoreError};
 
 /// How a front end with Scheme loads a file: data through the core's
 /// reader, the rest through Scheme (`atomweave_guile::load_file`).
@@ -31,7 +43,18 @@ pub fn set_scheme_loader(loader: SchemeLoader) {
 pub struct FileStore {
     url: String,
     path: String,
-    appender: Option<BufWriter<File>>,
+    appender: Option<Appender>,
+}
+
+/// Bytes of appended lines held before they are written.
+const APPEND_BUFFER: usize = 1 << 16;
+
+/// The file opened for appending, with the lines not yet in it.
+struct Appender {
+    file: File,
+    /// The file's length up to its last whole line written here.
+    whole: u64,
+    lines: Vec<u8>,
 }
 
 impl FileStore {
@@ -50,24 +73,67 @@ impl FileStore {
         StoreError::Unsupported(format!("{}: a file store cannot {what}: it has no index (load it into a space, or use an lmdb:// store)", self.url))
     }
 
-    fn append(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
+    fn append(&mut self, line: &str) -> Result<()> {
         if self.appender.is_none() {
-            let f = OpenOptions::new().create(true).append(true).open(&self.path).map_err(|e| self.io(e))?;
-            self.appender = Some(BufWriter::new(f));
+            let file = OpenOptions::new().create(true).append(true).open(&self.path).map_err(|e| self.io(e))?;
+            let whole = file.metadata().map_err(|e| self.io(e))?.len();
+            self.appender = Some(Appender { file, whole, lines: Vec::new() });
         }
-        let line = sexpr::atom_to_string(space, h, Form::Wire)? + "\n";
-        let w = self.appender.as_mut().expect("opened");
-        w.write_all(line.as_bytes()).map_err(|e| StoreError::Io { path: self.path.clone(), err: e })
+        let a = self.appender.as_mut().expect("opened above");
+        if a.lines.len() >= APPEND_BUFFER {
+            self.write_lines()?;
+        }
+        let a = self.appender.as_mut().expect("opened above");
+        a.lines.extend_from_slice(line.as_bytes());
+        a.lines.push(b'\n');
+        Ok(())
     }
 
-    /// Writes the whole space to `tmp`, synced, and renames it over the file.
-    fn write_whole(&self, space: &AtomSpace, tmp: &str, progress: &mut dyn FnMut(u64)) -> Result<u64> {
-        let f = File::create(tmp).map_err(|e| self.io(e))?;
-        let mut w = BufWriter::new(f);
+    /// Writes the buffered lines. On an error, what part of them reached
+    /// the file is cut off again and they all stay buffered.
+    fn write_lines(&mut self) -> Result<()> {
+        let Some(a) = self.appender.as_mut() else { return Ok(()) };
+        if a.lines.is_empty() {
+            return Ok(());
+        }
+        match a.file.write_all(&a.lines) {
+            Ok(()) => {
+                a.whole += a.lines.len() as u64;
+                a.lines.clear();
+                Ok(())
+            }
+            Err(e) => {
+                let cut = a.file.set_len(a.whole);
+                let path = self.path.clone();
+                match cut {
+                    Ok(()) => Err(StoreError::Io { path, err: e }),
+                    Err(cut) => Err(StoreError::Backend(format!("{path}: a write failed ({e}) and its part line could not be cut off ({cut})"))),
+                }
+            }
+        }
+    }
+
+    /// Writes the whole space to a new file beside this one, synced, and
+    /// renames it over this one; the directory is synced after, so the
+    /// rename lasts too.
+    fn write_whole(&self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+        let path = Path::new(&self.path);
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        // Readable as a file `File::create` makes (0666 less the umask), not only by its owner.
+        let tmp = tempfile::Builder::new()
+            .suffix(".tmp")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+            .tempfile_in(dir)
+            .map_err(|e| self.io(e))?;
+        let mut w = BufWriter::new(tmp);
         let n = sexpr::dump_space(space, Select::Roots, Form::Wire, &mut w, &mut *progress).map_err(|e| self.io(e))?;
-        let f = w.into_inner().map_err(|e| self.io(e.into_error()))?;
-        f.sync_all().map_err(|e| self.io(e))?;
-        std::fs::rename(tmp, &self.path).map_err(|e| self.io(e))?;
+        let tmp = w.into_inner().map_err(|e| self.io(e.into_error()))?;
+        tmp.as_file().sync_all().map_err(|e| self.io(e))?;
+        tmp.persist(path).map_err(|e| self.io(e.error))?;
+        File::open(dir).and_then(|d| d.sync_all()).map_err(|e| self.io(e))?;
         progress(n);
         Ok(n)
     }
@@ -97,11 +163,11 @@ impl StorageNode for FileStore {
 
     fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
         space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
-        self.append(space, h)
+        self.append(&wire::store_atom(space, h)?)
     }
 
-    fn store_value(&mut self, space: &AtomSpace, h: Handle, _key: Handle) -> Result<()> {
-        self.store_atom(space, h)
+    fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
+        self.append(&wire::store_value(space, h, key)?)
     }
 
     fn update_value(&mut self, _space: &AtomSpace, _h: Handle, _key: Handle, _delta: &[f64]) -> Result<Value> {
@@ -142,14 +208,13 @@ impl StorageNode for FileStore {
     }
 
     fn store_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+        // Written beside the file and renamed over it: a crash leaves the
+        // old file or the new, whole (a failed write's file is removed).
+        let written = self.write_whole(space, progress)?;
+        // The lines appended before are in the space written, or were
+        // removed from it since.
         self.appender = None;
-        // Written beside the file and renamed over it: a crash leaves the old file or the new, whole.
-        let tmp = format!("{}.tmp", self.path);
-        let written = self.write_whole(space, &tmp, progress);
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        written
+        Ok(written)
     }
 
     fn delete(&mut self, _space: &AtomSpace, _h: Handle, _recursive: bool) -> Result<bool> {
@@ -157,9 +222,9 @@ impl StorageNode for FileStore {
     }
 
     fn barrier(&mut self) -> Result<()> {
-        if let Some(w) = self.appender.as_mut() {
-            w.flush().map_err(|e| StoreError::Io { path: self.path.clone(), err: e })?;
-            w.get_ref().sync_data().map_err(|e| StoreError::Io { path: self.path.clone(), err: e })?;
+        self.write_lines()?;
+        if let Some(a) = &self.appender {
+            a.file.sync_data().map_err(|e| self.io(e))?;
         }
         Ok(())
     }

@@ -72,6 +72,7 @@ pub mod pg;
 pub mod proxy;
 pub mod shared;
 mod spill;
+mod wire;
 
 /// What can go wrong with a store.
 #[derive(Debug, thiserror::Error)]
@@ -240,30 +241,40 @@ pub(crate) const BATCH: usize = 1 << 16;
 
 /// A store that writes behind: store calls queue writes, applied in one
 /// transaction when a batch fills, when another space's writes arrive,
-/// and before any read.
+/// and before any read. A batch whose transaction fails stays queued, for
+/// the next flush to write again: each call that flushes reports the
+/// failure until one succeeds, and none reports a write lost.
 pub(crate) trait Batching {
     /// The queued writes and the space they belong to.
     fn pending(&mut self) -> (&mut Vec<Op>, &mut Option<AtomSpace>);
 
-    /// Applies the queued writes.
+    /// Applies the queued writes; on an error they stay queued.
     fn apply_pending(&mut self) -> Result<()>;
 
+    /// Refuses, before it is queued, a write that no flush could apply:
+    /// else it would fail its batch at every flush. By default, a value
+    /// the store's encoding refuses (a stream, one nested too deep).
+    fn check_storable(&self, space: &AtomSpace, op: &Op) -> Result<()> {
+        op_values(space, op).into_iter().try_for_each(|(_, v)| codec::check(&v))
+    }
+
+    /// Queues `op`; an error means it was not queued. A full batch is
+    /// applied first, so a batch that keeps failing holds no more.
     fn queue(&mut self, space: &AtomSpace, op: Op) -> Result<()> {
-        if self.pending().1.as_ref().is_some_and(|s| s != space) {
+        let (ops, owner) = self.pending();
+        if ops.len() >= BATCH || owner.as_ref().is_some_and(|s| s != space) {
             self.apply_pending()?;
         }
         let (ops, owner) = self.pending();
         *owner = Some(space.clone());
         ops.push(op);
-        if ops.len() >= BATCH {
-            self.apply_pending()?;
-        }
         Ok(())
     }
 
     /// `store_atom` and `store_value`: the atom must be in the space.
     fn queue_store(&mut self, space: &AtomSpace, h: Handle, op: Op) -> Result<()> {
         space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
+        self.check_storable(space, &op)?;
         self.queue(space, op)
     }
 
@@ -285,6 +296,15 @@ pub(crate) fn is_tv_key(space: &AtomSpace, key: Handle) -> bool {
 /// in the space, but a store could only write a dangling reference).
 pub(crate) fn live_values(space: &AtomSpace, h: Handle) -> Vec<(Handle, Value)> {
     space.key_values(h).into_iter().filter(|(k, v)| space.contains(*k) && holds_only_live(space, v)).collect()
+}
+
+/// The keys and values a store of `op` writes, as the space holds them now.
+pub(crate) fn op_values(space: &AtomSpace, op: &Op) -> Vec<(Handle, Value)> {
+    match *op {
+        Op::Atom(h) => live_values(space, h),
+        Op::Value(h, k) => space.get_value(h, k).map(|v| (k, v)).into_iter().collect(),
+        Op::Update(..) => Vec::new(),
+    }
 }
 
 /// Whether every atom the value holds is in the space.

@@ -62,6 +62,14 @@ fn be(id: u64) -> [u8; 8] {
     id.to_be_bytes()
 }
 
+/// The atom and key ids of a `values` key (`LmdbStore::value_key`); a key
+/// of another length is damage, not a panic.
+fn value_key_ids(k: &[u8]) -> Result<(u64, u64)> {
+    let k: [u8; 16] = k.try_into().map_err(|_| StoreError::Corrupt(format!("a value key of {} bytes, not 16", k.len())))?;
+    let (id, key) = k.split_at(8);
+    Ok((u64::from_be_bytes(id.try_into().expect("8 bytes")), u64::from_be_bytes(key.try_into().expect("8 bytes"))))
+}
+
 /// An incoming edge's data under its member: link type code, link.
 fn edge_data(code: u16, link: u64) -> [u8; 10] {
     let mut e = [0u8; 10];
@@ -779,7 +787,7 @@ impl LmdbStore {
         Ok(())
     }
 
-    /// Applies the pending writes in one transaction.
+    /// Applies the pending writes in one transaction; they stay pending if it fails.
     fn flush(&mut self) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());
@@ -787,7 +795,7 @@ impl LmdbStore {
         let space = self.pending_space.clone().expect("pending writes have their space");
         self.use_space(&space);
         let ops = std::mem::take(&mut self.pending);
-        self.write(|s, w| {
+        let written = self.write(|s, w| {
             // Stores of atoms or values write what the space holds now, which
             // already counts every update of this batch: those updates are not added again.
             let snapshot: hashbrown::HashSet<(Handle, Option<Handle>), foldhash::fast::RandomState> = ops
@@ -812,7 +820,13 @@ impl LmdbStore {
                 }
             }
             Ok(())
-        })
+        });
+        if written.is_err() {
+            // Nothing of the transaction stayed: the batch is written again
+            // at the next flush, and until then each flush reports why not.
+            self.pending = ops;
+        }
+        written
     }
 
     fn reload_meta(&mut self) -> Result<()> {
@@ -929,9 +943,11 @@ impl LmdbStore {
             .values
             .prefix_iter(r, &be(id))
             .map_err(backend)?
-            .map(|e| e.map(|(k, v)| (u64::from_be_bytes(k[8..16].try_into().expect("16-byte key")), v.to_vec())))
-            .collect::<Result<_, _>>()
-            .map_err(backend)?;
+            .map(|e| {
+                let (k, v) = e.map_err(backend)?;
+                Ok((value_key_ids(k)?.1, v.to_vec()))
+            })
+            .collect::<Result<_>>()?;
         for (key_id, bytes) in entries {
             self.set_loaded(r, space, h, key_id, &bytes, known)?;
         }
@@ -1068,8 +1084,21 @@ impl StorageNode for LmdbStore {
         let r = env.read_txn().map_err(backend)?;
         // Another process may have written since: its types and ids too.
         self.refresh_meta(&r)?;
-        // Ids are dense and members come first: one pass, a vector for the map.
-        let mut handle_of: Vec<u32> = vec![u32::MAX; self.next_id as usize];
+        // Ids are dense and members come first: one pass, a vector for the
+        // map, as long as the highest id stored (not the next id the store
+        // records, which damage could make anything).
+        let last = match self.db.atoms.last(&r).map_err(backend)? {
+            Some((k, _)) => u64::from_be_bytes(k.try_into().map_err(|_| StoreError::Corrupt("an atom key".into()))?),
+            None => 0,
+        };
+        let len = last
+            .checked_add(1)
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n <= u32::MAX as usize)
+            .ok_or_else(|| StoreError::Corrupt(format!("atom id {last} is beyond what a store makes")))?;
+        let mut handle_of: Vec<u32> = Vec::new();
+        handle_of.try_reserve_exact(len).map_err(|e| StoreError::Corrupt(format!("atom id {last} would need a table the memory cannot hold ({e})")))?;
+        handle_of.resize(len, u32::MAX);
         let mut n = 0u64;
         let mut chunk: Vec<Stored<'_>> = Vec::with_capacity(LOAD_CHUNK);
         let mut iter = self.db.atoms.iter(&r).map_err(backend)?;
@@ -1079,7 +1108,7 @@ impl StorageNode for LmdbStore {
                 let (k, v) = entry.map_err(backend)?;
                 let id = u64::from_be_bytes(k.try_into().map_err(|_| StoreError::Corrupt("an atom key".into()))?);
                 if id as usize >= handle_of.len() {
-                    return Err(StoreError::Corrupt(format!("atom {id} is past the store's next id")));
+                    return Err(StoreError::Corrupt(format!("atom {id} is past the highest id stored")));
                 }
                 let (code, link, tv, body) = split_record(id, v)?;
                 chunk.push(Stored { id, t: self.type_of_code(code)?, link, tv, body });
@@ -1098,8 +1127,7 @@ impl StorageNode for LmdbStore {
         let values = self.db.values;
         for entry in values.iter(&r).map_err(backend)? {
             let (k, v) = entry.map_err(backend)?;
-            let id = u64::from_be_bytes(k[..8].try_into().map_err(|_| StoreError::Corrupt("a value key".into()))?);
-            let key_id = u64::from_be_bytes(k[8..16].try_into().map_err(|_| StoreError::Corrupt("a value key".into()))?);
+            let (id, key_id) = value_key_ids(k)?;
             let h = Handle::from_u32(
                 *handle_of
                     .get(id as usize)
@@ -1354,7 +1382,7 @@ impl LmdbStore {
         }
         for entry in self.db.values.iter(&r).map_err(backend)? {
             let (k, _) = entry.map_err(backend)?;
-            let (a, key) = (u64::from_be_bytes(k[..8].try_into().expect("key")), u64::from_be_bytes(k[8..16].try_into().expect("key")));
+            let (a, key) = value_key_ids(k)?;
             for x in [a, key].into_iter().filter(|&x| x != 0) {
                 if self.db.atoms.get(&r, &be(x)).map_err(backend)?.is_none() {
                     return bad(format!("a value of atom {a} under key {key} refers to atom {x}, which is not stored"));

@@ -71,7 +71,7 @@ use postgres::types::Type as SqlType;
 use postgres::{Client, NoTls, Transaction};
 use sha2::{Digest, Sha256};
 
-use crate::{add, codec, holds_only_live, is_tv_key, live_values, Batching, HandleMap, Op, Result, StorageNode, StoreError};
+use crate::{add, codec, holds_only_live, is_tv_key, live_values, op_values, Batching, HandleMap, Op, Result, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
@@ -354,10 +354,6 @@ impl PgStore {
         self.client.as_mut().expect("connected above").query(&statement, params).map_err(|e| pg_err(&url, e))
     }
 
-    fn lost(&self) -> bool {
-        self.client.as_ref().is_none_or(Client::is_closed)
-    }
-
     /// Bytes the store's tables and indexes take on disk.
     pub fn disk_bytes(&mut self) -> Result<u64> {
         let url = self.url.clone();
@@ -469,8 +465,9 @@ impl PgStore {
         }
     }
 
-    /// Applies the pending writes in one transaction. A batch lost with
-    /// the connection stays pending, for the next call to write again.
+    /// Applies the pending writes in one transaction. A batch whose
+    /// transaction fails (the connection lost, the server refusing) stays
+    /// pending, for the next call to write again.
     fn flush(&mut self) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());
@@ -478,15 +475,11 @@ impl PgStore {
         let space = self.pending_space.clone().expect("pending writes have their space");
         self.use_space(&space);
         let ops = std::mem::take(&mut self.pending);
-        match self.write(&space, &ops, &mut |_| {}) {
-            Ok(_) => Ok(()),
-            Err(e) => {
-                if self.lost() {
-                    self.pending = ops;
-                }
-                Err(e)
-            }
+        let written = self.write(&space, &ops, &mut |_| {});
+        if written.is_err() {
+            self.pending = ops;
         }
+        written.map(drop)
     }
 
     /// Writes `ops` in one transaction. Returns the atoms written.
@@ -1483,6 +1476,34 @@ impl StorageNode for PgStore {
 impl Batching for PgStore {
     fn pending(&mut self) -> (&mut Vec<Op>, &mut Option<AtomSpace>) {
         (&mut self.pending, &mut self.pending_space)
+    }
+
+    /// Besides the values: PostgreSQL's `text` cannot hold a NUL
+    /// character, so no node named with one (the atom, a member at any
+    /// depth, a key, an atom a value holds) can be written.
+    fn check_storable(&self, space: &AtomSpace, op: &Op) -> Result<()> {
+        let (Op::Atom(h) | Op::Value(h, _) | Op::Update(h, ..)) = *op;
+        let mut work = vec![h];
+        for (k, v) in op_values(space, op) {
+            codec::check(&v)?;
+            work.push(k);
+            work.extend(v.atoms());
+        }
+        let mut seen: HashSet<Handle> = HashSet::default();
+        while let Some(x) = work.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            match space.name(x) {
+                Some(name) if name.contains('\0') => {
+                    let t = space.get_type(x).map_or("Node", |t| t.name());
+                    return Err(StoreError::Unsupported(format!("({t} {name:?}) cannot be stored in PostgreSQL: its text holds no NUL character")));
+                }
+                Some(_) => {}
+                None => work.extend_from_slice(space.outgoing(x).unwrap_or_default()),
+            }
+        }
+        Ok(())
     }
 
     fn apply_pending(&mut self) -> Result<()> {

@@ -141,6 +141,8 @@ fn a_failed_write_leaves_an_unpersisted_type_code() {
     let mut store = poisoned(&d);
     store.store_atom(&space, bad).unwrap();
     assert!(store.barrier().is_err());
+    // The failed batch stays queued; without the atom that fails it, it is written.
+    space.extract(bad, false).unwrap();
     let ok = space.add_node(CONCEPT_NODE, "ok").unwrap();
     store.store_atom(&space, ok).unwrap();
     store.barrier().unwrap();
@@ -174,6 +176,57 @@ fn one_removed_key_drops_the_whole_pending_batch() {
     let a2 = probe.add_node(CONCEPT_NODE, "a").unwrap();
     let stored = store.fetch_atom(&probe, a2).unwrap();
     assert!(first.is_ok() && stored, "first barrier {first:?}, second barrier {second:?}, `a` stored: {stored}");
+}
+
+/// A batch whose transaction fails is not dropped: every barrier reports
+/// the failure until one can write it, and then the writes acknowledged
+/// before the failure are in the store (they were all lost once, and the
+/// second barrier said Ok).
+#[test]
+fn a_failed_batch_stays_queued_until_it_can_be_written() {
+    let space = AtomSpace::new();
+    let d = dir();
+    let mut store = poisoned(&d);
+    for i in 0..100 {
+        let h = space.add_node(CONCEPT_NODE, &format!("n{i}")).unwrap();
+        store.store_atom(&space, h).unwrap();
+    }
+    let bad = poison(&space);
+    store.store_atom(&space, bad).unwrap();
+    assert!(store.barrier().is_err());
+    assert!(store.barrier().is_err(), "a second barrier said Ok, though the batch was not written");
+    // A read flushes too, and reports the same.
+    let probe = AtomSpace::new();
+    let n0 = probe.add_node(CONCEPT_NODE, "n0").unwrap();
+    assert!(store.fetch_atom(&probe, n0).is_err());
+    // What fails it goes from the space: the batch is written without it.
+    space.extract(bad, false).unwrap();
+    store.barrier().unwrap();
+    Box::new(store).close().unwrap();
+    let back = load_all(&mut reopen(&d));
+    assert_eq!((back.count_of_type(CONCEPT_NODE, false), back.get_node(CONCEPT_NODE, "bad")), (100, None));
+}
+
+/// A value no store can hold (a stream, run at each reading) is refused
+/// when it is stored, not at the flush, where it would fail its batch.
+#[test]
+fn a_value_no_store_can_hold_is_refused_when_stored() {
+    let space = AtomSpace::new();
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let s = space.add_node(CONCEPT_NODE, "streaming").unwrap();
+    let k = space.add_node(PREDICATE_NODE, "k").unwrap();
+    space.set_value(s, k, Value::Stream(atomweave::StreamValue::random(4))).unwrap();
+    store.store_atom(&space, a).unwrap();
+    for refused in [store.store_atom(&space, s), store.store_value(&space, s, k)] {
+        let err = refused.expect_err("a stream was queued").to_string();
+        assert!(err.contains("is not stored"), "{err}");
+    }
+    store.barrier().unwrap();
+    store.close().unwrap();
+    let back = load_all(&mut reopen(&d));
+    assert_eq!((back.get_node(CONCEPT_NODE, "a").is_some(), back.get_node(CONCEPT_NODE, "streaming")), (true, None));
 }
 
 // ------------------------------------------------------------ update_value
@@ -837,5 +890,49 @@ fn a_link_record_holding_itself_is_damage_not_a_loop() {
     let (fetched, loaded) = rx.recv_timeout(std::time::Duration::from_secs(30)).expect("reading the damaged record did not finish in 30 s");
     for r in [fetched.map(drop), loaded.map(drop)] {
         assert!(r.as_ref().is_err_and(|e| e.contains("damaged")), "{r:?}");
+    }
+}
+
+/// Opens the closed store in `d` and changes it with `damage`.
+fn damage(d: &tempfile::TempDir, damage: impl FnOnce(&heed::Env, &mut heed::RwTxn<'_>)) {
+    // SAFETY: the store was closed; nothing else has this environment open.
+    let env = unsafe { heed::EnvOpenOptions::new().max_dbs(8).open(d.path()) }.unwrap();
+    let mut w = env.write_txn().unwrap();
+    damage(&env, &mut w);
+    w.commit().unwrap();
+}
+
+fn bytes_db(env: &heed::Env, w: &heed::RwTxn<'_>, name: &str) -> heed::Database<heed::types::Bytes, heed::types::Bytes> {
+    env.open_database(w, Some(name)).unwrap().unwrap()
+}
+
+/// A value key of the wrong length, and a next id far past any atom, are
+/// damage that loads and fetches report (or, for the next id, load past),
+/// not panics: the first once sliced the key, the second sized a table by
+/// the id and failed to allocate it.
+#[test]
+fn a_damaged_value_key_or_next_id_is_an_error_not_a_panic() {
+    let d = dir();
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let k = space.add_node(PREDICATE_NODE, "k").unwrap();
+    space.set_value(a, k, Value::float(vec![1.0])).unwrap();
+    let mut store = open(&url_of(&d)).unwrap();
+    store.store_atom(&space, a).unwrap();
+    store.close().unwrap();
+    damage(&d, |env, w| bytes_db(env, w, "meta").put(w, b"next_id", &(u64::MAX - 16).to_le_bytes()).unwrap());
+    let back = load_all(&mut reopen(&d));
+    assert_eq!(back.size(), 2, "a load past a damaged next id");
+    // Atom 1's id, then 4 bytes where a key's id of 8 belongs.
+    damage(&d, |env, w| bytes_db(env, w, "values").put(w, &[0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2], b"x").unwrap());
+    let mut store = reopen(&d);
+    let probe = AtomSpace::new();
+    let a2 = probe.add_node(CONCEPT_NODE, "a").unwrap();
+    let loaded = store.load_atomspace(&AtomSpace::new(), &mut |_| {}).map(drop);
+    let fetched = store.fetch_atom(&probe, a2).map(drop);
+    let checked = store.check().map(drop);
+    for r in [loaded, fetched, checked] {
+        let r = r.map_err(|e| e.to_string());
+        assert!(r.as_ref().is_err_and(|e| e.contains("a value key of 12 bytes")), "{r:?}");
     }
 }

@@ -13,6 +13,9 @@ pub trait AtomSink {
     fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()>;
     /// Sets the value under `key`.
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()>;
+    /// Removes the value under `key` (under the truth-value key: resets
+    /// the truth value to the default).
+    fn remove_value(&mut self, h: Handle, key: Handle) -> Result<()>;
     /// Sets the value under `key` and gives back the one it replaced, where
     /// the sink can, so that the caller drops it where it likes (the
     /// loader: on its reading thread, off the adding one).
@@ -50,6 +53,9 @@ impl AtomSink for AtomTable {
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
         AtomTable::set_value(self, h, key, v)
     }
+    fn remove_value(&mut self, h: Handle, key: Handle) -> Result<()> {
+        AtomTable::remove_value(self, h, key)
+    }
     fn replace_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
         AtomTable::replace_value(self, h, key, v)
     }
@@ -79,6 +85,9 @@ impl AtomSink for &AtomSpace {
     }
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
         AtomSpace::set_value(self, h, key, v)
+    }
+    fn remove_value(&mut self, h: Handle, key: Handle) -> Result<()> {
+        AtomSpace::remove_value(self, h, key)
     }
     fn replace_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
         AtomSpace::replace_value(self, h, key, v)

@@ -106,6 +106,39 @@ fn wire_form_carries_values() {
         .starts_with(r#"(ListLink (alist (cons (PredicateNode "*-TruthValueKey-*")(CountTruthValue 0.5 0.25 3))) (ConceptNode"#));
 }
 
+/// What `a_value_set_to_false_is_removed`'s text leaves.
+fn check_removed(r: &impl AtomRead) {
+    let a = r.get_node(CONCEPT_NODE, "a").unwrap();
+    let key = |name| r.get_node(PREDICATE_NODE, name).unwrap();
+    assert_eq!(r.get_value(a, key("k1")), Some(Value::float(vec![1.0])));
+    assert_eq!(r.get_value(a, key("k2")), None);
+    assert_eq!(r.get_tv(a), Some(TruthValue::DEFAULT));
+    // Removing from an atom with no value makes the atom, as Scheme would.
+    assert!(r.get_node(CONCEPT_NODE, "b").is_some());
+}
+
+/// `(cog-set-value! A KEY #f)` removes the value, as Scheme's does; under
+/// the truth-value key it resets the truth value. The same through the
+/// streaming loader (its recorded batches) as through `load_str`.
+#[test]
+fn a_value_set_to_false_is_removed() {
+    let text = r#"
+(Concept "a" (stv 0.5 0.5) (alist (cons (Predicate "k1") (FloatValue 1)) (cons (Predicate "k2") (FloatValue 2))))
+(cog-set-value! (Concept "a") (Predicate "k2") #f)
+(cog-set-value! (Concept "a") (PredicateNode "*-TruthValueKey-*") #f)
+(cog-set-value! (Concept "b") (Predicate "k1") #f)
+"#;
+    let mut table = AtomTable::new();
+    load_str(&mut table, text).unwrap();
+    check_removed(&table);
+    let mut streamed = AtomTable::new();
+    sexpr::load(&mut streamed, text.as_bytes(), |_| {}).unwrap();
+    check_removed(&streamed);
+    let space = AtomSpace::new();
+    sexpr::load(&mut &space, text.as_bytes(), |_| {}).unwrap();
+    check_removed(&space.read().unwrap());
+}
+
 #[test]
 fn errors_name_the_place_and_add_nothing_after() {
     let text = "(Concept \"a\")\n(Concept \"b\")\n(List (Concept \"c\")\n   (ConceptNod \"d\"))\n(Concept \"e\")\n";

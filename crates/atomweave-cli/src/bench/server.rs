@@ -207,6 +207,14 @@ impl AtomSink for ServerTarget {
         self.send("(cog-set-value! ", h, " ", key_value_tail(&self.mirror, key, &v))?;
         self.mirror.set_value(h, key, v)
     }
+    fn remove_value(&mut self, h: Handle, key: Handle) -> Result<()> {
+        let m = &self.mirror;
+        self.send("(cog-set-value! ", h, " ", move |c: &mut String| {
+            write_structure(m, key, c).expect(BENCH_ATOMS);
+            c.push_str(" #f)");
+        })?;
+        self.mirror.remove_value(h, key)
+    }
     fn contains(&self, h: Handle) -> bool {
         AtomRead::contains(&self.mirror, h)
     }

@@ -21,6 +21,7 @@ use crate::{Error, Handle, LinkBatch, NodeBatch, Result, TruthValue, Type, Value
 enum Set {
     Tv(u32, TruthValue),
     Value(u32, u32, Value),
+    Remove(u32, u32),
 }
 
 /// What a run of expressions adds, on placeholder handles.
@@ -176,7 +177,7 @@ impl Set {
     /// The placeholder of the atom whose value it sets.
     fn target(&self) -> u32 {
         match *self {
-            Set::Tv(p, _) | Set::Value(p, ..) => p,
+            Set::Tv(p, _) | Set::Value(p, ..) | Set::Remove(p, _) => p,
         }
     }
 
@@ -189,6 +190,7 @@ impl Set {
                 replaced.extend(sink.replace_value(atoms[p as usize], atoms[key as usize], placed(v, atoms))?);
                 Ok(())
             }
+            Set::Remove(p, key) => sink.remove_value(atoms[p as usize], atoms[key as usize]),
         }
     }
 }
@@ -253,6 +255,13 @@ impl AtomSink for Recorder<'_> {
         let (p, k) = (self.check(h)?, self.check(key)?);
         let before = self.0.heights.len() as u32;
         self.0.sets.push((before, Set::Value(p, k, v)));
+        Ok(())
+    }
+
+    fn remove_value(&mut self, h: Handle, key: Handle) -> Result<()> {
+        let (p, k) = (self.check(h)?, self.check(key)?);
+        let before = self.0.heights.len() as u32;
+        self.0.sets.push((before, Set::Remove(p, k)));
         Ok(())
     }
 

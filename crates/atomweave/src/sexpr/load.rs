@@ -348,6 +348,9 @@ impl AtomSink for Lookup<'_> {
     fn set_value(&mut self, _: Handle, _: Handle, _: Value) -> crate::Result<()> {
         Ok(())
     }
+    fn remove_value(&mut self, _: Handle, _: Handle) -> crate::Result<()> {
+        Ok(())
+    }
     fn contains(&self, h: Handle) -> bool {
         self.0.contains(h)
     }
@@ -368,6 +371,9 @@ impl AtomSink for DryRun {
         Ok(())
     }
     fn set_value(&mut self, _: Handle, _: Handle, _: Value) -> crate::Result<()> {
+        Ok(())
+    }
+    fn remove_value(&mut self, _: Handle, _: Handle) -> crate::Result<()> {
         Ok(())
     }
     fn contains(&self, _: Handle) -> bool {
@@ -479,10 +485,13 @@ impl<S: AtomSink> Builder<'_, S> {
                 }
                 "cog-set-value!" => {
                     let [atom, key, value] = args else {
-                        return Err(error(pos, "cog-set-value! takes an atom, a key and a value", h));
+                        return Err(error(pos, "cog-set-value! takes an atom, a key and a value (#f removes it)", h));
                     };
                     let a = self.atom(atom)?;
-                    self.key_value(a, key, value)?;
+                    match value {
+                        Expr::Symbol(f, _) if f == "#f" => self.remove_value(a, key)?,
+                        _ => self.key_value(a, key, value)?,
+                    }
                     return Ok(a);
                 }
                 "cog-set-values!" => {
@@ -608,6 +617,19 @@ impl<S: AtomSink> Builder<'_, S> {
         let k = self.atom(key)?;
         let v = self.value(value)?;
         self.sink.set_value(h, k, v).map_err(|e| self.sink_err(pos, e))
+    }
+
+    /// `(cog-set-value! A KEY #f)`, as Scheme's: the value under the key
+    /// goes (under the truth-value key, the truth value is reset).
+    fn remove_value(&mut self, h: Handle, key: &Expr) -> Result<(), ParseError> {
+        let pos = key.pos();
+        let done = if is_tv_key(key) {
+            self.sink.set_tv(h, TruthValue::DEFAULT)
+        } else {
+            let k = self.atom(key)?;
+            self.sink.remove_value(h, k)
+        };
+        done.map_err(|e| self.sink_err(pos, e))
     }
 
     fn truth(&mut self, e: &Expr) -> Result<TruthValue, ParseError> {
