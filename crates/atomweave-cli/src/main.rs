@@ -172,6 +172,12 @@ struct ServeArgs {
     /// Stop a query of the `sexpr` or `json` shell still running after this many seconds, with an error (0: never).
     #[arg(long, default_value_t = atomweave_server::DEFAULT_QUERY_TIMEOUT.as_secs(), value_name = "SECS")]
     query_timeout: u64,
+    /// MiB the `scm` shell's Scheme objects may take (0: no cap); past it an evaluation fails with an out-of-memory error.
+    #[arg(long, default_value_t = atomweave_server::DEFAULT_SCM_MAX_HEAP >> 20, value_name = "MIB")]
+    scm_max_heap: usize,
+    /// Close a client that takes none of a reply for this many seconds.
+    #[arg(long, default_value_t = atomweave_server::DEFAULT_WRITE_TIMEOUT.as_secs(), value_name = "SECS")]
+    write_timeout: u64,
     /// A web page (`Origin`, e.g. https://app.example) allowed to use the web port; repeatable.
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
@@ -194,6 +200,8 @@ fn cmd_serve(a: ServeArgs) -> Result<(), String> {
         scm_timeout: secs(a.scm_timeout),
         query_timeout: secs(a.query_timeout),
         allow_origins: a.allow_origin,
+        scm_max_heap: (a.scm_max_heap > 0).then_some(a.scm_max_heap << 20),
+        write_timeout: std::time::Duration::from_secs(a.write_timeout.max(1)),
         ..Default::default()
     };
     let store = config.store.clone();

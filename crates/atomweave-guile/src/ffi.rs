@@ -272,6 +272,8 @@ extern "C" {
     /// Boehm GC: pause collections (nesting), and resume them.
     pub fn GC_disable();
     pub fn GC_enable();
+    /// Boehm GC: the most heap it may take; past it, an allocation fails.
+    pub fn GC_set_max_heap_size(bytes: usize);
 }
 
 /// A Scheme string from UTF-8.

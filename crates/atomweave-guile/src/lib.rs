@@ -150,6 +150,15 @@ pub fn boot(space: AtomSpace) {
     });
 }
 
+/// Caps the heap of Scheme's objects in this process at `bytes`: an
+/// allocation past it fails with Guile's out-of-memory error (which a
+/// shell reports) instead of taking the machine's memory. The atoms
+/// themselves live outside that heap. Process-wide: the last call wins.
+pub fn limit_heap(bytes: usize) {
+    // SAFETY: a plain setter of the collector's, callable in any mode.
+    unsafe { ffi::GC_set_max_heap_size(bytes) };
+}
+
 /// Runs `f` on this thread in Guile mode, entering it if the thread is not
 /// in it (tens of microseconds: Guile's continuation barrier and GC
 /// bookkeeping), so call it around a batch of work, not per call. Needs

@@ -46,8 +46,7 @@ fn snapshot(shared: &Shared) -> crate::metrics::Snapshot {
 /// Longest request head accepted.
 const MAX_HEAD: usize = 16 * 1024;
 
-pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream) {
-    let _open = Open::new(&shared);
+pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream, _open: Open) {
     let head = tokio::time::timeout(shared.config.handshake_timeout, read_head(&mut sock)).await.unwrap_or_default();
     let Some(head) = head else {
         let _ = respond(&mut sock, "400 Bad Request", "text/plain", "a request head of at most 16 KiB, ending in an empty line, was expected\n").await;
@@ -170,11 +169,15 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream) {
             let _ = ws.send(Message::text(format!("error: {msg}; closing the connection\n"))).await;
             break;
         }
-        if !out.is_empty() && ws.send(Message::text(out.as_str())).await.is_err() {
+        // A client that takes none of the reply for this long is closed.
+        if !out.is_empty() && !matches!(tokio::time::timeout(shared.config.write_timeout, ws.send(Message::text(out.as_str()))).await, Ok(Ok(()))) {
             break;
         }
+        if out.capacity() > 1 << 20 {
+            out = String::new();
+        }
     }
-    let _ = ws.close(None).await;
+    let _ = tokio::time::timeout(shared.config.write_timeout, ws.close(None)).await;
 }
 
 /// Whether a `Host` header names this machine's loopback interface.

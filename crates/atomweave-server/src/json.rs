@@ -30,15 +30,21 @@ use serde_json::{json, Value as Json};
 use crate::State;
 
 /// Runs one call and appends its reply line (with the newline); whether it
-/// succeeded (else the reply is an error).
+/// succeeded (else the reply is an error). A reply longer than
+/// [`crate::MAX_REPLY`] is an error.
 pub fn eval(cx: &State, line: &str, out: &mut String) -> bool {
-    match call(cx, line) {
-        Ok(v) => {
-            out.push_str(&v.to_string());
+    let start = out.len();
+    let mut w = Writer { space: &cx.space, end: start.saturating_add(crate::MAX_REPLY), out };
+    match call(cx, line, &mut w) {
+        Ok(answer) => {
+            if let Some(v) = answer {
+                out.push_str(&v.to_string());
+            }
             out.push('\n');
             true
         }
         Err(msg) => {
+            out.truncate(start);
             error_reply(&msg, out);
             false
         }
@@ -51,7 +57,9 @@ pub fn error_reply(msg: &str, out: &mut String) {
     out.push('\n');
 }
 
-fn call(cx: &State, line: &str) -> Result<Json, String> {
+/// Runs a call: its answer as JSON, or `None` where it wrote its
+/// (possibly long) answer to `w` itself.
+fn call(cx: &State, line: &str, w: &mut Writer<'_>) -> Result<Option<Json>, String> {
     let space = &cx.space;
     let rest = line.strip_prefix("AtomSpace.").ok_or("expected a call such as AtomSpace.getAtoms(\"Node\", true)")?;
     let open = rest.find('(').ok_or("expected ( after the verb")?;
@@ -60,7 +68,7 @@ fn call(cx: &State, line: &str) -> Result<Json, String> {
     let args: Vec<Json> = serde_json::from_str(&format!("[{inner}]")).map_err(|e| format!("bad arguments: {e}"))?;
     let arg = |i: usize| args.get(i).ok_or_else(|| format!("{verb} needs argument {}", i + 1));
     let flag = |i: usize| args.get(i).and_then(Json::as_bool).unwrap_or(false);
-    Ok(match verb {
+    Ok(Some(match verb {
         "version" => json!(env!("CARGO_PKG_VERSION")),
         "getSubTypes" | "getSuperTypes" => {
             let t = type_named(arg(0)?)?;
@@ -76,7 +84,8 @@ fn call(cx: &State, line: &str) -> Result<Json, String> {
         }
         "getAtoms" => {
             let t = type_named(arg(0)?)?;
-            Json::Array(space.handles_by_type(t, flag(1)).map(|h| atom_json(space, h)).collect::<Result<_, _>>()?)
+            w.list(space.handles_by_type(t, flag(1)), |w, h| w.atom(h))?;
+            return Ok(None);
         }
         "haveNode" => {
             let t = type_named(arg(0)?)?;
@@ -90,7 +99,7 @@ fn call(cx: &State, line: &str) -> Result<Json, String> {
             for m in members {
                 match find(space, m)? {
                     Some(h) => out.push(h),
-                    None => return Ok(json!(false)),
+                    None => return Ok(Some(json!(false))),
                 }
             }
             json!(space.get_link(t, &out).is_some())
@@ -112,28 +121,38 @@ fn call(cx: &State, line: &str) -> Result<Json, String> {
             json!(true)
         }
         "getIncoming" => {
-            let Some(h) = find(space, arg(0)?)? else { return Ok(json!([])) };
+            let Some(h) = find(space, arg(0)?)? else { return Ok(Some(json!([]))) };
             let links = match args.get(1) {
                 Some(t) => space.incoming_by_type(h, type_named(t)?),
                 None => space.incoming(h).map(|i| i.to_vec()).unwrap_or_default(),
             };
-            Json::Array(links.iter().map(|&l| atom_json(space, l)).collect::<Result<_, _>>()?)
+            w.list(links, |w, l| w.atom(l))?;
+            return Ok(None);
         }
         "getValues" => {
-            let Some(h) = find(space, arg(0)?)? else { return Ok(json!([])) };
-            let mut vals = Vec::new();
+            let Some(h) = find(space, arg(0)?)? else { return Ok(Some(json!([]))) };
             let tv = space.get_tv(h).unwrap_or_default();
-            if !tv.is_default() {
-                vals.push(json!({ "key": { "type": "PredicateNode", "name": atomweave::sexpr::TV_KEY }, "value": value_json(space, &Value::Truth(tv))? }));
-            }
-            for (k, v) in space.key_values(h) {
-                vals.push(json!({ "key": atom_json(space, k)?, "value": value_json(space, &v)? }));
-            }
-            Json::Array(vals)
+            let tv = (!tv.is_default()).then_some((None, Value::Truth(tv)));
+            let values = tv.into_iter().chain(space.key_values(h).into_iter().map(|(k, v)| (Some(k), v)));
+            w.list(values, |w, (k, v)| {
+                w.out.push_str("{\"key\":");
+                match k {
+                    Some(k) => w.atom(k)?,
+                    None => push_json(w.out, &json!({ "type": "PredicateNode", "name": atomweave::sexpr::TV_KEY })),
+                }
+                w.out.push_str(",\"value\":");
+                w.value(&v)?;
+                w.out.push('}');
+                Ok(())
+            })?;
+            return Ok(None);
         }
         "getTV" => {
-            let Some(h) = find(space, arg(0)?)? else { return Ok(json!([])) };
-            json!([{ "value": value_json(space, &Value::Truth(space.get_tv(h).unwrap_or_default()))? }])
+            let Some(h) = find(space, arg(0)?)? else { return Ok(Some(json!([]))) };
+            w.out.push_str("[{\"value\":");
+            w.value(&Value::Truth(space.get_tv(h).unwrap_or_default()))?;
+            w.out.push_str("}]");
+            return Ok(None);
         }
         "setTV" => {
             // Upstream's form puts the truth value in the atom: {..., "value": tv}.
@@ -177,20 +196,24 @@ fn call(cx: &State, line: &str) -> Result<Json, String> {
             json!(true)
         }
         "extract" => {
-            let Some(h) = find(space, arg(0)?)? else { return Ok(json!(false)) };
+            let Some(h) = find(space, arg(0)?)? else { return Ok(Some(json!(false))) };
             json!(cx.delete(h, flag(1))?)
         }
         "execute" => {
             check(arg(0)?)?;
             let q = make(cx, arg(0)?)?;
             cx.stored(q)?;
-            match query::execute(space, q).map_err(|e| e.to_string())? {
-                Executed::Atom(h) => atom_json(space, h)?,
-                Executed::Value(v) => value_json(space, &v)?,
+            let (executed, changes) = space.recording(|| query::execute(space, q));
+            // What the query changed (a Put's atoms, a Delete's) goes to the store too.
+            cx.write_through(&changes)?;
+            match executed.map_err(|e| e.to_string())? {
+                Executed::Atom(h) => w.atom(h)?,
+                Executed::Value(v) => w.value(&v)?,
             }
+            return Ok(None);
         }
         other => return Err(format!("unknown verb `{other}`")),
-    })
+    }))
 }
 
 fn type_named(j: &Json) -> Result<Type, String> {
@@ -198,68 +221,139 @@ fn type_named(j: &Json) -> Result<Type, String> {
     Type::from_name(name).ok_or_else(|| format!("unknown type `{name}`"))
 }
 
-/// Most atoms and values one atom's or value's JSON may hold, counting a
-/// shared member at each place it occurs (as JSON repeats it): a link
-/// built by doubling would otherwise hold 2^depth of them.
-const MAX_JSON_PARTS: usize = 1 << 20;
-
-/// An atom's JSON: type, then name or outgoing.
-///
-/// An atom nested deeper than an Atomese expression may be (a chain a
-/// Scheme loop built) is an error: the JSON is built, written and freed
-/// by recursion. So is one of more than a million parts.
-pub fn atom_json(space: &AtomSpace, h: Handle) -> Result<Json, String> {
-    let mut budget = MAX_JSON_PARTS;
-    atom_json_in(space, h, 0, &mut budget)
+/// Appends `v` as JSON text.
+fn push_json(out: &mut String, v: &(impl serde::Serialize + ?Sized)) {
+    out.push_str(&serde_json::to_string(v).expect("plain data serializes"));
 }
 
-fn spend(budget: &mut usize) -> Result<(), String> {
-    *budget = budget
-        .checked_sub(1)
-        .ok_or_else(|| format!("the atom or value has more than {MAX_JSON_PARTS} parts as JSON (members it shares are repeated at every place)"))?;
-    Ok(())
+/// Writes atoms and values as JSON text straight into a reply (keys in
+/// the order `serde_json` sorts them), refused once the reply passes
+/// `end`: an atom whose members share members prints them at every
+/// place, 2^depth times for a link built by doubling.
+pub struct Writer<'a> {
+    space: &'a AtomSpace,
+    out: &'a mut String,
+    end: usize,
 }
 
-fn atom_json_in(space: &AtomSpace, h: Handle, depth: usize, budget: &mut usize) -> Result<Json, String> {
-    if depth > MAX_NESTING {
-        return Err(format!("an atom nested more than {MAX_NESTING} deep cannot be sent as JSON"));
+impl<'a> Writer<'a> {
+    /// A writer into `out` of atoms of `space`, up to `MAX_REPLY` more bytes.
+    pub fn new(space: &'a AtomSpace, out: &'a mut String) -> Self {
+        let end = out.len().saturating_add(crate::MAX_REPLY);
+        Writer { space, out, end }
     }
-    spend(budget)?;
-    let Some(t) = space.get_type(h) else { return Ok(Json::Null) };
-    Ok(match space.name(h) {
-        Some(name) => json!({ "type": t.name(), "name": name }),
-        None => {
-            let members = space.outgoing(h).unwrap_or(&[]).iter().map(|&c| atom_json_in(space, c, depth + 1, budget)).collect::<Result<Vec<_>, _>>()?;
-            json!({ "type": t.name(), "outgoing": members })
+
+    fn room(&self) -> Result<(), String> {
+        if self.out.len() > self.end {
+            return Err(format!("the reply would be longer than {} MiB (members shared inside links are repeated at every place)", crate::MAX_REPLY >> 20));
         }
-    })
-}
+        Ok(())
+    }
 
-/// A value as JSON (LinkValues nest at most `MAX_VALUE_NESTING` deep).
-fn value_json(space: &AtomSpace, v: &Value) -> Result<Json, String> {
-    let mut budget = MAX_JSON_PARTS;
-    value_json_in(space, v, &mut budget)
-}
+    /// `[a, b, ...]`, each item written by `item`.
+    fn list<T>(&mut self, items: impl IntoIterator<Item = T>, mut item: impl FnMut(&mut Self, T) -> Result<(), String>) -> Result<(), String> {
+        self.out.push('[');
+        for (i, x) in items.into_iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            item(self, x)?;
+        }
+        self.out.push(']');
+        self.room()
+    }
 
-fn value_json_in(space: &AtomSpace, v: &Value, budget: &mut usize) -> Result<Json, String> {
-    spend(budget)?;
-    let t = v.value_type().name();
-    Ok(match v {
-        Value::Float(xs) => json!({ "type": t, "value": xs.to_vec() }),
-        Value::String(ss) => json!({ "type": t, "value": ss.to_vec() }),
-        Value::Bool(bs) => json!({ "type": t, "value": bs.to_vec() }),
-        Value::Link(vs) => json!({ "type": t, "value": vs.iter().map(|v| value_json_in(space, v, budget)).collect::<Result<Vec<_>, _>>()? }),
-        // What it is made of, as the Atomese writer shows it: no code runs.
-        Value::Stream(st) => match st.random_len() {
-            Some(n) => json!({ "type": t, "value": [n] }),
-            None => json!({ "type": t, "value": st.atoms().iter().map(|&a| atom_json_in(space, a, 0, budget)).collect::<Result<Vec<_>, _>>()? }),
-        },
-        Value::Queue(q) => json!({ "type": t, "value": q.snapshot().iter().map(|v| value_json_in(space, v, budget)).collect::<Result<Vec<_>, _>>()? }),
-        Value::Void => json!({ "type": t, "value": [] }),
-        Value::Truth(tv) => json!({ "type": t, "value": tv.to_vec() }),
-        Value::Atom(h) => atom_json_in(space, *h, 0, budget)?,
-        Value::Space(s) => json!({ "type": t, "name": s.space().space_name() }),
-    })
+    /// An atom: `{"name":...,"type":...}` or `{"outgoing":[...],"type":...}`.
+    /// One nested deeper than an Atomese expression may be (a chain a
+    /// Scheme loop built) is an error: it is written by recursion.
+    pub fn atom(&mut self, h: Handle) -> Result<(), String> {
+        self.atom_at(h, 0)
+    }
+
+    fn atom_at(&mut self, h: Handle, depth: usize) -> Result<(), String> {
+        if depth > MAX_NESTING {
+            return Err(format!("an atom nested more than {MAX_NESTING} deep cannot be sent as JSON"));
+        }
+        self.room()?;
+        let space = self.space;
+        let Some(t) = space.get_type(h) else {
+            self.out.push_str("null");
+            return Ok(());
+        };
+        match space.name(h) {
+            Some(name) => {
+                self.out.push_str("{\"name\":");
+                push_json(self.out, name);
+            }
+            None => {
+                self.out.push_str("{\"outgoing\":");
+                self.list(space.outgoing(h).unwrap_or(&[]).iter(), |w, &c| w.atom_at(c, depth + 1))?;
+            }
+        }
+        self.out.push_str(",\"type\":");
+        push_json(self.out, t.name());
+        self.out.push('}');
+        Ok(())
+    }
+
+    /// A value: `{"type":...,"value":[...]}`; an atom as [`Writer::atom`].
+    /// LinkValues nest at most `MAX_VALUE_NESTING` deep.
+    fn value(&mut self, v: &Value) -> Result<(), String> {
+        self.room()?;
+        let t = v.value_type().name();
+        let head = |w: &mut Self| {
+            w.out.push_str("{\"type\":");
+            push_json(w.out, t);
+            w.out.push_str(",\"value\":");
+        };
+        match v {
+            Value::Atom(h) => return self.atom(*h),
+            Value::Space(s) => {
+                self.out.push_str("{\"name\":");
+                push_json(self.out, &s.space().space_name());
+                self.out.push_str(",\"type\":");
+                push_json(self.out, t);
+            }
+            Value::Float(xs) => {
+                head(self);
+                push_json(self.out, &xs[..]);
+            }
+            Value::String(ss) => {
+                head(self);
+                push_json(self.out, &ss[..]);
+            }
+            Value::Bool(bs) => {
+                head(self);
+                push_json(self.out, &bs[..]);
+            }
+            Value::Truth(tv) => {
+                head(self);
+                push_json(self.out, &tv.to_vec());
+            }
+            Value::Void => {
+                head(self);
+                self.out.push_str("[]");
+            }
+            Value::Link(vs) => {
+                head(self);
+                self.list(vs.iter(), |w, v| w.value(v))?;
+            }
+            Value::Queue(q) => {
+                head(self);
+                self.list(q.snapshot().iter(), |w, v| w.value(v))?;
+            }
+            // What it is made of, as the Atomese writer shows it: no code runs.
+            Value::Stream(st) => {
+                head(self);
+                match st.random_len() {
+                    Some(n) => push_json(self.out, &[n]),
+                    None => self.list(st.atoms().iter(), |w, &a| w.atom(a))?,
+                }
+            }
+        }
+        self.out.push('}');
+        Ok(())
+    }
 }
 
 /// Checks an atom's JSON (types known, shapes right) without adding it.

@@ -47,6 +47,14 @@ pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_SCM_TIMEOUT: Duration = Duration::from_secs(300);
 /// Longest query of the `sexpr` and `json` shells, by default.
 pub const DEFAULT_QUERY_TIMEOUT: Duration = Duration::from_secs(300);
+/// Longest reply to one command of the `sexpr` and `json` shells: a
+/// longer one is an error (atoms sharing members print them at every
+/// place, so a short command can ask for gigabytes).
+pub const MAX_REPLY: usize = 256 << 20;
+/// The Scheme heap's cap, by default.
+pub const DEFAULT_SCM_MAX_HEAP: usize = 4 << 30;
+/// A client that takes no reply bytes for this long is closed, by default.
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How to run a server.
 #[derive(Clone, Debug)]
@@ -91,6 +99,13 @@ pub struct Config {
     /// Web pages (`Origin` values, such as `https://app.example`) allowed to
     /// use the web port; any other page is refused.
     pub allow_origins: Vec<String>,
+    /// A client that takes none of a reply's bytes for this long is closed:
+    /// a reply waiting to be read holds its memory.
+    pub write_timeout: Duration,
+    /// Most memory the `scm` shell's Scheme objects may take, for the whole
+    /// process (`None`: no cap); past it an evaluation fails with Guile's
+    /// out-of-memory error. Atoms are not counted: they live in the space.
+    pub scm_max_heap: Option<usize>,
 }
 
 impl Default for Config {
@@ -110,6 +125,8 @@ impl Default for Config {
             scm_timeout: Some(DEFAULT_SCM_TIMEOUT),
             query_timeout: Some(DEFAULT_QUERY_TIMEOUT),
             allow_origins: Vec::new(),
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
+            scm_max_heap: Some(DEFAULT_SCM_MAX_HEAP),
         }
     }
 }
@@ -313,17 +330,17 @@ async fn accepted_one(shared: &Arc<Shared>, accepted: std::io::Result<(tokio::ne
         Err(_) => return tokio::time::sleep(Duration::from_millis(20)).await,
     };
     let _ = sock.set_nodelay(true);
-    if shared.stats.open.load(Ordering::Acquire) >= shared.config.max_connections {
+    let Some(open) = telnet::Open::take(shared) else {
         shared.stats.refused.fetch_add(1, Ordering::Relaxed);
         let msg = format!("error: this server has its most connections ({}) open; try again later\n", shared.config.max_connections);
         tokio::spawn(refuse(sock, msg, web));
         return;
-    }
+    };
     shared.stats.accepted.fetch_add(1, Ordering::Relaxed);
     if web {
-        tokio::spawn(http::serve(shared.clone(), sock));
+        tokio::spawn(http::serve(shared.clone(), sock, open));
     } else {
-        tokio::spawn(telnet::serve(shared.clone(), sock));
+        tokio::spawn(telnet::serve(shared.clone(), sock, open));
     }
 }
 

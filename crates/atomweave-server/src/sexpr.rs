@@ -28,7 +28,7 @@
 //! upstream logs it and sends nothing, which leaves its client waiting.
 
 use atomweave::query::{self, Executed};
-use atomweave::sexpr::{self, parse_str, write_str_literal, write_value, Expr};
+use atomweave::sexpr::{self, parse_str, write_str_literal, write_structure_upto, write_value_upto, Expr, TooLarge};
 use atomweave::types::Type;
 use atomweave::{AtomSpace, Handle, Value};
 
@@ -37,9 +37,10 @@ use crate::State;
 /// Runs one complete command and appends its reply (without the newline);
 /// whether it succeeded (else the reply is an error).
 pub fn eval(cx: &State, command: &str, out: &mut String) -> bool {
+    let end = out.len().saturating_add(crate::MAX_REPLY);
     let result = parse_str(command).map_err(|e| e.to_string()).and_then(|exprs| match exprs.as_slice() {
         [] => Ok(()),
-        [e] => run(cx, e, out),
+        [e] => run(cx, e, out, end),
         _ => Err("one command per line".to_string()),
     });
     if let Err(msg) = &result {
@@ -123,7 +124,13 @@ impl Balance {
     }
 }
 
-fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
+/// The error of a reply that would pass `end`.
+fn too_long(_: TooLarge) -> String {
+    format!("the reply would be longer than {} MiB (members shared inside links print at every place they occur)", crate::MAX_REPLY >> 20)
+}
+
+/// Runs a command, its reply written to `out` up to `end` bytes.
+fn run(cx: &State, e: &Expr, out: &mut String, end: usize) -> Result<(), String> {
     let space = &cx.space;
     let (head, args) = match e {
         Expr::Symbol(s, _) if s == "ping" => {
@@ -147,7 +154,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
             if !t.is_node() && !t.has_named_leaves() {
                 return Err(format!("{t} is not a Node type"));
             }
-            atom_or_nil(space, space.get_node(t, name), out)?;
+            atom_or_nil(space, space.get_node(t, name), out, end)?;
         }
         "cog-link" => {
             let Some((t, members)) = args.split_first() else { return Err("cog-link takes a type and atoms".into()) };
@@ -165,7 +172,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                     }
                 }
             }
-            atom_or_nil(space, space.get_link(t, &out_set), out)?;
+            atom_or_nil(space, space.get_link(t, &out_set), out, end)?;
         }
         "cog-set-value!" if matches!(args, [_, _, v] if is_none(v)) => {
             check(&args[..2])?;
@@ -199,7 +206,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                 h.zip(find(space, k)?).and_then(|(h, key)| space.get_value(h, key))
             };
             match value {
-                Some(v) => write_value(space, &v, out).map_err(|e| e.to_string())?,
+                Some(v) => write_value_upto(space, &v, out, end).map_err(too_long)?,
                 None => out.push_str(" #f"),
             }
         }
@@ -208,10 +215,10 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
             out.push('(');
             if let Some(h) = find(space, a)? {
                 let tv = space.get_tv(h).unwrap_or_default();
-                let pair = |out: &mut String, k: Option<Handle>, v: &Value| -> Result<(), sexpr::TooLarge> {
+                let pair = |out: &mut String, k: Option<Handle>, v: &Value| -> Result<(), TooLarge> {
                     out.push('(');
                     match k {
-                        Some(k) => sexpr::write_structure(space, k, out)?,
+                        Some(k) => write_structure_upto(space, k, out, end)?,
                         None => {
                             out.push_str("(PredicateNode ");
                             write_str_literal(out, sexpr::TV_KEY);
@@ -219,15 +226,15 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                         }
                     }
                     out.push_str(" . ");
-                    write_value(space, v, out)?;
+                    write_value_upto(space, v, out, end)?;
                     out.push(')');
                     Ok(())
                 };
                 if !tv.is_default() {
-                    pair(out, None, &Value::Truth(tv)).map_err(|e| e.to_string())?;
+                    pair(out, None, &Value::Truth(tv)).map_err(too_long)?;
                 }
                 for (k, v) in space.key_values(h) {
-                    pair(out, Some(k), &v).map_err(|e| e.to_string())?;
+                    pair(out, Some(k), &v).map_err(too_long)?;
                 }
             }
             out.push(')');
@@ -238,7 +245,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                 Some(h) => space.incoming(h).map(|i| i.to_vec()).unwrap_or_default(),
                 None => Vec::new(),
             };
-            atom_list(space, &links, out)?;
+            atom_list(space, &links, out, end)?;
         }
         "cog-incoming-by-type" => {
             let [a, t] = args else { return Err("cog-incoming-by-type takes an atom and a type".into()) };
@@ -247,7 +254,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                 Some(h) => space.incoming_by_type(h, t),
                 None => Vec::new(),
             };
-            atom_list(space, &links, out)?;
+            atom_list(space, &links, out, end)?;
         }
         "cog-get-atoms" => {
             let (t, subtypes) = match args {
@@ -256,7 +263,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                 _ => return Err("cog-get-atoms takes a type and an optional #t for subtypes".into()),
             };
             let atoms: Vec<Handle> = space.handles_by_type(t, subtypes).collect();
-            atom_list(space, &atoms, out)?;
+            atom_list(space, &atoms, out, end)?;
         }
         "cog-extract!" | "cog-extract-recursive!" => {
             let [a] = args else { return Err(format!("{head} takes an atom")) };
@@ -283,7 +290,10 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
             let result = match kept {
                 Some(v) => v,
                 None => {
-                    let v = match query::execute(space, q) {
+                    let (executed, changes) = space.recording(|| query::execute(space, q));
+                    // What the query changed (a Put's atoms, a Delete's) goes to the store too.
+                    cx.write_through(&changes)?;
+                    let v = match executed {
                         Ok(Executed::Atom(h)) => Value::Atom(h),
                         Ok(Executed::Value(v)) => v,
                         Err(e) => {
@@ -303,7 +313,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
                     v
                 }
             };
-            write_value(space, &result, out).map_err(|e| e.to_string())?;
+            write_value_upto(space, &result, out, end).map_err(too_long)?;
         }
         "cog-atomspace-clear" => {
             if cx.has_store {
@@ -321,7 +331,7 @@ fn run(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
         _ if Type::from_name(head).is_some_and(|t| t.is_atom()) => {
             let h = add(space, e)?;
             cx.stored(h)?;
-            sexpr::write_structure(space, h, out).map_err(|e| e.to_string())?;
+            write_structure_upto(space, h, out, end).map_err(too_long)?;
         }
         _ => return Err(format!("unknown command `{head}`; the sexpr shell knows cog-node, cog-link, cog-value, cog-set-value!, cog-set-values!, cog-set-tv!, cog-update-value!, cog-keys->alist, cog-incoming-set, cog-incoming-by-type, cog-get-atoms, cog-extract!, cog-extract-recursive!, cog-execute-cache!, cog-atomspace-clear, cog-version, barrier, ping, and atoms")),
     }
@@ -379,9 +389,9 @@ fn is_none(e: &Expr) -> bool {
     }
 }
 
-fn atom_or_nil(space: &AtomSpace, h: Option<Handle>, out: &mut String) -> Result<(), String> {
+fn atom_or_nil(space: &AtomSpace, h: Option<Handle>, out: &mut String, end: usize) -> Result<(), String> {
     match h {
-        Some(h) => sexpr::write_structure(space, h, out).map_err(|e| e.to_string()),
+        Some(h) => write_structure_upto(space, h, out, end).map_err(too_long),
         None => {
             out.push_str("()");
             Ok(())
@@ -389,10 +399,10 @@ fn atom_or_nil(space: &AtomSpace, h: Option<Handle>, out: &mut String) -> Result
     }
 }
 
-fn atom_list(space: &AtomSpace, atoms: &[Handle], out: &mut String) -> Result<(), String> {
+fn atom_list(space: &AtomSpace, atoms: &[Handle], out: &mut String, end: usize) -> Result<(), String> {
     out.push('(');
     for &h in atoms {
-        sexpr::write_structure(space, h, out).map_err(|e| e.to_string())?;
+        write_structure_upto(space, h, out, end).map_err(too_long)?;
     }
     out.push(')');
     Ok(())

@@ -252,12 +252,48 @@ impl State {
     /// may set values on members too.
     pub(crate) fn stored(&self, h: Handle) -> Result<(), String> {
         let Some(mut st) = self.store()? else { return Ok(()) };
+        self.store_tree(&mut **st, h)?;
+        self.written(&st);
+        Ok(())
+    }
+
+    /// Stores `h` and every atom under it.
+    fn store_tree(&self, st: &mut dyn StorageNode, h: Handle) -> Result<(), String> {
         let mut todo = vec![h];
         let mut seen = std::collections::HashSet::new();
         while let Some(x) = todo.pop() {
             if seen.insert(x) {
                 st.store_atom(&self.space, x).map_err(|e| e.to_string())?;
                 todo.extend_from_slice(self.space.outgoing(x).unwrap_or(&[]));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes through what code run on the space changed ([`AtomSpace::recording`]),
+    /// in the order it changed it: atoms added (with their members), values
+    /// set or removed, atoms removed (found in the store by their content).
+    /// Notes of atoms removed since are skipped: their removal follows.
+    pub(crate) fn write_through(&self, changes: &[atomweave::Change]) -> Result<(), String> {
+        use atomweave::Change;
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let Some(mut st) = self.store()? else { return Ok(()) };
+        let space = &self.space;
+        let failed = |e: atomweave_store::StoreError| e.to_string();
+        for change in changes {
+            match change {
+                Change::Atom(h) if space.contains(*h) => self.store_tree(&mut **st, *h)?,
+                Change::Value(h, k) if space.contains(*h) && space.contains(*k) => st.store_value(space, *h, *k).map_err(failed)?,
+                Change::Removed(text) => {
+                    let scratch = AtomSpace::new();
+                    let gone = atomweave::sexpr::load_str(&mut &scratch, text).map_err(|e| e.to_string())?;
+                    if let Some(&h) = gone.last() {
+                        st.delete(&scratch, h, true).map_err(failed)?;
+                    }
+                }
+                _ => {}
             }
         }
         self.written(&st);

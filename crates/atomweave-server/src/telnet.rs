@@ -32,24 +32,31 @@ enum Shell {
     Scm,
 }
 
-/// Keeps the open-connection count right however the task ends.
-pub(crate) struct Open<'a>(&'a Shared);
+/// A connection's place in the count of open ones: taken where it is
+/// accepted, before its task starts (so that a burst of connections cannot
+/// pass the cap while their tasks are yet to run), and given back however
+/// the task ends.
+pub(crate) struct Open(Arc<Shared>);
 
-impl<'a> Open<'a> {
-    pub(crate) fn new(shared: &'a Shared) -> Self {
-        shared.stats.open.fetch_add(1, Ordering::AcqRel);
-        Open(shared)
+impl Open {
+    /// A place, or `None` when [`crate::Config::max_connections`] are open.
+    pub(crate) fn take(shared: &Arc<Shared>) -> Option<Open> {
+        let before = shared.stats.open.fetch_add(1, Ordering::AcqRel);
+        if before >= shared.config.max_connections {
+            shared.stats.open.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(Open(shared.clone()))
     }
 }
 
-impl Drop for Open<'_> {
+impl Drop for Open {
     fn drop(&mut self) {
         self.0.stats.open.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
-pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
-    let _open = Open::new(&shared);
+pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream, _open: Open) {
     let (mut rd, mut wr) = sock.into_split();
     let mut stop = shared.stop.subscribe();
     let mut buf = BytesMut::with_capacity(4096);
@@ -104,7 +111,12 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
             out.clear();
             let step = session.line(&shared, &line, &mut out);
             wrote = wrote.max(crate::State::take_written());
-            replies.push_str(&out);
+            // A long reply moves rather than being copied.
+            if replies.is_empty() {
+                std::mem::swap(&mut replies, &mut out);
+            } else {
+                replies.push_str(&out);
+            }
             if step == Step::Close {
                 let _ = send(&shared, &mut wr, &mut replies, wrote).await;
                 return;
@@ -131,6 +143,9 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream) {
         if replies.capacity() > REPLY_CHUNK * 2 {
             replies = String::new();
         }
+        if out.capacity() > REPLY_CHUNK * 2 {
+            out = String::new();
+        }
     }
 }
 
@@ -145,9 +160,27 @@ async fn send(shared: &Shared, wr: &mut OwnedWriteHalf, replies: &mut String, wr
         let _ = wr.write_all(format!("error: {msg}; closing the connection\n").as_bytes()).await;
         return Err(std::io::Error::other("the store is broken"));
     }
-    let sent = wr.write_all(replies.as_bytes()).await;
+    let sent = write_within(shared, wr, replies.as_bytes()).await;
     replies.clear();
     sent
+}
+
+/// Writes `bytes`, failing if the client takes none of them for
+/// [`crate::Config::write_timeout`]: a client that stops reading would
+/// otherwise hold its reply's memory, and its connection, for ever.
+pub(crate) async fn write_within(shared: &Shared, wr: &mut OwnedWriteHalf, mut bytes: &[u8]) -> std::io::Result<()> {
+    while !bytes.is_empty() {
+        match tokio::time::timeout(shared.config.write_timeout, wr.write(bytes)).await {
+            Ok(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(Ok(n)) => bytes = &bytes[n..],
+            Ok(Err(e)) => return Err(e),
+            Err(_) => {
+                shared.stats.timed_out.fetch_add(1, Ordering::Relaxed);
+                return Err(std::io::ErrorKind::TimedOut.into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Sleeps for `d`, or forever.
@@ -442,8 +475,10 @@ pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String)
     let began = std::time::Instant::now();
     // A command that may take long, or write to a store (a batch commit,
     // a network round trip), moves the other connections off this worker
-    // thread first.
-    let ok = if is_heavy(cmd) || shared.config.store.is_some() { tokio::task::block_in_place(|| run(out)) } else { run(out) };
+    // thread first; so does any command while others are connected, as
+    // even a lookup can answer with a long reply.
+    let others = shared.stats.open.load(Ordering::Relaxed) > 1;
+    let ok = if others || is_heavy(cmd) || shared.config.store.is_some() { tokio::task::block_in_place(|| run(out)) } else { run(out) };
     shared.metrics.command(if json { metrics::Shell::Json } else { metrics::Shell::Sexpr }, ok, Some(began.elapsed()));
     if out.len() > start && !out.ends_with('\n') {
         out.push('\n');
@@ -457,6 +492,9 @@ pub(crate) fn evaluate_scm(shared: &Shared, code: &str, out: &mut String) {
     let began = std::time::Instant::now();
     let done = tokio::task::block_in_place(|| {
         let space = *shared.scheme_space.get_or_init(|| {
+            if let Some(bytes) = shared.config.scm_max_heap {
+                atomweave_guile::limit_heap(bytes);
+            }
             atomweave_guile::boot(shared.state.space.clone());
             let index = atomweave_guile::register_space(shared.state.space.clone());
             if let Some(store) = shared.state.for_scheme() {

@@ -229,6 +229,47 @@ fn abrupt_disconnects_leave_the_server_serving() {
     assert_eq!(srv.finish().size(), 0, "half a command adds nothing");
 }
 
+/// A burst of connections gets no more served than the cap: each takes
+/// its place when accepted (the count once went up only when a
+/// connection's task ran, so a burst got 6 or 7 of 5).
+#[test]
+fn a_burst_of_connections_stays_within_the_cap() {
+    let srv = start(Config { max_connections: 5, ..Config::default() });
+    let burst: Vec<TcpStream> = (0..60).map(|_| TcpStream::connect(srv.addr).unwrap()).collect();
+    let mut served = 0;
+    for mut s in burst.iter() {
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut first = [0u8; 9];
+        s.read_exact(&mut first).unwrap();
+        served += usize::from(&first == b"opencog> ");
+    }
+    assert_eq!(served, 5);
+}
+
+/// A client that takes none of its replies for the write timeout is
+/// closed, and its replies' memory with it (it once held them for ever).
+#[test]
+fn a_client_that_reads_no_replies_is_closed() {
+    let srv = start(Config { write_timeout: Duration::from_secs(1), ..Config::default() });
+    let mut c = Client::sexpr(srv.addr);
+    for i in 0..2000 {
+        c.ask(&format!("(Concept \"a concept of a fairly long name, number {i}\")"));
+    }
+    // About 150 MB of replies, more than any socket buffers.
+    c.send(&"(cog-get-atoms 'ConceptNode)\n".repeat(1500));
+    let mut watcher = Client::connect(srv.addr);
+    watcher.read_until("opencog> ");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        watcher.send("stats\n");
+        if watcher.read_until("opencog> ").contains("connections: 1 open") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the client that reads nothing is still connected");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 #[test]
 fn two_hundred_clients_make_the_union_of_their_atoms() {
     let srv = start(Config::default());
@@ -316,6 +357,38 @@ fn shutdown_flushes_the_store() {
     assert_eq!(c.ask("(cog-node 'Concept \"doomed\")"), "()");
     // A value set on a member inside a command was written through too.
     assert_eq!(c.ask("(cog-keys->alist (Concept \"m\"))"), "(((PredicateNode \"*-TruthValueKey-*\") . (SimpleTruthValue 0.5 0.5)))");
+}
+
+/// What a query changes (the atoms a Put makes, the links a Delete
+/// removes, the values a SetValue sets) is written through to the store as
+/// the shells' own writes are, in both shells: once, the store had only
+/// the query and its result value, so a restart undid the rest.
+#[test]
+fn what_a_query_changes_is_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("lmdb://{}", dir.path().display());
+    let srv = start(Config { store: Some(url.clone()), ..Config::default() });
+    let mut c = Client::sexpr(srv.addr);
+    assert_eq!(c.ask("(Inheritance (Concept \"cat\") (Concept \"animal\"))"), "(InheritanceLink (ConceptNode \"cat\")(ConceptNode \"animal\"))");
+    c.ask("(cog-execute-cache! (Put (Delete (Inheritance (Variable \"$x\") (Concept \"animal\"))) (Concept \"cat\")) (Predicate \"r\"))");
+    c.ask("(cog-execute-cache! (Put (Member (Variable \"$z\") (Concept \"club\")) (Concept \"sam\")) (Predicate \"r\"))");
+    c.ask("(cog-execute-cache! (SetValue (Concept \"cat\") (Predicate \"k\") (Number 7)) (Predicate \"r\"))");
+    let value = c.ask("(cog-value (Concept \"cat\") (Predicate \"k\"))");
+    assert!(value.contains('7'), "{value}");
+    c.send(".\njson hush\n");
+    c.read_until("opencog> ");
+    let put = r#"{"type":"PutLink","outgoing":[{"type":"MemberLink","outgoing":[{"type":"VariableNode","name":"$z"},{"type":"ConceptNode","name":"jclub"}]},{"type":"ConceptNode","name":"jsam"}]}"#;
+    assert!(c.ask(&format!("AtomSpace.execute({put})")).contains("MemberLink"));
+    c.send(".\nshutdown\n");
+    c.read_until("Shutting down cogserver\n");
+    srv.finish();
+
+    let srv = start(Config { store: Some(url), ..Config::default() });
+    let mut c = Client::sexpr(srv.addr);
+    assert_eq!(c.ask("(cog-link 'Inheritance (Concept \"cat\") (Concept \"animal\"))"), "()");
+    assert_eq!(c.ask("(cog-link 'Member (Concept \"sam\") (Concept \"club\"))"), "(MemberLink (ConceptNode \"sam\")(ConceptNode \"club\"))");
+    assert_eq!(c.ask("(cog-link 'Member (Concept \"jsam\") (Concept \"jclub\"))"), "(MemberLink (ConceptNode \"jsam\")(ConceptNode \"jclub\"))");
+    assert_eq!(c.ask("(cog-value (Concept \"cat\") (Predicate \"k\"))"), value);
 }
 
 /// A space below two bases sees each base's copy of a shared content; the
@@ -504,6 +577,21 @@ fn a_server_that_stops_leaves_another_servers_scheme_running() {
     drop(c1);
     one.finish();
     assert_eq!(c2.read_until("guile> "), "42\nguile> ");
+}
+
+/// The scm shell's Scheme heap is capped (4 GiB by default): a vector of
+/// 8 GB is an out-of-memory error, and the shell goes on (it once filled
+/// the machine's memory).
+#[cfg(feature = "scheme")]
+#[test]
+fn the_scheme_heap_is_capped() {
+    let srv = start(Config::default());
+    let mut c = Client::connect(srv.addr);
+    c.read_until("opencog> ");
+    c.send("scm hush\n");
+    c.send("(make-vector 1000000000 0)\n(+ 1 1)\n");
+    let reply = c.read_until("2\n");
+    assert!(reply.starts_with("ERROR: ") && reply.contains("memory"), "{reply}");
 }
 
 /// Built without Scheme, the scm shell says so and the server goes on.
@@ -705,12 +793,44 @@ fn json_refuses_atoms_nested_too_deep_to_send() {
             for _ in 0..100_000 {
                 h = space.add_link(LIST_LINK, &[h]).unwrap();
             }
-            let err = json::atom_json(&space, h).unwrap_err();
+            let mut text = String::new();
+            let err = json::Writer::new(&space, &mut text).atom(h).unwrap_err();
             assert!(err.contains("nested more than 4096 deep cannot be sent as JSON"), "{err}");
         })
         .unwrap()
         .join()
         .unwrap();
+}
+
+/// Links that each print to many megabytes (`leaves` leaves, each under
+/// links doubling it `depth` times), as a Put can make them in one command.
+fn doubled(leaves: usize, depth: usize) -> AtomSpace {
+    let space = AtomSpace::new();
+    for k in 0..leaves {
+        let mut h = space.add_node(CONCEPT_NODE, &format!("leaf{k}")).unwrap();
+        for _ in 0..depth {
+            h = space.add_link(LIST_LINK, &[h, h]).unwrap();
+        }
+    }
+    space
+}
+
+/// A reply is capped whole, not atom by atom: atoms that each print
+/// within the cap are refused together past it (a reply of three such
+/// atoms was once 403 MB, and JSON's was built as gigabytes of objects).
+#[test]
+fn a_reply_is_capped_whole_not_per_atom() {
+    use atomweave_server::{json, sexpr, Durability, State, MAX_REPLY};
+    let cap = format!("longer than {} MiB", MAX_REPLY >> 20);
+    let state = State::new(doubled(3, 22), None, Durability::Always);
+    let mut out = String::new();
+    assert!(!sexpr::eval(&state, "(cog-get-atoms 'ListLink)", &mut out));
+    assert!(out.starts_with("(error") && out.contains(&cap), "{}", &out[..out.len().min(200)]);
+    assert!(out.capacity() <= 2 * MAX_REPLY, "a reply's buffer went past the cap: {} bytes", out.capacity());
+    let state = State::new(doubled(10, 18), None, Durability::Always);
+    out.clear();
+    assert!(!json::eval(&state, "AtomSpace.getAtoms(\"ListLink\")", &mut out));
+    assert!(out.starts_with("{\"error\"") && out.contains(&cap), "{}", &out[..out.len().min(200)]);
 }
 
 /// The value of the sample `name` (with its labels, as the page writes

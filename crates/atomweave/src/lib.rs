@@ -37,6 +37,7 @@ mod store;
 mod table;
 pub mod types;
 mod value;
+mod watch;
 
 pub use batch::{LinkBatch, NodeBatch};
 pub use copies::Copies;
@@ -49,6 +50,7 @@ pub use space::{AtomSpace, Incoming, SpaceRead, WeakSpace};
 pub use table::AtomTable;
 pub use types::Type;
 pub use value::{QueueValue, StreamValue, TruthValue, Value, MAX_VALUE_NESTING, MAX_VALUE_SIZE};
+pub use watch::Change;
 
 /// Asks the CPU to bring the cache line of `p` in; a no-op where unsupported.
 #[inline(always)]

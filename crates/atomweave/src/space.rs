@@ -21,6 +21,7 @@ use crate::store::{Records, Shard, ShardAccess, ShardMask, Store, TvEntry};
 use crate::table::{link_key, node_type, tv_of, AtomTable};
 use crate::types::Type;
 use crate::value::{StreamValue, TruthValue, Value};
+use crate::watch::{Change, Watch};
 
 /// How far ahead a walk over atoms fetches their records.
 pub(crate) const PREFETCH_AHEAD: usize = 16;
@@ -61,6 +62,8 @@ struct Inner {
     read_only: AtomicBool,
     /// Upstream's AtomSpace name (`(AtomSpace "name")`); empty by default.
     name: Box<str>,
+    /// Recordings of changes under way ([`AtomSpace::recording`]).
+    watch: Watch,
 }
 
 /// What the spaces of one hierarchy (a root and its frames) share.
@@ -290,6 +293,7 @@ impl From<AtomTable> for AtomSpace {
                 hides: AtomicBool::new(false),
                 read_only: AtomicBool::new(false),
                 name: Box::default(),
+                watch: Watch::default(),
             }),
         }
     }
@@ -362,6 +366,7 @@ impl AtomSpace {
             hides: AtomicBool::new(false),
             read_only: AtomicBool::new(false),
             name: Box::default(),
+            watch: Watch::default(),
         });
         let mut children = hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
         children.retain(|w| w.strong_count() > 0);
@@ -750,7 +755,23 @@ impl AtomSpace {
         }
         let added = self.recs().add_node_in(&mut self.write_shard(s), hash, t, name, true);
         self.store().grow_if_wanted(s, false);
+        self.noted_atom(added)
+    }
+
+    /// Notes an atom that may be new for the recordings under way; gives it back.
+    fn noted_atom(&self, added: Result<Handle>) -> Result<Handle> {
+        if let Ok(h) = added {
+            self.inner.watch.note(|| Change::Atom(h));
+        }
         added
+    }
+
+    /// Runs `f` and gives back, with its result, the changes made to this
+    /// space meanwhile, by any thread ([`Change`]): for a front end that
+    /// writes what code did (a query's Put, Delete or SetValue) through to
+    /// a store. A change noted may name an atom that was there already.
+    pub fn recording<T>(&self, f: impl FnOnce() -> T) -> (T, Vec<Change>) {
+        self.inner.watch.record(f)
     }
 
     /// Adds a link, or returns the existing one (in this space or a base).
@@ -829,7 +850,7 @@ impl AtomSpace {
             self.recs().prefetch_incoming(&out);
             let added = self.recs().add_link_in(&mut self.store().lock(ShardMask::of(&out).with(home)), hash, t, &out, &[], true);
             self.store().grow_if_wanted(home, true);
-            return added.map(|(h, _)| h);
+            return self.noted_atom(added.map(|(h, _)| h));
         }
         // Members held by bases, each with its holder.
         let mut foreign: Vec<(Handle, AtomSpace)> = Vec::new();
@@ -862,7 +883,8 @@ impl AtomSpace {
                 owners.push(*x, o, h);
             }
         }
-        Ok(h)
+        drop((owners, locks));
+        self.noted_atom(Ok(h))
     }
 
     /// Adds every link of `batch`, in order, as [`add_link`](Self::add_link)
@@ -893,7 +915,19 @@ impl AtomSpace {
             return Ok(Vec::new());
         }
         let mut locks = self.store().lock(ShardMask::all());
-        self.recs().add_links_in(&mut locks, &canon, &hashes)
+        let added = self.recs().add_links_in(&mut locks, &canon, &hashes);
+        drop(locks);
+        self.noted_atoms(added)
+    }
+
+    /// [`noted_atom`](Self::noted_atom) of a batch's atoms.
+    fn noted_atoms(&self, added: Result<Vec<Handle>>) -> Result<Vec<Handle>> {
+        if let Ok(hs) = &added {
+            for &h in hs {
+                self.inner.watch.note(|| Change::Atom(h));
+            }
+        }
+        added
     }
 
     /// Adds every node of `batch`, in order, as [`add_node`](Self::add_node)
@@ -914,7 +948,9 @@ impl AtomSpace {
             return Ok(Vec::new());
         }
         let mut locks = self.store().lock(ShardMask::all());
-        self.recs().add_nodes_in(&mut locks, batch)
+        let added = self.recs().add_nodes_in(&mut locks, batch);
+        drop(locks);
+        self.noted_atoms(added)
     }
 
     /// Starts fetching what setting `h`'s truth value or values reads.
@@ -1146,6 +1182,7 @@ impl AtomSpace {
     /// atom of a child space, the value is kept for the child alone.
     pub fn set_tv(&self, h: Handle, tv: TruthValue) -> Result<()> {
         self.writable("no truth value is changed")?;
+        self.inner.watch.note(|| Change::Atom(h));
         // Replacing a root atom's simple truth value is one store; the lock
         // (out of line, so this stays small) is for the rest.
         if self.is_root() && self.recs().set_tv_lock_free(h, tv) {
@@ -1164,6 +1201,7 @@ impl AtomSpace {
     /// the truth value runs it (upstream's `cog-set-tv!` of a stream).
     pub fn set_tv_stream(&self, h: Handle, stream: StreamValue) -> Result<()> {
         self.writable("no truth value is changed")?;
+        self.inner.watch.note(|| Change::Atom(h));
         if stream.stream_type() != crate::types::FORMULA_TRUTH_VALUE {
             return Err(Error::InvalidValue(format!("a truth value is a number pair or a FormulaTruthValue, not a {}", stream.stream_type().name())));
         }
@@ -1174,6 +1212,7 @@ impl AtomSpace {
     /// Atomically adds `n` to the atom's count and returns the new truth value.
     pub fn increment_count(&self, h: Handle, n: f64) -> Result<TruthValue> {
         self.writable("no truth value is changed")?;
+        self.inner.watch.note(|| Change::Atom(h));
         let foreign = !self.is_root() && self.foreign(h)?;
         // Read before the lock: a base's truth value may be a stream, whose
         // reading runs code that may use this shard.
@@ -1202,6 +1241,7 @@ impl AtomSpace {
             .map(|()| None);
         }
         let foreign = !self.is_root() && self.foreign(h)?;
+        self.inner.watch.note(|| Change::Value(h, key));
         self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, Some(v), foreign)
     }
 
@@ -1213,6 +1253,7 @@ impl AtomSpace {
             return self.set_tv(h, TruthValue::DEFAULT);
         }
         let foreign = !self.is_root() && self.foreign(h)?;
+        self.inner.watch.note(|| Change::Value(h, key));
         // Named, not `_`: the removed value goes after the statement's
         // temporary, the shard's lock.
         let _removed = self.recs().set_value_in(&mut self.write_shard(h.shard()), h, key, None, foreign)?;
@@ -1284,13 +1325,22 @@ impl AtomSpace {
     }
 
     fn extract_one(&self, h: Handle) -> Result<()> {
-        if self.recs().rec(h).is_some() {
-            return self.extract_own(h);
+        // Its text, while it can be read, for the recordings under way.
+        let text = self.inner.watch.active().then(|| {
+            let mut s = String::new();
+            crate::sexpr::write_structure(self, h, &mut s).map(|()| s)
+        });
+        let done = if self.recs().rec(h).is_some() {
+            self.extract_own(h)
+        } else if !self.is_root() && self.owner(h).is_some() {
+            self.hide(h)
+        } else {
+            Err(Error::InvalidHandle(h))
+        };
+        if let (Ok(()), Some(Ok(text))) = (&done, text) {
+            self.inner.watch.note(|| Change::Removed(text));
         }
-        if !self.is_root() && self.owner(h).is_some() {
-            return self.hide(h);
-        }
-        Err(Error::InvalidHandle(h))
+        done
     }
 
     /// Extracts an atom of this space's own store.

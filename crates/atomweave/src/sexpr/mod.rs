@@ -11,6 +11,6 @@ pub mod write;
 pub use load::{check, eval, is_tv_key, load, load_from, load_str, lookup, value_key_atoms, LoadError, LoadOptions, LoadStats, AV_KEY, TV_KEY};
 pub use parse::{parse_str, Expr, ParseError, Parser, Place, Pos};
 pub use write::{
-    atom_prefix, atom_to_string, dump, dump_space, fmt_f64, write_atom, write_str_literal, write_structure, write_tv, write_value, AtomSource, Form, Select,
-    TooLarge, MAX_PRINTED,
+    atom_prefix, atom_to_string, dump, dump_space, fmt_f64, write_atom, write_str_literal, write_structure, write_structure_upto, write_tv, write_value,
+    write_value_upto, AtomSource, Form, Select, TooLarge, MAX_PRINTED,
 };

@@ -383,8 +383,13 @@ pub fn atom_prefix(r: &(impl AtomSource + ?Sized), h: Handle, form: Form, chars:
 /// `(ListLink (ConceptNode "a")(ConceptNode "b"))`, the form upstream's
 /// network shell answers with.
 pub fn write_structure(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String) -> Result<(), TooLarge> {
-    let end = out.len().saturating_add(MAX_PRINTED);
-    write_tree(r, h, Tree::Structure, out, end)
+    write_structure_upto(r, h, out, out.len().saturating_add(MAX_PRINTED))
+}
+
+/// [`write_structure`], refused once `out` would be longer than `end`
+/// bytes: a writer of many atoms into one reply bounds the whole reply.
+pub fn write_structure_upto(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String, end: usize) -> Result<(), TooLarge> {
+    write_tree(r, h, Tree::Structure, out, end.min(out.len().saturating_add(MAX_PRINTED)))
 }
 
 /// How [`write_tree`] prints each atom of a tree.
@@ -520,8 +525,12 @@ fn open_atom(r: &(impl AtomSource + ?Sized), h: Handle, form: Form, out: &mut St
 /// Appends a value in wire form: `(FloatValue 1 2)`, `(SimpleTruthValue 0.9 0.8)`, ...
 /// LinkValues nest to any depth: they are walked with a stack.
 pub fn write_value(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String) -> Result<(), TooLarge> {
-    let end = out.len().saturating_add(MAX_PRINTED);
-    value_into(r, v, out, end)
+    write_value_upto(r, v, out, out.len().saturating_add(MAX_PRINTED))
+}
+
+/// [`write_value`], refused once `out` would be longer than `end` bytes.
+pub fn write_value_upto(r: &(impl AtomSource + ?Sized), v: &Value, out: &mut String, end: usize) -> Result<(), TooLarge> {
+    value_into(r, v, out, end.min(out.len().saturating_add(MAX_PRINTED)))
 }
 
 /// [`write_value`] until `out` is longer than `end`: a LinkValue may hold
