@@ -175,7 +175,7 @@ struct ServeArgs {
     /// MiB the `scm` shell's Scheme objects may take (0: no cap); past it an evaluation fails with an out-of-memory error.
     #[arg(long, default_value_t = atomweave_server::DEFAULT_SCM_MAX_HEAP >> 20, value_name = "MIB")]
     scm_max_heap: usize,
-    /// Close a client that takes none of a reply for this many seconds.
+    /// Close a client that takes none of a reply for this many seconds (at least 1).
     #[arg(long, default_value_t = atomweave_server::DEFAULT_WRITE_TIMEOUT.as_secs(), value_name = "SECS")]
     write_timeout: u64,
     /// A web page (`Origin`, e.g. https://app.example) allowed to use the web port; repeatable.

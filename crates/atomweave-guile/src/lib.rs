@@ -153,10 +153,13 @@ pub fn boot(space: AtomSpace) {
 /// Caps the heap of Scheme's objects in this process at `bytes`: an
 /// allocation past it fails with Guile's out-of-memory error (which a
 /// shell reports) instead of taking the machine's memory. The atoms
-/// themselves live outside that heap. Process-wide: the last call wins.
+/// themselves live outside that heap. Process-wide: the lowest cap asked
+/// for holds (two servers in one process keep the tighter one).
 pub fn limit_heap(bytes: usize) {
+    static CAP: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(usize::MAX);
+    let cap = CAP.fetch_min(bytes, std::sync::atomic::Ordering::AcqRel).min(bytes);
     // SAFETY: a plain setter of the collector's, callable in any mode.
-    unsafe { ffi::GC_set_max_heap_size(bytes) };
+    unsafe { ffi::GC_set_max_heap_size(cap) };
 }
 
 /// Runs `f` on this thread in Guile mode, entering it if the thread is not

@@ -252,52 +252,78 @@ impl State {
     /// may set values on members too.
     pub(crate) fn stored(&self, h: Handle) -> Result<(), String> {
         let Some(mut st) = self.store()? else { return Ok(()) };
-        self.store_tree(&mut **st, h)?;
+        self.store_tree(&mut **st, h, &mut std::collections::HashSet::new()).map_err(|e| e.to_string())?;
         self.written(&st);
         Ok(())
     }
 
-    /// Stores `h` and every atom under it.
-    fn store_tree(&self, st: &mut dyn StorageNode, h: Handle) -> Result<(), String> {
+    /// Stores `h` and every atom under it but those in `seen`, which it
+    /// adds them to.
+    fn store_tree(&self, st: &mut dyn StorageNode, h: Handle, seen: &mut std::collections::HashSet<Handle>) -> Result<(), atomweave_store::StoreError> {
         let mut todo = vec![h];
-        let mut seen = std::collections::HashSet::new();
         while let Some(x) = todo.pop() {
             if seen.insert(x) {
-                st.store_atom(&self.space, x).map_err(|e| e.to_string())?;
+                st.store_atom(&self.space, x)?;
                 todo.extend_from_slice(self.space.outgoing(x).unwrap_or(&[]));
             }
         }
         Ok(())
     }
 
-    /// Writes through what code run on the space changed ([`AtomSpace::recording`]),
-    /// in the order it changed it: atoms added (with their members), values
-    /// set or removed, atoms removed (found in the store by their content).
-    /// Notes of atoms removed since are skipped: their removal follows.
-    pub(crate) fn write_through(&self, changes: &[atomweave::Change]) -> Result<(), String> {
+    /// Writes through what code run on the space changed ([`AtomSpace::recording`]):
+    /// atoms added (with their members), values set or removed, each once
+    /// (a store writes what the space holds now), and atoms removed (found
+    /// in the store by their content), unless the space holds that content
+    /// again. A write no store could take (a stream value) is skipped and
+    /// reported after the others are made; so is a recording that
+    /// overflowed, whose changes are not all known.
+    pub(crate) fn write_through(&self, changes: &atomweave::Changes) -> Result<(), String> {
         use atomweave::Change;
         if changes.is_empty() {
             return Ok(());
         }
         let Some(mut st) = self.store()? else { return Ok(()) };
         let space = &self.space;
-        let failed = |e: atomweave_store::StoreError| e.to_string();
-        for change in changes {
+        let mut refused: Vec<String> = Vec::new();
+        let mut lasting = |e: atomweave_store::StoreError| match e {
+            atomweave_store::StoreError::Unsupported(why) => {
+                refused.push(why);
+                Ok(())
+            }
+            e => Err(e.to_string()),
+        };
+        let mut stored = std::collections::HashSet::new();
+        let mut values = std::collections::HashSet::new();
+        for change in changes.iter() {
             match change {
-                Change::Atom(h) if space.contains(*h) => self.store_tree(&mut **st, *h)?,
-                Change::Value(h, k) if space.contains(*h) && space.contains(*k) => st.store_value(space, *h, *k).map_err(failed)?,
+                Change::Atom(h) if space.contains(*h) => self.store_tree(&mut **st, *h, &mut stored).or_else(&mut lasting)?,
+                Change::Value(h, k) if space.contains(*h) && space.contains(*k) && values.insert((*h, *k)) => {
+                    st.store_value(space, *h, *k).or_else(&mut lasting)?
+                }
                 Change::Removed(text) => {
-                    let scratch = AtomSpace::new();
-                    let gone = atomweave::sexpr::load_str(&mut &scratch, text).map_err(|e| e.to_string())?;
-                    if let Some(&h) = gone.last() {
-                        st.delete(&scratch, h, true).map_err(failed)?;
+                    let expr = atomweave::sexpr::parse_str(text).map_err(|e| e.to_string())?;
+                    let again = expr.first().map(|e| atomweave::sexpr::lookup(space, e)).transpose().map_err(|e| e.to_string())?.flatten();
+                    if again.is_none() {
+                        let scratch = AtomSpace::new();
+                        if let Some(&h) = atomweave::sexpr::load_str(&mut &scratch, text).map_err(|e| e.to_string())?.last() {
+                            st.delete(&scratch, h, true).map_err(|e| e.to_string())?;
+                        }
                     }
                 }
                 _ => {}
             }
         }
         self.written(&st);
-        Ok(())
+        if changes.overflowed() {
+            refused.push(format!(
+                "the query made more than {} changes: those past them are in the space, not the store (store them, or the space)",
+                atomweave::Changes::MAX
+            ));
+        }
+        match refused.is_empty() {
+            true => Ok(()),
+            false => Err(format!("the query ran, but not all it changed was written to the store: {}", refused.join("; "))),
+        }
     }
 
     /// Extracts `h` from the space and the store; false if links hold it
@@ -421,5 +447,42 @@ impl StorageNode for Through {
     /// The server closes its store at shutdown; Scheme cannot.
     fn close(self: Box<Self>) -> atomweave_store::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atomweave::types::{CONCEPT_NODE, PREDICATE_NODE};
+
+    /// What a recorded change names is written as the space holds it at
+    /// the end: an atom removed, then made again (here by another client)
+    /// stays in the store; a value the store cannot hold is reported
+    /// without stopping the rest.
+    #[test]
+    fn write_through_writes_the_final_state_and_reports_what_it_cannot() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("lmdb://{}", dir.path().display());
+        let space = AtomSpace::new();
+        let state = State::new(space.clone(), Some(atomweave_store::open(&url).unwrap()), Durability::Always);
+        let x = space.add_node(CONCEPT_NODE, "x").unwrap();
+        state.stored(x).unwrap();
+        let k = space.add_node(PREDICATE_NODE, "k").unwrap();
+        let ((), changes) = space.recording(|| {
+            space.extract(x, false).unwrap();
+            let z = space.add_node(CONCEPT_NODE, "z").unwrap();
+            space.set_value(z, k, atomweave::Value::Stream(atomweave::StreamValue::random(2))).unwrap();
+            space.add_node(CONCEPT_NODE, "y").unwrap();
+        });
+        // Another client makes and stores `x` again before the write-through.
+        state.stored(space.add_node(CONCEPT_NODE, "x").unwrap()).unwrap();
+        let err = state.write_through(&changes).unwrap_err();
+        assert!(err.contains("is not stored"), "{err}");
+        state.barrier().unwrap();
+        let mut st = state.take_store().unwrap();
+        let back = AtomSpace::new();
+        st.load_atomspace(&back, &mut |_| {}).unwrap();
+        assert!(back.get_node(CONCEPT_NODE, "x").is_some(), "the atom made again was deleted from the store");
+        assert!(back.get_node(CONCEPT_NODE, "y").is_some(), "the change after the refused one was not written");
     }
 }

@@ -62,7 +62,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream, _open: Open) {
     let mut buf = BytesMut::with_capacity(4096);
     let mut session =
         Session { shell: Shell::Command, hushed: false, authorized: shared.config.token.is_none(), pending: String::new(), balance: sexpr::Balance::default() };
-    if session.authorized && wr.write_all(PROMPT.as_bytes()).await.is_err() {
+    if session.authorized && write_within(&shared, &mut wr, PROMPT.as_bytes()).await.is_err() {
         return;
     }
     let mut budget = Budget::new(&shared);
@@ -81,7 +81,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream, _open: Open) {
         };
         if read.as_ref().is_err_and(|e| e.kind() == std::io::ErrorKind::TimedOut) {
             shared.stats.timed_out.fetch_add(1, Ordering::Relaxed);
-            let _ = wr.write_all(b"error: nothing was sent for too long; closing the connection\n").await;
+            let _ = write_within(&shared, &mut wr, b"error: nothing was sent for too long; closing the connection\n").await;
             return;
         }
         let at_eof = !matches!(read, Ok(n) if n > 0);
@@ -133,7 +133,9 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream, _open: Open) {
             return;
         }
         if !budget.hold(buf.len() + session.pending.len()) {
-            let _ = wr.write_all(b"error: the server holds too much unfinished input from its clients; closing the connection\n").await;
+            // Its input budget goes back first: the message may wait on the client.
+            drop(budget);
+            let _ = write_within(&shared, &mut wr, b"error: the server holds too much unfinished input from its clients; closing the connection\n").await;
             return;
         }
         // A connection that sat idle with a large buffer gives it back.
@@ -157,7 +159,7 @@ const REPLY_CHUNK: usize = 64 * 1024;
 async fn send(shared: &Shared, wr: &mut OwnedWriteHalf, replies: &mut String, wrote: u64) -> std::io::Result<()> {
     if let Err(msg) = shared.state.durable(wrote).await {
         replies.clear();
-        let _ = wr.write_all(format!("error: {msg}; closing the connection\n").as_bytes()).await;
+        let _ = write_within(shared, wr, format!("error: {msg}; closing the connection\n").as_bytes()).await;
         return Err(std::io::Error::other("the store is broken"));
     }
     let sent = write_within(shared, wr, replies.as_bytes()).await;
@@ -267,7 +269,7 @@ async fn refuse_long_line(shared: &Shared, wr: &mut OwnedWriteHalf, replies: &mu
         return;
     }
     let msg = format!("error: line longer than {limit} bytes; closing the connection\n");
-    let _ = wr.write_all(msg.as_bytes()).await;
+    let _ = write_within(shared, wr, msg.as_bytes()).await;
 }
 
 /// How long a connection polls for the next command before it sleeps.

@@ -59,47 +59,66 @@ impl Shared {
     /// The drain thread's turn: what is pending is written and made
     /// durable (the targets' barrier), as the interval promises; handed
     /// to a store that writes behind, it would wait there for the store's
-    /// next batch or barrier, with no bound on its time.
+    /// next batch or barrier, with no bound on its time. What was handed
+    /// on is made durable even when a later write failed.
     fn drain(&self) -> Result<()> {
-        if self.flush()? > 0 {
+        let (handed, result) = self.flush();
+        if handed > 0 {
             lock(&self.inner).barrier()?;
         }
-        Ok(())
+        result
     }
 
-    /// Writes what is pending, and says how many atoms and values it
-    /// wrote; on a failure the writes not made go back.
-    fn flush(&self) -> Result<u64> {
+    /// Writes what is pending: how many atoms and values it handed on, and
+    /// the first failure. A write that failed goes back, to be tried at the
+    /// next flush, unless no store could ever take it (refused as
+    /// unsupported: it is reported and dropped), and the writes after a
+    /// failure that may pass go back untried.
+    fn flush(&self) -> (u64, Result<()>) {
         let mut inner = lock(&self.inner);
         let (atoms, values) = {
             let mut p = lock(&self.pending);
             (std::mem::take(&mut p.atoms), std::mem::take(&mut p.values))
         };
         let (mut atoms_done, mut values_done) = (0, 0);
-        let mut left_atoms = atoms.into_iter();
         let mut result = Ok(());
+        let mut stopped = false;
+        let mut left_atoms = atoms.into_iter();
         // An atom extracted since it was written is not stored: that would
         // bring it back.
         for (space, h) in left_atoms.by_ref() {
-            if space.contains(h) {
-                if let Err(e) = inner.store_atom(&space, h) {
-                    lock(&self.pending).atoms.insert((space, h));
-                    result = Err(e);
-                    break;
+            if !space.contains(h) {
+                continue;
+            }
+            match inner.store_atom(&space, h) {
+                Ok(()) => atoms_done += 1,
+                Err(e) => {
+                    let lasting = matches!(e, StoreError::Unsupported(_));
+                    result = result.and(Err(e));
+                    if !lasting {
+                        lock(&self.pending).atoms.insert((space, h));
+                        stopped = true;
+                        break;
+                    }
                 }
-                atoms_done += 1;
             }
         }
         let mut left_values = values.into_iter();
-        if result.is_ok() {
+        if !stopped {
             for (space, h, key) in left_values.by_ref() {
-                if space.contains(h) {
-                    if let Err(e) = inner.store_value(&space, h, key) {
-                        lock(&self.pending).values.insert((space, h, key));
-                        result = Err(e);
-                        break;
+                if !space.contains(h) {
+                    continue;
+                }
+                match inner.store_value(&space, h, key) {
+                    Ok(()) => values_done += 1,
+                    Err(e) => {
+                        let lasting = matches!(e, StoreError::Unsupported(_));
+                        result = result.and(Err(e));
+                        if !lasting {
+                            lock(&self.pending).values.insert((space, h, key));
+                            break;
+                        }
                     }
-                    values_done += 1;
                 }
             }
         }
@@ -109,7 +128,7 @@ impl Shared {
         p.flushes += 1;
         p.atoms_written += atoms_done;
         p.values_written += values_done;
-        result.map(|()| atoms_done + values_done)
+        (atoms_done + values_done, result)
     }
 }
 
@@ -149,7 +168,7 @@ impl WriteBuffer {
     /// Writes what is pending, then runs `f` on the stores.
     fn through<R>(&mut self, f: impl FnOnce(&mut dyn StorageNode) -> Result<R>) -> Result<R> {
         self.reported()?;
-        self.shared.flush()?;
+        self.shared.flush().1?;
         f(&mut **lock(&self.shared.inner))
     }
 
@@ -210,7 +229,7 @@ impl StorageNode for WriteBuffer {
     fn close(mut self: Box<Self>) -> Result<()> {
         self.stop_drain();
         let reported = self.reported();
-        let flushed = self.shared.flush().map(drop);
+        let flushed = self.shared.flush().1;
         let inner = std::mem::replace(&mut *lock(&self.shared.inner), crate::proxy::null(&self.url));
         let closed = inner.close();
         reported.and(flushed).and(closed)

@@ -55,6 +55,9 @@ struct Appender {
     /// The file's length up to its last whole line written here.
     whole: u64,
     lines: Vec<u8>,
+    /// Set when a part line could not be cut off again: appending after
+    /// it would join two lines, so nothing more is appended.
+    broken: Option<String>,
 }
 
 impl FileStore {
@@ -77,10 +80,10 @@ impl FileStore {
         if self.appender.is_none() {
             let file = OpenOptions::new().create(true).append(true).open(&self.path).map_err(|e| self.io(e))?;
             let whole = file.metadata().map_err(|e| self.io(e))?.len();
-            self.appender = Some(Appender { file, whole, lines: Vec::new() });
+            self.appender = Some(Appender { file, whole, lines: Vec::new(), broken: None });
         }
         let a = self.appender.as_mut().expect("opened above");
-        if a.lines.len() >= APPEND_BUFFER {
+        if a.broken.is_some() || a.lines.len() >= APPEND_BUFFER {
             self.write_lines()?;
         }
         let a = self.appender.as_mut().expect("opened above");
@@ -93,6 +96,9 @@ impl FileStore {
     /// the file is cut off again and they all stay buffered.
     fn write_lines(&mut self) -> Result<()> {
         let Some(a) = self.appender.as_mut() else { return Ok(()) };
+        if let Some(why) = &a.broken {
+            return Err(StoreError::Backend(why.clone()));
+        }
         if a.lines.is_empty() {
             return Ok(());
         }
@@ -107,7 +113,13 @@ impl FileStore {
                 let path = self.path.clone();
                 match cut {
                     Ok(()) => Err(StoreError::Io { path, err: e }),
-                    Err(cut) => Err(StoreError::Backend(format!("{path}: a write failed ({e}) and its part line could not be cut off ({cut})"))),
+                    Err(cut) => {
+                        let why = format!(
+                            "{path}: a write failed ({e}) and its part line could not be cut off ({cut}); nothing more is appended: store the whole space"
+                        );
+                        a.broken = Some(why.clone());
+                        Err(StoreError::Backend(why))
+                    }
                 }
             }
         }
@@ -153,6 +165,13 @@ impl FileStore {
             None => sexpr::load_from(&mut &*space, BufReader::new(f), Place::START, &mut options, |_| {}),
         };
         stats.map(|s| s.expressions).map_err(fail)
+    }
+}
+
+impl Drop for FileStore {
+    /// Dropped unclosed (an error path): the buffered lines still go out.
+    fn drop(&mut self) {
+        let _ = self.write_lines();
     }
 }
 

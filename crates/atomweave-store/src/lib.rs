@@ -248,8 +248,37 @@ pub(crate) trait Batching {
     /// The queued writes and the space they belong to.
     fn pending(&mut self) -> (&mut Vec<Op>, &mut Option<AtomSpace>);
 
-    /// Applies the queued writes; on an error they stay queued.
-    fn apply_pending(&mut self) -> Result<()>;
+    /// Writes `ops` in one transaction: all of them, or on an error none.
+    fn write_batch(&mut self, space: &AtomSpace, ops: &[Op]) -> Result<()>;
+
+    /// Applies the queued writes. A batch whose transaction fails stays
+    /// queued, but for writes that no flush could apply (a value changed
+    /// since it was queued into one the store cannot hold): those are
+    /// dropped, reported with the error, and the rest written.
+    fn flush_pending(&mut self) -> Result<()> {
+        let (ops, owner) = self.pending();
+        if ops.is_empty() {
+            return Ok(());
+        }
+        let ops = std::mem::take(ops);
+        let space = owner.clone().expect("pending writes have their space");
+        let err = match self.write_batch(&space, &ops) {
+            Ok(()) => return Ok(()),
+            Err(e) => e,
+        };
+        let (storable, refused): (Vec<Op>, Vec<Op>) = ops.into_iter().partition(|op| self.check_storable(&space, op).is_ok());
+        if refused.is_empty() {
+            *self.pending().0 = storable;
+            return Err(err);
+        }
+        let written = self.write_batch(&space, &storable);
+        if written.is_err() {
+            *self.pending().0 = storable;
+        }
+        let why: Vec<String> = refused.iter().filter_map(|op| self.check_storable(&space, op).err()).map(|e| e.to_string()).collect();
+        let dropped = StoreError::Unsupported(format!("{} write(s) dropped, which no store could apply: {}", refused.len(), why.join("; ")));
+        written.and(Err(dropped))
+    }
 
     /// Refuses, before it is queued, a write that no flush could apply:
     /// else it would fail its batch at every flush. By default, a value
@@ -263,7 +292,7 @@ pub(crate) trait Batching {
     fn queue(&mut self, space: &AtomSpace, op: Op) -> Result<()> {
         let (ops, owner) = self.pending();
         if ops.len() >= BATCH || owner.as_ref().is_some_and(|s| s != space) {
-            self.apply_pending()?;
+            self.flush_pending()?;
         }
         let (ops, owner) = self.pending();
         *owner = Some(space.clone());
@@ -280,8 +309,10 @@ pub(crate) trait Batching {
 
     /// `update_value`: the space changes now, the store at the flush.
     fn queue_update(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
+        let op = Op::Update(h, key, delta.to_vec());
+        self.check_storable(space, &op)?;
         let new = update_in_space(space, h, key, delta)?;
-        self.queue(space, Op::Update(h, key, delta.to_vec()))?;
+        self.queue(space, op)?;
         Ok(new)
     }
 }

@@ -683,10 +683,15 @@ impl LmdbStore {
         Ok(self.ids[&h])
     }
 
-    fn new_id(&mut self) -> u64 {
+    /// The next store id. Ids stay below 2^32 (a space's handles do): a
+    /// next id past that is damage, as loading would say.
+    fn new_id(&mut self) -> Result<u64> {
         let id = self.next_id;
+        if id >= u64::from(u32::MAX) {
+            return Err(StoreError::Corrupt(format!("the store's next atom id is {id}, past any a store makes")));
+        }
         self.next_id += 1;
-        id
+        Ok(id)
     }
 
     fn put_node(&mut self, w: &mut RwTxn<'_>, t: Type, name: &str, tv: TruthValue) -> Result<u64> {
@@ -695,7 +700,7 @@ impl LmdbStore {
         if let Some(id) = self.find(w, &key, hashed, |r| matches!(r, Record::Node(rt, n, _) if *rt == t && n == name), self.db.nodes)? {
             return Ok(id);
         }
-        let id = self.new_id();
+        let id = self.new_id()?;
         let rec = encode_record(code, false, tv, |r| r.extend_from_slice(name.as_bytes()));
         self.put_record(w, id, rec)?;
         self.add_key(w, &key, hashed, id)?;
@@ -707,7 +712,7 @@ impl LmdbStore {
         if let Some(id) = self.find_link(w, t, members)? {
             return Ok(id);
         }
-        let id = self.new_id();
+        let id = self.new_id()?;
         let rec = encode_record(code, true, tv, |r| members.iter().for_each(|&m| put_varint(r, m)));
         self.put_record(w, id, rec)?;
         self.db.links.put(w, &be(Self::link_key(code, members)), &be(id)).map_err(backend)?;
@@ -787,15 +792,15 @@ impl LmdbStore {
         Ok(())
     }
 
-    /// Applies the pending writes in one transaction; they stay pending if it fails.
+    /// Applies the pending writes in one transaction ([`Batching::flush_pending`]).
     fn flush(&mut self) -> Result<()> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let space = self.pending_space.clone().expect("pending writes have their space");
-        self.use_space(&space);
-        let ops = std::mem::take(&mut self.pending);
-        let written = self.write(|s, w| {
+        self.flush_pending()
+    }
+
+    /// Writes `ops` in one transaction.
+    fn write_ops(&mut self, space: &AtomSpace, ops: &[Op]) -> Result<()> {
+        self.use_space(space);
+        self.write(|s, w| {
             // Stores of atoms or values write what the space holds now, which
             // already counts every update of this batch: those updates are not added again.
             let snapshot: hashbrown::HashSet<(Handle, Option<Handle>), foldhash::fast::RandomState> = ops
@@ -806,27 +811,21 @@ impl LmdbStore {
                     Op::Update(..) => None,
                 })
                 .collect();
-            for op in &ops {
+            for op in ops {
                 match op {
                     // Atoms (and keys) removed from the space since are not stored.
-                    Op::Atom(h) if space.contains(*h) => s.put_atom(w, &space, *h, false)?,
-                    Op::Value(h, k) if space.contains(*h) && space.contains(*k) && space.get_value(*h, *k).is_none_or(|v| holds_only_live(&space, &v)) => {
-                        let id = s.id_for(w, &space, *h)?;
-                        s.put_value(w, &space, id, *k, space.get_value(*h, *k).as_ref())?;
+                    Op::Atom(h) if space.contains(*h) => s.put_atom(w, space, *h, false)?,
+                    Op::Value(h, k) if space.contains(*h) && space.contains(*k) && space.get_value(*h, *k).is_none_or(|v| holds_only_live(space, &v)) => {
+                        let id = s.id_for(w, space, *h)?;
+                        s.put_value(w, space, id, *k, space.get_value(*h, *k).as_ref())?;
                     }
                     Op::Update(h, k, _) if snapshot.contains(&(*h, None)) || snapshot.contains(&(*h, Some(*k))) => {}
-                    Op::Update(h, k, delta) if space.contains(*h) && space.contains(*k) => s.apply_update(w, &space, *h, *k, delta)?,
+                    Op::Update(h, k, delta) if space.contains(*h) && space.contains(*k) => s.apply_update(w, space, *h, *k, delta)?,
                     _ => {}
                 }
             }
             Ok(())
-        });
-        if written.is_err() {
-            // Nothing of the transaction stayed: the batch is written again
-            // at the next flush, and until then each flush reports why not.
-            self.pending = ops;
-        }
-        written
+        })
     }
 
     fn reload_meta(&mut self) -> Result<()> {
@@ -1518,7 +1517,7 @@ impl Batching for LmdbStore {
         (&mut self.pending, &mut self.pending_space)
     }
 
-    fn apply_pending(&mut self) -> Result<()> {
-        self.flush()
+    fn write_batch(&mut self, space: &AtomSpace, ops: &[Op]) -> Result<()> {
+        self.write_ops(space, ops)
     }
 }

@@ -465,21 +465,9 @@ impl PgStore {
         }
     }
 
-    /// Applies the pending writes in one transaction. A batch whose
-    /// transaction fails (the connection lost, the server refusing) stays
-    /// pending, for the next call to write again.
+    /// Applies the pending writes in one transaction ([`Batching::flush_pending`]).
     fn flush(&mut self) -> Result<()> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let space = self.pending_space.clone().expect("pending writes have their space");
-        self.use_space(&space);
-        let ops = std::mem::take(&mut self.pending);
-        let written = self.write(&space, &ops, &mut |_| {});
-        if written.is_err() {
-            self.pending = ops;
-        }
-        written.map(drop)
+        self.flush_pending()
     }
 
     /// Writes `ops` in one transaction. Returns the atoms written.
@@ -1480,34 +1468,51 @@ impl Batching for PgStore {
 
     /// Besides the values: PostgreSQL's `text` cannot hold a NUL
     /// character, so no node named with one (the atom, a member at any
-    /// depth, a key, an atom a value holds) can be written.
+    /// depth, a key, an atom a value holds) can be written; nor can a link
+    /// nested deeper than the `height` column counts.
     fn check_storable(&self, space: &AtomSpace, op: &Op) -> Result<()> {
-        let (Op::Atom(h) | Op::Value(h, _) | Op::Update(h, ..)) = *op;
-        let mut work = vec![h];
+        let mut roots = match *op {
+            Op::Atom(h) => vec![h],
+            Op::Value(h, k) | Op::Update(h, k, _) => vec![h, k],
+        };
         for (k, v) in op_values(space, op) {
             codec::check(&v)?;
-            work.push(k);
-            work.extend(v.atoms());
+            roots.push(k);
+            roots.extend(v.atoms());
         }
-        let mut seen: HashSet<Handle> = HashSet::default();
-        while let Some(x) = work.pop() {
-            if !seen.insert(x) {
+        // Post-order, each atom once: a link's height after its members'.
+        let mut height: HashMap<Handle, u32> = HashMap::default();
+        let mut work: Vec<(Handle, bool)> = roots.into_iter().map(|h| (h, false)).collect();
+        while let Some((x, members_done)) = work.pop() {
+            if height.contains_key(&x) {
                 continue;
             }
-            match space.name(x) {
-                Some(name) if name.contains('\0') => {
+            if let Some(name) = space.name(x) {
+                if name.contains('\0') {
                     let t = space.get_type(x).map_or("Node", |t| t.name());
                     return Err(StoreError::Unsupported(format!("({t} {name:?}) cannot be stored in PostgreSQL: its text holds no NUL character")));
                 }
-                Some(_) => {}
-                None => work.extend_from_slice(space.outgoing(x).unwrap_or_default()),
+                height.insert(x, 0);
+                continue;
+            }
+            let out = space.outgoing(x).unwrap_or_default();
+            if members_done {
+                let h = 1 + out.iter().map(|m| height.get(m).copied().unwrap_or(0)).max().unwrap_or(0);
+                if h > i16::MAX as u32 {
+                    return Err(StoreError::Unsupported(format!("a link nested more than {} deep cannot be stored in PostgreSQL", i16::MAX)));
+                }
+                height.insert(x, h);
+            } else {
+                work.push((x, true));
+                work.extend(out.iter().filter(|&&m| !height.contains_key(&m)).map(|&m| (m, false)));
             }
         }
         Ok(())
     }
 
-    fn apply_pending(&mut self) -> Result<()> {
-        self.flush()
+    fn write_batch(&mut self, space: &AtomSpace, ops: &[Op]) -> Result<()> {
+        self.use_space(space);
+        self.write(space, ops, &mut |_| {}).map(drop)
     }
 }
 

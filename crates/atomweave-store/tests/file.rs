@@ -136,3 +136,30 @@ fn a_failed_append_is_cut_back_and_written_again() {
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && text.contains("1 passed"), "{text}");
 }
+
+/// A store dropped without `close` (an error path) still writes the lines
+/// it buffered, as a buffered writer would.
+#[test]
+fn a_dropped_store_writes_its_buffered_lines() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("s.scm");
+    let space = AtomSpace::new();
+    let mut store = open(&url(&path)).unwrap();
+    store.store_atom(&space, space.add_node(CONCEPT_NODE, "kept").unwrap()).unwrap();
+    drop(store);
+    assert!(load(&path).get_node(CONCEPT_NODE, "kept").is_some());
+}
+
+/// Where a failed write's part line cannot be cut off again (`/dev/full`
+/// refuses both), nothing more is appended: a later line would be joined
+/// to the part one.
+#[test]
+fn a_part_line_that_stays_stops_the_appending() {
+    let space = AtomSpace::new();
+    let mut store = open("file:///dev/full").unwrap();
+    store.store_atom(&space, space.add_node(CONCEPT_NODE, "a").unwrap()).unwrap();
+    let err = store.barrier().expect_err("/dev/full took a write").to_string();
+    assert!(err.contains("nothing more is appended"), "{err}");
+    let again = store.store_atom(&space, space.add_node(CONCEPT_NODE, "b").unwrap()).map_err(|e| e.to_string());
+    assert!(again.as_ref().is_err_and(|e| e.contains("nothing more is appended")), "{again:?}");
+}

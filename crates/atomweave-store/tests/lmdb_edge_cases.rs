@@ -229,6 +229,29 @@ fn a_value_no_store_can_hold_is_refused_when_stored() {
     assert_eq!((back.get_node(CONCEPT_NODE, "a").is_some(), back.get_node(CONCEPT_NODE, "streaming")), (true, None));
 }
 
+/// A value that changes, after it was queued, into one no store can hold
+/// is dropped at the flush and reported once; the rest of its batch is
+/// written (kept queued, it would fail every flush after).
+#[test]
+fn a_value_made_unstorable_after_it_was_queued_is_dropped_and_reported() {
+    let space = AtomSpace::new();
+    let d = dir();
+    let mut store = open(&url_of(&d)).unwrap();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let k = space.add_node(PREDICATE_NODE, "k").unwrap();
+    space.set_value(a, k, Value::float(vec![1.0])).unwrap();
+    store.store_value(&space, a, k).unwrap();
+    let b = space.add_node(CONCEPT_NODE, "b").unwrap();
+    store.store_atom(&space, b).unwrap();
+    space.set_value(a, k, Value::Stream(atomweave::StreamValue::random(4))).unwrap();
+    let err = store.barrier().expect_err("a stream was written").to_string();
+    assert!(err.contains("1 write(s) dropped") && err.contains("is not stored"), "{err}");
+    store.barrier().unwrap();
+    store.close().unwrap();
+    let back = load_all(&mut reopen(&d));
+    assert!(back.get_node(CONCEPT_NODE, "b").is_some());
+}
+
 // ------------------------------------------------------------ update_value
 
 /// update_value on an atom that has no value under the key yet (upstream:

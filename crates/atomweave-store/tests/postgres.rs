@@ -505,11 +505,12 @@ fn a_child_of_two_bases_is_stored_an_atom_a_content() {
     common::exercise_child_of_two_bases(&url, || pg(&url).check().unwrap());
 }
 
-/// PostgreSQL's text holds no NUL: an atom that would store a node named
-/// with one (itself, a member, a key) is refused when stored. And a batch
-/// whose transaction fails (here a link too deep for the height column)
-/// stays queued, reported by every barrier until it can be written; the
-/// writes acknowledged with it are then stored (they were dropped once).
+/// PostgreSQL's text holds no NUL, nor its height column a link nested
+/// deeper than 32767: an atom that would store such (itself, a member, a
+/// key) is refused when stored. And a batch whose transaction the server
+/// refuses (here a trigger) stays queued, reported by every barrier until
+/// it can be written; the writes acknowledged with it are then stored
+/// (they were dropped once).
 #[test]
 fn refused_names_and_failed_batches_lose_no_acknowledged_write() {
     let s = server();
@@ -521,27 +522,39 @@ fn refused_names_and_failed_batches_lose_no_acknowledged_write() {
     let plain = space.add_node(CONCEPT_NODE, "plain").unwrap();
     let nul_key = space.add_node(PREDICATE_NODE, "key\0").unwrap();
     space.set_value(plain, nul_key, Value::float(vec![1.0])).unwrap();
-    for refused in [store.store_atom(&space, holder), store.store_value(&space, plain, nul_key)] {
-        let err = refused.expect_err("a NUL name was queued").to_string();
-        assert!(err.contains("NUL"), "{err}");
-    }
-    space.remove_value(plain, nul_key).unwrap();
     let mut deep = space.add_node(CONCEPT_NODE, "bottom").unwrap();
     for _ in 0..32_768 {
         deep = space.add_link(LIST_LINK, &[deep]).unwrap();
     }
+    let refusals = [
+        store.store_atom(&space, holder),
+        store.store_value(&space, plain, nul_key),
+        store.update_value(&space, plain, nul_key, &[1.0]).map(drop),
+        store.store_atom(&space, deep),
+    ];
+    for (refused, why) in refusals.into_iter().zip(["NUL", "NUL", "NUL", "32767 deep"]) {
+        let err = refused.expect_err("an atom no flush could write was queued").to_string();
+        assert!(err.contains(why), "{err}");
+    }
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    c.batch_execute(
+        "CREATE FUNCTION no_bad() RETURNS trigger AS $$ BEGIN IF NEW.name = 'bad' THEN RAISE EXCEPTION 'bad refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql; \
+         CREATE TRIGGER no_bad BEFORE INSERT ON atoms FOR EACH ROW EXECUTE FUNCTION no_bad()",
+    )
+    .unwrap();
     for i in 0..10 {
         store.store_atom(&space, space.add_node(CONCEPT_NODE, &format!("kept {i}")).unwrap()).unwrap();
     }
-    store.store_atom(&space, deep).unwrap();
+    store.store_atom(&space, space.add_node(CONCEPT_NODE, "bad").unwrap()).unwrap();
     for _ in 0..2 {
-        let err = store.barrier().expect_err("a link deeper than the height column was written").to_string();
-        assert!(err.contains("32767 deep"), "{err}");
+        let err = store.barrier().expect_err("a refused batch was taken as written").to_string();
+        assert!(err.contains("bad refused"), "{err}");
     }
-    space.extract(deep, false).unwrap();
+    c.batch_execute("DROP TRIGGER no_bad ON atoms").unwrap();
     store.barrier().unwrap();
     Box::new(store).close().unwrap();
     let back = AtomSpace::new();
     pg(&url).load_atomspace(&back, &mut |_| {}).unwrap();
-    assert_eq!((0..10).filter(|i| back.get_node(CONCEPT_NODE, &format!("kept {i}")).is_some()).count(), 10);
+    let names = (0..10).map(|i| format!("kept {i}")).chain(["bad".to_string()]);
+    assert!(names.clone().all(|n| back.get_node(CONCEPT_NODE, &n).is_some()), "{:?}", names.collect::<Vec<_>>());
 }

@@ -207,6 +207,33 @@ fn one_store_named_along_two_paths_is_opened_once() {
     assert_eq!(stored_in(&dir, "a"), Some(TruthValue::simple(0.5, 0.25)));
 }
 
+/// A buffered write no store could take (a stream value) is reported once
+/// and dropped, not put back to fail every drain after; the writes around
+/// it go on being made.
+#[test]
+fn a_buffered_write_no_store_takes_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let space = AtomSpace::new();
+    let mut store = write_buffer(&space, &dir, "0.05");
+    let streaming = atom(&space, "(Concept \"streaming\")");
+    let key = atom(&space, "(Predicate \"k\")");
+    space.set_value(streaming, key, atomweave::Value::Stream(atomweave::StreamValue::random(2))).unwrap();
+    store.store_atom(&space, streaming).unwrap();
+    let a = atom(&space, "(Concept \"a\" (stv 0.5 0.5))");
+    store.store_atom(&space, a).unwrap();
+    wait_for_the_drain(&*store);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let b = atom(&space, "(Concept \"b\")");
+    let first = store.store_atom(&space, b).map_err(|e| e.to_string());
+    assert!(first.as_ref().is_err_and(|e| e.contains("is not stored")), "{first:?}");
+    store.store_atom(&space, b).unwrap();
+    store.barrier().unwrap();
+    store.close().unwrap();
+    assert_eq!(stored_in(&dir, "a"), Some(TruthValue::simple(0.5, 0.5)));
+    assert!(stored_in(&dir, "b").is_some());
+    assert_eq!(stored_in(&dir, "streaming"), None);
+}
+
 /// Child half of `a_drained_write_survives_a_crash`: stores through a
 /// buffer of a tenth of a second, waits until the drain thread has taken
 /// it and a while more, says so, and waits to be killed.

@@ -50,7 +50,7 @@ pub use space::{AtomSpace, Incoming, SpaceRead, WeakSpace};
 pub use table::AtomTable;
 pub use types::Type;
 pub use value::{QueueValue, StreamValue, TruthValue, Value, MAX_VALUE_NESTING, MAX_VALUE_SIZE};
-pub use watch::Change;
+pub use watch::{Change, Changes};
 
 /// Asks the CPU to bring the cache line of `p` in; a no-op where unsupported.
 #[inline(always)]

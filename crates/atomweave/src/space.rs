@@ -21,7 +21,7 @@ use crate::store::{Records, Shard, ShardAccess, ShardMask, Store, TvEntry};
 use crate::table::{link_key, node_type, tv_of, AtomTable};
 use crate::types::Type;
 use crate::value::{StreamValue, TruthValue, Value};
-use crate::watch::{Change, Watch};
+use crate::watch::{Change, Changes, Watch};
 
 /// How far ahead a walk over atoms fetches their records.
 pub(crate) const PREFETCH_AHEAD: usize = 16;
@@ -767,10 +767,11 @@ impl AtomSpace {
     }
 
     /// Runs `f` and gives back, with its result, the changes made to this
-    /// space meanwhile, by any thread ([`Change`]): for a front end that
-    /// writes what code did (a query's Put, Delete or SetValue) through to
-    /// a store. A change noted may name an atom that was there already.
-    pub fn recording<T>(&self, f: impl FnOnce() -> T) -> (T, Vec<Change>) {
+    /// space meanwhile, by any thread (other clients' too), up to
+    /// [`Changes::MAX`] of them: for a front end that writes what code did
+    /// (a query's Put, Delete or SetValue) through to a store. A change
+    /// noted may name an atom that was there already.
+    pub fn recording<T>(&self, f: impl FnOnce() -> T) -> (T, Changes) {
         self.inner.watch.record(f)
     }
 

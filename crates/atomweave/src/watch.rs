@@ -26,12 +26,48 @@ pub enum Change {
     Removed(String),
 }
 
+/// What a recording noted, in order: at most [`Changes::MAX`] changes,
+/// and whether more were made ([`Changes::overflowed`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    list: Vec<Change>,
+    overflowed: bool,
+}
+
+impl Changes {
+    /// Most changes one recording keeps: a long query, or other threads
+    /// busy on the space, would otherwise grow it without bound.
+    pub const MAX: usize = 1 << 22;
+
+    /// The changes noted, in the order they were made.
+    pub fn iter(&self) -> impl Iterator<Item = &Change> {
+        self.list.iter()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty() && !self.overflowed
+    }
+
+    /// Were more than [`Changes::MAX`] made? Those past it are not known.
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+
+    fn push(&mut self, change: Change) {
+        if self.list.len() < Self::MAX {
+            self.list.push(change);
+        } else {
+            self.overflowed = true;
+        }
+    }
+}
+
 /// A space's recordings under way.
 #[derive(Default)]
 pub(crate) struct Watch {
     /// How many recordings are under way: the paths that note read this alone.
     active: AtomicUsize,
-    recordings: Mutex<Vec<(usize, Vec<Change>)>>,
+    recordings: Mutex<Vec<(usize, Changes)>>,
     next: AtomicUsize,
 }
 
@@ -48,15 +84,15 @@ impl Watch {
         }
         let change = change();
         let mut all = self.recordings.lock().unwrap_or_else(|e| e.into_inner());
-        for (_, notes) in all.iter_mut() {
-            notes.push(change.clone());
+        for (_, changes) in all.iter_mut() {
+            changes.push(change.clone());
         }
     }
 
     /// Runs `f`, recording: what it returns, and the changes noted meanwhile.
-    pub(crate) fn record<T>(&self, f: impl FnOnce() -> T) -> (T, Vec<Change>) {
+    pub(crate) fn record<T>(&self, f: impl FnOnce() -> T) -> (T, Changes) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        self.recordings.lock().unwrap_or_else(|e| e.into_inner()).push((id, Vec::new()));
+        self.recordings.lock().unwrap_or_else(|e| e.into_inner()).push((id, Changes::default()));
         self.active.fetch_add(1, Ordering::AcqRel);
         let recording = Recording(self, id);
         let result = f();
@@ -64,7 +100,7 @@ impl Watch {
     }
 
     /// Ends recording `id`: its notes.
-    fn end(&self, id: usize) -> Vec<Change> {
+    fn end(&self, id: usize) -> Changes {
         self.active.fetch_sub(1, Ordering::AcqRel);
         let mut all = self.recordings.lock().unwrap_or_else(|e| e.into_inner());
         let i = all.iter().position(|(r, _)| *r == id).expect("a recording under way");
@@ -77,7 +113,7 @@ impl Watch {
 struct Recording<'a>(&'a Watch, usize);
 
 impl Recording<'_> {
-    fn end(self) -> Vec<Change> {
+    fn end(self) -> Changes {
         let notes = self.0.end(self.1);
         std::mem::forget(self);
         notes

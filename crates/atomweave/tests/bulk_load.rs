@@ -26,8 +26,8 @@ fn varied(tag: &str, n: usize) -> String {
             2 => format!("(Set (Concept \"{tag}{b}\") (Concept \"{tag}{a}\") (List (Predicate \"p{a}\")))"),
             3 => format!("(cog-set-tv! (Concept \"{tag}{b}\") (ctv 1 0.5 {i}))"),
             4 => format!("(Concept \"{tag}{a}\" (alist (cons (Predicate \"k\") (LinkValue (Concept \"v{i}\") (FloatValue {i})))))"),
-            // Every fourth of these removes (#f) what the one 40 before set.
-            5 if i % 40 == 35 && i > 40 => format!("(cog-set-value! (Concept \"{tag}{}\") (Predicate \"k{}\") #f)", (i - 40) % 997, ((i - 40) * 7) % 1009),
+            // Every fourth of these removes (#f) what the one 30 before set.
+            5 if i % 40 == 35 => format!("(cog-set-value! (Concept \"{tag}{}\") (Predicate \"k{}\") #f)", (i - 30) % 997, ((i - 30) * 7) % 1009),
             5 => format!("(cog-set-value! (Concept \"{tag}{a}\") (Predicate \"k{b}\") (List (Concept \"w{i}\")))"),
             6 => format!("(Evaluation (Predicate \"p{a}\") (List (Concept \"{tag}{a}\") (Number {b}) (List (List (Concept \"d{i}\")))) (av 1 2 {i}))"),
             7 => format!("(State (Anchor \"s{}\") (Concept \"{tag}{i}\"))", a % 13),

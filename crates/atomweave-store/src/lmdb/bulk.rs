@@ -131,7 +131,7 @@ impl LmdbStore {
                     let h = Handle::from_u32(raw);
                     let (Some(t), Some(name)) = (space.get_type(h), space.name(h)) else { continue };
                     let code = s.record_code(t)?;
-                    let id = s.new_id();
+                    let id = s.new_id()?;
                     s.ids.insert(h, id);
                     order.push(h);
                     s.check_failure(t, name)?;
@@ -222,7 +222,7 @@ impl LmdbStore {
                         if t.is_unordered() {
                             members.sort_unstable();
                         }
-                        let id = s.new_id();
+                        let id = s.new_id()?;
                         if id >> EDGE_LINK_BITS != 0 {
                             return Err(StoreError::Backend(format!("link id {id} is past what a whole-space store packs")));
                         }
