@@ -65,6 +65,15 @@ impl FileStore {
         if path.is_empty() || path.ends_with('/') {
             return Err(StoreError::Open { url: url.into(), msg: "name a file: file:///path/to/file.scm".into() });
         }
+        // A FIFO or socket would block the first read or write until another
+        // process opened its other end; a directory holds no atoms.
+        if let Ok(meta) = std::fs::metadata(path) {
+            use std::os::unix::fs::FileTypeExt;
+            let kind = meta.file_type();
+            if kind.is_fifo() || kind.is_socket() || kind.is_dir() {
+                return Err(StoreError::Open { url: url.into(), msg: "not a file a store can be kept in (a FIFO, socket or directory)".into() });
+            }
+        }
         Ok(FileStore { url: url.into(), path: path.into(), appender: None })
     }
 
@@ -130,6 +139,10 @@ impl FileStore {
     /// rename lasts too.
     fn write_whole(&self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
         let path = Path::new(&self.path);
+        // The rename would put a regular file in a device's place.
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(StoreError::Unsupported(format!("{}: not a regular file: a whole space is not written over it", self.path)));
+        }
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),

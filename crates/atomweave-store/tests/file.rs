@@ -162,4 +162,22 @@ fn a_part_line_that_stays_stops_the_appending() {
     assert!(err.contains("nothing more is appended"), "{err}");
     let again = store.store_atom(&space, space.add_node(CONCEPT_NODE, "b").unwrap()).map_err(|e| e.to_string());
     assert!(again.as_ref().is_err_and(|e| e.contains("nothing more is appended")), "{again:?}");
+    // Nor is a whole space renamed over the device.
+    let whole = store.store_atomspace(&space, &mut |_| {}).map_err(|e| e.to_string());
+    assert!(whole.as_ref().is_err_and(|e| e.contains("not a regular file")), "{whole:?}");
+    assert!(!std::fs::metadata("/dev/full").unwrap().is_file());
+}
+
+/// A FIFO (whose opening would wait for a writer for ever) or a directory
+/// is refused when the store is opened.
+#[test]
+fn a_fifo_or_directory_is_refused_at_open() {
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo (coreutils)");
+    assert!(made.success());
+    for path in [fifo.as_path(), d.path()] {
+        let err = open(&url(path)).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("not a file a store can be kept in"), "{}: {err}", path.display());
+    }
 }

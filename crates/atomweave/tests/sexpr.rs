@@ -139,6 +139,31 @@ fn a_value_set_to_false_is_removed() {
     check_removed(&space.read().unwrap());
 }
 
+/// Endless input that never finishes a token (an unclosed string) or a
+/// list is an error once it passes the reader's caps, not a buffer grown
+/// until the process is killed for memory (a file store pointed at
+/// `/dev/zero` once aborted the process).
+#[test]
+fn endless_input_is_an_error_not_endless_memory() {
+    use std::io::Read;
+    let string = std::io::Cursor::new(b"(Concept \"".to_vec()).chain(std::io::repeat(b'a'));
+    let err = sexpr::load(&mut AtomTable::new(), std::io::BufReader::new(string), |_| {}).unwrap_err().error.to_string();
+    assert!(err.contains("a token (a name, string or comment) longer than 256 MiB"), "{err}");
+    // A list whose items never end: `(List 1 1 1 ...`.
+    struct Items;
+    impl Read for Items {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            for pair in out.chunks_exact_mut(2) {
+                pair.copy_from_slice(b"1 ");
+            }
+            Ok(out.len() / 2 * 2)
+        }
+    }
+    let list = std::io::Cursor::new(b"(List ".to_vec()).chain(Items);
+    let err = sexpr::load(&mut AtomTable::new(), std::io::BufReader::new(list), |_| {}).unwrap_err().error.to_string();
+    assert!(err.contains("an expression of more than"), "{err}");
+}
+
 #[test]
 fn errors_name_the_place_and_add_nothing_after() {
     let text = "(Concept \"a\")\n(Concept \"b\")\n(List (Concept \"c\")\n   (ConceptNod \"d\"))\n(Concept \"e\")\n";

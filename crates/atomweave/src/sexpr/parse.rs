@@ -26,6 +26,16 @@ const CHUNK: usize = 64 * 1024;
 /// from: past it, the expression goes to the general reader.
 const SCAN_MAX: usize = 16 * 1024;
 
+/// Longest unparsed text held for one token (a name, string or comment):
+/// as long as the writer prints an atom. Past it, or past
+/// [`MAX_PENDING_ITEMS`] items held in unfinished lists, the input is an
+/// error, not a buffer grown until memory runs out (an endless string of
+/// `/dev/zero`, a list that never closes).
+const MAX_TOKEN: usize = super::write::MAX_PRINTED;
+
+/// Most items held in the unfinished lists of one top-level expression.
+const MAX_PENDING_ITEMS: usize = 1 << 22;
+
 /// Longest error snippet, in characters.
 const SNIPPET_CHARS: usize = 40;
 
@@ -667,6 +677,16 @@ impl<R: BufRead> Parser<R> {
             self.buf.drain(..self.pos);
             self.base += self.pos as u64;
             self.pos = 0;
+        }
+        if self.buf.len() - self.pos > MAX_TOKEN {
+            return Err(fail(
+                self.here(),
+                format!("a token (a name, string or comment) longer than {} MiB: the input is not Atomese", MAX_TOKEN >> 20),
+                String::new(),
+            ));
+        }
+        if self.values.len() > MAX_PENDING_ITEMS {
+            return Err(fail(self.here(), format!("an expression of more than {MAX_PENDING_ITEMS} items"), String::new()));
         }
         self.read_chunk()
     }
