@@ -57,6 +57,14 @@ fn torn_reads(n: usize) {
     let space = AtomSpace::new();
     let atoms = atoms(&space, "a", n);
     let done = AtomicBool::new(false);
+    // The writers start once the reader is reading: on a busy machine the
+    // reader's thread could otherwise first run after they are done.
+    let reading = AtomicBool::new(false);
+    let wait_for_reader = || {
+        while !reading.load(Ordering::Acquire) {
+            std::thread::yield_now();
+        }
+    };
     std::thread::scope(|s| {
         let reader = s.spawn(|| {
             let mut reads = 0u64;
@@ -66,11 +74,13 @@ fn torn_reads(n: usize) {
                     assert!(whole(tv), "torn truth value {tv:?}");
                     reads += 1;
                 }
+                reading.store(true, Ordering::Release);
             }
             reads
         });
         // Lock-free stores of simple values...
         let simple = s.spawn(|| {
+            wait_for_reader();
             for x in 0..200_000u32 {
                 space.set_tv(atoms[x as usize % atoms.len()], paired(x)).unwrap();
             }
@@ -78,6 +88,7 @@ fn torn_reads(n: usize) {
         // ...against locked ones (counts, and the default, which resets the
         // entry) and first values after a reset.
         let locked = s.spawn(|| {
+            wait_for_reader();
             for x in 0..60_000u32 {
                 let tv = [TruthValue::DEFAULT, COUNT, paired(x)][x as usize % 3];
                 space.set_tv(atoms[x as usize / 3 % atoms.len()], tv).unwrap();
