@@ -34,7 +34,7 @@ use crate::State;
 /// [`crate::MAX_REPLY`] is an error.
 pub fn eval(cx: &State, line: &str, out: &mut String) -> bool {
     let start = out.len();
-    let mut w = Writer { space: &cx.space, end: start.saturating_add(crate::MAX_REPLY), out };
+    let mut w = Writer::new(&cx.space, out);
     match call(cx, line, &mut w) {
         Ok(answer) => {
             if let Some(v) = answer {

@@ -797,37 +797,6 @@ impl LmdbStore {
         self.flush_pending()
     }
 
-    /// Writes `ops` in one transaction.
-    fn write_ops(&mut self, space: &AtomSpace, ops: &[Op]) -> Result<()> {
-        self.use_space(space);
-        self.write(|s, w| {
-            // Stores of atoms or values write what the space holds now, which
-            // already counts every update of this batch: those updates are not added again.
-            let snapshot: hashbrown::HashSet<(Handle, Option<Handle>), foldhash::fast::RandomState> = ops
-                .iter()
-                .filter_map(|op| match op {
-                    Op::Atom(h) => Some((*h, None)),
-                    Op::Value(h, k) => Some((*h, Some(*k))),
-                    Op::Update(..) => None,
-                })
-                .collect();
-            for op in ops {
-                match op {
-                    // Atoms (and keys) removed from the space since are not stored.
-                    Op::Atom(h) if space.contains(*h) => s.put_atom(w, space, *h, false)?,
-                    Op::Value(h, k) if space.contains(*h) && space.contains(*k) && space.get_value(*h, *k).is_none_or(|v| holds_only_live(space, &v)) => {
-                        let id = s.id_for(w, space, *h)?;
-                        s.put_value(w, space, id, *k, space.get_value(*h, *k).as_ref())?;
-                    }
-                    Op::Update(h, k, _) if snapshot.contains(&(*h, None)) || snapshot.contains(&(*h, Some(*k))) => {}
-                    Op::Update(h, k, delta) if space.contains(*h) && space.contains(*k) => s.apply_update(w, space, *h, *k, delta)?,
-                    _ => {}
-                }
-            }
-            Ok(())
-        })
-    }
-
     fn reload_meta(&mut self) -> Result<()> {
         let env = self.env.clone();
         let _lock = self.shared_lock()?;
@@ -1518,6 +1487,32 @@ impl Batching for LmdbStore {
     }
 
     fn write_batch(&mut self, space: &AtomSpace, ops: &[Op]) -> Result<()> {
-        self.write_ops(space, ops)
+        self.use_space(space);
+        self.write(|s, w| {
+            // Stores of atoms or values write what the space holds now, which
+            // already counts every update of this batch: those updates are not added again.
+            let snapshot: hashbrown::HashSet<(Handle, Option<Handle>), foldhash::fast::RandomState> = ops
+                .iter()
+                .filter_map(|op| match op {
+                    Op::Atom(h) => Some((*h, None)),
+                    Op::Value(h, k) => Some((*h, Some(*k))),
+                    Op::Update(..) => None,
+                })
+                .collect();
+            for op in ops {
+                match op {
+                    // Atoms (and keys) removed from the space since are not stored.
+                    Op::Atom(h) if space.contains(*h) => s.put_atom(w, space, *h, false)?,
+                    Op::Value(h, k) if space.contains(*h) && space.contains(*k) && space.get_value(*h, *k).is_none_or(|v| holds_only_live(space, &v)) => {
+                        let id = s.id_for(w, space, *h)?;
+                        s.put_value(w, space, id, *k, space.get_value(*h, *k).as_ref())?;
+                    }
+                    Op::Update(h, k, _) if snapshot.contains(&(*h, None)) || snapshot.contains(&(*h, Some(*k))) => {}
+                    Op::Update(h, k, delta) if space.contains(*h) && space.contains(*k) => s.apply_update(w, space, *h, *k, delta)?,
+                    _ => {}
+                }
+            }
+            Ok(())
+        })
     }
 }
