@@ -97,6 +97,14 @@ pub fn guard(subr: &'static str, body: impl FnOnce() -> R<Scm>) -> Scm {
     raise(key, subr, msg)
 }
 
+/// Throws the error a non-local exit becomes where it would have jumped
+/// over Rust frames (the message the shell's fence gives).
+#[cold]
+pub(crate) fn escaped() -> ! {
+    let msg = "a non-local exit (abort-to-prompt or an escape continuation) tried to leave code called from Rust; it stopped there";
+    raise(Key::Misc, "scheme", ffi::string(msg))
+}
+
 /// Throws: a wrong argument as Guile's `wrong-type-arg`; any other failure
 /// as upstream's `C++-EXCEPTION` with arguments `(procedure message)`, the
 /// key upstream's scripts catch (`(opencog)` prints it as Guile prints an

@@ -229,6 +229,13 @@ extern "C" {
         pre_unwind_handler_data: *mut c_void,
     ) -> Scm;
 
+    /// Opens a dynamic-wind context (flags 0) for the handlers below.
+    pub fn scm_dynwind_begin(flags: c_int);
+    /// Closes the context [`scm_dynwind_begin`] opened.
+    pub fn scm_dynwind_end();
+    /// With flags 0, `f(data)` runs when a non-local exit leaves the context.
+    pub fn scm_dynwind_unwind_handler(f: unsafe extern "C" fn(*mut c_void), data: *mut c_void, flags: c_int);
+
     pub fn scm_make_smob_type(name: *const c_char, size: usize) -> scm_t_bits;
     pub fn scm_set_smob_print(tag: scm_t_bits, f: SmobPrint);
     pub fn scm_set_smob_equalp(tag: scm_t_bits, f: SmobEqualp);

@@ -120,33 +120,54 @@ unsafe extern "C" fn registered_init(_: *mut c_void) {
 /// `(opencog)`, `(opencog exec)`, `(opencog persist)` and the shell helpers
 /// into `(guile-user)`, with `space` as the first current atomspace. Any
 /// thread may then evaluate, inside [`with_guile`].
+///
+/// Guile starts on a thread of its own that never ends: the collector takes
+/// the thread that started it for the process's main thread and signals it
+/// at every collection, so had a caller's thread (a Python thread, a server
+/// connection's) started it and ended, the next collection would abort.
 pub fn boot(space: AtomSpace) {
     static BOOT: Once = Once::new();
     BOOT.call_once(|| {
         *HOST_SPACE.lock() = Some(space);
-        with_guile(|| {
-            // SAFETY: in Guile mode; the strings are NUL-terminated; the module
-            // sources are ours and evaluate without error (tested).
-            unsafe {
-                ffi::scm_c_register_extension(c"libatomweave_guile".as_ptr(), c"atomweave_guile_init".as_ptr(), registered_init, std::ptr::null_mut());
-                // Compiled, not interpreted: the shell's procedures run at
-                // every entry from Rust.
-                ffi::scm_c_eval_string(c"(use-modules (ice-9 eval-string))".as_ptr());
-                // A file a loaded file loads is evaluated, not compiled into
-                // the user's cache with notes on stderr.
-                ffi::scm_c_eval_string(c"(set! %load-should-auto-compile #f)".as_ptr());
-                for (_, src) in MODULES {
-                    define("%atomweave-module-source", ffi::string(src));
-                    ffi::scm_c_eval_string(c"(eval-string %atomweave-module-source #:compile? #t)".as_ptr());
+        let (started, wait) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("guile".into())
+            .spawn(move || {
+                start();
+                drop(started.send(()));
+                loop {
+                    std::thread::park();
                 }
-                ffi::scm_c_eval_string(c"(use-modules (opencog) (opencog exec) (opencog persist) (atomweave shell))".as_ptr());
-                let modules = ON_DEMAND_MODULES
-                    .iter()
-                    .map(|(name, src)| ffi::scm_cons(ffi::scm_c_read_string(CString::new(*name).expect("no NUL").as_ptr()), ffi::string(src)));
-                define("%atomweave-on-demand-modules", ffi::list(modules.collect::<Vec<_>>().into_iter()));
-                ffi::scm_c_eval_string(LAZY_MODULES.as_ptr());
+            })
+            .expect("a thread for Guile");
+        wait.recv().expect("Guile started (the thread starting it panicked)");
+    });
+}
+
+/// Boots Guile on this thread: [`boot`]'s work.
+fn start() {
+    with_guile(|| {
+        // SAFETY: in Guile mode; the strings are NUL-terminated; the module
+        // sources are ours and evaluate without error (tested).
+        unsafe {
+            ffi::scm_c_register_extension(c"libatomweave_guile".as_ptr(), c"atomweave_guile_init".as_ptr(), registered_init, std::ptr::null_mut());
+            // Compiled, not interpreted: the shell's procedures run at
+            // every entry from Rust.
+            ffi::scm_c_eval_string(c"(use-modules (ice-9 eval-string))".as_ptr());
+            // A file a loaded file loads is evaluated, not compiled into
+            // the user's cache with notes on stderr.
+            ffi::scm_c_eval_string(c"(set! %load-should-auto-compile #f)".as_ptr());
+            for (_, src) in MODULES {
+                define("%atomweave-module-source", ffi::string(src));
+                ffi::scm_c_eval_string(c"(eval-string %atomweave-module-source #:compile? #t)".as_ptr());
             }
-        });
+            ffi::scm_c_eval_string(c"(use-modules (opencog) (opencog exec) (opencog persist) (atomweave shell))".as_ptr());
+            let modules = ON_DEMAND_MODULES
+                .iter()
+                .map(|(name, src)| ffi::scm_cons(ffi::scm_c_read_string(CString::new(*name).expect("no NUL").as_ptr()), ffi::string(src)));
+            define("%atomweave-on-demand-modules", ffi::list(modules.collect::<Vec<_>>().into_iter()));
+            ffi::scm_c_eval_string(LAZY_MODULES.as_ptr());
+        }
     });
 }
 
@@ -323,8 +344,9 @@ fn input(code: &str) -> Scm {
 /// `x`, or the error's text.
 fn call_shell(p: Shell, args: &[Scm]) -> Result<Scm, String> {
     api::define_new_types();
-    // SAFETY: the shell's procedures catch every exception, so nothing
-    // unwinds through this frame; each takes these arguments and returns a pair.
+    // SAFETY: the shell's procedures catch every exception and fence off
+    // every other non-local exit (`guarded`), so nothing unwinds through
+    // this frame; each takes these arguments.
     let r = unsafe {
         match *args {
             [a] => ffi::scm_call_1(shell(p), a),
@@ -332,6 +354,10 @@ fn call_shell(p: Shell, args: &[Scm]) -> Result<Scm, String> {
             _ => unreachable!("the shell's procedures take one or two arguments"),
         }
     };
+    // The barrier in `guarded` gives #f if the handler itself failed.
+    if !r.is_pair() {
+        return Err("the shell's error handler failed".into());
+    }
     // SAFETY: a pair.
     let (ok, x) = unsafe { (!r.car().is_false(), r.cdr()) };
     if ok {

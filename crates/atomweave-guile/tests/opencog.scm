@@ -839,6 +839,7 @@
 (define (scm-boom a) (error "the callback gave up"))
 (define (scm-number) 42)
 
+(define k-saved #f)
 (test-group "scm: grounded procedures"
   (define s (cog-new-atomspace))
   (define prev (cog-set-atomspace! s))
@@ -868,6 +869,34 @@
                                 (ExecutionOutput (GroundedSchema "scm:(lambda (v) (LinkValue v (Concept \"x\")))") (Glob "$x")))
                           (ValueOf (Concept "glob holder") (Predicate "k")))))
   (test-equal "the current space is back" s (cog-atomspace))
+  ;; A jump past the Rust frames of the query would corrupt the process:
+  ;; each is stopped at the callback and becomes an error there.
+  (define (escape-from proc)
+    (call-with-prompt 'outer
+      (lambda () (catch #t (lambda () (cog-execute! (ExecutionOutput (GroundedSchema proc) (List))) 'returned)
+                        (lambda (key . args) 'raised)))
+      (lambda (k . vals) 'escaped)))
+  (test-equal "an abort to the caller's prompt is an error at the callback" 'raised
+    (escape-from "scm:(lambda () (abort-to-prompt 'outer 1))"))
+  (test-assert "which says what happened"
+    (call-with-prompt 'outer
+      (lambda () (raises-with? "non-local exit" (lambda () (cog-execute! (ExecutionOutput (GroundedSchema "scm:(lambda () (abort-to-prompt 'outer 1))") (List))))))
+      (lambda (k . vals) #f)))
+  (test-equal "as is an escape continuation's jump" 'raised
+    ((@ (ice-9 control) call/ec)
+      (lambda (k)
+        (module-define! (resolve-module '(guile-user)) 'escape-k k)
+        (catch #t (lambda () (cog-execute! (ExecutionOutput (GroundedSchema "scm:(lambda () (escape-k 'jumped))") (List))) 'returned)
+               (lambda e 'raised)))))
+  (test-equal "a prompt inside the callback works as ever" (Concept "inside")
+    (cog-execute! (ExecutionOutput (GroundedSchema "scm:(lambda () (call-with-prompt 'in (lambda () (abort-to-prompt 'in)) (lambda (k) (Concept \"inside\"))))") (List))))
+  (cog-execute! (ExecutionOutput (GroundedSchema "scm:(lambda () (call/cc (lambda (k) (set! k-saved k) (Concept \"once\"))))") (List)))
+  (test-assert "a continuation captured in a callback cannot re-enter it"
+    (raises-with? "continuation barrier" (lambda () (k-saved (Concept "twice")))))
+  (test-equal "the current space is back after them" s (cog-atomspace))
+  (test-equal "and queries still run" 2
+    (cog-arity (cog-execute! (Get (And (Member (Variable "$x") (Concept "set"))
+                                       (Evaluation (GroundedPredicate "scm:scm-long?") (List (Variable "$x"))))))))
   (cog-set-atomspace! prev))
 
 (test-group "queries"
@@ -1158,6 +1187,26 @@
         (delete-file out)))
     '("setlocale-preamble.scm" "definitions.scm" "block-comments.scm" "nlp-parse.scm"
       "bio.scm" "pln.scm" "legacy.scm" "attention.scm")))
+
+(test-group "load-file of Scheme that jumps out, or back in"
+  (let ((file (string-append (tmpdir) ".scm"))
+        (prev (cog-set-atomspace! (cog-new-atomspace))))
+    (define (load-text text)
+      (call-with-output-file file (lambda (port) (display text port)))
+      (call-with-prompt 'outer
+        (lambda () (catch #t (lambda () (load-file file) 'returned)
+                          (lambda (key . args) (call-with-output-string (lambda (p) (print-exception p #f key args))))))
+        (lambda (k . vals) 'escaped)))
+    (let ((r (load-text "(Concept \"before abort\")\n(abort-to-prompt 'outer 1)\n(Concept \"after abort\")\n")))
+      (test-assert "an abort to the caller's prompt is an error of the load" (and (string? r) (string-contains r "non-local exit")))
+      (test-assert "with the forms before it loaded" (cog-atom? (cog-node 'ConceptNode "before abort")))
+      (test-equal "and none after" '() (cog-node 'ConceptNode "after abort")))
+    (let ((r (load-text "(define k #f)\n(call/cc (lambda (c) (set! k c)))\n(Concept \"between\")\n(k 1)\n(Concept \"after re-entry\")\n")))
+      (test-assert "a continuation that would re-enter an earlier form is an error" (and (string? r) (string-contains r "continuation barrier")))
+      (test-assert "with the forms before it loaded" (cog-atom? (cog-node 'ConceptNode "between")))
+      (test-equal "and none after" '() (cog-node 'ConceptNode "after re-entry")))
+    (cog-set-atomspace! prev)
+    (delete-file file)))
 
 (test-group "a file store whose file holds Scheme"
   (let* ((file (string-append (tmpdir) ".scm"))

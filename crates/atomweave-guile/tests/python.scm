@@ -41,6 +41,19 @@
   (test-equal "what Python prints to a file is line-buffered (it is never finalized)" "True\n"
     (python-eval "import sys; print(sys.stdout.line_buffering and sys.stderr.line_buffering)"))
   (test-assert "a string is required" (raises-with? "python-eval" (lambda () (python-eval 42))))
+  ;; Scheme that Python runs must not jump over Python's frames, by any of
+  ;; the shell's paths (the REPL's; a plain call, run straight from the
+  ;; text; expanded code).
+  (python-eval "from atomweave import scheme_eval, scheme_eval_h, AtomSpace\nscratch = AtomSpace()")
+  (for-each
+    (lambda (call)
+      (test-equal (string-append "an abort from Python is Python's error: " call) "stopped\n"
+        (call-with-prompt 'outer
+          (lambda () (python-eval (format #f "try:\n    ~a\nexcept RuntimeError as e:\n    print('stopped' if 'non-local exit' in str(e) else e)" call)))
+          (lambda (k . vals) 'escaped))))
+    '("scheme_eval(scratch, \"(abort-to-prompt 'outer 1)\")"
+      "scheme_eval_h(scratch, \"(abort-to-prompt 'outer 1)\")"
+      "scheme_eval_h(scratch, \"(let () (abort-to-prompt 'outer 1))\")"))
   ;; Extension modules of the standard library expect libpython's symbols
   ;; to be global; Guile loaded it as a local library.
   (test-equal "C extension modules load" "[1]\n"

@@ -1,5 +1,8 @@
 """scheme_eval and scheme_eval_h: Scheme over a Python AtomSpace."""
 
+import subprocess
+import sys
+
 import pytest
 
 from atomweave import AtomSpace, ConceptNode, TruthValue, scheme_eval, scheme_eval_as, scheme_eval_h, types
@@ -62,3 +65,20 @@ def test_scheme_calls_back_into_this_python():
     assert __main__.set_by_scheme == 42
     assert scheme_eval(space, '(python-eval "print(1 + 1)")') == '"2\\n"\n'
 
+
+
+def test_scheme_first_used_on_a_thread_that_ends():
+    # The collector signals the thread that started Guile at each
+    # collection; it aborted the process once that thread had ended.
+    code = """
+import threading
+from atomweave import AtomSpace, scheme_eval
+s = AtomSpace()
+t = threading.Thread(target=lambda: scheme_eval(s, '(Concept "x")'))
+t.start(); t.join()
+for i in range(40):
+    scheme_eval(s, "(length (iota 1000000))")
+print(scheme_eval(s, "(cog-count-atoms 'ConceptNode)"), end="")
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert (run.returncode, run.stdout) == (0, "1\n"), run.stderr

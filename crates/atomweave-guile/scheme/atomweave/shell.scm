@@ -24,11 +24,33 @@
 ;; Inside a command's body: where an embedder's watchdog may throw.
 (define in-body (make-fluid #f))
 
-;; with-exception-handler, unwinding: what catch does, for less.
+;; A jump out of a command by other means than an exception (abort-to-prompt
+;; to the caller's prompt, an escape continuation) would skip the Rust frames
+;; that called in, and a continuation captured in one command and called
+;; after it would run them again: both corrupt the process. The barrier
+;; refuses the second; the fence turns the first into this error.
+(define fence (make-prompt-tag "atomweave-fence"))
+(define escaped
+  (cons #f "a non-local exit (abort-to-prompt or an escape continuation) tried to leave code called from Rust; it stopped there"))
+
+;; with-exception-handler, unwinding: what catch does, for less; inside the
+;; barrier and the fence.
 (define-syntax-rule (guarded body ...)
-  (with-exception-handler on-error
-    (lambda () (with-fluid* in-body #t (lambda () body ...)))
-    #:unwind? #t))
+  (with-continuation-barrier
+    (lambda ()
+      (call-with-prompt fence
+        (lambda ()
+          (let ((done #f))
+            (dynamic-wind
+              (lambda () #f)
+              (lambda ()
+                (let ((r (with-exception-handler on-error
+                           (lambda () (with-fluid* in-body #t (lambda () body ...)))
+                           #:unwind? #t)))
+                  (set! done #t)
+                  r))
+              (lambda () (unless done (abort-to-prompt fence))))))
+        (lambda (k) escaped)))))
 
 ;; Rust's fast path (fast.rs) caches what symbols of the user module name;
 ;; any new binding or use there makes the caches stale.
