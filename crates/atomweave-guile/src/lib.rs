@@ -134,7 +134,7 @@ pub fn boot(space: AtomSpace) {
             .name("guile".into())
             .spawn(move || {
                 start();
-                drop(started.send(()));
+                let _ = started.send(());
                 loop {
                     std::thread::park();
                 }
