@@ -45,14 +45,21 @@ pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut Loa
         boot(space.clone());
     }
     let index = register_space(space.clone());
+    if NESTED_LOADS.get() >= MAX_NESTED_LOADS {
+        let why = format!("files' Scheme loads files nested more than {MAX_NESTED_LOADS} deep (does a file load itself?)");
+        return Err(as_scheme(&failed, 0, &why));
+    }
     with_guile(|| {
-        // The caller's current space comes back however the load ends.
+        // The caller's current space, and the count of nested loads, come
+        // back however the load ends.
         struct Restore(u32);
         impl Drop for Restore {
             fn drop(&mut self) {
                 select_space(self.0);
+                NESTED_LOADS.set(NESTED_LOADS.get() - 1);
             }
         }
+        NESTED_LOADS.set(NESTED_LOADS.get() + 1);
         let _restore = Restore(crate::api::current());
         select_space(index);
         let mut total = LoadStats { expressions: 0, bytes: start.offset };
@@ -94,6 +101,15 @@ pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut Loa
             };
         }
     })
+}
+
+/// Most loads of Scheme files nested in one another (a file whose Scheme
+/// loads a file, and so on) on a thread: each level takes kilobytes of the
+/// thread's stack, and a file that loads itself would take it all.
+const MAX_NESTED_LOADS: usize = 64;
+
+thread_local! {
+    static NESTED_LOADS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The core's reader over the file from `at` on. Within what the buffer

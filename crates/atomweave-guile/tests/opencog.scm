@@ -1205,6 +1205,16 @@
       (test-assert "a continuation that would re-enter an earlier form is an error" (and (string? r) (string-contains r "continuation barrier")))
       (test-assert "with the forms before it loaded" (cog-atom? (cog-node 'ConceptNode "between")))
       (test-equal "and none after" '() (cog-node 'ConceptNode "after re-entry")))
+    ;; Each file loads the next, 100 deep: more than a thread's stack holds.
+    (let ((chain (lambda (i) (string-append file "." (number->string i)))))
+      (do ((i 1 (+ i 1))) ((> i 100))
+        (call-with-output-file (chain i)
+          (lambda (port) (format port "(Concept \"level ~a\")\n(load-file ~s)\n" i (chain (+ i 1))))))
+      (let ((r (load-text (format #f "(load-file ~s)\n" (chain 1)))))
+        (test-assert "files loading files without end are an error, not a stack overflow"
+          (and (string? r) (string-contains r "nested more than 64 deep")))
+        (test-assert "with the data of the levels before it loaded" (cog-atom? (cog-node 'ConceptNode "level 64"))))
+      (do ((i 1 (+ i 1))) ((> i 100)) (delete-file (chain i))))
     (cog-set-atomspace! prev)
     (delete-file file)))
 

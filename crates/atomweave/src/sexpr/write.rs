@@ -472,7 +472,7 @@ fn write_alist(r: &(impl AtomSource + ?Sized), h: Handle, out: &mut String, end:
     // values print the same in any space.
     let mut kvs: smallvec::SmallVec<[&(Handle, Value); 4]> = kvs.iter().collect();
     if kvs.len() > 1 {
-        kvs.sort_by(|a, b| crate::order::cmp(r, a.0, b.0));
+        crate::order::sort_by_atom(r, &mut kvs, |kv| kv.0);
     }
     for (i, (k, v)) in kvs.into_iter().enumerate() {
         out.push_str(if i == 0 && tv.is_default() { " (cons " } else { "(cons " });
