@@ -106,12 +106,12 @@ fn live_atom(x: Scm) -> R<Atom> {
 /// The handle of `a` in space `into` (copied there by content from another
 /// hierarchy, as upstream does).
 pub fn handle_in(into: u32, a: Atom) -> R<Handle> {
-    Ok(smob::space_at(into).import(a.space(), a.h)?)
+    Ok(smob::space_at(into).import(&a.space(), a.h)?)
 }
 
 /// The atom `a` as seen from space `index`, if it is there (never added).
 fn find_in(index: u32, a: Atom) -> Option<Handle> {
-    smob::space_at(index).find(a.space(), a.h)
+    smob::space_at(index).find(&a.space(), a.h)
 }
 
 /// The atom and the space an incoming-set call reads: the current one, or
@@ -128,7 +128,7 @@ fn atom_and_space(a: Scm, s: Scm) -> R<(u32, Option<Handle>)> {
 /// own space.
 fn write_target(at: Atom) -> Atom {
     let here = current();
-    if here != at.space && smob::space_at(here).same_hierarchy(at.space()) && smob::space_at(here).contains(at.h) {
+    if here != at.space && smob::space_at(here).same_hierarchy(&at.space()) && smob::space_at(here).contains(at.h) {
         return Atom { space: here, h: at.h };
     }
     at
@@ -296,14 +296,14 @@ fn new_link(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
         if !members.is_empty() {
             return Err(Error::msg("SexprAst takes either an s-expression or atoms, not both"));
         }
-        let h = atomweave::foreign::sexpr(&mut smob::space_at(space), &text);
+        let h = atomweave::foreign::sexpr(&mut &*smob::space_at(space), &text);
         return match h {
             Err(atomweave::Error::ReadOnly(_)) => Ok(EOL),
             h => extra.finish(space, h?),
         };
     }
     for (at, text) in programs.into_iter().rev() {
-        let clauses = atomweave::foreign::datalog(smob::space_at(space), &text)?;
+        let clauses = atomweave::foreign::datalog(&smob::space_at(space), &text)?;
         members.splice(at..at, clauses.into_iter().map(|h| Atom { space, h }));
     }
     let out = members.iter().map(|&a| handle_in(space, a)).collect::<R<Vec<_>>>()?;
@@ -313,7 +313,8 @@ fn new_link(t: Type, args: impl Iterator<Item = Scm>) -> R<Scm> {
         Err(atomweave::Error::ReadOnly(_)) => Ok(EOL),
         h => {
             let h = h?;
-            let versions: Vec<&AtomSpace> = members.iter().map(|a| a.space()).collect();
+            let versions: Vec<smob::SpaceRef> = members.iter().map(|a| a.space()).collect();
+            let versions: Vec<&AtomSpace> = versions.iter().map(|s| &**s).collect();
             to.take_newer_version(h, &versions)?;
             extra.finish(space, h)
         }
@@ -357,7 +358,7 @@ fn new_space(args: Scm) -> R<Scm> {
     let space = match (name, bases.is_empty()) {
         (Some(n), true) => AtomSpace::new_named(&n),
         (None, true) => AtomSpace::new(),
-        (_, false) => AtomSpace::new_child(&bases)?,
+        (_, false) => AtomSpace::new_child(&bases.iter().map(|s| &**s).collect::<Vec<_>>())?,
     };
     Ok(smob::space_obj(smob::register(space)))
 }
@@ -409,7 +410,7 @@ subrs! {
                 if let Some(extra) = args.next() {
                     return Err(Error::wrong_type("nothing after the atomspace", extra));
                 }
-                let h = smob::space_at(space).import(smob::space_at(a.space), a.h)?;
+                let h = smob::space_at(space).import(&smob::space_at(a.space), a.h)?;
                 Ok(Atom { space, h }.to_scm())
             }
             None => construct(type_arg(t)?, rest),
@@ -437,7 +438,7 @@ subrs! {
         let to = smob::space_at(space);
         let mut out = Vec::with_capacity(members.len());
         for a in members {
-            if !(a.space == space || a.space().same_hierarchy(to)) {
+            if !(a.space == space || a.space().same_hierarchy(&to)) {
                 return Ok(EOL);
             }
             out.push(a.h);
@@ -486,17 +487,19 @@ subrs! {
     cog_outgoing_atom "cog-outgoing-atom" (a, n) {
         let i = ffi::to_i64(n).filter(|&i| i >= 0).ok_or_else(|| Error::wrong_type("an index", n))? as usize;
         if let Some(s) = smob::space_of(a) {
-            let bases = smob::space_at(s).bases();
+            let space = smob::space_at(s);
+            let bases = space.bases();
             return bases.get(i).map(|b| smob::space_obj(smob::register(b.clone()))).ok_or_else(|| Error::msg(format!("index {i} is past the end of the {} base spaces", bases.len())));
         }
         let a = live_atom(a)?;
-        let out = a.space().outgoing(a.h).unwrap_or(&[]);
+        let space = a.space();
+        let out = space.outgoing(a.h).unwrap_or(&[]);
         out.get(i).map(|&h| Atom { space: a.space, h }.to_scm()).ok_or_else(|| Error::msg(format!("index {i} is past the end of an outgoing set of {}", out.len())))
     }
     cog_version "cog-version" () { Ok(ffi::string(env!("CARGO_PKG_VERSION"))) }
     cog_free_variables "cog-free-variables" (a) {
         let at = live_atom(a)?;
-        Ok(atoms_list(at.space, atomweave::query::free_variables(at.space(), at.h)?.into_iter()))
+        Ok(atoms_list(at.space, atomweave::query::free_variables(&at.space(), at.h)?.into_iter()))
     }
     cog_incoming_set "cog-incoming-set" (a, s) {
         if let Some(sp) = smob::space_of(a) {
@@ -582,13 +585,13 @@ subrs! {
     cog_value_is_type "cog-value-is-type?" (spec, v) {
         let spec = atom_arg(spec)?;
         let value = smob::from_scm(v, &mut |m| handle_in(spec.space, m))?;
-        Ok(Scm::bool(query::value_is_type(spec.space(), spec.h, &value)?))
+        Ok(Scm::bool(query::value_is_type(&spec.space(), spec.h, &value)?))
     }
     load_table "%load-table" (a, path) {
         let at = write_target(live_atom(a)?);
         let path = ffi::to_string(path).ok_or_else(|| Error::wrong_type("a file name", path))?;
         let file = std::fs::File::open(&path).map_err(|e| Error::msg(format!("load-table: {path}: {e}")))?;
-        atomweave::csv::load_table(at.space(), at.h, std::io::BufReader::new(file))?;
+        atomweave::csv::load_table(&at.space(), at.h, std::io::BufReader::new(file))?;
         Ok(at.to_scm())
     }
     cog_atom "cog-atom" (n, s) {
@@ -636,7 +639,7 @@ subrs! {
     }
     cog_new_atomspace "cog-new-atomspace" (rest) {
         let bases = rest.list_iter().map(|x| space_arg(x).map(smob::space_at)).collect::<R<Vec<_>>>()?;
-        let space = if bases.is_empty() { AtomSpace::new() } else { AtomSpace::new_child(&bases)? };
+        let space = if bases.is_empty() { AtomSpace::new() } else { AtomSpace::new_child(&bases.iter().map(|s| &**s).collect::<Vec<_>>())? };
         Ok(smob::space_obj(smob::register(space)))
     }
     cog_atomspace_env "cog-atomspace-env" (s) {
@@ -671,19 +674,19 @@ subrs! {
     cog_count_atoms "cog-count-atoms" (t, s) {
         let t = type_arg(t)?;
         let space = smob::space_at(space_arg(s)?);
-        let keys = value_keys(space).into_iter().filter(|&k| space.get_type(k) == Some(t)).count();
+        let keys = value_keys(&space).into_iter().filter(|&k| space.get_type(k) == Some(t)).count();
         Ok(ffi::from_i64((space.count_of_type(t, false) - keys) as i64))
     }
     cog_get_atoms "cog-get-atoms" (t, subtypes, s) {
         let t = type_arg(t)?;
         let space = space_arg(s)?;
-        let keys = value_keys(smob::space_at(space));
+        let keys = value_keys(&smob::space_at(space));
         let hs: Vec<Handle> = smob::space_at(space).handles_by_type(t, flag(subtypes)).filter(|h| !keys.contains(h)).collect();
         Ok(atoms_list(space, hs.into_iter()))
     }
     cog_get_all_roots "cog-get-all-roots" (s) {
         let space = space_arg(s)?;
-        let keys = value_keys(smob::space_at(space));
+        let keys = value_keys(&smob::space_at(space));
         let hs: Vec<Handle> = smob::space_at(space).root_set_by_type(types::ATOM, true).filter(|h| !keys.contains(h)).collect();
         Ok(atoms_list(space, hs.into_iter()))
     }
@@ -697,7 +700,7 @@ subrs! {
         // (`dump_space`), so that the file reads back as its lookups see it.
         let space = smob::space_at(space_arg(s)?);
         let mut text = Vec::new();
-        sexpr::dump_space(space, sexpr::Select::Roots, sexpr::Form::Repl, &mut text, |_| {}).map_err(|e| Error::msg(format!("export-all-atoms: {e}")))?;
+        sexpr::dump_space(&space, sexpr::Select::Roots, sexpr::Form::Repl, &mut text, |_| {}).map_err(|e| Error::msg(format!("export-all-atoms: {e}")))?;
         Ok(ffi::string(&String::from_utf8_lossy(&text)))
     }
     cog_report_counts "cog-report-counts" (s) {
@@ -710,7 +713,7 @@ subrs! {
     cog_execute "cog-execute!" (a) {
         let space = current();
         let h = handle_in(space, live_atom(a)?)?;
-        Ok(match query::execute(smob::space_at(space), h)? {
+        Ok(match query::execute(&smob::space_at(space), h)? {
             Executed::Atom(h) => Atom { space, h }.to_scm(),
             Executed::Value(v) => smob::to_scm(&v, space),
         })
@@ -718,7 +721,7 @@ subrs! {
     cog_evaluate "cog-evaluate!" (a) {
         let space = current();
         let h = handle_in(space, live_atom(a)?)?;
-        Ok(smob::tv_obj(query::evaluate(smob::space_at(space), h)?))
+        Ok(smob::tv_obj(query::evaluate(&smob::space_at(space), h)?))
     }
 }
 
@@ -814,7 +817,7 @@ fn value_list(v: Scm) -> R<Scm> {
     let a = live_atom(v).map_err(|_| Error::wrong_type("a value", v))?;
     let space = a.space();
     // A NumberNode is a vector of numbers, as upstream lists it.
-    if let Some(xs) = atomweave::query::numbers_of(space, a.h) {
+    if let Some(xs) = atomweave::query::numbers_of(&space, a.h) {
         return Ok(ffi::list(xs.into_iter().map(ffi::from_f64)));
     }
     Ok(match space.name(a.h) {

@@ -64,7 +64,7 @@ pub fn describe(x: Scm) -> String {
     }
     if let Some(a) = crate::smob::Atom::from_scm(x) {
         if a.space().contains(a.h) {
-            return format!("the atom {}", atomweave::sexpr::atom_prefix(a.space(), a.h, atomweave::sexpr::Form::Wire, 200));
+            return format!("the atom {}", atomweave::sexpr::atom_prefix(&*a.space(), a.h, atomweave::sexpr::Form::Wire, 200));
         }
         return "an extracted atom".into();
     }

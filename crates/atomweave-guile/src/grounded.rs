@@ -35,7 +35,8 @@ impl Procedures for SchemeProcedures {
     fn call_values(&self, space: &AtomSpace, name: &str, args: &[Value]) -> atomweave::Result<Value> {
         let failed = |e: String| Error::Procedure(format!("scm:{name}: {e}"));
         with_guile(|| {
-            let index = smob::register(space.clone());
+            let call = smob::Call::enter(space);
+            let index = call.index;
             let before = current();
             set_current(index);
             let objects = ffi::list(args.iter().map(|v| smob::to_scm(v, index)));

@@ -411,11 +411,6 @@ pub(crate) fn initialized() -> bool {
     INIT.is_completed()
 }
 
-/// The registered space `index`, if there is one.
-pub fn space_of_index(index: u32) -> Option<&'static AtomSpace> {
-    smob::SPACES.get(index as usize)
-}
-
 /// Makes the registered space `index` the current atomspace of this
 /// thread (as `cog-set-atomspace!`). Must run in Guile mode.
 pub fn select_space(index: u32) {

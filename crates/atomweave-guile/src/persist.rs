@@ -25,7 +25,7 @@ struct Opened {
 
 impl Opened {
     fn is(&self, n: Atom) -> bool {
-        self.node == n.h && smob::space_at(self.space).same_hierarchy(n.space())
+        self.node == n.h && smob::space_at(self.space).same_hierarchy(&n.space())
     }
 }
 
@@ -112,7 +112,7 @@ subrs! {
             return Err(already());
         }
         // Opening may take long (a network, a big file): not under the list's lock.
-        let store = atomweave_store::proxy::open_node(a.space(), a.h)?;
+        let store = atomweave_store::proxy::open_node(&a.space(), a.h)?;
         let mut open = OPEN.lock();
         if open.iter().any(|o| o.is(a)) {
             drop(open);
@@ -145,13 +145,13 @@ subrs! {
     }
     store_atom "store-atom" (x, sn) {
         let a = atom(x)?;
-        with_store(where_of(&[sn])?.node, |s| s.store_atom(a.space(), a.h))?;
+        with_store(where_of(&[sn])?.node, |s| s.store_atom(&a.space(), a.h))?;
         Ok(x)
     }
     store_value "store-value" (x, k, sn) {
         let a = atom(x)?;
         let key = key_of(a, k)?;
-        with_store(where_of(&[sn])?.node, |s| s.store_value(a.space(), a.h, key))?;
+        with_store(where_of(&[sn])?.node, |s| s.store_value(&a.space(), a.h, key))?;
         Ok(x)
     }
     update_value "update-value" (x, k, delta, sn) {
@@ -161,29 +161,29 @@ subrs! {
             Some((_, xs)) => xs.list_iter().map(|d| ffi::to_f64(d).ok_or_else(|| Error::wrong_type("a number", d))).collect::<R<_>>()?,
             None => vec![ffi::to_f64(delta).ok_or_else(|| Error::wrong_type("a FloatValue or a number", delta))?],
         };
-        let v = with_store(where_of(&[sn])?.node, |s| s.update_value(a.space(), a.h, key, &delta))?;
+        let v = with_store(where_of(&[sn])?.node, |s| s.update_value(&a.space(), a.h, key, &delta))?;
         Ok(smob::to_scm(&v, a.space))
     }
     fetch_atom "fetch-atom" (x, sn) {
         let a = atom(x)?;
-        with_store(where_of(&[sn])?.node, |s| s.fetch_atom(a.space(), a.h))?;
+        with_store(where_of(&[sn])?.node, |s| s.fetch_atom(&a.space(), a.h))?;
         Ok(x)
     }
     fetch_value "fetch-value" (x, k, sn) {
         let a = atom(x)?;
         let key = key_of(a, k)?;
-        with_store(where_of(&[sn])?.node, |s| s.fetch_value(a.space(), a.h, key))?;
+        with_store(where_of(&[sn])?.node, |s| s.fetch_value(&a.space(), a.h, key))?;
         Ok(x)
     }
     fetch_incoming_set "fetch-incoming-set" (x, sn) {
         let a = atom(x)?;
-        with_store(where_of(&[sn])?.node, |s| s.fetch_incoming_set(a.space(), a.h, false))?;
+        with_store(where_of(&[sn])?.node, |s| s.fetch_incoming_set(&a.space(), a.h, false))?;
         Ok(x)
     }
     fetch_incoming_by_type "fetch-incoming-by-type" (x, t, sn) {
         let a = atom(x)?;
         let t = crate::api::type_arg(t)?;
-        with_store(where_of(&[sn])?.node, |s| s.fetch_incoming_by_type(a.space(), a.h, t))?;
+        with_store(where_of(&[sn])?.node, |s| s.fetch_incoming_by_type(&a.space(), a.h, t))?;
         Ok(x)
     }
     fetch_query "fetch-query" (q, k, rest) {
@@ -199,7 +199,7 @@ subrs! {
                 node = Some(w);
             }
         }
-        let v = with_store(node, |s| s.fetch_query(a.space(), a.h, key, fresh))?;
+        let v = with_store(node, |s| s.fetch_query(&a.space(), a.h, key, fresh))?;
         Ok(match v {
             Value::Atom(h) => Atom { space: a.space, h }.to_scm(),
             v => smob::to_scm(&v, a.space),
@@ -209,23 +209,23 @@ subrs! {
         let t = crate::api::type_arg(t)?;
         let w = where_of(&[a1, a2])?;
         let space = w.space.unwrap_or_else(crate::api::current);
-        Ok(count(with_store(w.node, |s| s.load_atoms_of_type(smob::space_at(space), t))?))
+        Ok(count(with_store(w.node, |s| s.load_atoms_of_type(&smob::space_at(space), t))?))
     }
     load_atomspace "load-atomspace" (a1, a2) {
         let w = where_of(&[a1, a2])?;
         let space = w.space.unwrap_or_else(crate::api::current);
-        Ok(count(with_store(w.node, |s| s.load_atomspace(smob::space_at(space), &mut |_| {}))?))
+        Ok(count(with_store(w.node, |s| s.load_atomspace(&smob::space_at(space), &mut |_| {}))?))
     }
     store_atomspace "store-atomspace" (a1, a2) {
         let w = where_of(&[a1, a2])?;
         let space = w.space.unwrap_or_else(crate::api::current);
-        Ok(count(with_store(w.node, |s| s.store_atomspace(smob::space_at(space), &mut |_| {}))?))
+        Ok(count(with_store(w.node, |s| s.store_atomspace(&smob::space_at(space), &mut |_| {}))?))
     }
     monitor_storage "monitor-storage" (sn) {
         let node = where_of(&[sn])?.node;
         // A StorageNode that a proxy opened (not cog-open): the proxy's report has it.
         if let Some(n) = node.filter(|&n| !OPEN.lock().iter().any(|o| o.is(n))) {
-            let name = atomweave::sexpr::atom_prefix(n.space(), n.h, atomweave::sexpr::Form::Wire, 200);
+            let name = atomweave::sexpr::atom_prefix(&*n.space(), n.h, atomweave::sexpr::Form::Wire, 200);
             return Ok(ffi::string(&format!("{name}: not open by cog-open (a proxy that uses it reports on it)\n")));
         }
         Ok(ffi::string(&with_store(node, |s| Ok(s.monitor()))?))
@@ -236,11 +236,11 @@ subrs! {
     }
     cog_delete "cog-delete!" (x, sn) {
         let a = atom(x)?;
-        Ok(Scm::bool(with_store(where_of(&[sn])?.node, |s| s.delete(a.space(), a.h, false))?))
+        Ok(Scm::bool(with_store(where_of(&[sn])?.node, |s| s.delete(&a.space(), a.h, false))?))
     }
     cog_delete_recursive "cog-delete-recursive!" (x, sn) {
         let a = atom(x)?;
-        Ok(Scm::bool(with_store(where_of(&[sn])?.node, |s| s.delete(a.space(), a.h, true))?))
+        Ok(Scm::bool(with_store(where_of(&[sn])?.node, |s| s.delete(&a.space(), a.h, true))?))
     }
 }
 

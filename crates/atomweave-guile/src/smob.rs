@@ -5,7 +5,10 @@
 //!   Handles are never reused (core invariant 2), so an atom object whose
 //!   atom was extracted names nothing; it never names a newer atom.
 //! - An atomspace is its index in [`SPACES`]. Spaces made from Scheme live as
-//!   long as the process (a few kilobytes each when empty).
+//!   long as the process (a few kilobytes each when empty). A space Scheme
+//!   sees only during a `scm:` call (the query's scratch frame) is held for
+//!   the call alone, under an index of its own never given again ([`Call`]):
+//!   an object of it kept past the call names a space that is gone.
 //! - A truth value is three words of numbers, allocated without a finalizer.
 //! - Any other value holds its elements as a Scheme list (numbers, strings,
 //!   booleans, atoms, values): the collector sees everything a value holds,
@@ -60,19 +63,110 @@ pub(crate) fn init() {
 /// The index of each space in [`SPACES`], so a space is registered once.
 static INDEX: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<AtomSpace, u32>>> = std::sync::LazyLock::new(Default::default);
 
-/// Registers a space (once); its index.
+/// Registers a space for the process's life (once); its index. A space a
+/// call holds keeps that call's index.
 pub fn register(space: AtomSpace) -> u32 {
+    if let Some(i) = Call::index_of(&space) {
+        return i;
+    }
     let mut index = INDEX.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(&i) = index.get(&space) {
         return i;
     }
-    let i = u32::try_from(SPACES.push(space.clone())).expect("fewer than 2^32 atomspaces");
+    let i = u32::try_from(SPACES.push(space.clone())).ok().filter(|&i| i < CALL_BIT).expect("fewer than 2^31 atomspaces");
     index.insert(space, i);
     i
 }
 
-pub fn space_at(i: u32) -> &'static AtomSpace {
-    &SPACES[i as usize]
+/// Indexes of [`Call`]s have this bit; the rest count calls.
+const CALL_BIT: u32 = 1 << 31;
+
+/// The spaces of calls under way: each index, space and how many calls
+/// (nested ones over the same space) hold it.
+static CALLS: parking_lot::Mutex<Vec<(u32, AtomSpace, usize)>> = parking_lot::Mutex::new(Vec::new());
+static NEXT_CALL: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// A space registered for a call: a query's scratch frame is made for
+/// each query (or each callback), and registered for good each would stay
+/// for the process's life. Held while this lives; dropped, the frame can go
+/// (or serve the next callback), and its index names a space that is gone.
+pub struct Call {
+    pub index: u32,
+    registered: bool,
+}
+
+impl Call {
+    /// Registers `space` for the call (a space registered for good keeps
+    /// its index, and this does nothing).
+    pub fn enter(space: &AtomSpace) -> Call {
+        if let Some(&i) = INDEX.lock().unwrap_or_else(|e| e.into_inner()).get(space) {
+            return Call { index: i, registered: false };
+        }
+        let mut calls = CALLS.lock();
+        if let Some(entry) = calls.iter_mut().find(|(_, s, _)| s == space) {
+            entry.2 += 1;
+            return Call { index: entry.0, registered: true };
+        }
+        // Indexes are not given twice until 2^31 calls have been made.
+        let index = CALL_BIT | (NEXT_CALL.fetch_add(1, Ordering::Relaxed) & !CALL_BIT);
+        calls.push((index, space.clone(), 1));
+        Call { index, registered: true }
+    }
+
+    /// The index of the call that holds `space`, if one does.
+    fn index_of(space: &AtomSpace) -> Option<u32> {
+        CALLS.lock().iter().find(|(_, s, _)| s == space).map(|&(i, ..)| i)
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        if !self.registered {
+            return;
+        }
+        let mut calls = CALLS.lock();
+        if let Some(at) = calls.iter().position(|&(i, ..)| i == self.index) {
+            calls[at].2 -= 1;
+            if calls[at].2 == 0 {
+                // Dropped outside the lock: the frame's drop does work.
+                let gone = calls.swap_remove(at);
+                drop(calls);
+                drop(gone);
+            }
+        }
+    }
+}
+
+/// A registered space, as [`space_at`] gives it.
+pub enum SpaceRef {
+    Held(&'static AtomSpace),
+    Call(AtomSpace),
+}
+
+impl std::ops::Deref for SpaceRef {
+    type Target = AtomSpace;
+    fn deref(&self) -> &AtomSpace {
+        match self {
+            SpaceRef::Held(s) => s,
+            SpaceRef::Call(s) => s,
+        }
+    }
+}
+
+/// The space registered as `i`. A call's space after the call reads as an
+/// empty read-only space (a new one each time, so that nothing done to one
+/// is seen through another): its atoms read as extracted, and adding to it
+/// is refused.
+pub fn space_at(i: u32) -> SpaceRef {
+    if i & CALL_BIT == 0 {
+        return SpaceRef::Held(&SPACES[i as usize]);
+    }
+    if let Some((_, s, _)) = CALLS.lock().iter().find(|&&(c, ..)| c == i) {
+        return SpaceRef::Call(s.clone());
+    }
+    let gone = AtomSpace::new();
+    gone.set_read_only(true);
+    SpaceRef::Call(gone)
 }
 
 pub fn space_obj(i: u32) -> Scm {
@@ -96,7 +190,7 @@ pub struct Atom {
 }
 
 impl Atom {
-    pub fn space(self) -> &'static AtomSpace {
+    pub fn space(self) -> SpaceRef {
         space_at(self.space)
     }
 
@@ -107,7 +201,7 @@ impl Atom {
         let seen = self.space();
         let space = match seen.bases() {
             [] => self.space,
-            _ => seen.version_space(self.h).filter(|&s| s != seen).map_or(self.space, |s| register(s.clone())),
+            _ => seen.version_space(self.h).filter(|&s| *s != *seen).map_or(self.space, |s| register(s.clone())),
         };
         // SAFETY: allocation only.
         unsafe { ffi::scm_new_smob(tag(&ATOM), ((space as usize) << 32) | self.h.to_u32() as usize) }
@@ -136,7 +230,7 @@ pub fn is_atom(x: Scm) -> bool {
 fn atom_text(x: Scm) -> String {
     Atom::from_scm(x).map_or_else(String::new, |a| {
         if a.space().contains(a.h) {
-            sexpr::atom_to_string(a.space(), a.h, Form::Repl).map_or_else(|e| format!("#<{e}>\n"), |s| s + "\n")
+            sexpr::atom_to_string(&*a.space(), a.h, Form::Repl).map_or_else(|e| format!("#<{e}>\n"), |s| s + "\n")
         } else {
             "#<Invalid handle>".into()
         }
@@ -155,7 +249,7 @@ unsafe extern "C" fn equal_atoms(a: Scm, b: Scm) -> Scm {
     match (Atom::from_scm(a), Atom::from_scm(b)) {
         // One atom, and one version of it: a frame's copy of a base atom is
         // not `equal?` to the base's (`cog-equal?` compares content).
-        (Some(a), Some(b)) => Scm::bool(a.h == b.h && (a.space == b.space || a.space() == b.space())),
+        (Some(a), Some(b)) => Scm::bool(a.h == b.h && (a.space == b.space || *a.space() == *b.space())),
         _ => ffi::BOOL_F,
     }
 }
@@ -169,7 +263,7 @@ unsafe extern "C" fn print_space(x: Scm, port: Scm, _: *mut std::ffi::c_void) ->
 
 unsafe extern "C" fn equal_spaces(a: Scm, b: Scm) -> Scm {
     match (space_of(a), space_of(b)) {
-        (Some(a), Some(b)) => Scm::bool(a == b || space_at(a) == space_at(b)),
+        (Some(a), Some(b)) => Scm::bool(a == b || *space_at(a) == *space_at(b)),
         _ => ffi::BOOL_F,
     }
 }
@@ -337,7 +431,7 @@ fn build_value_in(t: Type, xs: impl Iterator<Item = Scm>, atom: &mut impl FnMut(
             if atoms.iter().any(|a| a.space != first.space) {
                 return Err(Error::msg(format!("the atoms of a {} must be of one space", t.name())));
             }
-            Value::Stream(StreamValue::computed(t, space_at(first.space), atoms.iter().map(|a| a.h).collect())?)
+            Value::Stream(StreamValue::computed(t, &space_at(first.space), atoms.iter().map(|a| a.h).collect())?)
         }
         types::ATTENTION_VALUE => match xs.map(|x| ffi::to_f64(x).ok_or_else(|| Error::wrong_type("a number", x))).collect::<R<Vec<_>>>()? {
             n if n.len() == 3 => Value::float(n),
@@ -400,7 +494,7 @@ fn value_text(x: Scm) -> String {
     };
     if let Ok(v) = from_scm(x, &mut handle) {
         let a = space.map_or(0, |a: Atom| a.space);
-        if let Err(e) = sexpr::write_value(space_at(a), &v, &mut text) {
+        if let Err(e) = sexpr::write_value(&*space_at(a), &v, &mut text) {
             text = format!("#<{e}>");
         }
     }

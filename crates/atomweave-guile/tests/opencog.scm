@@ -840,6 +840,8 @@
 (define (scm-number) 42)
 
 (define k-saved #f)
+(define kept-space #f)
+(define kept-atom #f)
 (test-group "scm: grounded procedures"
   (define s (cog-new-atomspace))
   (define prev (cog-set-atomspace! s))
@@ -893,6 +895,13 @@
   (cog-execute! (ExecutionOutput (GroundedSchema "scm:(lambda () (call/cc (lambda (k) (set! k-saved k) (Concept \"once\"))))") (List)))
   (test-assert "a continuation captured in a callback cannot re-enter it"
     (raises-with? "continuation barrier" (lambda () (k-saved (Concept "twice")))))
+  ;; A query's scratch frame is held for the call alone (were it held for
+  ;; good, each query with a callback would keep its frames for ever).
+  (cog-execute! (Get (And (Member (Variable "$x") (Concept "set"))
+                          (Evaluation (GroundedPredicate "scm:(lambda (x) (set! kept-space (cog-atomspace)) (set! kept-atom (Concept \"made in the call\")) (stv 1 1))") (List (Variable "$x"))))))
+  (test-assert "the frame a callback ran in is gone after the query" (cog-atomspace-readonly? kept-space))
+  (test-assert "and an atom made there reads as extracted" (not (cog-node? kept-atom)))
+  (test-equal "adding to it gives nothing, as a read-only space gives" '() (cog-new-node 'ConceptNode "late" kept-space))
   (test-equal "the current space is back after them" s (cog-atomspace))
   (test-equal "and queries still run" 2
     (cog-arity (cog-execute! (Get (And (Member (Variable "$x") (Concept "set"))
