@@ -169,6 +169,27 @@ fn a_definition_that_recurses_in_its_last_step_loops_in_constant_depth() {
 }
 
 #[test]
+fn a_predicate_defined_by_itself_is_an_error_not_a_loop() {
+    // Each would loop doing nothing: the test hangs without the check.
+    for definitions in [
+        r#"(Define (DefinedPredicate "p") (DefinedPredicate "p"))"#,
+        r#"(Define (DefinedPredicate "p") (DefinedPredicate "q")) (Define (DefinedPredicate "q") (DefinedPredicate "p"))"#,
+        r#"(Define (DefinedPredicate "p") (Continuation (DefinedPredicate "p")))"#,
+    ] {
+        let s = AtomSpace::new();
+        load_str(&mut &s, definitions).unwrap();
+        let p = one(&s, r#"(DefinedPredicate "p")"#);
+        let e = evaluate(&s, p).unwrap_err().to_string();
+        assert!(e.contains("defined by itself"), "{definitions}: {e}");
+    }
+    // A name met again after a step that evaluated something is a loop,
+    // as the counting loop above: not refused.
+    let s = AtomSpace::new();
+    load_str(&mut &s, r#"(Define (DefinedPredicate "p") (SequentialAnd (True) (DefinedPredicate "q"))) (Define (DefinedPredicate "q") (False))"#).unwrap();
+    assert_eq!(evaluate(&s, one(&s, r#"(DefinedPredicate "p")"#)).unwrap(), no());
+}
+
+#[test]
 fn a_formula_stored_as_a_value_is_evaluated_through_value_of() {
     let s = AtomSpace::new();
     load_str(&mut &s, r#"(Concept "c" (alist (cons (Predicate "test") (GreaterThan (Number 2) (Number 1)))))"#).unwrap();

@@ -284,7 +284,19 @@ pub fn evaluate(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
         // Tail calls loop here instead of nesting: a definition that
         // recurses in its last step (a loop) runs in constant depth.
         let mut h = h;
+        // The names followed since the last step that evaluated something:
+        // one met again is a definition by itself (p as p, p as q as p),
+        // which would loop doing nothing, for ever.
+        let mut names: Vec<Handle> = Vec::new();
         loop {
+            if matches!(space.get_type(h), Some(types::DEFINED_PREDICATE_NODE | types::CONTINUATION_LINK)) {
+                if names.contains(&h) {
+                    return Err(bad(format!("{} is defined by itself: evaluating it would never end", describe(space, h))));
+                }
+                names.push(h);
+            } else {
+                names.clear();
+            }
             match evaluate_one(space, h)? {
                 Tail::Done(tv) => return Ok(tv),
                 Tail::Call(next) => {
