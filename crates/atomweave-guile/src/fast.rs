@@ -24,8 +24,8 @@
 //! with a destructor (plain old frames, as every primitive's frame is when
 //! it throws; see `error.rs`). Any other exit (abort-to-prompt to a prompt
 //! of the caller's, an escape continuation) would jump over the Rust frames
-//! that called in: a fence inside the catch turns it into an error there,
-//! as the shell's `guarded` does.
+//! that called in: a fence between that catch and an outer one turns it
+//! into an error there, as the shell's `guarded` does.
 
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
@@ -244,12 +244,12 @@ fn compile(text: &str) -> Option<Program> {
 pub(crate) fn eval(text: &str) -> Option<Result<Scm, String>> {
     let program = compile(text)?;
     RUNS.set(RUNS.get() + 1);
-    let mut run = Run { program: &program, resume: None, key: ffi::BOOL_F, args: ffi::BOOL_F, thrown: false, caught: false };
-    // SAFETY: `body` and the handlers take this pointer, alive for the call;
+    let mut run = Run { program: &program, resume: None, key: ffi::BOOL_F, args: ffi::BOOL_F, thrown: false };
+    // SAFETY: `fenced` and `handler` take this pointer, alive for the call;
     // the program outlives it and is dropped only after the catch returned.
     let value = unsafe {
         let data: *mut c_void = (&mut run as *mut Run).cast();
-        ffi::scm_c_catch(ffi::BOOL_T, body, data, handler, data, Some(catching), data)
+        ffi::scm_c_catch(ffi::BOOL_T, fenced, data, handler, data, None, std::ptr::null_mut())
     };
     if run.thrown {
         let text = crate::call_shell(crate::Shell::ErrorText, &[run.key, run.args]);
@@ -274,24 +274,26 @@ struct Run<'p> {
     key: Scm,
     args: Scm,
     thrown: bool,
-    /// The catch took a throw: the exit the fence sees is that one's.
-    caught: bool,
 }
 
-/// The catch's pre-unwind handler: runs when a throw is about to be caught
-/// there (not when code inside catches it itself).
-unsafe extern "C" fn catching(data: *mut c_void, _: Scm, _: Scm) -> Scm {
-    // SAFETY: `data` is the `Run` that `run` passed to the catch, alive for it.
-    unsafe { (*(data as *mut Run)).caught = true };
-    ffi::UNSPECIFIED
+/// The fence: runs when a non-local exit leaves the inner catch (which
+/// takes every throw, so it is some other exit) and throws to the outer
+/// catch instead.
+unsafe extern "C" fn fence(_: *mut c_void) {
+    crate::error::escaped()
 }
 
-/// The fence: runs when a non-local exit leaves the program; unless it is a
-/// throw to the catch just outside, it throws one there instead.
-unsafe extern "C" fn fence(data: *mut c_void) {
-    // SAFETY: `data` is the `Run` that `run` passed to the catch, alive for it.
-    if !unsafe { (*(data as *mut Run)).caught } {
-        crate::error::escaped()
+/// Inside the outer catch: the fence, and inside it the catch the program
+/// runs in.
+unsafe extern "C" fn fenced(data: *mut c_void) -> Scm {
+    // SAFETY: in Guile mode; the context opened is closed on the way out,
+    // by either path; `data` is the `Run`, alive for the call.
+    unsafe {
+        ffi::scm_dynwind_begin(0);
+        ffi::scm_dynwind_unwind_handler(fence, data, 0);
+        let x = ffi::scm_c_catch(ffi::BOOL_T, body, data, handler, data, None, std::ptr::null_mut());
+        ffi::scm_dynwind_end();
+        x
     }
 }
 
@@ -305,15 +307,8 @@ unsafe extern "C" fn handler(data: *mut c_void, key: Scm, args: Scm) -> Scm {
 }
 
 unsafe extern "C" fn body(data: *mut c_void) -> Scm {
-    // SAFETY: `data` is the `Run` that `run` passed to the catch, in Guile
-    // mode; the context opened is closed on the way out, by either path.
-    unsafe {
-        ffi::scm_dynwind_begin(0);
-        ffi::scm_dynwind_unwind_handler(fence, data, 0);
-        let x = exec(&mut *(data as *mut Run));
-        ffi::scm_dynwind_end();
-        x
-    }
+    // SAFETY: `data` is the `Run` that `run` passed to the catch, in Guile mode.
+    unsafe { exec(&mut *(data as *mut Run)) }
 }
 
 /// The first of several values (an error for none), as a one-value

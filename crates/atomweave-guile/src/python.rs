@@ -41,7 +41,9 @@ fn within<T>(space: &AtomSpace, f: impl FnOnce(u32) -> T) -> T {
     if !crate::initialized() {
         crate::boot(space.clone());
     }
-    let i = crate::register_space(space.clone());
+    // A py: callback's scratch frame is held for the call alone.
+    let call = smob::Call::enter(space);
+    let i = call.index;
     /// Puts the thread's current atomspace back, however the call ends.
     struct Restore(u32);
     impl Drop for Restore {
@@ -66,13 +68,12 @@ impl Scheme for GuileScheme {
     }
 
     fn eval_atom(&self, space: &AtomSpace, text: &str) -> Result<Option<(AtomSpace, Handle)>, String> {
-        let found = within(space, |_| crate::eval_atom(text))?;
-        Ok(found.map(|(owner, h)| (smob::space_at(owner).clone(), h)))
+        // The owner named inside the call: after it, a call's index names nothing.
+        within(space, |_| Ok(crate::eval_atom(text)?.map(|(owner, h)| (smob::space_at(owner).clone(), h))))
     }
 
     fn eval_space(&self, space: &AtomSpace, text: &str) -> Result<Option<AtomSpace>, String> {
-        let found = within(space, |_| crate::eval_scm(text).map(smob::space_of))?;
-        Ok(found.map(|i| smob::space_at(i).clone()))
+        within(space, |_| Ok(crate::eval_scm(text).map(smob::space_of)?.map(|i| smob::space_at(i).clone())))
     }
 
     fn load_file(&self, space: &AtomSpace, path: &Path) -> Result<(), String> {

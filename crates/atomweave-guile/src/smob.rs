@@ -63,11 +63,13 @@ pub(crate) fn init() {
 /// The index of each space in [`SPACES`], so a space is registered once.
 static INDEX: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<AtomSpace, u32>>> = std::sync::LazyLock::new(Default::default);
 
-/// Registers a space for the process's life (once); its index. A space a
-/// call holds keeps that call's index.
+/// Registers a space for the process's life (once); its index. A query's
+/// scratch frame that a call holds keeps that call's index.
 pub fn register(space: AtomSpace) -> u32 {
-    if let Some(i) = Call::index_of(&space) {
-        return i;
+    if space.is_scratch() {
+        if let Some(i) = Call::index_of(&space) {
+            return i;
+        }
     }
     let mut index = INDEX.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(&i) = index.get(&space) {
@@ -90,17 +92,17 @@ static NEXT_CALL: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::n
 /// each query (or each callback), and registered for good each would stay
 /// for the process's life. Held while this lives; dropped, the frame can go
 /// (or serve the next callback), and its index names a space that is gone.
+/// Any other space is registered for good, as [`register`] does.
 pub struct Call {
     pub index: u32,
     registered: bool,
 }
 
 impl Call {
-    /// Registers `space` for the call (a space registered for good keeps
-    /// its index, and this does nothing).
+    /// Registers `space` for the call.
     pub fn enter(space: &AtomSpace) -> Call {
-        if let Some(&i) = INDEX.lock().unwrap_or_else(|e| e.into_inner()).get(space) {
-            return Call { index: i, registered: false };
+        if !space.is_scratch() {
+            return Call { index: register(space.clone()), registered: false };
         }
         let mut calls = CALLS.lock();
         if let Some(entry) = calls.iter_mut().find(|(_, s, _)| s == space) {
@@ -114,7 +116,7 @@ impl Call {
     }
 
     /// The index of the call that holds `space`, if one does.
-    fn index_of(space: &AtomSpace) -> Option<u32> {
+    pub fn index_of(space: &AtomSpace) -> Option<u32> {
         CALLS.lock().iter().find(|(_, s, _)| s == space).map(|&(i, ..)| i)
     }
 }
@@ -201,7 +203,14 @@ impl Atom {
         let seen = self.space();
         let space = match seen.bases() {
             [] => self.space,
-            _ => seen.version_space(self.h).filter(|&s| *s != *seen).map_or(self.space, |s| register(s.clone())),
+            // A frame between: its own index; a scratch frame no call
+            // holds is not registered (that would keep it for good), and
+            // the atom is named as seen from here.
+            _ => match seen.version_space(self.h).filter(|&s| *s != *seen) {
+                Some(s) if s.is_scratch() => Call::index_of(s).unwrap_or(self.space),
+                Some(s) => register(s.clone()),
+                None => self.space,
+            },
         };
         // SAFETY: allocation only.
         unsafe { ffi::scm_new_smob(tag(&ATOM), ((space as usize) << 32) | self.h.to_u32() as usize) }

@@ -902,6 +902,17 @@
   (test-assert "the frame a callback ran in is gone after the query" (cog-atomspace-readonly? kept-space))
   (test-assert "and an atom made there reads as extracted" (not (cog-node? kept-atom)))
   (test-equal "adding to it gives nothing, as a read-only space gives" '() (cog-new-node 'ConceptNode "late" kept-space))
+  ;; A frame between the query's space and the call's scratch frame (a
+  ;; Put's) is not registered for good either.
+  (let ((next-index (lambda () (cog-atomspace-uuid (cog-new-atomspace))))
+        (q (Put (Lambda (Variable "$x")
+                  (Satisfaction (Variable "$z")
+                    (And (Member (Variable "$z") (Concept "set"))
+                         (Evaluation (GroundedPredicate "scm:(lambda (a b) (cog-atomspace a) (stv 1 1))") (List (List (Variable "$x")) (Variable "$z"))))))
+                (Concept "fresh"))))
+    (let ((before (next-index)))
+      (do ((i 0 (+ i 1))) ((= i 5)) (cog-evaluate! q))
+      (test-equal "queries with callbacks register no space for good" (+ before 1) (next-index))))
   (test-equal "the current space is back after them" s (cog-atomspace))
   (test-equal "and queries still run" 2
     (cog-arity (cog-execute! (Get (And (Member (Variable "$x") (Concept "set"))

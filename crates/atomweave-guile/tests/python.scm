@@ -45,6 +45,9 @@
   ;; the shell's paths (the REPL's; a plain call, run straight from the
   ;; text; expanded code).
   (python-eval "from atomweave import scheme_eval, scheme_eval_h, AtomSpace\nscratch = AtomSpace()")
+  ;; An exit thunk that jumps while an error unwinds past it.
+  (module-define! (resolve-module '(guile-user)) 'wind-then-abort
+    (lambda () (dynamic-wind (lambda () #f) (lambda () (error "boom")) (lambda () (abort-to-prompt 'outer 1)))))
   (for-each
     (lambda (call)
       (test-equal (string-append "an abort from Python is Python's error: " call) "stopped\n"
@@ -53,7 +56,9 @@
           (lambda (k . vals) 'escaped))))
     '("scheme_eval(scratch, \"(abort-to-prompt 'outer 1)\")"
       "scheme_eval_h(scratch, \"(abort-to-prompt 'outer 1)\")"
-      "scheme_eval_h(scratch, \"(let () (abort-to-prompt 'outer 1))\")"))
+      "scheme_eval_h(scratch, \"(let () (abort-to-prompt 'outer 1))\")"
+      "scheme_eval(scratch, \"(wind-then-abort)\")"
+      "scheme_eval_h(scratch, \"(wind-then-abort)\")"))
   ;; Extension modules of the standard library expect libpython's symbols
   ;; to be global; Guile loaded it as a local library.
   (test-equal "C extension modules load" "[1]\n"

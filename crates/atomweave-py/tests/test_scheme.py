@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from atomweave import AtomSpace, ConceptNode, TruthValue, scheme_eval, scheme_eval_as, scheme_eval_h, types
+from atomweave import AtomSpace, ConceptNode, TruthValue, execute_atom, get_default_atomspace, scheme_eval, scheme_eval_as, scheme_eval_h, types
 from atomweave.scheme import scheme_eval as upstream_name
 
 pytestmark = pytest.mark.scheme
@@ -82,3 +82,44 @@ print(scheme_eval(s, "(cog-count-atoms 'ConceptNode)"), end="")
 """
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert (run.returncode, run.stdout) == (0, "1\n"), run.stderr
+
+
+def test_a_space_scheme_first_sees_in_a_callback_stays_named():
+    # Only a query's scratch frame is held for the call alone; a user's
+    # space keeps its name for Scheme after the call.
+    home = AtomSpace()
+    scheme_eval(home, "(define saved #f) (define (remember x) (set! saved x) x)")
+    s = AtomSpace()
+    a = s.add_node(types.ConceptNode, "kept")
+    execute_atom(s, s.add_link(types.ExecutionOutputLink, [s.add_node(types.GroundedSchemaNode, "scm:remember"), s.add_link(types.ListLink, [a])]))
+    assert scheme_eval(s, "(cog-name saved)") == '"kept"\n'
+    assert scheme_eval(s, '(equal? saved (Concept "kept"))') == "#t\n"
+
+
+def test_py_callbacks_that_run_scheme_keep_no_frames():
+    # Each query's scratch frame, named to Scheme by a py: callback that
+    # evaluates Scheme there, is let go after the call.
+    import __main__
+
+    s = AtomSpace()
+    for i in range(20):
+        s.add_link(types.MemberLink, [s.add_node(types.ConceptNode, f"m{i}"), s.add_node(types.ConceptNode, "set")])
+
+    def in_frame(x):
+        # The default space in a callback is the query's scratch frame.
+        scheme_eval(get_default_atomspace(), "(cog-atomspace)")
+        return TruthValue(1, 1)
+
+    __main__.in_frame = in_frame
+    x = s.add_node(types.VariableNode, "$x")
+    member = s.add_link(types.MemberLink, [x, s.add_node(types.ConceptNode, "set")])
+    check = s.add_link(types.EvaluationLink, [s.add_node(types.GroundedPredicateNode, "py:in_frame"), s.add_link(types.ListLink, [x])])
+    query = s.add_link(types.GetLink, [s.add_link(types.AndLink, [member, check])])
+
+    def next_index() -> int:
+        return int(scheme_eval(s, "(cog-atomspace-uuid (cog-new-atomspace))"))
+
+    before = next_index()
+    for _ in range(5):
+        assert len(execute_atom(s, query).out) == 20
+    assert next_index() == before + 1, "the frames took no index for good"

@@ -60,6 +60,8 @@ struct Inner {
     hides: AtomicBool,
     /// Refuses every change but a value key's ([`AtomSpace::set_read_only`]).
     read_only: AtomicBool,
+    /// A query's scratch frame ([`AtomSpace::is_scratch`]).
+    scratch: bool,
     /// Upstream's AtomSpace name (`(AtomSpace "name")`); empty by default.
     name: Box<str>,
     /// Recordings of changes under way ([`AtomSpace::recording`]).
@@ -292,6 +294,7 @@ impl From<AtomTable> for AtomSpace {
                 hierarchy: OnceLock::new(),
                 hides: AtomicBool::new(false),
                 read_only: AtomicBool::new(false),
+                scratch: false,
                 name: Box::default(),
                 watch: Watch::default(),
             }),
@@ -324,6 +327,23 @@ impl AtomSpace {
     /// spaces made side by side (upstream's `(AtomSpace a b)` over two new
     /// `(AtomSpace)`s) can be the bases of one child.
     pub fn new_child(bases: &[&AtomSpace]) -> Result<AtomSpace> {
+        Self::child(bases, false)
+    }
+
+    /// A query's scratch frame over `base` (see `query/scratch.rs`).
+    pub(crate) fn new_scratch(base: &AtomSpace) -> Result<AtomSpace> {
+        Self::child(&[base], true)
+    }
+
+    /// Is this a query's scratch frame, where a grounded call's arguments
+    /// and what it adds go, made for a query (or a call) and dropped after
+    /// it? A front end that names spaces holds such a frame for the call
+    /// alone, or it would keep every query's frames.
+    pub fn is_scratch(&self) -> bool {
+        self.inner.scratch
+    }
+
+    fn child(bases: &[&AtomSpace], scratch: bool) -> Result<AtomSpace> {
         let Some(&first) = bases.first() else {
             return Err(Error::Hierarchy("a child space needs at least one base space".into()));
         };
@@ -365,6 +385,7 @@ impl AtomSpace {
             hierarchy: OnceLock::from(hierarchy.clone()),
             hides: AtomicBool::new(false),
             read_only: AtomicBool::new(false),
+            scratch,
             name: Box::default(),
             watch: Watch::default(),
         });

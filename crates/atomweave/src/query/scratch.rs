@@ -62,7 +62,7 @@ impl Scratch {
         });
         match spare {
             Some(frame) => Ok(Scratch(Some(frame))),
-            None => Ok(Scratch(Some(AtomSpace::new_child(&[space])?))),
+            None => Ok(Scratch(Some(AtomSpace::new_scratch(space)?))),
         }
     }
 }
