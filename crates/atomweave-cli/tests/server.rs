@@ -293,6 +293,38 @@ fn acknowledged_writes_survive_sigkill_in_postgres() {
 }
 
 #[test]
+fn scm_callbacks_of_a_query_are_stopped_at_the_time_limit_and_leave_the_shell_sound() {
+    // The limit's interrupt lands anywhere: in a callback's body, on its
+    // way in or out through Rust's frames, or in the query between them.
+    let (mut child, port, _err) = serve(&["--scm-timeout", "1"]);
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut rd = BufReader::new(s.try_clone().unwrap());
+    let mut until = |s: &mut TcpStream, send: &str, want: &str| -> String {
+        s.write_all(send.as_bytes()).unwrap();
+        let mut got = String::new();
+        while !got.contains(want) {
+            let mut l = String::new();
+            assert!(rd.read_line(&mut l).unwrap() > 0, "closed: {got}");
+            got.push_str(&l);
+        }
+        got
+    };
+    until(&mut s, "scm hush\n(define (slow x) (let loop ((i 0)) (if (< i 2000) (loop (+ i 1)))) (stv 1 1))\n(+ 1 1)\n", "2\n");
+    until(&mut s, "(for-each (lambda (i) (Member (Concept (number->string i)) (Concept \"set\"))) (iota 200))\n(+ 2 2)\n", "4\n");
+    let query =
+        "(cog-execute! (Get (And (Member (Variable \"$x\") (Concept \"set\")) (Evaluation (GroundedPredicate \"scm:slow\") (List (Variable \"$x\"))))))";
+    for round in 0..5 {
+        // Queries over and over, until the limit stops one.
+        let got = until(&mut s, &format!("(let loop () {query} (loop))\n(+ 3 {round})\n"), &format!("{}\n", 3 + round));
+        assert!(got.contains("ERROR:") && got.contains("1 s"), "{got}");
+    }
+    let got = until(&mut s, "(cog-count-atoms 'ConceptNode)\n(equal? (cog-atomspace) (cog-atomspace (Concept \"set\")))\n", "#");
+    assert!(got.contains("201\n") && got.contains("#t"), "the server's space is current, with its atoms alone: {got}");
+    sigkill(&mut child);
+}
+
+#[test]
 fn runaway_scheme_is_stopped_by_the_time_limit_and_by_shutdown() {
     let (mut child, port, mut err) = serve(&["--scm-timeout", "1"]);
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();

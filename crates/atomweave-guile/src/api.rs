@@ -331,10 +331,8 @@ fn foreign_text(x: Scm) -> R<Option<String>> {
     if !x.is_pair() || alist_pairs(x).is_some() || proper_list(x)?.list_iter().all(|y| Atom::from_scm(y).is_some()) {
         return Ok(None);
     }
-    // SAFETY: `object->string` is a public procedure of the `(guile)` module.
-    let write = unsafe { ffi::scm_c_public_ref(c"guile".as_ptr(), c"object->string".as_ptr()) };
-    // SAFETY: a procedure of one argument, called in Guile mode (as every subr runs).
-    let text = unsafe { ffi::scm_call_1(write, x) };
+    // Through the shell: a record's printer is Scheme code, and may throw or jump.
+    let text = crate::call_shell(crate::Shell::Write, &[x]).map_err(Error::msg)?;
     Ok(ffi::to_string(text))
 }
 
@@ -654,7 +652,8 @@ subrs! {
         smob::space_at(space_arg(s)?).set_read_only(false);
         Ok(UNSPECIFIED)
     }
-    cog_atomspace_uuid "cog-atomspace-uuid" (s) { Ok(ffi::from_i64(i64::from(smob::register(smob::space_at(space_arg(s)?).clone())))) }
+    // Its index: one per space (a call's frame's is never given again).
+    cog_atomspace_uuid "cog-atomspace-uuid" (s) { Ok(ffi::from_i64(i64::from(space_arg(s)?))) }
     cog_atomspace_readonly_p "cog-atomspace-readonly?" (s) { Ok(Scm::bool(smob::space_at(space_arg(s)?).is_read_only())) }
     cog_atomspace_cow "cog-atomspace-cow!" (on, s) {
         let space = space_arg(s)?;

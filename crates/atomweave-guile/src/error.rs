@@ -84,7 +84,7 @@ pub fn describe(x: Scm) -> String {
 /// procedure `subr`.
 #[inline(always)]
 pub fn guard(subr: &'static str, body: impl FnOnce() -> R<Scm>) -> Scm {
-    let (key, msg) = match catch_unwind(AssertUnwindSafe(body)) {
+    let (key, msg) = match crate::outside_body(|| catch_unwind(AssertUnwindSafe(body))) {
         Ok(Ok(x)) => return x,
         Ok(Err(e)) => (e.key, ffi::string(&e.msg)),
         Err(panic) => {

@@ -300,9 +300,12 @@ enum Shell {
     OpenFile,
     LoadForm,
     OwnRest,
+    Write,
+    /// Not a procedure: the fluid that says a command's body is running.
+    InBody,
 }
 
-static SHELL: [std::sync::atomic::AtomicUsize; 13] = [const { std::sync::atomic::AtomicUsize::new(0) }; 13];
+static SHELL: [std::sync::atomic::AtomicUsize; 15] = [const { std::sync::atomic::AtomicUsize::new(0) }; 15];
 
 fn shell(p: Shell) -> Scm {
     let slot = &SHELL[p as usize];
@@ -322,6 +325,8 @@ fn shell(p: Shell) -> Scm {
                 Shell::OpenFile => c"shell-open-file",
                 Shell::LoadForm => c"shell-load-form",
                 Shell::OwnRest => c"shell-own-rest",
+                Shell::Write => c"shell-write",
+                Shell::InBody => c"shell-in-body",
             };
             // SAFETY: the module is loaded by `boot` and exports the name; a
             // module's top-level procedure stays reachable, so its word stays valid.
@@ -344,6 +349,8 @@ fn input(code: &str) -> Scm {
 /// `x`, or the error's text.
 fn call_shell(p: Shell, args: &[Scm]) -> Result<Scm, String> {
     api::define_new_types();
+    // Resolved for `outside_body` before any body runs.
+    shell(Shell::InBody);
     // SAFETY: the shell's procedures catch every exception and fence off
     // every other non-local exit (`guarded`), so nothing unwinds through
     // this frame; each takes these arguments.
@@ -365,6 +372,33 @@ fn call_shell(p: Shell, args: &[Scm]) -> Result<Scm, String> {
     } else {
         Err(ffi::to_string(x).unwrap_or_default())
     }
+}
+
+/// Runs `f` with the shell's `in-body` off, then puts it back: every
+/// primitive's body (`error::guard`). An embedder's watchdog throws only in
+/// a command's body, and whatever Scheme a primitive runs on the way in to
+/// a nested one (a `scm:` callback's) and out of it, before and after its
+/// handler stands, must not throw over the Rust frames between. In Guile
+/// mode; `f` must return normally.
+pub(crate) fn outside_body<T>(f: impl FnOnce() -> T) -> T {
+    // Nothing to do until the shell has run a body (it resolves the fluid).
+    let bits = SHELL[Shell::InBody as usize].load(std::sync::atomic::Ordering::Acquire);
+    if bits == 0 {
+        return f();
+    }
+    // SAFETY: stored by `shell` from the module's fluid, which stays reachable.
+    let fluid = unsafe { Scm::from_bits(bits) };
+    // SAFETY: the shell's fluid; neither call throws.
+    let was = unsafe { ffi::scm_fluid_ref(fluid) };
+    if was.is_false() {
+        return f();
+    }
+    // SAFETY: as above.
+    unsafe { ffi::scm_fluid_set_x(fluid, ffi::BOOL_F) };
+    let out = f();
+    // SAFETY: as above.
+    unsafe { ffi::scm_fluid_set_x(fluid, was) };
+    out
 }
 
 /// Defines `name` in the current module (`(guile-user)` after [`boot`]) as

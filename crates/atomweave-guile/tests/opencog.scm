@@ -731,6 +731,8 @@
   (test-assert "JsonAst of text says it is not supported"
     (raises-with? "not supported by atomweave" (lambda () (JsonAst "{}")))))
 
+(use-modules (srfi srfi-9) (srfi srfi-9 gnu))
+(define-record-type <boxed> (make-boxed) boxed?)
 (test-group "SexprAst keeps an s-expression as its tree"
   (define tree (SexprAst "(gunk (junk) stunk)"))
   (test-equal "text, a quoted list and atoms make one tree"
@@ -749,6 +751,15 @@
     (test-equal "and adds nothing" before (length (cog-get-atoms 'SexprAst))))
   (test-assert "a circular list is refused, not walked"
     (raises-with? "proper list" (lambda () (let ((l (list 'a 'b))) (set-cdr! (cdr l) l) (SexprAst l)))))
+  ;; A record's printer is user code: its error, or its jump, stops at the call.
+  (let ((printer-says (lambda (print) (set-record-type-printer! <boxed> (lambda (r port) (print port))) (lambda () (SexprAst (list 'x (make-boxed)))))))
+    (test-assert "a printer's error is the constructor's"
+      (raises-with? "printer gave up" (printer-says (lambda (port) (error "printer gave up")))))
+    (test-assert "a printer's jump to the caller's prompt is stopped there"
+      (call-with-prompt 'outer
+        (lambda () (raises-with? "non-local exit" (printer-says (lambda (port) (abort-to-prompt 'outer)))))
+        (lambda (k) #f)))
+    (test-equal "its text is the tree's" (SexprAst "(x boxed)") ((printer-says (lambda (port) (display "boxed" port))))))
   (test-equal "queries match leaves and lists"
     1
     (length (cog-value->list (cog-execute!
@@ -901,6 +912,7 @@
                           (Evaluation (GroundedPredicate "scm:(lambda (x) (set! kept-space (cog-atomspace)) (set! kept-atom (Concept \"made in the call\")) (stv 1 1))") (List (Variable "$x"))))))
   (test-assert "the frame a callback ran in is gone after the query" (cog-atomspace-readonly? kept-space))
   (test-assert "and an atom made there reads as extracted" (not (cog-node? kept-atom)))
+  (test-equal "it keeps its uuid (no space is registered for it)" (cog-atomspace-uuid kept-space) (cog-atomspace-uuid kept-space))
   (test-equal "adding to it gives nothing, as a read-only space gives" '() (cog-new-node 'ConceptNode "late" kept-space))
   ;; A frame between the query's space and the call's scratch frame (a
   ;; Put's) is not registered for good either.

@@ -9,7 +9,7 @@
   #:use-module (system base compile)
   #:export (shell-eval shell-run shell-value shell-memoize shell-compile shell-call
             shell-apply shell-resolve shell-error-text shell-interrupt
-            shell-open-file shell-load-form shell-own-rest))
+            shell-open-file shell-load-form shell-own-rest shell-write shell-in-body))
 
 (define user (resolve-module '(guile-user)))
 
@@ -21,8 +21,11 @@
 (define (on-error e)
   (cons #f (error-text (exception-kind e) (exception-args e))))
 
-;; Inside a command's body: where an embedder's watchdog may throw.
+;; Inside a command's body: where an embedder's watchdog may throw. Every
+;; primitive turns it off while it runs (a scm: callback's way in and out,
+;; before and after `guarded` stands, must not throw over Rust's frames).
 (define in-body (make-fluid #f))
+(define shell-in-body in-body)
 
 ;; A jump out of a command by other means than an exception (abort-to-prompt
 ;; to the caller's prompt, an escape continuation) would skip the Rust frames
@@ -162,6 +165,10 @@ come already read: a list of expressions."
   (guarded (cons #t (let ((v (module-variable user sym)))
                       (and v (variable-bound? v) v)))))
 
+;; X as `write` prints it (a record's printer is user code).
+(define (shell-write x)
+  (guarded (cons #t (object->string x))))
+
 (define (shell-error-text key args)
   (guarded (cons #t (error-text key args))))
 
@@ -179,7 +186,12 @@ grounded procedure's name after scm:) to ARGS; its value."
 ;; into text, or on the way out, would throw past every handler.
 (define (shell-interrupt)
   (when (fluid-ref in-body)
-    (%atomweave-interrupt-check)))
+    ;; Off while it may throw: a second mark that runs while the throw
+    ;; looks for its handler would throw from inside that search, past the
+    ;; handler. Left off if it threw: the body is being left.
+    (fluid-set! in-body #f)
+    (%atomweave-interrupt-check)
+    (fluid-set! in-body #t)))
 
 ;; For loaders of files that mix Scheme with data (load.rs): the file, and
 ;; the forms at a place in it, read there and evaluated in the user module.
