@@ -98,11 +98,10 @@ pub fn guard(subr: &'static str, body: impl FnOnce() -> R<Scm>) -> Scm {
 }
 
 /// Throws the error a non-local exit becomes where it would have jumped
-/// over Rust frames (the message the shell's fence gives).
+/// over Rust frames (the shell's fence gives the same message).
 #[cold]
 pub(crate) fn escaped() -> ! {
-    let msg = "a non-local exit (abort-to-prompt or an escape continuation) tried to leave code called from Rust; it stopped there";
-    raise(Key::Misc, "scheme", ffi::string(msg))
+    raise(Key::Misc, "scheme", crate::escaped_message())
 }
 
 /// Throws: a wrong argument as Guile's `wrong-type-arg`; any other failure

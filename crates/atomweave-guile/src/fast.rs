@@ -290,7 +290,7 @@ unsafe extern "C" fn fenced(data: *mut c_void) -> Scm {
     // by either path; `data` is the `Run`, alive for the call.
     unsafe {
         ffi::scm_dynwind_begin(0);
-        ffi::scm_dynwind_unwind_handler(fence, data, 0);
+        ffi::scm_dynwind_unwind_handler(fence, std::ptr::null_mut(), 0);
         let x = ffi::scm_c_catch(ffi::BOOL_T, body, data, handler, data, None, std::ptr::null_mut());
         ffi::scm_dynwind_end();
         x

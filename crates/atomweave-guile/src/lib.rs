@@ -303,9 +303,11 @@ enum Shell {
     Write,
     /// Not a procedure: the fluid that says a command's body is running.
     InBody,
+    /// Not a procedure: what an escape stopped at an entry gives, `(#f . message)`.
+    Escaped,
 }
 
-static SHELL: [std::sync::atomic::AtomicUsize; 15] = [const { std::sync::atomic::AtomicUsize::new(0) }; 15];
+static SHELL: [std::sync::atomic::AtomicUsize; 16] = [const { std::sync::atomic::AtomicUsize::new(0) }; 16];
 
 fn shell(p: Shell) -> Scm {
     let slot = &SHELL[p as usize];
@@ -327,6 +329,7 @@ fn shell(p: Shell) -> Scm {
                 Shell::OwnRest => c"shell-own-rest",
                 Shell::Write => c"shell-write",
                 Shell::InBody => c"shell-in-body",
+                Shell::Escaped => c"shell-escaped",
             };
             // SAFETY: the module is loaded by `boot` and exports the name; a
             // module's top-level procedure stays reachable, so its word stays valid.
@@ -343,6 +346,12 @@ fn shell(p: Shell) -> Scm {
 /// string, when it is plain), or the text for Guile to read.
 fn input(code: &str) -> Scm {
     read::read_all(code).unwrap_or_else(|| ffi::string(code))
+}
+
+/// The message of an escape stopped at an entry from Rust (the shell's).
+pub(crate) fn escaped_message() -> Scm {
+    // SAFETY: the shell's pair.
+    unsafe { shell(Shell::Escaped).cdr() }
 }
 
 /// Calls a procedure of `(atomweave shell)` (each returns `(ok? . x)`):

@@ -94,36 +94,36 @@ static NEXT_CALL: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::n
 /// (or serve the next callback), and its index names a space that is gone.
 /// Any other space is registered for good, as [`register`] does.
 pub struct Call {
+    /// A call's own index (with [`CALL_BIT`]), or the space's for good.
     pub index: u32,
-    registered: bool,
 }
 
 impl Call {
     /// Registers `space` for the call.
     pub fn enter(space: &AtomSpace) -> Call {
         if !space.is_scratch() {
-            return Call { index: register(space.clone()), registered: false };
+            return Call { index: register(space.clone()) };
         }
         let mut calls = CALLS.lock();
         if let Some(entry) = calls.iter_mut().find(|(_, s, _)| s == space) {
             entry.2 += 1;
-            return Call { index: entry.0, registered: true };
+            return Call { index: entry.0 };
         }
         // Indexes are not given twice until 2^31 calls have been made.
         let index = CALL_BIT | (NEXT_CALL.fetch_add(1, Ordering::Relaxed) & !CALL_BIT);
         calls.push((index, space.clone(), 1));
-        Call { index, registered: true }
+        Call { index }
     }
 
     /// The index of the call that holds `space`, if one does.
-    pub fn index_of(space: &AtomSpace) -> Option<u32> {
+    fn index_of(space: &AtomSpace) -> Option<u32> {
         CALLS.lock().iter().find(|(_, s, _)| s == space).map(|&(i, ..)| i)
     }
 }
 
 impl Drop for Call {
     fn drop(&mut self) {
-        if !self.registered {
+        if self.index & CALL_BIT == 0 {
             return;
         }
         let mut calls = CALLS.lock();

@@ -161,7 +161,7 @@ fn endless_input_is_an_error_not_endless_memory() {
     }
     let list = std::io::Cursor::new(b"(List ".to_vec()).chain(Items);
     let err = sexpr::load(&mut AtomTable::new(), std::io::BufReader::new(list), |_| {}).unwrap_err().error.to_string();
-    assert!(err.contains("an expression of more than"), "{err}");
+    assert!(err.contains("an expression holding more than"), "{err}");
 }
 
 #[test]

@@ -9,7 +9,7 @@
   #:use-module (system base compile)
   #:export (shell-eval shell-run shell-value shell-memoize shell-compile shell-call
             shell-apply shell-resolve shell-error-text shell-interrupt
-            shell-open-file shell-load-form shell-own-rest shell-write shell-in-body))
+            shell-open-file shell-load-form shell-own-rest shell-write shell-in-body shell-escaped))
 
 (define user (resolve-module '(guile-user)))
 
@@ -34,7 +34,8 @@
 ;; refuses the second; the fence turns the first into this error.
 (define fence (make-prompt-tag "atomweave-fence"))
 (define escaped
-  (cons #f "a non-local exit (abort-to-prompt or an escape continuation) tried to leave code called from Rust; it stopped there"))
+  (cons #f "a non-local exit (abort-to-prompt, or an escape continuation) to a place outside the Scheme that atomweave called would skip atomweave's own frames: it was stopped at the call"))
+(define shell-escaped escaped)
 
 ;; with-exception-handler, unwinding: what catch does, for less; inside the
 ;; barrier and the fence.

@@ -289,31 +289,33 @@ pub fn evaluate(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
         // which would loop doing nothing, for ever.
         let mut names: Vec<Handle> = Vec::new();
         loop {
-            if matches!(space.get_type(h), Some(types::DEFINED_PREDICATE_NODE | types::CONTINUATION_LINK)) {
-                if names.contains(&h) {
-                    return Err(bad(format!("{} is defined by itself: evaluating it would never end", describe(space, h))));
-                }
-                names.push(h);
-            } else {
-                names.clear();
-            }
-            match evaluate_one(space, h)? {
+            let (next, named) = match evaluate_one(space, h)? {
                 Tail::Done(tv) => return Ok(tv),
-                Tail::Call(next) => {
-                    if expired() {
-                        return Err(Error::TimedOut);
-                    }
-                    h = next;
-                }
+                Tail::Call(next) => (next, false),
+                Tail::Name(next) => (next, true),
+            };
+            if !named {
+                names.clear();
+            } else if names.contains(&h) {
+                return Err(bad(format!("{} is defined by itself: evaluating it would never end", describe(space, h))));
+            } else {
+                names.push(h);
             }
+            if expired() {
+                return Err(Error::TimedOut);
+            }
+            h = next;
         }
     })
 }
 
-/// An evaluation's verdict, or the atom whose verdict is its own (a tail call).
+/// An evaluation's verdict, or the atom whose verdict is its own (a tail
+/// call): after evaluating something, or as what a name stands for (a
+/// definition, a ContinuationLink's member), with nothing evaluated.
 enum Tail {
     Done(TruthValue),
     Call(Handle),
+    Name(Handle),
 }
 
 impl From<TruthValue> for Tail {
@@ -328,7 +330,7 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<Tail> {
     let truth = |b: bool| Ok(Tail::Done(crisp(b)));
     let done = |tv: Result<TruthValue>| tv.map(Tail::Done);
     match t {
-        types::DEFINED_PREDICATE_NODE => Ok(Tail::Call(beta::definition(space, h)?)),
+        types::DEFINED_PREDICATE_NODE => Ok(Tail::Name(beta::definition(space, h)?)),
         // A Put of a predicate: the predicate applied to the arguments.
         types::PUT_LINK if out.len() == 2 && type_of(space, out[0]).is_ok_and(|p| p == types::DEFINED_PREDICATE_NODE || p == types::LAMBDA_LINK) => {
             done(evaluate_applied(space, out[0], &out[1..]))
@@ -336,7 +338,7 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<Tail> {
         // Upstream's marked recursive step: its member's verdict, in the
         // same frame of the loop (a tail call).
         types::CONTINUATION_LINK => match *out {
-            [m] => Ok(Tail::Call(m)),
+            [m] => Ok(Tail::Name(m)),
             _ => Err(bad(format!("{} must hold one atom", describe(space, h)))),
         },
         // The last member of a sequence decides when the others did not.

@@ -686,7 +686,13 @@ impl<R: BufRead> Parser<R> {
             ));
         }
         if self.values.len() > MAX_PENDING_ITEMS {
-            return Err(fail(self.here(), format!("an expression of more than {MAX_PENDING_ITEMS} items"), String::new()));
+            return Err(fail(
+                self.here(),
+                format!(
+                    "an expression holding more than {MAX_PENDING_ITEMS} items in lists not yet closed: the input is not Atomese (does a list never close?)"
+                ),
+                String::new(),
+            ));
         }
         self.read_chunk()
     }
