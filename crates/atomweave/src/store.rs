@@ -1572,13 +1572,21 @@ impl Records {
         }
         // A child keeps even the default truth value: it hides the base's.
         let entry = self.tv_pages[s].entry_or_new(local, sh);
+        // Without the flag the atom has no count or stream to forget (every
+        // path that clears it forgets them): a load's first truth values
+        // skip the maps' lookups, a cache miss each.
+        let had = flags & HAS_TV != 0;
         match tv {
             TruthValue::Simple { strength, confidence } => {
                 entry.store(simple_bits(strength, confidence), Ordering::Release);
-                forget_marked(sh, local);
+                if had {
+                    forget_marked(sh, local);
+                }
             }
             TruthValue::Count { mean, confidence, count } => {
-                forget_marked(sh, local);
+                if had {
+                    forget_marked(sh, local);
+                }
                 sh.tv_counts.insert(local, [mean, count]);
                 entry.store(tv_bits(COUNT_MARK, confidence), Ordering::Release);
             }

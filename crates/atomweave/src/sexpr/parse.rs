@@ -838,32 +838,67 @@ pub(super) fn parse_number(token: &str) -> Option<f64> {
             return Some(if negative { -x } else { x });
         }
     }
-    let digits = |from: usize| body.get(from..).unwrap_or_default().iter().take_while(|b| b.is_ascii_digit()).count();
-    let int = digits(0);
-    let mut i = int;
+    // One pass: the digits' integer (wrapping; used only where at most 19
+    // digits make it exact) and how many there were.
+    let run = |mut i: usize, mut m: u64| {
+        let from = i;
+        while let Some(&d @ b'0'..=b'9') = body.get(i) {
+            m = m.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+            i += 1;
+        }
+        (i, m, i - from)
+    };
+    let (mut i, mut m, int) = run(0, 0);
     let mut frac = 0;
     if body.get(i) == Some(&b'.') {
-        frac = digits(i + 1);
-        i += 1 + frac;
+        (i, m, frac) = run(i + 1, m);
     }
     if int + frac == 0 {
         return None;
     }
+    let mut exp: i64 = 0;
     if matches!(body.get(i), Some(b'e' | b'E')) {
         i += 1;
+        let negative_exp = body.get(i) == Some(&b'-');
         if matches!(body.get(i), Some(b'+' | b'-')) {
             i += 1;
         }
-        let exp = digits(i);
-        if exp == 0 {
+        let from = i;
+        while let Some(&d @ b'0'..=b'9') = body.get(i) {
+            // Saturating: a huge exponent is out of the fast path's range anyway.
+            exp = exp.saturating_mul(10).saturating_add(i64::from(d - b'0'));
+            i += 1;
+        }
+        if i == from {
             return None;
         }
-        i += exp;
+        if negative_exp {
+            exp = -exp;
+        }
     }
     if i != body.len() {
         return None;
     }
-    token.parse().ok()
+    match exact_decimal(m, int + frac, exp - frac as i64) {
+        Some(x) => Some(if negative { -x } else { x }),
+        None => token.parse().ok(),
+    }
+}
+
+/// Clinger's fast path: the integer `m` of `digits` decimal digits times
+/// ten to `exp`, where both `m` and the power of ten are exact doubles, so
+/// that one correctly rounded multiplication or division gives the
+/// correctly rounded result; `None` past that (the standard library's full
+/// algorithm takes it). Data files' truth values, 15 or 16 significant
+/// digits, mostly fall within it.
+fn exact_decimal(m: u64, digits: usize, exp: i64) -> Option<f64> {
+    const POW10: [f64; 23] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+    // Up to 19 digits, `m` did not wrap.
+    if digits > 19 || m > 1 << 53 {
+        return None;
+    }
+    let p = *POW10.get(exp.unsigned_abs() as usize)?;
+    Some(if exp < 0 { m as f64 / p } else { m as f64 * p })
 }
 
 /// Decodes the escapes of a string literal's contents. An error carries the
@@ -1285,6 +1320,43 @@ mod tests {
         for bad in [r#""\xD800;""#, r#""\x110000;""#, r#""\xFFFFFFFFFFFF;""#] {
             let e = error(bad);
             assert!(e.message.contains("not a Unicode character"), "{e}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The fast path for short decimals gives the standard library's
+        /// correctly rounded double, bit for bit, in and out of its range.
+        #[test]
+        fn decimals_read_as_the_standard_library_reads_them(
+            sign in "[-+]?",
+            int in "[0-9]{0,20}",
+            frac in proptest::option::of("[0-9]{0,20}"),
+            exp in proptest::option::of("[eE][-+]?[0-9]{1,3}|e0{20}1"),
+        ) {
+            let token = format!("{sign}{int}{}{}", frac.map(|f| format!(".{f}")).unwrap_or_default(), exp.unwrap_or_default());
+            proptest::prop_assert_eq!(parse_number(&token).map(f64::to_bits), token.parse::<f64>().ok().map(f64::to_bits), "{}", token);
+        }
+    }
+
+    #[test]
+    fn short_decimals_round_as_the_standard_library_rounds_them() {
+        for token in [
+            "0.1",
+            "0.3",
+            "0.8904219123655771",
+            "9007199254740993",
+            "9007199254740992",
+            "0.004142869084582945",
+            "1e22",
+            "1e23",
+            "123456789e-22",
+            "-0.0",
+            "4.9e-324",
+            "1.7976931348623157e308",
+            "1e0000000000000000000001",
+            "1e-99999999999999999999999",
+        ] {
+            assert_eq!(parse_number(token).map(f64::to_bits), token.parse::<f64>().ok().map(f64::to_bits), "{token}");
         }
     }
 
