@@ -15,6 +15,7 @@ use pyo3::types::{PyDict, PyTuple, PyType};
 mod atom;
 mod ctor;
 pub mod grounded;
+mod interrupt;
 pub mod scheme;
 pub mod space;
 mod storage;

@@ -427,7 +427,7 @@ pub fn execute_atom(py: Python<'_>, atomspace: Py<PySpace>, atom: &Bound<'_, PyA
     let bound = atomspace.bind(py);
     let me = bound.get();
     let h = me.handle_of(atom)?;
-    let result = py.allow_threads(|| query::execute(&me.space, h)).or_py()?;
+    let result = crate::interrupt::run(py, || query::execute(&me.space, h))?;
     match result {
         Executed::Atom(a) => Ok(PySpace::atom(bound, a).into_pyobject(py)?.into_any().unbind()),
         Executed::Value(v) => values::to_py(bound, v),
@@ -440,7 +440,7 @@ pub fn evaluate_atom(py: Python<'_>, atomspace: Py<PySpace>, atom: &Bound<'_, Py
     let bound = atomspace.bind(py);
     let me = bound.get();
     let h = me.handle_of(atom)?;
-    py.allow_threads(|| query::evaluate(&me.space, h)).or_py().map(PyTruthValue)
+    crate::interrupt::run(py, || query::evaluate(&me.space, h)).map(PyTruthValue)
 }
 
 /// Loads an Atomese (`.scm`) file into `atomspace` (default: the default

@@ -300,3 +300,53 @@ def test_execute_needs_a_space_and_an_atom(space):
         execute_atom(space, "GetLink")
     with pytest.raises(TypeError):
         evaluate_atom(space, None)
+
+
+# A query of minutes: twelve variables in a set against twelve members
+# (12! ways), each way then refused by an equality that never holds.
+LONG_QUERY = """
+import atomweave
+from atomweave import execute_atom, evaluate_atom, load_str
+space = atomweave.AtomSpace()
+atomweave.set_default_atomspace(space)
+[q] = load_str('(Satisfaction (And (Set {vars}) (Equal (Variable "$v0") (Concept "none"))))')
+load_str('(Set {members})')
+print("started", flush=True)
+try:
+    {call}(space, q)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    raise SystemExit(7)
+print("ran to its end", flush=True)
+""".format(
+    vars=" ".join(f'(Variable "$v{i}")' for i in range(12)),
+    members=" ".join(f'(Concept "m{i}")' for i in range(12)),
+    call="{call}",
+)
+
+
+@pytest.mark.parametrize("call", ["execute_atom", "evaluate_atom"])
+def test_ctrl_c_stops_a_long_query_with_keyboard_interrupt(call):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LONG_QUERY.replace("{call}", call)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout.readline().strip() == "started", proc.stderr.read()
+        time.sleep(0.5)
+        assert proc.poll() is None, "the query ended before it was interrupted"
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 7, (out, err)
+        assert out.strip() == "interrupted"
+        assert time.monotonic() - sent < 10
+    finally:
+        proc.kill()

@@ -243,6 +243,40 @@ fn queries_stop_at_their_deadline() {
     assert!(matches!(execute(&space, small), Ok(Executed::Atom(_))));
 }
 
+/// An interrupt check (what Python hooks Ctrl-C to) stops a long query
+/// once it says so, and one added under a caller's deadline keeps that
+/// deadline.
+#[test]
+fn queries_stop_when_their_interrupt_check_says_so() {
+    use atomweave::query::{with_interrupt, with_limits, Interrupt, Limits};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::time::Instant;
+    let space = AtomSpace::new();
+    let q = permutations_query(&space, 12);
+    let start = Instant::now();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let count = asked.clone();
+    let after_100ms = Interrupt(Arc::new(move || {
+        count.fetch_add(1, Ordering::Relaxed);
+        start.elapsed() > Duration::from_millis(100)
+    }));
+    assert_eq!(with_interrupt(after_100ms, || execute(&space, q)), Err(atomweave::Error::TimedOut));
+    assert!(start.elapsed() < Duration::from_secs(10), "stopped {:?} after the start", start.elapsed());
+    assert!(asked.load(Ordering::Relaxed) > 1);
+    // A check that never fires leaves the caller's deadline in force.
+    let never = Interrupt(Arc::new(|| false));
+    let start = Instant::now();
+    let limits = Limits { deadline: Some(start + Duration::from_millis(100)), ..Limits::default() };
+    let got = with_limits(limits, || with_interrupt(never.clone(), || execute(&space, q)));
+    assert_eq!(got, Err(atomweave::Error::TimedOut));
+    assert!(start.elapsed() < Duration::from_secs(10), "stopped {:?} after the start", start.elapsed());
+    // With nothing to stop it, a small query runs to its end.
+    let space = AtomSpace::new();
+    let small = permutations_query(&space, 4);
+    assert!(matches!(with_interrupt(never, || execute(&space, small)), Ok(Executed::Atom(_))));
+}
+
 /// A query with more groundings than its limit (16 M by default) is
 /// refused with an error before they fill memory, adding nothing: 7
 /// variables in an unordered link against 7 members ground in 7! = 5,040

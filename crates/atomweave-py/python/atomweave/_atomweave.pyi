@@ -973,6 +973,8 @@ def execute_atom(atomspace: AtomSpace, atom: Atom) -> _PyValue:
         ValueError: the query is bad.
         RuntimeError: a grounded procedure failed, the query timed out, or
             ``atom`` is no longer in its space.
+        KeyboardInterrupt: Ctrl-C (or what a signal handler raised) stopped
+            the query, within about 50 ms.
     """
     ...
 def evaluate_atom(atomspace: AtomSpace, atom: Atom) -> TruthValue:
@@ -989,6 +991,8 @@ def evaluate_atom(atomspace: AtomSpace, atom: Atom) -> TruthValue:
         TypeError: ``atom`` is not an Atom.
         ValueError: the atom is not evaluatable, or the query is bad.
         RuntimeError: a grounded procedure failed, or ``atom`` is no longer in its space.
+        KeyboardInterrupt: Ctrl-C (or what a signal handler raised) stopped
+            the evaluation, within about 50 ms.
     """
     ...
 def scheme_eval(atomspace: AtomSpace, text: str) -> str:

@@ -182,12 +182,40 @@ pub struct Limits {
     /// a split search stops at its own count, and the whole is checked
     /// when they are put together).
     pub max_groundings: usize,
+    /// Asked whenever the deadline is (every 1,024 steps), on every thread
+    /// the query runs on: `true` stops the query with
+    /// [`Error::TimedOut`]. What a front end hooks its user's interrupt
+    /// (Ctrl-C) to; see [`with_interrupt`].
+    pub interrupt: Option<Interrupt>,
+}
+
+/// A check for [`Limits::interrupt`]. Made often, so it should cost little
+/// when it finds nothing (read a clock, skip most calls).
+#[derive(Clone)]
+pub struct Interrupt(pub Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl std::fmt::Debug for Interrupt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Interrupt(..)")
+    }
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { deadline: None, cancel: None, max_groundings: 1 << 24 }
+        Limits { deadline: None, cancel: None, max_groundings: 1 << 24, interrupt: None }
     }
+}
+
+/// Runs `f` under this thread's limits with `check` added as an
+/// interrupt (after any it has: either stops the query), keeping the
+/// deadline, cancel flag and counts a caller (a server's command) set.
+pub fn with_interrupt<R>(check: Interrupt, f: impl FnOnce() -> R) -> R {
+    let mut l = limits();
+    l.interrupt = Some(match l.interrupt.take() {
+        Some(outer) => Interrupt(Arc::new(move || (outer.0)() || (check.0)())),
+        None => check,
+    });
+    with_limits(l, f)
 }
 
 thread_local! {
@@ -234,7 +262,12 @@ pub(crate) fn max_groundings() -> usize {
 
 /// Are this thread's query's limits passed (the clock read now)?
 fn past_limits() -> bool {
-    LIMITS.with_borrow(|l| l.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) || l.deadline.is_some_and(|d| Instant::now() >= d))
+    // The interrupt is called outside the borrow: it may run a query.
+    let (past, interrupt) = LIMITS.with_borrow(|l| {
+        let past = l.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) || l.deadline.is_some_and(|d| Instant::now() >= d);
+        (past, l.interrupt.clone())
+    });
+    past || interrupt.is_some_and(|i| (i.0)())
 }
 
 /// Has the query's deadline passed? A step of the search or the
