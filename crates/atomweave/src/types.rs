@@ -50,19 +50,89 @@ struct NameTable {
 }
 
 /// Long and short names of the built-in types (short names follow the
-/// script's rule: the later line wins).
-fn builtin_names() -> &'static hashbrown::HashMap<&'static str, Type, foldhash::fast::FixedState> {
-    static NAMES: OnceLock<hashbrown::HashMap<&'static str, Type, foldhash::fast::FixedState>> = OnceLock::new();
-    NAMES.get_or_init(|| {
-        let mut m = hashbrown::HashMap::with_hasher(foldhash::fast::FixedState::default());
-        for (i, name) in BUILTIN_NAMES.iter().enumerate() {
-            m.insert(*name, Type(i as u16));
+/// script's rule: the later line wins). Readers look a type up per atom,
+/// so names of up to 16 bytes (nearly all) sit in a table probed by the
+/// name's bytes read as two words: no hash over the bytes, no `memcmp`.
+struct BuiltinNames {
+    /// Open addressing: the name's `words`, and its length and type
+    /// (`len << 16 | type`; 0 for an empty entry).
+    short: Box<[(u64, u64, u32)]>,
+    /// Names longer than 16 bytes.
+    long: hashbrown::HashMap<&'static str, Type, foldhash::fast::FixedState>,
+}
+
+/// A name of 1 to 16 bytes as two words: its first and last eight bytes
+/// (overlapping where it is shorter), or four, or its bytes; with its
+/// length, they are the name.
+#[inline]
+fn words(b: &[u8]) -> (u64, u64) {
+    let n = b.len();
+    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("eight bytes"));
+    let half = |at: usize| u64::from(u32::from_le_bytes(b[at..at + 4].try_into().expect("four bytes")));
+    if n >= 8 {
+        (word(0), word(n - 8))
+    } else if n >= 4 {
+        (half(0), half(n - 4))
+    } else {
+        (b.iter().fold(0, |w, &x| w << 8 | u64::from(x)), 0)
+    }
+}
+
+impl BuiltinNames {
+    fn new() -> Self {
+        let names = BUILTIN_NAMES.iter().enumerate().chain(BUILTIN_SHORT.iter().enumerate().filter(|(_, s)| !s.is_empty()));
+        let size = (4 * (BUILTIN_NAMES.len() + BUILTIN_SHORT.len())).next_power_of_two();
+        let mut me = BuiltinNames { short: vec![(0, 0, 0); size].into_boxed_slice(), long: Default::default() };
+        for (i, name) in names {
+            let t = Type(i as u16);
+            if name.len() > 16 {
+                me.long.insert(name, t);
+                continue;
+            }
+            let (a, b) = words(name.as_bytes());
+            let mut at = me.home(a, b, name.len());
+            // An equal name (a short name given again) is replaced.
+            while me.short[at].2 != 0 && !(me.short[at].0 == a && me.short[at].1 == b && (me.short[at].2 >> 16) as usize == name.len()) {
+                at = (at + 1) & (size - 1);
+            }
+            me.short[at] = (a, b, (name.len() as u32) << 16 | u32::from(t.0));
         }
-        for (i, short) in BUILTIN_SHORT.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
-            m.insert(*short, Type(i as u16));
+        me
+    }
+
+    #[inline]
+    fn home(&self, a: u64, b: u64, len: usize) -> usize {
+        let mixed = (a ^ b.rotate_left(29) ^ (len as u64) << 58).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (mixed >> (64 - self.short.len().trailing_zeros())) as usize
+    }
+
+    #[inline]
+    fn get(&self, name: &str) -> Option<Type> {
+        let bytes = name.as_bytes();
+        if bytes.len() > 16 {
+            return self.long.get(name).copied();
         }
-        m
-    })
+        if bytes.is_empty() {
+            return None;
+        }
+        let (a, b) = words(bytes);
+        let mut at = self.home(a, b, bytes.len());
+        loop {
+            let (ea, eb, meta) = self.short[at];
+            if meta == 0 {
+                return None;
+            }
+            if ea == a && eb == b && (meta >> 16) as usize == bytes.len() {
+                return Some(Type(meta as u16));
+            }
+            at = (at + 1) & (self.short.len() - 1);
+        }
+    }
+}
+
+fn builtin_names() -> &'static BuiltinNames {
+    static NAMES: OnceLock<BuiltinNames> = OnceLock::new();
+    NAMES.get_or_init(BuiltinNames::new)
 }
 
 fn registry() -> &'static Registry {
@@ -181,7 +251,7 @@ impl Type {
     /// Looks a type up by its long name (`ConceptNode`) or short name (`Concept`).
     pub fn from_name(name: &str) -> Option<Type> {
         // Built-in names are looked up without a lock: readers call this per atom.
-        if let Some(&t) = builtin_names().get(name) {
+        if let Some(t) = builtin_names().get(name) {
             return Some(t);
         }
         let names = registry().names.read().unwrap_or_else(|e| e.into_inner());
@@ -298,6 +368,38 @@ impl fmt::Display for Type {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The word-probed table finds exactly the built-in names a plain map
+    /// of them finds (short names overriding as the script says), and
+    /// nothing for any one-byte change of them, a prefix or an extension.
+    #[test]
+    fn builtin_names_are_found_as_a_plain_map_finds_them() {
+        let mut plain = std::collections::HashMap::new();
+        for (i, name) in BUILTIN_NAMES.iter().enumerate() {
+            plain.insert(name.to_string(), Type(i as u16));
+        }
+        for (i, short) in BUILTIN_SHORT.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
+            plain.insert(short.to_string(), Type(i as u16));
+        }
+        let names = builtin_names();
+        let mut tried = 0;
+        for name in plain.keys() {
+            let mut variants = vec![name.clone(), format!("{name}x"), name[..name.len() - 1].to_string(), format!("x{name}")];
+            for at in 0..name.len() {
+                for c in [b'a', b'Z', b'0', b'-'] {
+                    let mut b = name.clone().into_bytes();
+                    b[at] = c;
+                    variants.push(String::from_utf8(b).expect("ASCII"));
+                }
+            }
+            for v in variants {
+                assert_eq!(names.get(&v), plain.get(&v).copied(), "{v:?}");
+                tried += 1;
+            }
+        }
+        assert!(tried > 10_000, "{tried}");
+        assert_eq!(names.get(""), None);
+    }
 
     #[test]
     fn table_holds_upstream_types() {

@@ -842,6 +842,10 @@ pub(super) fn parse_number(token: &str) -> Option<f64> {
     // digits make it exact) and how many there were.
     let run = |mut i: usize, mut m: u64| {
         let from = i;
+        while let Some(eight) = body.get(i..i + 8).map(|b| u64::from_le_bytes(b.try_into().expect("eight bytes"))).filter(|&w| eight_digits(w)) {
+            m = m.wrapping_mul(100_000_000).wrapping_add(eight_digits_value(eight));
+            i += 8;
+        }
         while let Some(&d @ b'0'..=b'9') = body.get(i) {
             m = m.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
             i += 1;
@@ -883,6 +887,23 @@ pub(super) fn parse_number(token: &str) -> Option<f64> {
         Some(x) => Some(if negative { -x } else { x }),
         None => token.parse().ok(),
     }
+}
+
+/// Are the eight bytes of `w` (little-endian) all ASCII digits?
+#[inline]
+fn eight_digits(w: u64) -> bool {
+    const F0: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    (w & F0) | ((w.wrapping_add(0x0606_0606_0606_0606) & F0) >> 4) == 0x3333_3333_3333_3333
+}
+
+/// The number eight ASCII digits (little-endian in `w`, first digit
+/// lowest) spell: pairs, then fours, then the eight, a multiply each.
+#[inline]
+fn eight_digits_value(w: u64) -> u64 {
+    let w = w - 0x3030_3030_3030_3030;
+    let w = w.wrapping_mul(10) + (w >> 8);
+    const MASK: u64 = 0x0000_00FF_0000_00FF;
+    ((w & MASK).wrapping_mul(100 + (1_000_000 << 32)) + ((w >> 16) & MASK).wrapping_mul(1 + (10_000 << 32))) >> 32
 }
 
 /// Clinger's fast path: the integer `m` of `digits` decimal digits times
@@ -1336,6 +1357,14 @@ mod tests {
             let token = format!("{sign}{int}{}{}", frac.map(|f| format!(".{f}")).unwrap_or_default(), exp.unwrap_or_default());
             proptest::prop_assert_eq!(parse_number(&token).map(f64::to_bits), token.parse::<f64>().ok().map(f64::to_bits), "{}", token);
         }
+
+        /// Any token of digits, points, signs, exponents and the bytes
+        /// either side of the digits is a number exactly when the standard
+        /// library reads one from it, and the same one.
+        #[test]
+        fn tokens_near_decimals_read_as_the_standard_library_reads_them(token in "[0-9./:eE+-]{1,26}") {
+            proptest::prop_assert_eq!(parse_number(&token).map(f64::to_bits), token.parse::<f64>().ok().map(f64::to_bits), "{}", token);
+        }
     }
 
     #[test]
@@ -1354,6 +1383,12 @@ mod tests {
             "4.9e-324",
             "1.7976931348623157e308",
             "1e0000000000000000000001",
+            "1234567:",
+            "12:45678",
+            "1234567:8",
+            "123456789:",
+            "12345678/",
+            "0.1234567:",
             "1e-99999999999999999999999",
         ] {
             assert_eq!(parse_number(token).map(f64::to_bits), token.parse::<f64>().ok().map(f64::to_bits), "{token}");
