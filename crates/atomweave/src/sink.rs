@@ -24,6 +24,11 @@ pub trait AtomSink {
     }
     /// Is `h` an atom here?
     fn contains(&self, h: Handle) -> bool;
+    /// The sink as an [`AtomTable`], if it is one: a loader then looks
+    /// nodes up on its reading thread while another adds.
+    fn as_table(&mut self) -> Option<&mut AtomTable> {
+        None
+    }
     /// Starts fetching what setting `h`'s truth value or values reads, so
     /// that a run of such writes overlaps its cache misses. A hint: a sink
     /// may do nothing.
@@ -40,36 +45,40 @@ pub trait AtomSink {
     }
 }
 
+/// Every write through the table's [`TableWriter`](crate::table::TableWriter).
 impl AtomSink for AtomTable {
     fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
-        AtomTable::add_node(self, t, name)
+        self.writer().add_node(t, name)
     }
     fn add_link(&mut self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
-        AtomTable::add_link(self, t, outgoing)
+        self.writer().add_link(t, outgoing)
     }
     fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
-        AtomTable::set_tv(self, h, tv)
+        self.writer().set_tv(h, tv)
     }
     fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
-        AtomTable::set_value(self, h, key, v)
+        self.writer().set_value(h, key, v)
     }
     fn remove_value(&mut self, h: Handle, key: Handle) -> Result<()> {
-        AtomTable::remove_value(self, h, key)
+        self.writer().remove_value(h, key)
     }
     fn replace_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
-        AtomTable::replace_value(self, h, key, v)
+        self.writer().replace_value(h, key, v)
     }
     fn contains(&self, h: Handle) -> bool {
         crate::AtomRead::contains(self, h)
     }
     fn add_nodes(&mut self, batch: &NodeBatch) -> Result<Vec<Handle>> {
-        AtomTable::add_nodes(self, batch)
+        self.writer().add_nodes(batch)
     }
     fn prefetch_values(&self, h: Handle) {
         self.store.recs.prefetch_values(h);
     }
     fn add_links(&mut self, batch: &LinkBatch) -> Result<Vec<Handle>> {
-        AtomTable::add_links(self, batch)
+        self.writer().add_links(batch)
+    }
+    fn as_table(&mut self) -> Option<&mut AtomTable> {
+        Some(self)
     }
 }
 

@@ -537,6 +537,16 @@ impl Drop for LockSet<'_> {
 
 pub(crate) struct AllShards<'a>(&'a mut [CachePadded<ShardLock<Shard>>]);
 
+impl AllShards<'_> {
+    /// Shard `s`, for reading.
+    #[inline]
+    pub(crate) fn shard_ref(&self, s: usize) -> &Shard {
+        // SAFETY: this holds the only borrow of every shard, and `&self`
+        // lets no `&mut` of one out meanwhile.
+        unsafe { &*self.0[s].data_ptr() }
+    }
+}
+
 impl ShardAccess for AllShards<'_> {
     #[inline]
     fn shard(&mut self, s: usize) -> &mut Shard {
@@ -1206,31 +1216,15 @@ impl Records {
     /// error midway, the nodes the batch made are taken back. The caller
     /// holds every shard.
     pub(crate) fn add_nodes_in(&self, acc: &mut impl ShardAccess, batch: &NodeBatch) -> Result<Vec<Handle>> {
-        const AHEAD: usize = 32;
         for &t in batch.types() {
             crate::table::node_type(t)?;
         }
         let hashes: Vec<u64> = batch.iter().map(|(t, name)| self.hash_node(t, name)).collect();
         let n = batch.len();
-        let probe = |i: usize| self.nodes_by_content[shard_of_hash(hashes[i])].prefetch(short(hashes[i]));
-        let record = |i: usize| {
-            let s = shard_of_hash(hashes[i]);
-            self.nodes_by_content[s].prefetch_candidate(short(hashes[i]), |l| self.records[s].prefetch(l as usize));
-        };
-        for i in 0..n.min(AHEAD) {
-            probe(i);
-        }
+        self.nodes_ahead(&hashes, None);
         let mut added = Added::with_capacity(n);
         for (i, (t, node_name)) in batch.iter().enumerate() {
-            if i + AHEAD < n {
-                probe(i + AHEAD);
-            }
-            if i + AHEAD / 2 < n {
-                record(i + AHEAD / 2);
-            }
-            if i + AHEAD / 4 < n {
-                self.prefetch_candidate_contents(&self.nodes_by_content, hashes[i + AHEAD / 4]);
-            }
+            self.nodes_ahead(&hashes, Some(i));
             let s = shard_of_hash(hashes[i]);
             let before = acc.shard(s).nodes;
             let added_one = self.add_node_in(acc.shard(s), hashes[i], t, node_name, false);
@@ -1238,6 +1232,43 @@ impl Records {
             added.keep(self, acc, added_one.map(|h| (h, new)))?;
         }
         Ok(added.handles)
+    }
+
+    /// Each node of `batch` this store holds, found without a lock (another
+    /// thread may be adding meanwhile: a node added meanwhile may or may
+    /// not be found), or `None`; looking ahead as `add_nodes_in` does.
+    pub(crate) fn find_nodes(&self, batch: &NodeBatch, found: &mut Vec<Option<Handle>>) {
+        let hashes: Vec<u64> = batch.iter().map(|(t, name)| self.hash_node(t, name)).collect();
+        self.nodes_ahead(&hashes, None);
+        found.clear();
+        found.extend(batch.iter().enumerate().map(|(i, (t, name))| {
+            self.nodes_ahead(&hashes, Some(i));
+            self.find_node(hashes[i], t, name)
+        }));
+    }
+
+    /// The look-ahead of a walk over nodes with these content hashes, before
+    /// the walk (`None`) and as it reaches node `i`: the dedupe probes of
+    /// the nodes `AHEAD` places on are fetched, the records of the
+    /// candidates `AHEAD / 2` on, and the names of those `AHEAD / 4` on.
+    #[inline]
+    fn nodes_ahead(&self, hashes: &[u64], i: Option<usize>) {
+        const AHEAD: usize = 32;
+        let probe = |j: usize| self.nodes_by_content[shard_of_hash(hashes[j])].prefetch(short(hashes[j]));
+        let Some(i) = i else {
+            (0..hashes.len().min(AHEAD)).for_each(probe);
+            return;
+        };
+        if i + AHEAD < hashes.len() {
+            probe(i + AHEAD);
+        }
+        if let Some(&h) = hashes.get(i + AHEAD / 2) {
+            let s = shard_of_hash(h);
+            self.nodes_by_content[s].prefetch_candidate(short(h), |l| self.records[s].prefetch(l as usize));
+        }
+        if let Some(&h) = hashes.get(i + AHEAD / 4) {
+            self.prefetch_candidate_contents(&self.nodes_by_content, h);
+        }
     }
 
     /// Starts fetching the name or members of the dedupe candidate for

@@ -7,7 +7,8 @@ use crate::error::{Error, Result};
 use crate::handle::Handle;
 use crate::order;
 use crate::read::{sealed, AtomRead};
-use crate::store::{Records, Shard, ShardAccess, Store};
+use crate::sink::AtomSink;
+use crate::store::{AllShards, Records, Shard, ShardAccess, Store};
 use crate::types::Type;
 use crate::value::{TruthValue, Value};
 
@@ -94,37 +95,26 @@ impl AtomTable {
 
     /// Adds a node, or returns the existing one.
     pub fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
-        node_type(t)?;
-        let hash = self.store.recs.hash_node(t, name);
-        let s = Records::home_of_hash(hash);
-        let (recs, mut all) = self.store.split_mut();
-        recs.add_node_in(all.shard(s), hash, t, name, false)
+        self.writer().add_node(t, name)
     }
 
     /// Adds a link, or returns the existing one. Every member must be in the table.
     pub fn add_link(&mut self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
-        let out = link_key(t, outgoing, &*self)?;
-        let hash = self.store.recs.hash_link(t, &out);
-        self.store.recs.prefetch_link(hash, &out);
-        let (recs, mut all) = self.store.split_mut();
-        recs.add_link_in(&mut all, hash, t, &out, &[], false).map(|(h, _)| h)
+        self.writer().add_link(t, outgoing)
     }
 
     /// Adds every node of `batch`, in order, overlapping their cache misses;
     /// see [`AtomSpace::add_nodes`](crate::AtomSpace::add_nodes). With an
     /// error, nothing of the batch is added.
     pub fn add_nodes(&mut self, batch: &NodeBatch) -> Result<Vec<Handle>> {
-        let (recs, mut all) = self.store.split_mut();
-        recs.add_nodes_in(&mut all, batch)
+        self.writer().add_nodes(batch)
     }
 
     /// Adds every link of `batch`, in order, overlapping their cache misses;
     /// see [`AtomSpace::add_links`](crate::AtomSpace::add_links). With an
     /// error, nothing of the batch is added.
     pub fn add_links(&mut self, batch: &LinkBatch) -> Result<Vec<Handle>> {
-        let (canon, hashes) = self.store.recs.prepare_links(batch, &*self)?;
-        let (recs, mut all) = self.store.split_mut();
-        recs.add_links_in(&mut all, &canon, &hashes)
+        self.writer().add_links(batch)
     }
 
     /// Removes the atom. Without `recursive`, an atom that links contain is
@@ -157,11 +147,7 @@ impl AtomTable {
 
     /// Sets the truth value (the default one resets the atom's entry).
     pub fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
-        if self.store.recs.set_tv_lock_free(h, tv) {
-            return Ok(());
-        }
-        let (recs, mut all) = self.store.split_mut();
-        recs.set_tv_in(all.shard(h.shard()), h, tv, false)
+        self.writer().set_tv(h, tv)
     }
 
     /// Adds `n` to the atom's count and returns the new truth value.
@@ -173,28 +159,12 @@ impl AtomTable {
 
     /// Sets the value under `key`; under the truth-value key it sets the truth value.
     pub fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
-        self.replace_value(h, key, v).map(drop)
-    }
-
-    /// [`set_value`](Self::set_value), giving back the value it replaced
-    /// (none under the truth-value key), for the caller to drop where it
-    /// likes: the loader drops them on its reading thread.
-    pub(crate) fn replace_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
-        v.check_shape()?;
-        if is_tv_key(self.get_type(key), self.name(key)) {
-            return self.set_tv(h, tv_of(&v)?).map(|()| None);
-        }
-        let (recs, mut all) = self.store.split_mut();
-        recs.set_value_in(all.shard(h.shard()), h, key, Some(v), false)
+        self.writer().replace_value(h, key, v).map(drop)
     }
 
     /// Removes the value under `key` (upstream: setting a null value).
     pub fn remove_value(&mut self, h: Handle, key: Handle) -> Result<()> {
-        if is_tv_key(self.get_type(key), self.name(key)) {
-            return self.set_tv(h, TruthValue::DEFAULT);
-        }
-        let (recs, mut all) = self.store.split_mut();
-        recs.set_value_in(all.shard(h.shard()), h, key, None, false).map(drop)
+        self.writer().remove_value(h, key)
     }
 
     /// Removes every atom. Handles of the removed atoms stay invalid.
@@ -208,5 +178,114 @@ impl AtomTable {
     /// Heap bytes held by the table, by its own accounting.
     pub fn heap_bytes(&self) -> usize {
         self.store.heap_bytes()
+    }
+
+    /// The table's writes, through its records and shards borrowed apart.
+    pub(crate) fn writer(&mut self) -> TableWriter<'_> {
+        let (recs, shards) = self.store.split_mut();
+        TableWriter { recs, shards }
+    }
+
+    /// A writer, and a finder that another thread looks nodes up in
+    /// meanwhile, without a lock (the records are made for lock-free
+    /// readers: a space's are read so while its shards are written).
+    pub(crate) fn writer_and_finder(&mut self) -> (TableWriter<'_>, NodeFinder<'_>) {
+        let (recs, shards) = self.store.split_mut();
+        (TableWriter { recs, shards }, NodeFinder(recs))
+    }
+}
+
+/// An [`AtomTable`] borrowed for writing: every write of the table is made
+/// here. A loader holds one while its reading thread holds a [`NodeFinder`]
+/// of the same table.
+pub(crate) struct TableWriter<'t> {
+    recs: &'t Records,
+    shards: AllShards<'t>,
+}
+
+impl sealed::Access for TableWriter<'_> {
+    #[inline]
+    fn recs(&self) -> &Records {
+        self.recs
+    }
+
+    #[inline]
+    fn shard(&self, s: usize) -> &Shard {
+        self.shards.shard_ref(s)
+    }
+}
+
+impl AtomSink for TableWriter<'_> {
+    fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
+        node_type(t)?;
+        let hash = self.recs.hash_node(t, name);
+        let s = Records::home_of_hash(hash);
+        self.recs.add_node_in(self.shards.shard(s), hash, t, name, false)
+    }
+
+    fn add_link(&mut self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
+        let out = link_key(t, outgoing, &*self)?;
+        let hash = self.recs.hash_link(t, &out);
+        self.recs.prefetch_link(hash, &out);
+        self.recs.add_link_in(&mut self.shards, hash, t, &out, &[], false).map(|(h, _)| h)
+    }
+
+    fn add_nodes(&mut self, batch: &NodeBatch) -> Result<Vec<Handle>> {
+        self.recs.add_nodes_in(&mut self.shards, batch)
+    }
+
+    fn add_links(&mut self, batch: &LinkBatch) -> Result<Vec<Handle>> {
+        let (canon, hashes) = self.recs.prepare_links(batch, &*self)?;
+        self.recs.add_links_in(&mut self.shards, &canon, &hashes)
+    }
+
+    fn set_tv(&mut self, h: Handle, tv: TruthValue) -> Result<()> {
+        if self.recs.set_tv_lock_free(h, tv) {
+            return Ok(());
+        }
+        self.recs.set_tv_in(self.shards.shard(h.shard()), h, tv, false)
+    }
+
+    fn set_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<()> {
+        self.replace_value(h, key, v).map(drop)
+    }
+
+    /// Gives back the value it replaced (none under the truth-value key)
+    /// for the caller to drop where it likes: the loader drops them on its
+    /// reading thread.
+    fn replace_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
+        v.check_shape()?;
+        if is_tv_key(self.get_type(key), self.name(key)) {
+            return self.set_tv(h, tv_of(&v)?).map(|()| None);
+        }
+        self.recs.set_value_in(self.shards.shard(h.shard()), h, key, Some(v), false)
+    }
+
+    fn remove_value(&mut self, h: Handle, key: Handle) -> Result<()> {
+        if is_tv_key(self.get_type(key), self.name(key)) {
+            return self.set_tv(h, TruthValue::DEFAULT);
+        }
+        self.recs.set_value_in(self.shards.shard(h.shard()), h, key, None, false).map(drop)
+    }
+
+    fn contains(&self, h: Handle) -> bool {
+        AtomRead::contains(self, h)
+    }
+
+    fn prefetch_values(&self, h: Handle) {
+        self.recs.prefetch_values(h);
+    }
+}
+
+/// Finds nodes of an [`AtomTable`] without a lock, while a
+/// [`TableWriter`] of it adds on another thread.
+#[derive(Clone, Copy)]
+pub(crate) struct NodeFinder<'t>(&'t Records);
+
+impl NodeFinder<'_> {
+    /// The atom of each node of `batch` the table holds, `None` for the
+    /// others (also those added meanwhile, or being added).
+    pub(crate) fn find(&self, batch: &NodeBatch, found: &mut Vec<Option<Handle>>) {
+        self.0.find_nodes(batch, found);
     }
 }

@@ -61,6 +61,41 @@ fn batched_load_leaves_what_one_at_a_time_leaves() {
     check_invariants(&space.read().unwrap());
 }
 
+/// Into a table on two threads, the reading thread finds the nodes of
+/// later batches in the table and the adding thread skips them: the table
+/// ends as the one-thread load leaves it, values, incoming sets and all.
+/// (No keyed link here, so batches are added a level at a time.)
+#[test]
+fn nodes_met_again_in_later_batches_are_found_and_used() {
+    let mut text = String::new();
+    for i in 0..30_000usize {
+        let (a, b) = (i % 499, (i * 13) % 503);
+        let line = match i % 5 {
+            0 => format!("(Concept \"n{a}\" (stv 0.{b} 0.5))"),
+            1 => format!("(Inheritance (Concept \"n{a}\") (Concept \"n{b}\") (ctv 1 0.5 {i}))"),
+            2 => format!("(Set (Concept \"n{b}\") (Predicate \"p{a}\") (List (Concept \"n{a}\") (Concept \"x{i}\")))"),
+            3 => format!("(Concept \"n{b}\" (alist (cons (Predicate \"p{a}\") (FloatValue {i}))))"),
+            _ => format!("(Evaluation (Predicate \"p{b}\") (List (Concept \"n{a}\") (Concept \"n{b}\")))"),
+        };
+        writeln!(text, "{line}").unwrap();
+    }
+    let load = |one_thread| {
+        let mut table = AtomTable::new();
+        let mut options = LoadOptions { one_thread, ..LoadOptions::default() };
+        let stats = sexpr::load_from(&mut table, BufReader::with_capacity(4096, text.as_bytes()), Place::START, &mut options, |_| {}).unwrap();
+        assert_eq!(stats.expressions, 30_000);
+        table
+    };
+    let (one, two) = (load(true), load(false));
+    assert_eq!(atom_set(&two, true), atom_set(&one, true));
+    check_invariants(&two);
+    for name in ["n0", "n17", "n498"] {
+        let (x, y) = (one.get_node(atomweave::types::CONCEPT_NODE, name).unwrap(), two.get_node(atomweave::types::CONCEPT_NODE, name).unwrap());
+        assert_eq!(two.incoming(y).unwrap().len(), one.incoming(x).unwrap().len(), "{name}");
+        assert_eq!(two.get_tv(y), one.get_tv(x), "{name}");
+    }
+}
+
 #[test]
 fn a_bad_expression_stops_the_batched_load_there() {
     let tail = varied("after", 5_000);

@@ -10,11 +10,18 @@
 //! sets them. The sink ends as adding each expression in turn would leave
 //! it: an atom added twice is added once, and the values are set in order.
 //!
+//! When the loader adds into an [`AtomTable`](crate::AtomTable) on another
+//! thread, the reading thread looks a full batch's nodes up in the table
+//! first ([`Batch::find_known`], lock-free): data files name each node a few
+//! times, and a node the table holds already then costs the adding thread
+//! nothing (its lookup is three dependent cache misses).
+//!
 //! It is not a parser (the loader's `Builder` drives the recorder) and it
 //! checks only what adding could refuse later (kinds of types, value
 //! shapes), so that a batch that records applies.
 
 use crate::sink::AtomSink;
+use crate::table::NodeFinder;
 use crate::{Error, Handle, LinkBatch, NodeBatch, Result, TruthValue, Type, Value};
 
 /// A value the batch sets once its atoms are added.
@@ -30,6 +37,9 @@ pub(crate) struct Batch {
     nodes: NodeBatch,
     /// The placeholder of each node.
     node_atoms: Vec<u32>,
+    /// Placeholders of nodes found in the sink already (`find_known`),
+    /// with their atoms, in order: not in `nodes`.
+    found: Vec<(u32, Handle)>,
     /// Links over placeholders.
     links: LinkBatch,
     /// The placeholder of each link.
@@ -60,6 +70,9 @@ struct Scratch {
     /// the reading thread, when two share the load): a replaced value's
     /// memory was last touched long ago, and freeing it is a cache miss.
     replaced: Vec<Value>,
+    /// `find_known`'s: what it found of each node, and the nodes it did not.
+    lookups: Vec<Option<Handle>>,
+    unfound: NodeBatch,
 }
 
 /// Where a batch stood, to go back to when an expression fails.
@@ -82,7 +95,35 @@ impl Batch {
     /// ones cost page faults and frees on the adding thread).
     pub(crate) fn clear(&mut self) {
         self.truncate(Mark { nodes: 0, links: 0, atoms: 0, sets: 0 });
+        self.found.clear();
         self.scratch.replaced.clear();
+    }
+
+    /// Looks the recorded nodes up in the sink (through `finder`, while
+    /// another thread adds to it) and sets aside those found, which adding
+    /// then skips. Once the batch is recorded: it is not truncated after.
+    pub(crate) fn find_known(&mut self, finder: NodeFinder) {
+        let Scratch { lookups, unfound, .. } = &mut self.scratch;
+        finder.find(&self.nodes, lookups);
+        if lookups.iter().all(Option::is_none) {
+            return;
+        }
+        unfound.clear();
+        let mut kept = 0;
+        for (i, found) in lookups.iter().enumerate() {
+            let p = self.node_atoms[i];
+            match *found {
+                Some(h) => self.found.push((p, h)),
+                None => {
+                    let (t, name) = self.nodes.get(i);
+                    unfound.push(t, name);
+                    self.node_atoms[kept] = p;
+                    kept += 1;
+                }
+            }
+        }
+        self.node_atoms.truncate(kept);
+        std::mem::swap(&mut self.nodes, unfound);
     }
 
     pub(crate) fn mark(&self) -> Mark {
@@ -114,10 +155,13 @@ impl Batch {
         if self.links.holds_keyed() {
             return self.apply_in_order(sink);
         }
-        let Scratch { atoms, order, level, targets, replaced } = &mut self.scratch;
+        let Scratch { atoms, order, level, targets, replaced, .. } = &mut self.scratch;
         atoms.clear();
         atoms.resize(self.heights.len(), Handle(0));
         for (&p, h) in self.node_atoms.iter().zip(sink.add_nodes(&self.nodes)?) {
+            atoms[p as usize] = h;
+        }
+        for &(p, h) in &self.found {
             atoms[p as usize] = h;
         }
         let height = |i: usize| self.heights[self.link_atoms[i] as usize];
@@ -153,12 +197,15 @@ impl Batch {
         atoms.clear();
         let (mut node, mut link) = (0, 0);
         let mut sets = self.sets.drain(..).peekable();
+        let mut found = self.found.iter().peekable();
         for &height in &self.heights {
             while let Some((_, set)) = sets.next_if(|&(before, _)| before as usize == atoms.len()) {
                 set.apply(sink, atoms, replaced)?;
             }
             // A node's height is 0, a link's more.
-            let h = if height == 0 {
+            let h = if let Some(&(_, h)) = found.next_if(|&&(p, _)| p as usize == atoms.len()) {
+                h
+            } else if height == 0 {
                 let (t, name) = self.nodes.get(node);
                 node += 1;
                 sink.add_node(t, name)?

@@ -13,6 +13,7 @@ use super::parse::{Expr, ParseError, Parser, Place, Pos, MAX_NESTING};
 use super::bulk::{Batch, Recorder};
 use super::fast;
 use crate::sink::AtomSink;
+use crate::table::NodeFinder;
 use crate::types::{self, Type};
 use crate::{AtomSpace, Handle, TruthValue, Value, MAX_VALUE_NESTING};
 
@@ -135,6 +136,26 @@ pub fn load_from<S: AtomSink, R: BufRead + Send>(
     input: R,
     start: Place,
     options: &mut LoadOptions,
+    progress: impl FnMut(u64),
+) -> Result<LoadStats, LoadError> {
+    // Into a table, the reading thread also looks the nodes of each batch
+    // up in it (without a lock) while the adding thread adds.
+    if !options.one_thread {
+        if let Some(table) = sink.as_table() {
+            let (mut writer, finder) = table.writer_and_finder();
+            return load_on(&mut writer, Some(finder), input, start, options, progress);
+        }
+    }
+    load_on(sink, None, input, start, options, progress)
+}
+
+/// [`load_from`] into `sink`, with the `finder` of its nodes if it has one.
+fn load_on<S: AtomSink, R: BufRead + Send>(
+    sink: &mut S,
+    finder: Option<NodeFinder>,
+    input: R,
+    start: Place,
+    options: &mut LoadOptions,
     mut progress: impl FnMut(u64),
 ) -> Result<LoadStats, LoadError> {
     let mut parser = Parser::resume(input, start);
@@ -175,7 +196,10 @@ pub fn load_from<S: AtomSink, R: BufRead + Send>(
         let (give_back, spares) = std::sync::mpsc::channel::<Batch>();
         give_back.send(read.batch).expect("the receiver is here");
         scope.spawn(move || loop {
-            let read = read_batch(&mut parser, options, spares.try_recv().unwrap_or_default());
+            let mut read = read_batch(&mut parser, options, spares.try_recv().unwrap_or_default());
+            if let Some(finder) = finder {
+                read.batch.find_known(finder);
+            }
             let more = matches!(read.end, End::More);
             // A send fails once the adding side has stopped at an error.
             if batches.send(read).is_err() || !more {
