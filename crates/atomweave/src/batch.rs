@@ -118,12 +118,18 @@ rows_methods!(NodeBatch, "nodes");
 /// assert_eq!(space.outgoing(links[1]).unwrap(), &[b, a]);
 /// ```
 #[derive(Clone, Debug, Default)]
-pub struct LinkBatch(pub(crate) Rows<Handle>);
+pub struct LinkBatch(
+    pub(crate) Rows<Handle>,
+    /// Set by the loader alone, for a batch it made: every unordered link's
+    /// members are in content order already (put so on placeholders as the
+    /// file was read), so a table adds them without comparing them again.
+    pub(crate) bool,
+);
 
 impl LinkBatch {
     /// An empty batch with room for `links` links of `members` members in all.
     pub fn with_capacity(links: usize, members: usize) -> Self {
-        LinkBatch(Rows::with_capacity(links, members))
+        LinkBatch(Rows::with_capacity(links, members), false)
     }
 
     /// Appends a link of type `t` over `outgoing`. Nothing is checked until

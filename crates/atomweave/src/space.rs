@@ -932,7 +932,7 @@ impl AtomSpace {
             }
             return batch.iter().map(|(t, out)| self.add_link(t, out)).collect();
         }
-        let (canon, hashes) = self.recs().prepare_links(batch, self)?;
+        let (canon, hashes) = self.recs().prepare_links(batch, self, false)?;
         if canon.is_empty() {
             return Ok(Vec::new());
         }

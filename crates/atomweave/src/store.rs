@@ -1118,15 +1118,22 @@ impl Records {
     /// Puts a batch in canonical form (see `link_key`; `c` reads the
     /// members' contents) with each link's content hash, checking every
     /// type before anything is added. A batch
-    /// already canonical (no unordered link out of order) is used as it is.
-    pub(crate) fn prepare_links<'b>(&self, batch: &'b LinkBatch, c: &impl crate::sexpr::AtomSource) -> Result<(std::borrow::Cow<'b, LinkBatch>, Vec<u64>)> {
+    /// already canonical (no unordered link out of order) is used as it is;
+    /// with `trust_order` (a table, given the loader's batch) it is taken
+    /// to be, unchecked.
+    pub(crate) fn prepare_links<'b>(
+        &self,
+        batch: &'b LinkBatch,
+        c: &impl crate::sexpr::AtomSource,
+        trust_order: bool,
+    ) -> Result<(std::borrow::Cow<'b, LinkBatch>, Vec<u64>)> {
         let mut hashes = Vec::with_capacity(batch.len());
         let mut reordered = false;
         for (t, out) in batch.iter() {
             if !t.is_link() {
                 return Err(Error::NotALinkType(t));
             }
-            reordered |= t.is_unordered() && !crate::order::is_sorted(c, out);
+            reordered |= t.is_unordered() && !trust_order && !crate::order::is_sorted(c, out);
             hashes.push(self.hash_link(t, out));
         }
         if !reordered {

@@ -96,6 +96,36 @@ fn nodes_met_again_in_later_batches_are_found_and_used() {
     }
 }
 
+/// The loader puts an unordered link's members in content order as it
+/// reads them (the table takes that order unchecked): however the file
+/// orders them, a set is one atom, as adding it through the API makes it.
+#[test]
+fn unordered_links_are_one_atom_whatever_order_the_file_gives() {
+    let sets = [
+        ("(Set (Concept \"b\") (Concept \"a\"))", "(Set (Concept \"a\") (Concept \"b\"))"),
+        ("(Set (Predicate \"a\") (Concept \"z\"))", "(Set (Concept \"z\") (Predicate \"a\"))"),
+        (
+            "(Similarity (List (Concept \"y\")) (List (Concept \"x\") (Concept \"y\")) (Concept \"x\"))",
+            "(Similarity (Concept \"x\") (List (Concept \"x\") (Concept \"y\")) (List (Concept \"y\")))",
+        ),
+        ("(Set (Set (Concept \"d\") (Concept \"c\")) (Set (Concept \"c\")))", "(Set (Set (Concept \"c\")) (Set (Concept \"c\") (Concept \"d\")))"),
+    ];
+    let mut text = String::new();
+    for (one, other) in sets {
+        writeln!(text, "{one}\n{other}").unwrap();
+    }
+    for one_thread in [true, false] {
+        let mut table = AtomTable::new();
+        let mut options = LoadOptions { one_thread, ..LoadOptions::default() };
+        sexpr::load_from(&mut table, text.as_bytes(), Place::START, &mut options, |_| {}).unwrap();
+        let mut reference = AtomTable::new();
+        load_str(&mut reference, &text).unwrap();
+        assert_eq!(atom_set(&table, false), atom_set(&reference, false));
+        assert_eq!(table.count_of_type(atomweave::types::SIMILARITY_LINK, false), 1);
+        check_invariants(&table);
+    }
+}
+
 #[test]
 fn a_bad_expression_stops_the_batched_load_there() {
     let tail = varied("after", 5_000);

@@ -20,6 +20,7 @@
 //! checks only what adding could refuse later (kinds of types, value
 //! shapes), so that a batch that records applies.
 
+use crate::sexpr::AtomSource;
 use crate::sink::AtomSink;
 use crate::table::NodeFinder;
 use crate::{Error, Handle, LinkBatch, NodeBatch, Result, TruthValue, Type, Value};
@@ -47,6 +48,9 @@ pub(crate) struct Batch {
     /// The height of each placeholder's atom: 0 for a node, one more than
     /// its highest member for a link.
     heights: Vec<u32>,
+    /// Each placeholder's place in `nodes`, or in `links` with `LINK` set:
+    /// what `Content` reads (until `find_known`, which moves nodes).
+    places: Vec<u32>,
     /// Each value with the number of atoms recorded before it (where it
     /// falls among them in the file).
     sets: Vec<(u32, Set)>,
@@ -137,11 +141,13 @@ impl Batch {
         self.links.truncate(mark.links);
         self.link_atoms.truncate(mark.links);
         self.heights.truncate(mark.atoms);
+        self.places.truncate(mark.atoms);
         self.sets.truncate(mark.sets);
     }
 
-    fn placeholder(&mut self, height: u32) -> Handle {
+    fn placeholder(&mut self, height: u32, place: u32) -> Handle {
         self.heights.push(height);
+        self.places.push(place);
         Handle((self.heights.len() - 1) as u32)
     }
 
@@ -170,6 +176,8 @@ impl Batch {
         order.sort_by_key(|&i| height(i));
         for group in order.chunk_by(|&a, &b| height(a) == height(b)) {
             level.clear();
+            // Recorded in content order (`Recorder::add_link`).
+            level.1 = true;
             for &i in group {
                 level.push_with(self.links.types()[i], self.links.outgoing(i).iter().map(|x| atoms[x.0 as usize]));
             }
@@ -254,6 +262,39 @@ fn placed(v: Value, atoms: &[Handle]) -> Value {
     }
 }
 
+/// The bit of a placeholder's place that says it is a link.
+const LINK: u32 = 1 << 31;
+
+/// What a batch's placeholders stand for, read as atoms: their types,
+/// names and members (placeholders too), for the content order. They have
+/// no values yet.
+struct Content<'b>(&'b Batch);
+
+impl Content<'_> {
+    fn place(&self, h: Handle) -> Option<u32> {
+        self.0.places.get(h.0 as usize).copied()
+    }
+}
+
+impl AtomSource for Content<'_> {
+    fn get_type(&self, h: Handle) -> Option<Type> {
+        let p = self.place(h)?;
+        Some(if p & LINK != 0 { self.0.links.types()[(p & !LINK) as usize] } else { self.0.nodes.get(p as usize).0 })
+    }
+    fn name(&self, h: Handle) -> Option<&str> {
+        self.place(h).filter(|p| p & LINK == 0).map(|p| self.0.nodes.get(p as usize).1)
+    }
+    fn outgoing(&self, h: Handle) -> Option<&[Handle]> {
+        self.place(h).filter(|p| p & LINK != 0).map(|p| self.0.links.outgoing((p & !LINK) as usize))
+    }
+    fn get_tv(&self, _h: Handle) -> Option<TruthValue> {
+        None
+    }
+    fn key_values(&self, _h: Handle) -> std::borrow::Cow<'_, [(Handle, Value)]> {
+        std::borrow::Cow::Borrowed(&[])
+    }
+}
+
 /// The sink that records into a [`Batch`].
 pub(crate) struct Recorder<'b>(pub(crate) &'b mut Batch);
 
@@ -270,8 +311,9 @@ impl Recorder<'_> {
 impl AtomSink for Recorder<'_> {
     fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
         crate::table::node_type(t)?;
+        let place = self.0.nodes.len() as u32;
         self.0.nodes.push(t, name);
-        let h = self.0.placeholder(0);
+        let h = self.0.placeholder(0, place);
         self.0.node_atoms.push(h.0);
         Ok(h)
     }
@@ -284,8 +326,19 @@ impl AtomSink for Recorder<'_> {
         for &x in outgoing {
             height = height.max(self.0.heights[self.check(x)? as usize]);
         }
-        self.0.links.push(t, outgoing);
-        let h = self.0.placeholder(height + 1);
+        let place = self.0.links.len() as u32 | LINK;
+        // An unordered link's members go in content order here, on the
+        // reading thread, where their contents are at hand: the table then
+        // takes the order as given.
+        let content = Content(self.0);
+        if t.is_unordered() && !crate::order::is_sorted(&content, outgoing) {
+            let mut sorted = outgoing.to_vec();
+            crate::order::sort(&content, &mut sorted);
+            self.0.links.push(t, &sorted);
+        } else {
+            self.0.links.push(t, outgoing);
+        }
+        let h = self.0.placeholder(height + 1, place);
         self.0.link_atoms.push(h.0);
         Ok(h)
     }
