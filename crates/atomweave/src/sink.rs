@@ -45,7 +45,7 @@ pub trait AtomSink {
     }
 }
 
-/// Every write through the table's [`TableWriter`](crate::table::TableWriter).
+// Every write goes through the table's `TableWriter`.
 impl AtomSink for AtomTable {
     fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
         self.writer().add_node(t, name)
