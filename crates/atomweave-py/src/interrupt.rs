@@ -38,11 +38,14 @@ impl Signals {
             return false;
         }
         self.next_ms.store(now + EVERY_MS, Ordering::Relaxed);
-        let mut raised = self.raised.lock().unwrap_or_else(|e| e.into_inner());
-        if raised.is_none() {
-            *raised = Python::with_gil(|py| py.check_signals().err());
+        if self.raised.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            return true;
         }
-        raised.is_some()
+        // Not under the lock: a signal handler may run a query of its own,
+        // whose interrupt asks this one again.
+        let Some(e) = Python::with_gil(|py| py.check_signals().err()) else { return false };
+        self.raised.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+        true
     }
 }
 

@@ -120,9 +120,10 @@ rows_methods!(NodeBatch, "nodes");
 #[derive(Clone, Debug, Default)]
 pub struct LinkBatch(
     pub(crate) Rows<Handle>,
-    /// Set by the loader alone, for a batch it made: every unordered link's
-    /// members are in content order already (put so on placeholders as the
-    /// file was read), so a table adds them without comparing them again.
+    /// Set by the loader alone, for a batch it made of links over nodes:
+    /// every unordered link's members are in content order already (put so
+    /// on placeholders as the file was read), so a table adds them without
+    /// comparing them again. Any push clears it.
     pub(crate) bool,
 );
 
@@ -136,11 +137,13 @@ impl LinkBatch {
     /// the batch is added.
     pub fn push(&mut self, t: Type, outgoing: &[Handle]) {
         self.0.push(t, outgoing.iter().copied());
+        self.1 = false;
     }
 
     /// Appends a link of type `t` over the members `outgoing` yields.
     pub(crate) fn push_with(&mut self, t: Type, outgoing: impl IntoIterator<Item = Handle>) {
         self.0.push(t, outgoing);
+        self.1 = false;
     }
 
     /// The links, in the order they were pushed.

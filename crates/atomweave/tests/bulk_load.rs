@@ -109,6 +109,11 @@ fn unordered_links_are_one_atom_whatever_order_the_file_gives() {
             "(Similarity (Concept \"x\") (List (Concept \"x\") (Concept \"y\")) (List (Concept \"y\")))",
         ),
         ("(Set (Set (Concept \"d\") (Concept \"c\")) (Set (Concept \"c\")))", "(Set (Set (Concept \"c\")) (Set (Concept \"c\") (Concept \"d\")))"),
+        // Links over one node named twice: two placeholders, one atom.
+        (
+            "(Set (List (Concept \"A\") (Concept \"b\")) (List (Concept \"A\") (Concept \"a\")))",
+            "(Set (List (Concept \"A\") (Concept \"a\")) (List (Concept \"A\") (Concept \"b\")))",
+        ),
     ];
     let mut text = String::new();
     for (one, other) in sets {

@@ -176,11 +176,15 @@ impl Batch {
         order.sort_by_key(|&i| height(i));
         for group in order.chunk_by(|&a, &b| height(a) == height(b)) {
             level.clear();
-            // Recorded in content order (`Recorder::add_link`).
-            level.1 = true;
             for &i in group {
                 level.push_with(self.links.types()[i], self.links.outgoing(i).iter().map(|x| atoms[x.0 as usize]));
             }
+            // Recorded in content order (`Recorder::add_link`), the same on
+            // atoms where every member is a node (height 1): two mentions of
+            // one node are two placeholders, which break a tie by their
+            // number, so a link over links sharing a member may compare
+            // otherwise on atoms; those the table checks.
+            level.1 = group.first().is_some_and(|&i| height(i) == 1);
             for (&i, h) in group.iter().zip(sink.add_links(level)?) {
                 atoms[self.link_atoms[i] as usize] = h;
             }

@@ -883,7 +883,7 @@ pub(super) fn parse_number(token: &str) -> Option<f64> {
     if i != body.len() {
         return None;
     }
-    match exact_decimal(m, int + frac, exp - frac as i64) {
+    match exact_decimal(m, int + frac, exp.saturating_sub(frac as i64)) {
         Some(x) => Some(if negative { -x } else { x }),
         None => token.parse().ok(),
     }
@@ -1390,6 +1390,7 @@ mod tests {
             "12345678/",
             "0.1234567:",
             "1e-99999999999999999999999",
+            "0.00e-9999999999999999999",
         ] {
             assert_eq!(parse_number(token).map(f64::to_bits), token.parse::<f64>().ok().map(f64::to_bits), "{token}");
         }
