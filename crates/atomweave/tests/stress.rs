@@ -192,8 +192,10 @@ fn incoming_sets_read_without_locks_are_never_torn() {
         });
         // A read that overlapped a removal would see a moved member twice;
         // every member still live must be a link holding the hub.
+        // At least one read, even where the writer ends before this thread
+        // is first scheduled (two cores, a loaded machine).
         let mut reads = 0;
-        while !stop.load(std::sync::atomic::Ordering::Acquire) {
+        while reads == 0 || !stop.load(std::sync::atomic::Ordering::Acquire) {
             let inc = space.incoming(hub).unwrap();
             let mut seen = std::collections::HashSet::new();
             for &l in inc.iter() {
