@@ -3,8 +3,11 @@
 //! Rust with the GIL let go; so a query Python started asks, now and then,
 //! whether a signal came ([`atomweave::query::Interrupt`]), and one that
 //! did stops the query and is raised in its place (`KeyboardInterrupt`).
+//! The thread that started the query asks Python (the core asks it also
+//! while that thread waits for a search split across threads); the
+//! query's other threads read what it heard.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 use std::time::Instant;
@@ -19,17 +22,22 @@ use crate::OrPy;
 const EVERY_MS: u64 = 50;
 
 struct Signals {
-    /// The thread that runs the query: only Python's main thread is given
-    /// signals, and the query's helper threads ask too.
+    /// The thread that started the query, the only one that asks Python
+    /// (which gives signals to its main thread only).
     owner: ThreadId,
     start: Instant,
     next_ms: AtomicU64,
     /// What a signal handler raised.
     raised: Mutex<Option<PyErr>>,
+    /// Whether one did, for the query's other threads.
+    tripped: AtomicBool,
 }
 
 impl Signals {
     fn check(&self) -> bool {
+        if self.tripped.load(Ordering::Relaxed) {
+            return true;
+        }
         if std::thread::current().id() != self.owner {
             return false;
         }
@@ -38,13 +46,11 @@ impl Signals {
             return false;
         }
         self.next_ms.store(now + EVERY_MS, Ordering::Relaxed);
-        if self.raised.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
-            return true;
-        }
         // Not under the lock: a signal handler may run a query of its own,
         // whose interrupt asks this one again.
         let Some(e) = Python::with_gil(|py| py.check_signals().err()) else { return false };
         self.raised.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+        self.tripped.store(true, Ordering::Relaxed);
         true
     }
 }
@@ -52,7 +58,13 @@ impl Signals {
 /// Runs `f` (a query) with the GIL let go, stopping it at a signal whose
 /// handler raises, and raising that (Ctrl-C: `KeyboardInterrupt`).
 pub(crate) fn run<R: Send>(py: Python<'_>, f: impl FnOnce() -> atomweave::Result<R> + Send) -> PyResult<R> {
-    let signals = Arc::new(Signals { owner: std::thread::current().id(), start: Instant::now(), next_ms: AtomicU64::new(EVERY_MS), raised: Mutex::new(None) });
+    let signals = Arc::new(Signals {
+        owner: std::thread::current().id(),
+        start: Instant::now(),
+        next_ms: AtomicU64::new(EVERY_MS),
+        raised: Mutex::new(None),
+        tripped: AtomicBool::new(false),
+    });
     let hook = signals.clone();
     let done = py.allow_threads(|| with_interrupt(Interrupt(Arc::new(move || hook.check())), f));
     if let Some(e) = signals.raised.lock().unwrap_or_else(|e| e.into_inner()).take() {

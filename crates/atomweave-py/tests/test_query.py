@@ -303,14 +303,17 @@ def test_execute_needs_a_space_and_an_atom(space):
 
 
 # A query of minutes: twelve variables in a set against twelve members
-# (12! ways), each way then refused by an equality that never holds.
+# (12! ways), each way then refused by an equality that never holds; in
+# {sets} such sets (a GetLink, which wants every grounding, searches 300
+# on the pool's threads).
 LONG_QUERY = """
 import atomweave
 from atomweave import execute_atom, evaluate_atom, load_str
 space = atomweave.AtomSpace()
 atomweave.set_default_atomspace(space)
-[q] = load_str('(Satisfaction (And (Set {vars}) (Equal (Variable "$v0") (Concept "none"))))')
-load_str('(Set {members})')
+[q] = load_str('({query} (And (Set {vars}) (Equal (Variable "$v0") (Concept "none"))))')
+for s in range({sets}):
+    load_str('(Set ' + ' '.join(f'(Concept "m{{s}}_{{i}}")' for i in range(12)) + ')')
 print("started", flush=True)
 try:
     {call}(space, q)
@@ -320,20 +323,24 @@ except KeyboardInterrupt:
 print("ran to its end", flush=True)
 """.format(
     vars=" ".join(f'(Variable "$v{i}")' for i in range(12)),
-    members=" ".join(f'(Concept "m{i}")' for i in range(12)),
     call="{call}",
+    query="{query}",
+    sets="{sets}",
 )
 
 
-@pytest.mark.parametrize("call", ["execute_atom", "evaluate_atom"])
-def test_ctrl_c_stops_a_long_query_with_keyboard_interrupt(call):
+@pytest.mark.parametrize(("call", "query", "sets"), [("execute_atom", "Satisfaction", 1), ("evaluate_atom", "Satisfaction", 1), ("execute_atom", "Get", 300)])
+def test_ctrl_c_stops_a_long_query_with_keyboard_interrupt(call, query, sets):
+    import os
     import signal
     import subprocess
     import sys
     import time
 
     proc = subprocess.Popen(
-        [sys.executable, "-c", LONG_QUERY.replace("{call}", call)],
+        [sys.executable, "-c", LONG_QUERY.replace("{call}", call).replace("{query}", query).replace("{sets}", str(sets))],
+        # The split needs a pool of two threads or more, whatever the machine.
+        env={**os.environ, "RAYON_NUM_THREADS": "4"},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -120,11 +120,11 @@ rows_methods!(NodeBatch, "nodes");
 #[derive(Clone, Debug, Default)]
 pub struct LinkBatch(
     pub(crate) Rows<Handle>,
-    /// Set by the loader alone, for a batch it made of links over nodes:
-    /// every unordered link's members are in content order already (put so
-    /// on placeholders as the file was read), so a table adds them without
-    /// comparing them again. Any push clears it.
-    pub(crate) bool,
+    /// Whether every unordered link's members are in content order already
+    /// ([`trust_member_order`](Self::trust_member_order)). Any push clears
+    /// it; `clear` and `truncate` may keep it (an empty batch, or a prefix
+    /// of one, is still in order).
+    bool,
 );
 
 impl LinkBatch {
@@ -138,6 +138,18 @@ impl LinkBatch {
     pub fn push(&mut self, t: Type, outgoing: &[Handle]) {
         self.0.push(t, outgoing.iter().copied());
         self.1 = false;
+    }
+
+    /// Marks the batch as the loader's, of links over nodes whose unordered
+    /// links' members it put in content order (on placeholders, as the
+    /// file was read): a table adds them without comparing them again.
+    pub(crate) fn trust_member_order(&mut self, trusted: bool) {
+        self.1 = trusted;
+    }
+
+    /// Was the members' order marked as trusted since the last push?
+    pub(crate) fn member_order_trusted(&self) -> bool {
+        self.1
     }
 
     /// Appends a link of type `t` over the members `outgoing` yields.

@@ -3,6 +3,14 @@
 
 use crate::{AtomSpace, AtomTable, Handle, LinkBatch, NodeBatch, Result, TruthValue, Type, Value};
 
+mod sealed {
+    /// The token of [`AtomSink::as_table`](super::AtomSink::as_table):
+    /// public, but in a private module, so no other crate can name it.
+    #[derive(Clone, Copy)]
+    pub struct Sealed(pub(crate) ());
+}
+pub(crate) use sealed::Sealed;
+
 /// Somewhere atoms can be added.
 pub trait AtomSink {
     /// Adds a node, or returns the existing one.
@@ -25,8 +33,11 @@ pub trait AtomSink {
     /// Is `h` an atom here?
     fn contains(&self, h: Handle) -> bool;
     /// The sink as an [`AtomTable`], if it is one: a loader then looks
-    /// nodes up on its reading thread while another adds.
-    fn as_table(&mut self) -> Option<&mut AtomTable> {
+    /// nodes up on its reading thread while another adds, and writes to
+    /// the table itself. Sealed (its token cannot be named outside this
+    /// crate), so that a sink wrapping a table is never passed by.
+    #[doc(hidden)]
+    fn as_table(&mut self, _: Sealed) -> Option<&mut AtomTable> {
         None
     }
     /// Starts fetching what setting `h`'s truth value or values reads, so
@@ -77,7 +88,7 @@ impl AtomSink for AtomTable {
     fn add_links(&mut self, batch: &LinkBatch) -> Result<Vec<Handle>> {
         self.writer().add_links(batch)
     }
-    fn as_table(&mut self) -> Option<&mut AtomTable> {
+    fn as_table(&mut self, _: Sealed) -> Option<&mut AtomTable> {
         Some(self)
     }
 }

@@ -237,7 +237,7 @@ impl AtomSink for TableWriter<'_> {
     fn add_links(&mut self, batch: &LinkBatch) -> Result<Vec<Handle>> {
         // Within one table, equal content is one atom, so the order the
         // loader gave on placeholders is the order on atoms.
-        let (canon, hashes) = self.recs.prepare_links(batch, &*self, batch.1)?;
+        let (canon, hashes) = self.recs.prepare_links(batch, &*self, batch.member_order_trusted())?;
         self.recs.add_links_in(&mut self.shards, &canon, &hashes)
     }
 

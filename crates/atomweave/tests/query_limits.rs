@@ -277,6 +277,53 @@ fn queries_stop_when_their_interrupt_check_says_so() {
     assert!(matches!(with_interrupt(never, || execute(&space, small)), Ok(Executed::Atom(_))));
 }
 
+/// An interrupt only the thread that started the query can answer (so
+/// Python's signals, which reach the main thread only) stops a search
+/// split across the pool's threads, and the threads of a ThreadJoinLink
+/// and an ExecuteThreadedLink: the starting thread keeps asking while it
+/// waits for them.
+#[test]
+fn an_interrupt_only_the_starting_thread_hears_stops_split_and_threaded_queries() {
+    use atomweave::query::{evaluate, with_interrupt, Interrupt};
+    use std::sync::Arc;
+    use std::time::Instant;
+    // Another test may have made the pool first; what matters is that a
+    // search of 300 candidates is split.
+    let _ = rayon::ThreadPoolBuilder::new().num_threads(4).build_global();
+    assert!(rayon::current_num_threads() >= 2, "the split needs a pool of two threads or more");
+    let space = AtomSpace::new();
+    let q = permutations_query(&space, 12);
+    let get = space.outgoing(q).unwrap()[0];
+    // 299 more sets of twelve members: 300 candidates for the first clause.
+    for s in 1..300 {
+        let members: Vec<_> = (0..12).map(|i| space.add_node(CONCEPT_NODE, &format!("m{s}_{i}")).unwrap()).collect();
+        space.add_link(SET_LINK, &members).unwrap();
+    }
+    let satisfaction = space.add_link(SATISFACTION_LINK, &[get]).unwrap();
+    let join = space.add_link(THREAD_JOIN_LINK, &[satisfaction, satisfaction]).unwrap();
+    let work = space.add_link(SET_LINK, &[q, satisfaction]).unwrap();
+    let threaded = space.add_link(EXECUTE_THREADED_LINK, &[work]).unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let owner = std::thread::current().id();
+        let heard = |start: Instant| Interrupt(Arc::new(move || std::thread::current().id() == owner && start.elapsed() > Duration::from_millis(100)));
+        let start = Instant::now();
+        let split = with_interrupt(heard(start), || execute(&space, q)).map(drop);
+        tx.send(("split search", split, start.elapsed())).unwrap();
+        let start = Instant::now();
+        let joined = with_interrupt(heard(start), || evaluate(&space, join)).map(drop);
+        tx.send(("ThreadJoinLink", joined, start.elapsed())).unwrap();
+        let start = Instant::now();
+        let ran = with_interrupt(heard(start), || execute(&space, threaded)).map(drop);
+        tx.send(("ExecuteThreadedLink", ran, start.elapsed())).unwrap();
+    });
+    for _ in 0..3 {
+        let (what, got, took) = rx.recv_timeout(Duration::from_secs(30)).expect("the query went on past its interrupt");
+        assert_eq!(got, Err(atomweave::Error::TimedOut), "{what}");
+        assert!(took < Duration::from_secs(10), "{what} stopped {took:?} after the start");
+    }
+}
+
 /// A query with more groundings than its limit (16 M by default) is
 /// refused with an error before they fill memory, adding nothing: 7
 /// variables in an unordered link against 7 members ground in 7! = 5,040

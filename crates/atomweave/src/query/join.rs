@@ -482,12 +482,12 @@ impl<'a> Search<'a> {
         }
         // Small parts: the work of a first candidate may vary a hundredfold.
         let chunk = first.len().div_ceil(rayon::current_num_threads() * 64).max(4);
-        let inherited = super::Inherited::here(super::search_stack(self.pat.match_size));
-        let found =
+        let found = super::split(super::search_stack(self.pat.match_size), |inherited| {
             first.par_chunks(chunk).map_init(|| state(Some(&shared)), |s, c| inherited.enter(|| run(c, s))).try_reduce(HashSet::default, |mut a, b| {
                 a.extend(b);
                 Ok(a)
-            })?;
+            })
+        })?;
         super::check_groundings(found.len(), ctx.max_groundings)?;
         Ok(found)
     }
@@ -527,8 +527,7 @@ impl<'a> Search<'a> {
         if cands.len() < PARALLEL_ROWS || rayon::current_num_threads() < 2 {
             return Some(read(&cands));
         }
-        let limits = super::limits();
-        let parts: Vec<Vec<Handle>> = cands.par_chunks(PARALLEL_ROWS / 2).map(|c| super::with_limits(limits.clone(), || read(c))).collect();
+        let parts: Vec<Vec<Handle>> = super::split(0, |inherited| cands.par_chunks(PARALLEL_ROWS / 2).map(|c| inherited.enter(|| read(c))).collect());
         Some(parts.concat())
     }
 

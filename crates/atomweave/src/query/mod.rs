@@ -183,9 +183,10 @@ pub struct Limits {
     /// when they are put together).
     pub max_groundings: usize,
     /// Asked whenever the deadline is (every 1,024 steps), on every thread
-    /// the query runs on: `true` stops the query with
-    /// [`Error::TimedOut`]. What a front end hooks its user's interrupt
-    /// (Ctrl-C) to; see [`with_interrupt`].
+    /// the query runs on, and every few milliseconds by a thread waiting
+    /// for the threads it split a query across: `true` stops the query
+    /// with [`Error::TimedOut`]. What a front end hooks its user's
+    /// interrupt (Ctrl-C) to; see [`with_interrupt`].
     pub interrupt: Option<Interrupt>,
 }
 
@@ -200,6 +201,19 @@ impl std::fmt::Debug for Interrupt {
     }
 }
 
+impl Limits {
+    /// These limits, also past once `stop` is set where an interrupt is
+    /// hooked: how the threads of a query hear what the thread waiting for
+    /// them heard ([`join_polled`]).
+    pub(crate) fn stopped_by(mut self, stop: &Arc<AtomicBool>) -> Limits {
+        if let Some(outer) = self.interrupt.take() {
+            let stop = stop.clone();
+            self.interrupt = Some(Interrupt(Arc::new(move || stop.load(Ordering::Relaxed) || (outer.0)())));
+        }
+        self
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits { deadline: None, cancel: None, max_groundings: 1 << 24, interrupt: None }
@@ -207,15 +221,64 @@ impl Default for Limits {
 }
 
 /// Runs `f` under this thread's limits with `check` added as an
-/// interrupt (after any it has: either stops the query), keeping the
+/// interrupt (asked before any it has: either stops the query, and the
+/// innermost caller, whose query was running, hears first), keeping the
 /// deadline, cancel flag and counts a caller (a server's command) set.
 pub fn with_interrupt<R>(check: Interrupt, f: impl FnOnce() -> R) -> R {
     let mut l = limits();
     l.interrupt = Some(match l.interrupt.take() {
-        Some(outer) => Interrupt(Arc::new(move || (outer.0)() || (check.0)())),
+        Some(outer) => Interrupt(Arc::new(move || (check.0)() || (outer.0)())),
         None => check,
     });
     with_limits(l, f)
+}
+
+/// How often a thread waiting for the threads of its query asks its
+/// interrupt.
+const POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Runs `job`, which splits work across the rayon pool, each part to run
+/// as on this thread (`job` is given this thread's [`Inherited`], with
+/// `stack` bytes of stack). Where an interrupt is hooked, which a front end
+/// may answer on the thread that started the query only (Python's
+/// signals), `job` runs on a thread of its own while this one keeps asking
+/// it, and the parts hear what it answered; not on a rayon worker, which
+/// helps with the parts meanwhile, nor where no thread can be started.
+pub(crate) fn split<R: Send>(stack: usize, job: impl FnOnce(&Inherited) -> R + Send) -> R {
+    let mut inherited = Inherited::here(stack);
+    if inherited.limits.interrupt.is_none() || rayon::current_thread_index().is_some() {
+        return job(&inherited);
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    inherited.limits = inherited.limits.stopped_by(&stop);
+    let inherited = &inherited;
+    let job = std::sync::Mutex::new(Some(job));
+    let take = || job.lock().unwrap_or_else(|p| p.into_inner()).take().expect("the job runs once");
+    std::thread::scope(|scope| {
+        let waiter = std::thread::current();
+        let started = std::thread::Builder::new().name("atomweave:query".into()).spawn_scoped(scope, move || {
+            let done = take()(inherited);
+            waiter.unpark();
+            done
+        });
+        match started {
+            Ok(t) => join_polled(t, &stop).unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(_) => take()(inherited),
+        }
+    })
+}
+
+/// Waits for `t` (which unparks this thread when it ends), asking this
+/// thread's limits every [`POLL`]; once they are past, `stop` is set, for
+/// the threads whose limits read it.
+pub(crate) fn join_polled<T>(t: std::thread::ScopedJoinHandle<'_, T>, stop: &AtomicBool) -> std::thread::Result<T> {
+    while !t.is_finished() {
+        std::thread::park_timeout(POLL);
+        if !stop.load(Ordering::Relaxed) && past_limits() {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
+    t.join()
 }
 
 thread_local! {

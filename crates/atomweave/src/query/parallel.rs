@@ -4,16 +4,18 @@
 //! (the members of a SetLink executed by N worker threads, their results
 //! in a QueueValue in the order they finished).
 //!
-//! Each thread runs under the limits (deadline, cancellation) and at the
-//! nesting depth of the code that started it, so code that starts threads
+//! Each thread runs under the limits (deadline, cancellation, interrupt)
+//! and at the nesting depth of the code that started it; a thread that
+//! waits for others asks its interrupt meanwhile, and they hear what it
+//! answered (a front end's may answer on one thread only). Code that starts threads
 //! that start threads stops at the nesting limit; and at most
 //! [`MAX_THREADS`] such threads run at once in the process: past that, a
 //! start is an error, not a thread.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use super::{bad, describe, evaluate, execute, holds, limits, type_of, with_limits, Executed, NESTED};
+use super::{bad, describe, evaluate, execute, holds, join_polled, limits, type_of, with_limits, Executed, NESTED};
 use crate::error::Result;
 use crate::types;
 use crate::{AtomSpace, Handle, QueueValue, TruthValue, Value};
@@ -88,19 +90,25 @@ pub(crate) fn start(space: &AtomSpace, members: &[Handle]) -> Result<()> {
 /// first failure (in member order) is the result when any fails.
 pub(crate) fn join(space: &AtomSpace, members: &[Handle]) -> Result<bool> {
     let _room = Reserved::take(members.len())?;
-    let (limits, depth) = (limits(), NESTED.get());
+    let stop = Arc::new(AtomicBool::new(false));
+    let (limits, depth) = (limits().stopped_by(&stop), NESTED.get());
+    let waiter = std::thread::current();
     let verdicts: Vec<Result<TruthValue>> = std::thread::scope(|scope| {
         let threads: Vec<_> = members
             .iter()
             .map(|&m| {
-                let limits = limits.clone();
-                std::thread::Builder::new().name("atomweave:join".into()).spawn_scoped(scope, move || as_caller(limits, depth, || evaluate(space, m)))
+                let (limits, waiter) = (limits.clone(), waiter.clone());
+                std::thread::Builder::new().name("atomweave:join".into()).spawn_scoped(scope, move || {
+                    let verdict = as_caller(limits, depth, || evaluate(space, m));
+                    waiter.unpark();
+                    verdict
+                })
             })
             .collect();
         threads
             .into_iter()
             .map(|t| match t {
-                Ok(t) => t.join().unwrap_or_else(|_| Err(bad("a ThreadJoinLink thread panicked".into()))),
+                Ok(t) => join_polled(t, &stop).unwrap_or_else(|_| Err(bad("a ThreadJoinLink thread panicked".into()))),
                 Err(e) => Err(bad(format!("cannot start a thread: {e}"))),
             })
             .collect()
@@ -134,7 +142,8 @@ pub(crate) fn execute_threaded(space: &AtomSpace, h: Handle) -> Result<Value> {
     let work = space.outgoing(set).unwrap_or(&[]);
     let threads = threads.unwrap_or(work.len()).min(work.len());
     let _room = Reserved::take(threads)?;
-    let (limits, depth) = (limits(), NESTED.get());
+    let stop = Arc::new(AtomicBool::new(false));
+    let (limits, depth) = (limits().stopped_by(&stop), NESTED.get());
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<Value>> = Mutex::new(Vec::with_capacity(work.len()));
     let failed: Mutex<Option<crate::Error>> = Mutex::new(None);
@@ -154,14 +163,31 @@ pub(crate) fn execute_threaded(space: &AtomSpace, h: Handle) -> Result<Value> {
             }
         })
     };
+    let waiter = std::thread::current();
     std::thread::scope(|scope| -> Result<()> {
+        let mut started = Vec::with_capacity(threads);
+        let mut refused = None;
         for _ in 0..threads {
-            std::thread::Builder::new()
-                .name("atomweave:threaded".into())
-                .spawn_scoped(scope, worker)
-                .map_err(|e| bad(format!("cannot start a thread: {e}")))?;
+            let waiter = waiter.clone();
+            let spawned = std::thread::Builder::new().name("atomweave:threaded".into()).spawn_scoped(scope, move || {
+                worker();
+                waiter.unpark();
+            });
+            match spawned {
+                Ok(t) => started.push(t),
+                Err(e) => {
+                    refused = Some(bad(format!("cannot start a thread: {e}")));
+                    break;
+                }
+            }
         }
-        Ok(())
+        // Those started are waited for (and asked to stop when interrupted) either way.
+        for t in started {
+            if join_polled(t, &stop).is_err() {
+                failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(|| bad("an ExecuteThreadedLink thread panicked".into()));
+            }
+        }
+        refused.map_or(Ok(()), Err)
     })?;
     if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);

@@ -153,10 +153,11 @@ impl<'a> Search<'a> {
             return run(&cands);
         }
         let chunk = cands.len().div_ceil(rayon::current_num_threads() * 8).max(16);
-        let inherited = super::Inherited::here(super::search_stack(self.pat.match_size));
-        let found = cands.par_chunks(chunk).map(|c| inherited.enter(|| run(c))).try_reduce(HashSet::default, |mut a, b| {
-            a.extend(b);
-            Ok(a)
+        let found = super::split(super::search_stack(self.pat.match_size), |inherited| {
+            cands.par_chunks(chunk).map(|c| inherited.enter(|| run(c))).try_reduce(HashSet::default, |mut a, b| {
+                a.extend(b);
+                Ok(a)
+            })
         })?;
         // Each chunk counted its own.
         super::check_groundings(found.len(), ctx.max_groundings)?;

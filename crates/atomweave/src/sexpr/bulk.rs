@@ -8,13 +8,16 @@
 //! are always lower) in one [`AtomSink::add_links`] each, so that the
 //! table's cache misses overlap, and last its values, in the order the file
 //! sets them. The sink ends as adding each expression in turn would leave
-//! it: an atom added twice is added once, and the values are set in order.
+//! it: an atom added twice is added once, and the values are set in order
+//! (an unordered link's members come in content order, as a table or space
+//! keeps them, not as the file wrote them).
 //!
 //! When the loader adds into an [`AtomTable`](crate::AtomTable) on another
-//! thread, the reading thread looks a full batch's nodes up in the table
-//! first ([`Batch::find_known`], lock-free): data files name each node a few
-//! times, and a node the table holds already then costs the adding thread
-//! nothing (its lookup is three dependent cache misses).
+//! thread, the reading thread looks each batch's nodes up in the table
+//! first (every batch but the first, [`Batch::find_known`], lock-free):
+//! data files name each node a few times, and a node the table holds
+//! already then costs the adding thread nothing (its lookup is three
+//! dependent cache misses).
 //!
 //! It is not a parser (the loader's `Builder` drives the recorder) and it
 //! checks only what adding could refuse later (kinds of types, value
@@ -184,7 +187,7 @@ impl Batch {
             // one node are two placeholders, which break a tie by their
             // number, so a link over links sharing a member may compare
             // otherwise on atoms; those the table checks.
-            level.1 = group.first().is_some_and(|&i| height(i) == 1);
+            level.trust_member_order(group.first().is_some_and(|&i| height(i) == 1));
             for (&i, h) in group.iter().zip(sink.add_links(level)?) {
                 atoms[self.link_atoms[i] as usize] = h;
             }
@@ -332,8 +335,8 @@ impl AtomSink for Recorder<'_> {
         }
         let place = self.0.links.len() as u32 | LINK;
         // An unordered link's members go in content order here, on the
-        // reading thread, where their contents are at hand: the table then
-        // takes the order as given.
+        // reading thread, where their contents are at hand: a table then
+        // takes the order as given where the members are nodes (`apply`).
         let content = Content(self.0);
         if t.is_unordered() && !crate::order::is_sorted(&content, outgoing) {
             let mut sorted = outgoing.to_vec();

@@ -141,7 +141,7 @@ pub fn load_from<S: AtomSink, R: BufRead + Send>(
     // Into a table, the reading thread also looks the nodes of each batch
     // up in it (without a lock) while the adding thread adds.
     if !options.one_thread {
-        if let Some(table) = sink.as_table() {
+        if let Some(table) = sink.as_table(crate::sink::Sealed(())) {
             let (mut writer, finder) = table.writer_and_finder();
             return load_on(&mut writer, Some(finder), input, start, options, progress);
         }

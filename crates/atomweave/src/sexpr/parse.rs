@@ -918,7 +918,7 @@ fn exact_decimal(m: u64, digits: usize, exp: i64) -> Option<f64> {
     if digits > 19 || m > 1 << 53 {
         return None;
     }
-    let p = *POW10.get(exp.unsigned_abs() as usize)?;
+    let p = *POW10.get(usize::try_from(exp.unsigned_abs()).ok()?)?;
     Some(if exp < 0 { m as f64 / p } else { m as f64 * p })
 }
 
