@@ -61,43 +61,9 @@ fn batched_load_leaves_what_one_at_a_time_leaves() {
     check_invariants(&space.read().unwrap());
 }
 
-/// Into a table on two threads, the reading thread finds the nodes of
-/// later batches in the table and the adding thread skips them: the table
-/// ends as the one-thread load leaves it, values, incoming sets and all;
-/// whether batches are added a level at a time or, holding a StateLink,
-/// in file order.
-#[test]
-fn nodes_met_again_in_later_batches_are_found_and_used() {
-    for keyed in [false, true] {
-        let mut text = String::new();
-        for i in 0..30_000usize {
-            let (a, b) = (i % 499, (i * 13) % 503);
-            let line = match i % 5 {
-                _ if keyed && i % 1000 == 999 => format!("(State (Anchor \"s{}\") (List (Concept \"n{a}\") (Concept \"n{b}\")))", i % 7),
-                0 => format!("(Concept \"n{a}\" (stv 0.{b} 0.5))"),
-                1 => format!("(Inheritance (Concept \"n{a}\") (Concept \"n{b}\") (ctv 1 0.5 {i}))"),
-                2 => format!("(Set (Concept \"n{b}\") (Predicate \"p{a}\") (List (Concept \"n{a}\") (Concept \"x{i}\")))"),
-                3 => format!("(Concept \"n{b}\" (alist (cons (Predicate \"p{a}\") (FloatValue {i}))))"),
-                _ => format!("(Evaluation (Predicate \"p{b}\") (List (Concept \"n{a}\") (Concept \"n{b}\")))"),
-            };
-            writeln!(text, "{line}").unwrap();
-        }
-        let load = |one_thread| {
-            let mut table = AtomTable::new();
-            let mut options = LoadOptions { one_thread, ..LoadOptions::default() };
-            let stats = sexpr::load_from(&mut table, BufReader::with_capacity(4096, text.as_bytes()), Place::START, &mut options, |_| {}).unwrap();
-            assert_eq!(stats.expressions, 30_000);
-            table
-        };
-        let (one, two) = (load(true), load(false));
-        assert_eq!(atom_set(&two, true), atom_set(&one, true), "keyed: {keyed}");
-        assert_eq!(two.count_of_type(atomweave::types::STATE_LINK, false), if keyed { 30 } else { 0 });
-        check_invariants(&two);
-    }
-}
-
 /// The loader puts an unordered link's members in content order as it
-/// reads them (the table takes that order unchecked): however the file
+/// reads them (a table takes that order unchecked for links over nodes):
+/// however the file
 /// orders them, a set is one atom, as adding it through the API makes it.
 #[test]
 fn unordered_links_are_one_atom_whatever_order_the_file_gives() {

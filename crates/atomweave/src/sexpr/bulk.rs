@@ -13,10 +13,10 @@
 //! keeps them, not as the file wrote them).
 //!
 //! When the loader adds into an [`AtomTable`](crate::AtomTable) on another
-//! thread, the reading thread looks each batch's nodes up in the table
-//! first (every batch but the first, [`Batch::find_known`], lock-free):
-//! data files name each node a few times, and a node the table holds
-//! already then costs the adding thread nothing (its lookup is three
+//! thread, the reading thread looks a batch's nodes up in the table first
+//! while the adding thread has work waiting ([`Batch::find_known`],
+//! lock-free): data files name each node a few times, and a node the table
+//! holds already then costs the adding thread nothing (its lookup is three
 //! dependent cache misses).
 //!
 //! It is not a parser (the loader's `Builder` drives the recorder) and it

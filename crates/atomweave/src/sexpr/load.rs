@@ -7,6 +7,7 @@
 //! it adds while a second thread reads the next batch.
 
 use std::io::BufRead;
+use std::sync::atomic::Ordering;
 
 use super::parse::{Expr, ParseError, Parser, Place, Pos, MAX_NESTING};
 
@@ -122,6 +123,18 @@ pub fn load<S: AtomSink, R: BufRead + Send>(sink: &mut S, input: R, progress: im
 /// space's shard locks are held briefly.
 const BATCH_ATOMS: usize = 8192;
 
+/// When the reading thread looks a batch's nodes up in the table.
+#[derive(Clone, Copy)]
+enum LookUps {
+    /// While the adding thread has a batch waiting: the lookups go to
+    /// whichever thread has time for them (each thread's share of the work
+    /// differs with the machine and the file).
+    WhileBehind,
+    /// For every batch (tests: every node met again is then found).
+    #[cfg(test)]
+    Always,
+}
+
 /// [`load`] of input that starts at `start` of a larger text (offsets and
 /// positions count from there), as `options` say.
 ///
@@ -143,7 +156,7 @@ pub fn load_from<S: AtomSink, R: BufRead + Send>(
     if !options.one_thread {
         if let Some(table) = sink.as_table(crate::sink::Sealed(())) {
             let (mut writer, finder) = table.writer_and_finder();
-            return load_on(&mut writer, Some(finder), input, start, options, progress);
+            return load_on(&mut writer, Some((finder, LookUps::WhileBehind)), input, start, options, progress);
         }
     }
     load_on(sink, None, input, start, options, progress)
@@ -152,7 +165,7 @@ pub fn load_from<S: AtomSink, R: BufRead + Send>(
 /// [`load_from`] into `sink`, with the `finder` of its nodes if it has one.
 fn load_on<S: AtomSink, R: BufRead + Send>(
     sink: &mut S,
-    finder: Option<NodeFinder>,
+    finder: Option<(NodeFinder, LookUps)>,
     input: R,
     start: Place,
     options: &mut LoadOptions,
@@ -190,6 +203,8 @@ fn load_on<S: AtomSink, R: BufRead + Send>(
             }
         }
     }
+    // Batches sent and not yet taken (`LookUps::WhileBehind`).
+    let waiting = &std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
         let (batches, received) = std::sync::mpsc::sync_channel(16);
         // Applied batches go back to the reading thread to be filled again.
@@ -197,16 +212,21 @@ fn load_on<S: AtomSink, R: BufRead + Send>(
         give_back.send(read.batch).expect("the receiver is here");
         scope.spawn(move || loop {
             let mut read = read_batch(&mut parser, options, spares.try_recv().unwrap_or_default());
-            if let Some(finder) = finder {
-                read.batch.find_known(finder);
+            match finder {
+                Some((finder, LookUps::WhileBehind)) if waiting.load(Ordering::Relaxed) > 0 => read.batch.find_known(finder),
+                #[cfg(test)]
+                Some((finder, LookUps::Always)) => read.batch.find_known(finder),
+                _ => {}
             }
             let more = matches!(read.end, End::More);
+            waiting.fetch_add(1, Ordering::Relaxed);
             // A send fails once the adding side has stopped at an error.
             if batches.send(read).is_err() || !more {
                 break;
             }
         });
         for mut read in received {
+            waiting.fetch_sub(1, Ordering::Relaxed);
             let more = add(&mut read, &mut stats)?;
             if !more {
                 break;
@@ -723,5 +743,52 @@ impl<S: AtomSink> Builder<'_, S> {
                 None => return Err(error(pos, format!("unknown value type `{name}`"), name)),
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write;
+
+    use super::*;
+    use crate::sexpr::write::{atom_to_string, Form};
+    use crate::{AtomRead, AtomTable};
+
+    /// Every atom of `table` in the wire form (values too), sorted, repeats kept.
+    fn atoms(table: &AtomTable) -> Vec<String> {
+        let mut all: Vec<String> = table.all_atoms().map(|h| atom_to_string(table, h, Form::Wire).unwrap()).collect();
+        all.sort();
+        all
+    }
+
+    /// Into a table on two threads with every batch's nodes looked up on
+    /// the reading thread, the adding thread uses the atoms found for the
+    /// nodes met again in later batches: the table ends as the one-thread
+    /// load leaves it, whether a batch is added a level at a time or,
+    /// holding a StateLink, in file order.
+    #[test]
+    fn nodes_found_by_the_reading_thread_are_the_atoms_used() {
+        for keyed in [false, true] {
+            let mut text = String::new();
+            for i in 0..30_000usize {
+                let (a, b) = (i % 499, (i * 13) % 503);
+                match i % 4 {
+                    _ if keyed && i % 1000 == 999 => writeln!(text, "(State (Anchor \"s{}\") (List (Concept \"n{a}\") (Concept \"n{b}\")))", i % 7),
+                    0 => writeln!(text, "(Concept \"n{a}\" (stv 0.{b} 0.5))"),
+                    1 => writeln!(text, "(Set (Concept \"n{b}\") (Predicate \"p{a}\") (List (Concept \"n{a}\") (Concept \"x{i}\")))"),
+                    2 => writeln!(text, "(Concept \"n{b}\" (alist (cons (Predicate \"p{a}\") (FloatValue {i}))))"),
+                    _ => writeln!(text, "(Evaluation (Predicate \"p{b}\") (List (Concept \"n{a}\") (Concept \"n{b}\")))"),
+                }
+                .unwrap();
+            }
+            let mut one = AtomTable::new();
+            let options = &mut LoadOptions { one_thread: true, ..LoadOptions::default() };
+            load_from(&mut one, text.as_bytes(), Place::START, options, |_| {}).unwrap();
+            let mut two = AtomTable::new();
+            let (mut writer, finder) = two.writer_and_finder();
+            let stats = load_on(&mut writer, Some((finder, LookUps::Always)), text.as_bytes(), Place::START, &mut LoadOptions::default(), |_| {}).unwrap();
+            assert_eq!(stats.expressions, 30_000);
+            assert_eq!(atoms(&two), atoms(&one), "keyed: {keyed}");
+        }
     }
 }
