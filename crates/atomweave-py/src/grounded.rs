@@ -68,7 +68,14 @@ impl Procedures for PythonProcedures {
             let space_obj = Bound::new(py, PySpace { space: space.clone() }).map_err(|e| failed(e.to_string()))?;
             let atoms = args.iter().map(|&h| PySpace::atom(&space_obj, h));
             let args = PyTuple::new(py, atoms).map_err(|e| failed(e.to_string()))?;
-            let out = crate::space::with_default(space_obj.clone().unbind(), || f.call1(args)).map_err(|e| failed(e.to_string()))?;
+            let out = crate::space::with_default(space_obj.clone().unbind(), || f.call1(args)).map_err(|e| {
+                // Ctrl-C stops the work that called the function, not just the call.
+                if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                    Error::Interrupted(format!("py:{name}"))
+                } else {
+                    failed(e.to_string())
+                }
+            })?;
             if !values::is_value(&out) {
                 let got = out.get_type().name().map(|n| n.to_string()).unwrap_or_default();
                 return Err(failed(format!("the function did not return Atomese (an Atom, a TruthValue or a Value) but {got}")));

@@ -25,8 +25,8 @@ pub use atom::PyAtom;
 pub use space::PySpace;
 
 /// A core error as the Python exception a user expects: type mistakes as
-/// TypeError, bad names, values and queries as ValueError, the rest as
-/// RuntimeError.
+/// TypeError, bad names, values and queries as ValueError, a callback's
+/// KeyboardInterrupt as KeyboardInterrupt, the rest as RuntimeError.
 pub(crate) fn to_py(e: atomweave::Error) -> PyErr {
     use atomweave::Error as E;
     let msg = e.to_string();
@@ -36,6 +36,7 @@ pub(crate) fn to_py(e: atomweave::Error) -> PyErr {
             None => PyTypeError::new_err(msg),
         }),
         E::UnknownType(_) | E::InvalidTypeName(_) | E::InvalidValue(_) | E::Query(_) | E::Parse(_) | E::TypeDefinition(_) => PyValueError::new_err(msg),
+        E::Interrupted(_) => pyo3::exceptions::PyKeyboardInterrupt::new_err(msg),
         _ => PyRuntimeError::new_err(msg),
     }
 }

@@ -23,6 +23,14 @@ def _boom(atom):
     raise ValueError("the callback gave up")
 
 
+_ctrl_c_calls = []
+
+
+def _ctrl_c(atom):
+    _ctrl_c_calls.append(atom)
+    raise KeyboardInterrupt
+
+
 class _Namespace:
     @staticmethod
     def mean(*atoms):
@@ -31,7 +39,7 @@ class _Namespace:
 
 @pytest.fixture(autouse=True)
 def procedures():
-    names = {"pair": _pair, "is_long": _is_long, "boom": _boom, "ns": _Namespace, "nothing": lambda: None, "number": lambda: 42}
+    names = {"pair": _pair, "is_long": _is_long, "boom": _boom, "ctrl_c": _ctrl_c, "ns": _Namespace, "nothing": lambda: None, "number": lambda: 42}
     for k, v in names.items():
         setattr(__main__, k, v)
     yield
@@ -98,6 +106,21 @@ def test_during_a_call_the_default_space_is_the_one_it_runs_in(space):
 def test_failures_are_runtime_errors_with_the_reason(space, name, message):
     with pytest.raises(RuntimeError, match=message):
         execute_atom(space, ExecutionOutputLink(GroundedSchemaNode(name), ListLink(*([ConceptNode("a")] if name in ("py:pair", "py:boom") else []))))
+
+
+def test_ctrl_c_in_a_callback_stops_the_query_with_keyboard_interrupt(space):
+    # Not a RuntimeError the caller's `except Exception` would swallow: the
+    # query stops at the first call and the caller gets KeyboardInterrupt.
+    with pytest.raises(KeyboardInterrupt):
+        execute_atom(space, ExecutionOutputLink(GroundedSchemaNode("py:ctrl_c"), ListLink(ConceptNode("a"))))
+    for i in range(5):
+        MemberLink(ConceptNode(f"m{i}"), ConceptNode("set"))
+    _ctrl_c_calls.clear()
+    with pytest.raises(KeyboardInterrupt):
+        execute_atom(space, GetLink(AndLink(
+            MemberLink(VariableNode("$x"), ConceptNode("set")),
+            EvaluationLink(GroundedPredicateNode("py:ctrl_c"), ListLink(VariableNode("$x"))))))
+    assert len(_ctrl_c_calls) == 1
 
 
 def test_a_predicate_filters_a_query_and_what_it_adds_is_scratch(space):

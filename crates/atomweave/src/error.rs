@@ -32,6 +32,11 @@ pub enum Error {
     /// A grounded procedure (`py:f`, `scm:p`) failed, or cannot be called.
     #[error("{0}")]
     Procedure(String),
+    /// The user interrupted a grounded procedure the work called (Ctrl-C
+    /// in a `py:` callback): the front end raises its own interrupt again
+    /// where the work began.
+    #[error("interrupted in {0}")]
+    Interrupted(String),
     #[error("the AtomSpace is read-only: {0}")]
     ReadOnly(String),
     #[error(transparent)]
