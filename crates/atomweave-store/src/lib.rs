@@ -83,6 +83,11 @@ pub enum StoreError {
     Unsupported(String),
     #[error("store: {0}")]
     Backend(String),
+    /// Another writer's transaction conflicted with this one's, which was
+    /// rolled back (a deadlock between two writers of the same atoms), as
+    /// often as the store retries: nothing of the batch was stored.
+    #[error("store: {0}")]
+    Conflict(String),
     #[error("the store's data is damaged: {0}")]
     Corrupt(String),
     #[error(transparent)]
