@@ -71,7 +71,7 @@ impl Procedures for PythonProcedures {
             let out = crate::space::with_default(space_obj.clone().unbind(), || f.call1(args)).map_err(|e| {
                 // Ctrl-C stops the work that called the function, not just the call.
                 if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
-                    Error::Interrupted(format!("py:{name}"))
+                    Error::Interrupted(format!("py:{name}: {e}"))
                 } else {
                     failed(e.to_string())
                 }

@@ -212,7 +212,8 @@ impl Dedupe {
         let t = self.table();
         let want = tag(hash);
         let mut i = hash as usize & t.mask;
-        let in_line = (64 - (t.entries[i].as_ptr() as usize & 63)) / 4;
+        // Not past the table's end: the probe goes on at its start, another line.
+        let in_line = ((64 - (t.entries[i].as_ptr() as usize & 63)) / 4).min(t.entries.len() - i);
         for _ in 0..in_line {
             let e = t.entries[i].load(Ordering::Relaxed);
             if e == EMPTY {

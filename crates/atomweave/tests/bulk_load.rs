@@ -89,7 +89,7 @@ fn unordered_links_are_one_atom_whatever_order_the_file_gives() {
     }
     // The pairs in the first batch, and again after two more batches (of
     // no keyed links, which would add the batch in file order), where on
-    // two threads their nodes are found in the table.
+    // two threads their nodes may be found in the table.
     let filler: String = (0..20_000).map(|i| format!("(Concept \"f{i}\")\n")).collect();
     let text = format!("{pairs}{filler}{pairs}");
     for one_thread in [true, false] {

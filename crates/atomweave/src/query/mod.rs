@@ -191,7 +191,8 @@ pub struct Limits {
 }
 
 /// A check for [`Limits::interrupt`]. Made often, so it should cost little
-/// when it finds nothing (read a clock, skip most calls).
+/// when it finds nothing (read a clock, skip most calls); once it has said
+/// `true` it must go on saying so (the query's threads each ask it).
 #[derive(Clone)]
 pub struct Interrupt(pub Arc<dyn Fn() -> bool + Send + Sync>);
 
@@ -254,28 +255,66 @@ pub(crate) fn split<R: Send>(stack: usize, job: impl FnOnce(&Inherited) -> R + S
     let inherited = &inherited;
     let job = std::sync::Mutex::new(Some(job));
     let take = || job.lock().unwrap_or_else(|p| p.into_inner()).take().expect("the job runs once");
+    let finished = &Finished::new();
     std::thread::scope(|scope| {
-        let waiter = std::thread::current();
         let started = std::thread::Builder::new().name("atomweave:query".into()).spawn_scoped(scope, move || {
-            let done = take()(inherited);
-            waiter.unpark();
-            done
+            let _ending = finished.guard();
+            take()(inherited)
         });
         match started {
-            Ok(t) => join_polled(t, &stop).unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Ok(t) => join_polled(t, finished, &stop).unwrap_or_else(|p| std::panic::resume_unwind(p)),
             Err(_) => take()(inherited),
         }
     })
 }
 
-/// Waits for `t` (which unparks this thread when it ends), asking this
-/// thread's limits every [`POLL`]; once they are past, `stop` is set, for
-/// the threads whose limits read it.
-pub(crate) fn join_polled<T>(t: std::thread::ScopedJoinHandle<'_, T>, stop: &AtomicBool) -> std::thread::Result<T> {
-    while !t.is_finished() {
+/// Whether a thread a waiter waits for has ended ([`join_polled`]): set,
+/// and the waiter woken, when the thread's [`guard`](Self::guard) drops,
+/// as it ends or unwinds.
+pub(crate) struct Finished {
+    done: AtomicBool,
+    waiter: std::thread::Thread,
+}
+
+impl Finished {
+    /// For a thread the current one will wait for.
+    pub(crate) fn new() -> Finished {
+        Finished { done: AtomicBool::new(false), waiter: std::thread::current() }
+    }
+
+    /// Held by the thread waited for, for the whole of its work.
+    pub(crate) fn guard(&self) -> impl Drop + '_ {
+        struct Ending<'a>(&'a Finished);
+        impl Drop for Ending<'_> {
+            fn drop(&mut self) {
+                self.0.done.store(true, Ordering::Release);
+                self.0.waiter.unpark();
+            }
+        }
+        Ending(self)
+    }
+}
+
+/// Waits for `t` (which holds `finished`'s guard), asking this thread's
+/// limits every [`POLL`]; once they are past, `stop` is set, for the
+/// threads whose limits read it, and this thread's query is past them too
+/// (so it fails, whatever its parts made of the stop). Should asking
+/// panic, `stop` is set before the panic waits for `t`.
+pub(crate) fn join_polled<T>(t: std::thread::ScopedJoinHandle<'_, T>, finished: &Finished, stop: &AtomicBool) -> std::thread::Result<T> {
+    struct StopOnPanic<'a>(&'a AtomicBool);
+    impl Drop for StopOnPanic<'_> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+    let _guard = StopOnPanic(stop);
+    while !finished.done.load(Ordering::Acquire) {
         std::thread::park_timeout(POLL);
         if !stop.load(Ordering::Relaxed) && past_limits() {
             stop.store(true, Ordering::Relaxed);
+            PAST.set(true);
         }
     }
     t.join()

@@ -15,7 +15,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::{bad, describe, evaluate, execute, holds, join_polled, limits, type_of, with_limits, Executed, NESTED};
+use super::{bad, describe, evaluate, execute, holds, join_polled, limits, type_of, with_limits, Executed, Finished, NESTED};
 use crate::error::Result;
 use crate::types;
 use crate::{AtomSpace, Handle, QueueValue, TruthValue, Value};
@@ -92,23 +92,24 @@ pub(crate) fn join(space: &AtomSpace, members: &[Handle]) -> Result<bool> {
     let _room = Reserved::take(members.len())?;
     let stop = Arc::new(AtomicBool::new(false));
     let (limits, depth) = (limits().stopped_by(&stop), NESTED.get());
-    let waiter = std::thread::current();
+    let finished: Vec<Finished> = members.iter().map(|_| Finished::new()).collect();
     let verdicts: Vec<Result<TruthValue>> = std::thread::scope(|scope| {
         let threads: Vec<_> = members
             .iter()
-            .map(|&m| {
-                let (limits, waiter) = (limits.clone(), waiter.clone());
+            .zip(&finished)
+            .map(|(&m, finished)| {
+                let limits = limits.clone();
                 std::thread::Builder::new().name("atomweave:join".into()).spawn_scoped(scope, move || {
-                    let verdict = as_caller(limits, depth, || evaluate(space, m));
-                    waiter.unpark();
-                    verdict
+                    let _ending = finished.guard();
+                    as_caller(limits, depth, || evaluate(space, m))
                 })
             })
             .collect();
         threads
             .into_iter()
-            .map(|t| match t {
-                Ok(t) => join_polled(t, &stop).unwrap_or_else(|_| Err(bad("a ThreadJoinLink thread panicked".into()))),
+            .zip(&finished)
+            .map(|(t, finished)| match t {
+                Ok(t) => join_polled(t, finished, &stop).unwrap_or_else(|_| Err(bad("a ThreadJoinLink thread panicked".into()))),
                 Err(e) => Err(bad(format!("cannot start a thread: {e}"))),
             })
             .collect()
@@ -163,18 +164,17 @@ pub(crate) fn execute_threaded(space: &AtomSpace, h: Handle) -> Result<Value> {
             }
         })
     };
-    let waiter = std::thread::current();
+    let finished: Vec<Finished> = (0..threads).map(|_| Finished::new()).collect();
     std::thread::scope(|scope| -> Result<()> {
         let mut started = Vec::with_capacity(threads);
         let mut refused = None;
-        for _ in 0..threads {
-            let waiter = waiter.clone();
+        for finished in &finished {
             let spawned = std::thread::Builder::new().name("atomweave:threaded".into()).spawn_scoped(scope, move || {
+                let _ending = finished.guard();
                 worker();
-                waiter.unpark();
             });
             match spawned {
-                Ok(t) => started.push(t),
+                Ok(t) => started.push((t, finished)),
                 Err(e) => {
                     refused = Some(bad(format!("cannot start a thread: {e}")));
                     break;
@@ -182,8 +182,8 @@ pub(crate) fn execute_threaded(space: &AtomSpace, h: Handle) -> Result<Value> {
             }
         }
         // Those started are waited for (and asked to stop when interrupted) either way.
-        for t in started {
-            if join_polled(t, &stop).is_err() {
+        for (t, finished) in started {
+            if join_polled(t, finished, &stop).is_err() {
                 failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(|| bad("an ExecuteThreadedLink thread panicked".into()));
             }
         }

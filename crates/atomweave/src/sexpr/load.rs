@@ -754,9 +754,11 @@ mod tests {
     use crate::sexpr::write::{atom_to_string, Form};
     use crate::{AtomRead, AtomTable};
 
-    /// Every atom of `table` in the wire form (values too), sorted, repeats kept.
+    /// Every atom of `table` in the wire form (values too) with the size of
+    /// its incoming set, sorted, repeats kept.
     fn atoms(table: &AtomTable) -> Vec<String> {
-        let mut all: Vec<String> = table.all_atoms().map(|h| atom_to_string(table, h, Form::Wire).unwrap()).collect();
+        let mut all: Vec<String> =
+            table.all_atoms().map(|h| format!("{} <- {}", atom_to_string(table, h, Form::Wire).unwrap(), table.incoming(h).map_or(0, <[_]>::len))).collect();
         all.sort();
         all
     }
