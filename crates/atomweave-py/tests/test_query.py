@@ -307,6 +307,10 @@ def test_execute_needs_a_space_and_an_atom(space):
 # {sets} such sets (a GetLink, which wants every grounding, searches 300
 # on the pool's threads).
 LONG_QUERY = """
+import signal
+# Python's own Ctrl-C, even where the test runs with SIGINT ignored (a
+# background job's), which the child would inherit.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import atomweave
 from atomweave import execute_atom, evaluate_atom, load_str
 space = atomweave.AtomSpace()

@@ -203,19 +203,31 @@ impl Dedupe {
     }
 
     /// Hands the slot of the first entry a probe for `hash` would compare
-    /// to `fetch`, if it lies in the cache line the probe starts in: for
-    /// prefetching the candidate's record once [`prefetch`](Self::prefetch)
-    /// has brought that line in. Not just the probe's first entry: at up to
-    /// half full, a third of the atoms found lie past it.
+    /// to `fetch`, if its tag matches: for prefetching the candidate's
+    /// record once [`prefetch`](Self::prefetch) has brought the entry in.
     #[inline]
     pub(crate) fn prefetch_candidate(&self, hash: u32, fetch: impl FnOnce(u32)) {
         let t = self.table();
+        let e = t.entries[hash as usize & t.mask].load(Ordering::Relaxed);
+        if e > REMOVED && e & !SLOT_MASK == tag(hash) {
+            fetch((e & SLOT_MASK) - 2);
+        }
+    }
+
+    /// [`prefetch_candidate`](Self::prefetch_candidate), the candidate
+    /// being the first tag match in the cache line the probe starts in:
+    /// at up to half full, a third of the atoms found lie past the first
+    /// entry. For nodes, which a load finds again often; most links added
+    /// are new, and the scan costs them more than it saves.
+    #[inline]
+    pub(crate) fn prefetch_candidate_in_line(&self, hash: u32, fetch: impl FnOnce(u32)) {
+        let t = self.table();
         let want = tag(hash);
-        let mut i = hash as usize & t.mask;
+        let home = hash as usize & t.mask;
         // Not past the table's end: the probe goes on at its start, another line.
-        let in_line = ((64 - (t.entries[i].as_ptr() as usize & 63)) / 4).min(t.entries.len() - i);
-        for _ in 0..in_line {
-            let e = t.entries[i].load(Ordering::Relaxed);
+        let in_line = ((64 - (t.entries[home].as_ptr() as usize & 63)) / 4).min(t.entries.len() - home);
+        for entry in &t.entries[home..home + in_line] {
+            let e = entry.load(Ordering::Relaxed);
             if e == EMPTY {
                 return;
             }
@@ -223,7 +235,6 @@ impl Dedupe {
                 fetch((e & SLOT_MASK) - 2);
                 return;
             }
-            i = (i + 1) & t.mask;
         }
     }
 

@@ -1271,10 +1271,11 @@ impl Records {
         }
         if let Some(&h) = hashes.get(i + AHEAD / 2) {
             let s = shard_of_hash(h);
-            self.nodes_by_content[s].prefetch_candidate(short(h), |l| self.records[s].prefetch(l as usize));
+            self.nodes_by_content[s].prefetch_candidate_in_line(short(h), |l| self.records[s].prefetch(l as usize));
         }
         if let Some(&h) = hashes.get(i + AHEAD / 4) {
-            self.prefetch_candidate_contents(&self.nodes_by_content, h);
+            let s = shard_of_hash(h);
+            self.nodes_by_content[s].prefetch_candidate_in_line(short(h), |l| self.prefetch_contents(Handle::new(s, l)));
         }
     }
 
