@@ -1974,7 +1974,7 @@ impl<'a> View<'a> {
     fn is_node<'n>(&'n self, t: Type, name: &'n str) -> impl Fn(u32) -> bool + 'n {
         move |l| {
             let r = self.rec(l);
-            r.live() && !r.is_link() && r.ty() == t && self.name(r) == name
+            r.live() && !r.is_link() && r.ty() == t && same_bytes(self.name(r).as_bytes(), name.as_bytes())
         }
     }
 
@@ -2171,9 +2171,46 @@ impl Shard {
     }
 }
 
+/// Byte equality, names of up to 16 bytes compared in two overlapping
+/// word loads each instead of a call.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let n = a.len();
+    if (8..=16).contains(&n) {
+        let w = |x: &[u8], at: usize| u64::from_le_bytes(x[at..at + 8].try_into().expect("eight bytes"));
+        return w(a, 0) == w(b, 0) && w(a, n - 8) == w(b, n - 8);
+    }
+    if (4..8).contains(&n) {
+        let w = |x: &[u8], at: usize| u32::from_le_bytes(x[at..at + 4].try_into().expect("four bytes"));
+        return w(a, 0) == w(b, 0) && w(a, n - 4) == w(b, n - 4);
+    }
+    a == b
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `same_bytes` is `==` on bytes: every length up to 24 against every
+    /// other, and every one-byte change of every position.
+    #[test]
+    fn same_bytes_is_byte_equality() {
+        let base: Vec<u8> = (0..24u8).map(|i| i.wrapping_mul(37).wrapping_add(11)).collect();
+        for n in 0..=24 {
+            for m in 0..=24 {
+                assert_eq!(same_bytes(&base[..n], &base[..m]), n == m, "{n} {m}");
+            }
+            for at in 0..n {
+                let mut other = base[..n].to_vec();
+                other[at] ^= 0x40;
+                assert!(!same_bytes(&base[..n], &other), "{n} {at}");
+                assert!(same_bytes(&other, &other.clone()));
+            }
+        }
+    }
     use crate::types::{CONCEPT_NODE, LIST_LINK};
     use std::mem::offset_of;
 
