@@ -205,7 +205,7 @@ impl std::fmt::Debug for Interrupt {
 impl Limits {
     /// These limits, also past once `stop` is set where an interrupt is
     /// hooked: how the threads of a query hear what the thread waiting for
-    /// them heard ([`join_polled`]).
+    /// them heard ([`Waited::join_polled`]).
     pub(crate) fn stopped_by(mut self, stop: &Arc<AtomicBool>) -> Limits {
         if let Some(outer) = self.interrupt.take() {
             let stop = stop.clone();
@@ -255,69 +255,68 @@ pub(crate) fn split<R: Send>(stack: usize, job: impl FnOnce(&Inherited) -> R + S
     let inherited = &inherited;
     let job = std::sync::Mutex::new(Some(job));
     let take = || job.lock().unwrap_or_else(|p| p.into_inner()).take().expect("the job runs once");
-    let finished = &Finished::new();
-    std::thread::scope(|scope| {
-        let started = std::thread::Builder::new().name("atomweave:query".into()).spawn_scoped(scope, move || {
-            let _ending = finished.guard();
-            take()(inherited)
-        });
-        match started {
-            Ok(t) => join_polled(t, finished, &stop).unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            Err(_) => take()(inherited),
-        }
+    std::thread::scope(|scope| match spawn_waited(scope, "atomweave:query", move || take()(inherited)) {
+        Ok(t) => t.join_polled(&stop).unwrap_or_else(|p| std::panic::resume_unwind(p)),
+        Err(_) => take()(inherited),
     })
 }
 
-/// Whether a thread a waiter waits for has ended ([`join_polled`]): set,
-/// and the waiter woken, when the thread's [`guard`](Self::guard) drops,
-/// as it ends or unwinds.
-pub(crate) struct Finished {
-    done: AtomicBool,
-    waiter: std::thread::Thread,
+/// A thread of a query that the thread which started it waits for while
+/// it asks its limits ([`Waited::join_polled`]).
+pub(crate) struct Waited<'scope, T> {
+    thread: std::thread::ScopedJoinHandle<'scope, T>,
+    /// Set (and the waiter woken) as the thread ends or unwinds.
+    done: Arc<AtomicBool>,
 }
 
-impl Finished {
-    /// For a thread the current one will wait for.
-    pub(crate) fn new() -> Finished {
-        Finished { done: AtomicBool::new(false), waiter: std::thread::current() }
-    }
-
-    /// Held by the thread waited for, for the whole of its work.
-    pub(crate) fn guard(&self) -> impl Drop + '_ {
-        struct Ending<'a>(&'a Finished);
-        impl Drop for Ending<'_> {
-            fn drop(&mut self) {
-                self.0.done.store(true, Ordering::Release);
-                self.0.waiter.unpark();
-            }
-        }
-        Ending(self)
-    }
-}
-
-/// Waits for `t` (which holds `finished`'s guard), asking this thread's
-/// limits every [`POLL`]; once they are past, `stop` is set, for the
-/// threads whose limits read it, and this thread's query is past them too
-/// (so it fails, whatever its parts made of the stop). Should asking
-/// panic, `stop` is set before the panic waits for `t`.
-pub(crate) fn join_polled<T>(t: std::thread::ScopedJoinHandle<'_, T>, finished: &Finished, stop: &AtomicBool) -> std::thread::Result<T> {
-    struct StopOnPanic<'a>(&'a AtomicBool);
-    impl Drop for StopOnPanic<'_> {
+/// Starts `f` on a thread of `scope` named `name`, for the current thread
+/// to wait for with [`Waited::join_polled`].
+pub(crate) fn spawn_waited<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    name: &str,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> std::io::Result<Waited<'scope, T>> {
+    struct Ending(Arc<AtomicBool>, std::thread::Thread);
+    impl Drop for Ending {
         fn drop(&mut self) {
-            if std::thread::panicking() {
-                self.0.store(true, Ordering::Relaxed);
+            self.0.store(true, Ordering::Release);
+            self.1.unpark();
+        }
+    }
+    let done = Arc::new(AtomicBool::new(false));
+    let ending = Ending(done.clone(), std::thread::current());
+    let thread = std::thread::Builder::new().name(name.into()).spawn_scoped(scope, move || {
+        let _ending = ending;
+        f()
+    })?;
+    Ok(Waited { thread, done })
+}
+
+impl<T> Waited<'_, T> {
+    /// Waits for the thread, asking this thread's limits every [`POLL`];
+    /// once they are past, `stop` is set, for the threads whose limits
+    /// read it, and this thread's query is past them too (so it fails,
+    /// whatever its parts made of the stop). Should asking panic, `stop`
+    /// is set before the panic waits for the thread.
+    pub(crate) fn join_polled(self, stop: &AtomicBool) -> std::thread::Result<T> {
+        struct StopOnPanic<'a>(&'a AtomicBool);
+        impl Drop for StopOnPanic<'_> {
+            fn drop(&mut self) {
+                if std::thread::panicking() {
+                    self.0.store(true, Ordering::Relaxed);
+                }
             }
         }
-    }
-    let _guard = StopOnPanic(stop);
-    while !finished.done.load(Ordering::Acquire) {
-        std::thread::park_timeout(POLL);
-        if !stop.load(Ordering::Relaxed) && past_limits() {
-            stop.store(true, Ordering::Relaxed);
-            PAST.set(true);
+        let _guard = StopOnPanic(stop);
+        while !self.done.load(Ordering::Acquire) {
+            std::thread::park_timeout(POLL);
+            if !stop.load(Ordering::Relaxed) && past_limits() {
+                stop.store(true, Ordering::Relaxed);
+                PAST.set(true);
+            }
         }
+        self.thread.join()
     }
-    t.join()
 }
 
 thread_local! {

@@ -15,7 +15,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::{bad, describe, evaluate, execute, holds, join_polled, limits, type_of, with_limits, Executed, Finished, NESTED};
+use super::{bad, describe, evaluate, execute, holds, limits, spawn_waited, type_of, with_limits, Executed, NESTED};
 use crate::error::Result;
 use crate::types;
 use crate::{AtomSpace, Handle, QueueValue, TruthValue, Value};
@@ -92,24 +92,18 @@ pub(crate) fn join(space: &AtomSpace, members: &[Handle]) -> Result<bool> {
     let _room = Reserved::take(members.len())?;
     let stop = Arc::new(AtomicBool::new(false));
     let (limits, depth) = (limits().stopped_by(&stop), NESTED.get());
-    let finished: Vec<Finished> = members.iter().map(|_| Finished::new()).collect();
     let verdicts: Vec<Result<TruthValue>> = std::thread::scope(|scope| {
         let threads: Vec<_> = members
             .iter()
-            .zip(&finished)
-            .map(|(&m, finished)| {
+            .map(|&m| {
                 let limits = limits.clone();
-                std::thread::Builder::new().name("atomweave:join".into()).spawn_scoped(scope, move || {
-                    let _ending = finished.guard();
-                    as_caller(limits, depth, || evaluate(space, m))
-                })
+                spawn_waited(scope, "atomweave:join", move || as_caller(limits, depth, || evaluate(space, m)))
             })
             .collect();
         threads
             .into_iter()
-            .zip(&finished)
-            .map(|(t, finished)| match t {
-                Ok(t) => join_polled(t, finished, &stop).unwrap_or_else(|_| Err(bad("a ThreadJoinLink thread panicked".into()))),
+            .map(|t| match t {
+                Ok(t) => t.join_polled(&stop).unwrap_or_else(|_| Err(bad("a ThreadJoinLink thread panicked".into()))),
                 Err(e) => Err(bad(format!("cannot start a thread: {e}"))),
             })
             .collect()
@@ -164,17 +158,12 @@ pub(crate) fn execute_threaded(space: &AtomSpace, h: Handle) -> Result<Value> {
             }
         })
     };
-    let finished: Vec<Finished> = (0..threads).map(|_| Finished::new()).collect();
     std::thread::scope(|scope| -> Result<()> {
         let mut started = Vec::with_capacity(threads);
         let mut refused = None;
-        for finished in &finished {
-            let spawned = std::thread::Builder::new().name("atomweave:threaded".into()).spawn_scoped(scope, move || {
-                let _ending = finished.guard();
-                worker();
-            });
-            match spawned {
-                Ok(t) => started.push((t, finished)),
+        for _ in 0..threads {
+            match spawn_waited(scope, "atomweave:threaded", worker) {
+                Ok(t) => started.push(t),
                 Err(e) => {
                     refused = Some(bad(format!("cannot start a thread: {e}")));
                     break;
@@ -182,8 +171,8 @@ pub(crate) fn execute_threaded(space: &AtomSpace, h: Handle) -> Result<Value> {
             }
         }
         // Those started are waited for (and asked to stop when interrupted) either way.
-        for (t, finished) in started {
-            if join_polled(t, finished, &stop).is_err() {
+        for t in started {
+            if t.join_polled(&stop).is_err() {
                 failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(|| bad("an ExecuteThreadedLink thread panicked".into()));
             }
         }
