@@ -412,9 +412,9 @@ fn simple_of(bits: u128) -> TruthValue {
     TruthValue::Simple { strength: f64::from_bits(bits as u64), confidence: f64::from_bits((bits >> 64) as u64) }
 }
 
-/// Drops `local`'s count or truth-value stream, if any. Also when its entry
-/// lost the mark to a lock-free store, so they never outlive their atoms'
-/// values.
+/// Drops `local`'s count or truth-value stream, if any. One whose entry
+/// lost the mark to a lock-free store may stay until its atom goes: it is
+/// read only under a mark, and a new count or stream replaces it.
 #[inline]
 fn forget_marked(sh: &mut Shard, local: u32) {
     if !sh.tv_counts.is_empty() {
@@ -1611,19 +1611,20 @@ impl Records {
         }
         // A child keeps even the default truth value: it hides the base's.
         let entry = self.tv_pages[s].entry_or_new(local, sh);
-        // Without the flag the atom has no count or stream to forget (every
-        // path that clears it forgets them): a load's first truth values
-        // skip the maps' lookups, a cache miss each.
-        let had = flags & HAS_TV != 0;
+        // Only a marked entry has a count or stream to forget, and only with
+        // the flag (every path that clears it forgets them): a load's truth
+        // values, set again at each mention, skip the maps' lookups, a
+        // cache miss each.
+        let marked = flags & HAS_TV != 0 && is_marked(entry.load(Ordering::Relaxed));
         match tv {
             TruthValue::Simple { strength, confidence } => {
                 entry.store(simple_bits(strength, confidence), Ordering::Release);
-                if had {
+                if marked {
                     forget_marked(sh, local);
                 }
             }
             TruthValue::Count { mean, confidence, count } => {
-                if had {
+                if marked {
                     forget_marked(sh, local);
                 }
                 sh.tv_counts.insert(local, [mean, count]);
@@ -2213,6 +2214,29 @@ mod tests {
     }
     use crate::types::{CONCEPT_NODE, LIST_LINK};
     use std::mem::offset_of;
+
+    /// A simple truth value set over a count or a stream forgets it, and
+    /// one set again over a simple one finds nothing to forget.
+    #[test]
+    fn a_truth_value_forgets_the_count_or_stream_it_replaces() {
+        let store = Store::new();
+        let recs = &store.recs;
+        let hash = recs.hash_node(CONCEPT_NODE, "a");
+        let mut sh = store.write(Records::home_of_hash(hash));
+        let h = recs.add_node_in(&mut sh, hash, CONCEPT_NODE, "a", false).unwrap();
+        let simple = TruthValue::simple(0.5, 0.25);
+        recs.set_tv_in(&mut sh, h, TruthValue::count(0.5, 0.25, 3.0), false).unwrap();
+        assert_eq!(sh.tv_counts.len(), 1);
+        recs.set_tv_in(&mut sh, h, simple, false).unwrap();
+        assert!(sh.tv_counts.is_empty(), "the count outlived its mark");
+        recs.set_tv_stream_in(&mut sh, h, StreamValue::random(2), false).unwrap();
+        recs.set_tv_in(&mut sh, h, TruthValue::count(0.5, 0.25, 4.0), false).unwrap();
+        assert!(!sh.has_tv_streams(), "the stream outlived its mark");
+        recs.set_tv_in(&mut sh, h, simple, false).unwrap();
+        recs.set_tv_in(&mut sh, h, simple, false).unwrap();
+        assert!(sh.tv_counts.is_empty() && !sh.has_tv_streams());
+        assert!(matches!(recs.get_tv_in(&sh, h), Some(TvEntry::Tv(tv)) if tv == simple));
+    }
 
     /// A value that holds the last handle on a child space of its atom's
     /// own space: dropping the child lets go of the base atoms its links
