@@ -412,16 +412,16 @@ fn simple_of(bits: u128) -> TruthValue {
     TruthValue::Simple { strength: f64::from_bits(bits as u64), confidence: f64::from_bits((bits >> 64) as u64) }
 }
 
-/// Drops `local`'s count or truth-value stream, if any. One whose entry
-/// lost the mark to a lock-free store may stay until its atom goes: it is
-/// read only under a mark, and a new count or stream replaces it.
+/// Drops the count or truth-value stream that the mark in `local`'s entry
+/// bits names, if any. One whose entry lost the mark to a lock-free store
+/// stays until its atom goes (`tv_remove`): it is read only under a mark,
+/// and a new count or stream replaces it.
 #[inline]
-fn forget_marked(sh: &mut Shard, local: u32) {
-    if !sh.tv_counts.is_empty() {
-        sh.tv_counts.remove(&local);
-    }
-    if !sh.tv_streams.is_empty() {
-        sh.tv_streams.remove(&local);
+fn forget_marked(sh: &mut Shard, local: u32, bits: u128) {
+    match bits as u64 {
+        COUNT_MARK => drop(sh.tv_counts.remove(&local)),
+        STREAM_MARK => drop(sh.tv_streams.remove(&local)),
+        _ => {}
     }
 }
 
@@ -1615,17 +1615,16 @@ impl Records {
         // the flag (every path that clears it forgets them): a load's truth
         // values, set again at each mention, skip the maps' lookups, a
         // cache miss each.
-        let marked = flags & HAS_TV != 0 && is_marked(entry.load(Ordering::Relaxed));
+        let old = if flags & HAS_TV != 0 { entry.load(Ordering::Relaxed) } else { 0 };
         match tv {
             TruthValue::Simple { strength, confidence } => {
                 entry.store(simple_bits(strength, confidence), Ordering::Release);
-                if marked {
-                    forget_marked(sh, local);
-                }
+                forget_marked(sh, local, old);
             }
             TruthValue::Count { mean, confidence, count } => {
-                if marked {
-                    forget_marked(sh, local);
+                // A count over a count is replaced by the insert.
+                if old as u64 != COUNT_MARK {
+                    forget_marked(sh, local, old);
                 }
                 sh.tv_counts.insert(local, [mean, count]);
                 entry.store(tv_bits(COUNT_MARK, confidence), Ordering::Release);
@@ -1642,7 +1641,11 @@ impl Records {
         let word = self.value_word(sh, h, foreign)?;
         let local = h.local();
         let entry = self.tv_pages[h.shard()].entry_or_new(local, sh);
-        forget_marked(sh, local);
+        // A stream over a stream is replaced by the insert.
+        let old = entry.load(Ordering::Relaxed);
+        if old as u64 != STREAM_MARK {
+            forget_marked(sh, local, old);
+        }
         sh.tv_streams.insert(local, stream);
         entry.store(tv_bits(STREAM_MARK, 0.0), Ordering::Release);
         set_flags(word, HAS_TV, 0);
@@ -1654,7 +1657,13 @@ impl Records {
         if let Some(entry) = self.tv_pages[s].entry(local) {
             entry.store(DEFAULT_TV_BITS, Ordering::Release);
         }
-        forget_marked(sh, local);
+        // Also a count or stream whose mark a lock-free store overwrote.
+        if !sh.tv_counts.is_empty() {
+            sh.tv_counts.remove(&local);
+        }
+        if !sh.tv_streams.is_empty() {
+            sh.tv_streams.remove(&local);
+        }
     }
 
     /// The truth value: `Some` for an atom of this store (the default when
@@ -2236,6 +2245,14 @@ mod tests {
         recs.set_tv_in(&mut sh, h, simple, false).unwrap();
         assert!(sh.tv_counts.is_empty() && !sh.has_tv_streams());
         assert!(matches!(recs.get_tv_in(&sh, h), Some(TvEntry::Tv(tv)) if tv == simple));
+        // A count over a count, a stream over a count and over a stream.
+        let count = TruthValue::count(0.5, 0.25, 5.0);
+        recs.set_tv_in(&mut sh, h, TruthValue::count(0.5, 0.25, 1.0), false).unwrap();
+        recs.set_tv_in(&mut sh, h, count, false).unwrap();
+        assert!(matches!(recs.get_tv_in(&sh, h), Some(TvEntry::Tv(tv)) if tv == count));
+        recs.set_tv_stream_in(&mut sh, h, StreamValue::random(2), false).unwrap();
+        recs.set_tv_stream_in(&mut sh, h, StreamValue::random(2), false).unwrap();
+        assert!(sh.tv_counts.is_empty() && sh.has_tv_streams());
     }
 
     /// A value that holds the last handle on a child space of its atom's
