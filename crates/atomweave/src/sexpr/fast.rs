@@ -21,7 +21,7 @@ use smallvec::SmallVec;
 
 use super::bulk::{Batch, Recorder};
 use super::load::{is_attached_value, AV_KEY, TV_KEY};
-use super::parse::{parse_number, unescape, DELIMITER};
+use super::parse::{number_prefix, parse_number, unescape, DELIMITER};
 use crate::sink::AtomSink;
 use crate::types::{self, Type};
 use crate::{Handle, TruthValue, Value};
@@ -182,6 +182,15 @@ impl<'t> Cursor<'t, '_> {
 
     fn number(&mut self) -> Step<f64> {
         self.space()?;
+        // Read in one pass where the number ends at a delimiter: then it is
+        // the whole token, and the token's own scan is saved.
+        let rest = &self.text[self.at..];
+        if let Some((x, len)) = number_prefix(rest) {
+            if x.is_finite() && rest.get(len).is_some_and(|&b| DELIMITER[usize::from(b)]) {
+                self.at += len;
+                return Ok(x);
+            }
+        }
         let token = self.token()?;
         match parse_number(token) {
             // A literal too large for a double is the general reader's error.
@@ -491,6 +500,48 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A number read in one pass is what its token reads as, wherever the
+    /// token is more than the number or the number is not finite.
+    #[test]
+    fn numbers_read_in_one_pass_as_through_their_token() {
+        let through_token = |text: &str| {
+            let end = text.bytes().position(|c| DELIMITER[usize::from(c)]).filter(|&e| e > 0)?;
+            let token = &text[..end];
+            let x = parse_number(token)?;
+            (x.is_finite() || token.ends_with("inf.0") || x.is_nan()).then_some((x.to_bits(), end))
+        };
+        let mut batch = Batch::default();
+        let mut tried = 0;
+        for number in [
+            "0",
+            "-0.5",
+            "+.25",
+            ".",
+            "-",
+            "0.8904219123655771",
+            "0.47197624596631359653",
+            "1e22",
+            "1e999",
+            "-1E-5",
+            "12345678901234567890",
+            "-inf.0",
+            "+nan.0",
+            "1e",
+            "1e+",
+            "1.5.3",
+            "9007199254740993",
+        ] {
+            for b in 0..=127u8 {
+                let text = format!("{number}{}", char::from(b));
+                let mut cursor = Cursor { text: text.as_bytes(), src: &text, at: 0, sink: Recorder(&mut batch) };
+                let one_pass = cursor.number().ok().map(|x| (x.to_bits(), cursor.at));
+                assert_eq!(one_pass, through_token(&text), "{text:?}");
+                tried += usize::from(one_pass.is_some());
+            }
+        }
+        assert!(tried >= 100, "{tried}");
     }
 
     #[test]

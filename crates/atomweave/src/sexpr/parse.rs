@@ -821,105 +821,30 @@ fn discard(mut pending: Vec<Expr>) {
 /// The value of a Scheme decimal number token, or `None` if it is a symbol.
 /// Validated here because `f64::from_str` also takes `inf`, `NaN` and the like.
 pub(super) fn parse_number(token: &str) -> Option<f64> {
-    let bytes = token.as_bytes();
-    let (negative, body) = match bytes.split_first()? {
-        (b'+', rest) => (false, rest),
-        (b'-', rest) => (true, rest),
-        (b'0'..=b'9' | b'.', _) => (false, bytes),
-        _ => return None,
-    };
-    if body.len() < bytes.len() {
-        let special = match body {
-            b"inf.0" => Some(f64::INFINITY),
-            b"nan.0" => Some(f64::NAN),
+    match number_prefix(token.as_bytes()) {
+        Some((x, len)) => (len == token.len()).then_some(x),
+        None => match token {
+            "+inf.0" => Some(f64::INFINITY),
+            "-inf.0" => Some(f64::NEG_INFINITY),
+            "+nan.0" => Some(f64::NAN),
+            "-nan.0" => Some(-f64::NAN),
             _ => None,
-        };
-        if let Some(x) = special {
-            return Some(if negative { -x } else { x });
-        }
-    }
-    // One pass: the digits' integer (wrapping; used only where at most 19
-    // digits make it exact) and how many there were.
-    let run = |mut i: usize, mut m: u64| {
-        let from = i;
-        while let Some(eight) = body.get(i..i + 8).map(|b| u64::from_le_bytes(b.try_into().expect("eight bytes"))).filter(|&w| eight_digits(w)) {
-            m = m.wrapping_mul(100_000_000).wrapping_add(eight_digits_value(eight));
-            i += 8;
-        }
-        while let Some(&d @ b'0'..=b'9') = body.get(i) {
-            m = m.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-            i += 1;
-        }
-        (i, m, i - from)
-    };
-    let (mut i, mut m, int) = run(0, 0);
-    let mut frac = 0;
-    if body.get(i) == Some(&b'.') {
-        (i, m, frac) = run(i + 1, m);
-    }
-    if int + frac == 0 {
-        return None;
-    }
-    let mut exp: i64 = 0;
-    if matches!(body.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        let negative_exp = body.get(i) == Some(&b'-');
-        if matches!(body.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let from = i;
-        while let Some(&d @ b'0'..=b'9') = body.get(i) {
-            // Saturating: a huge exponent is out of the fast path's range anyway.
-            exp = exp.saturating_mul(10).saturating_add(i64::from(d - b'0'));
-            i += 1;
-        }
-        if i == from {
-            return None;
-        }
-        if negative_exp {
-            exp = -exp;
-        }
-    }
-    if i != body.len() {
-        return None;
-    }
-    match exact_decimal(m, int + frac, exp.saturating_sub(frac as i64)) {
-        Some(x) => Some(if negative { -x } else { x }),
-        None => token.parse().ok(),
+        },
     }
 }
 
-/// Are the eight bytes of `w` (little-endian) all ASCII digits?
-#[inline]
-fn eight_digits(w: u64) -> bool {
-    const F0: u64 = 0xF0F0_F0F0_F0F0_F0F0;
-    (w & F0) | ((w.wrapping_add(0x0606_0606_0606_0606) & F0) >> 4) == 0x3333_3333_3333_3333
-}
-
-/// The number eight ASCII digits (little-endian in `w`, first digit
-/// lowest) spell: pairs, then fours, then the eight, a multiply each.
-#[inline]
-fn eight_digits_value(w: u64) -> u64 {
-    let w = w - 0x3030_3030_3030_3030;
-    let w = w.wrapping_mul(10) + (w >> 8);
-    const MASK: u64 = 0x0000_00FF_0000_00FF;
-    ((w & MASK).wrapping_mul(100 + (1_000_000 << 32)) + ((w >> 16) & MASK).wrapping_mul(1 + (10_000 << 32))) >> 32
-}
-
-/// Clinger's fast path: the integer `m` of `digits` decimal digits times
-/// ten to `exp`, where both `m` and the power of ten are exact doubles, so
-/// that one correctly rounded multiplication or division gives the
-/// correctly rounded result; `None` past that (the standard library's full
-/// algorithm takes it). Data files' truth values, 15 or 16 significant
-/// digits, mostly fall within it.
-fn exact_decimal(m: u64, digits: usize, exp: i64) -> Option<f64> {
-    const POW10: [f64; 23] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
-    // Up to 19 digits, `m` did not wrap.
-    if digits > 19 || m > 1 << 53 {
+/// The decimal number (sign, digits, point, digits, exponent) at the start
+/// of `bytes`, and its length: what [`parse_number`] reads from a token
+/// that is all of it. `None` where no digit or point follows the sign (the
+/// reader below also takes `inf` and `nan`, which Scheme spells otherwise).
+/// Correctly rounded, as the standard library's; faster, and it says where
+/// the number ends, so a token need not be found first.
+pub(super) fn number_prefix(bytes: &[u8]) -> Option<(f64, usize)> {
+    let signed = usize::from(matches!(bytes.first()?, b'+' | b'-'));
+    if !matches!(bytes.get(signed)?, b'0'..=b'9' | b'.') {
         return None;
     }
-    let p = *POW10.get(usize::try_from(exp.unsigned_abs()).ok()?)?;
-    Some(if exp < 0 { m as f64 / p } else { m as f64 * p })
+    fast_float2::parse_partial(bytes).ok()
 }
 
 /// Decodes the escapes of a string literal's contents. An error carries the
@@ -1345,7 +1270,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The fast path for short decimals gives the standard library's
+        /// Decimals read as the standard library reads them: the same
         /// correctly rounded double, bit for bit, in and out of its range.
         #[test]
         fn decimals_read_as_the_standard_library_reads_them(
