@@ -86,16 +86,9 @@ fn delimiter_from(text: &[u8], start: usize) -> Option<usize> {
     let mut at = start;
     #[cfg(target_arch = "x86_64")]
     while let Some(run) = text.get(at..at + 16) {
-        use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
-        // SAFETY: SSE2 is part of x86-64; the load reads the sixteen bytes
-        // of `run`. Compared as signed, bytes from 0x80 on are flagged too
-        // (below `*`): UTF-8 in a token, which the table then passes.
-        let mut flagged = unsafe {
-            let v = _mm_loadu_si128(run.as_ptr().cast());
-            let below = _mm_cmplt_epi8(v, _mm_set1_epi8(0x2a));
-            let semicolon = _mm_cmpeq_epi8(v, _mm_set1_epi8(b';' as i8));
-            _mm_movemask_epi8(_mm_or_si128(below, semicolon)) as u32
-        };
+        // Bytes from 0x80 on are flagged too (below `*` as signed): UTF-8
+        // in a token, which the table then passes.
+        let mut flagged = flags16(run, 0x2a, b';', b';');
         while flagged != 0 {
             let first = at + flagged.trailing_zeros() as usize;
             if DELIMITER[usize::from(text[first])] {
@@ -124,6 +117,38 @@ fn delimiter_from(text: &[u8], start: usize) -> Option<usize> {
         at = first + 1;
     }
     text[at..].iter().position(|&b| DELIMITER[usize::from(b)]).map(|k| at + k)
+}
+
+/// A bit for each of the sixteen bytes of `run` that is below `below`
+/// (compared as signed: bytes from 0x80 on are below any ASCII byte) or is
+/// `a` or `b`, the first byte the lowest bit.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn flags16(run: &[u8], below: i8, a: u8, b: u8) -> u32 {
+    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
+    assert!(run.len() >= 16);
+    // SAFETY: SSE2 is part of x86-64; the load reads sixteen bytes of `run`.
+    unsafe {
+        let v = _mm_loadu_si128(run.as_ptr().cast());
+        let low = _mm_cmplt_epi8(v, _mm_set1_epi8(below));
+        let either = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(a as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8)));
+        _mm_movemask_epi8(_mm_or_si128(low, either)) as u32
+    }
+}
+
+/// The first `"` or `\` in `text` from `at` on: in the first sixteen
+/// bytes without a call (a name is mostly shorter, and `memchr2` costs
+/// more to set up than that scan), past them with `memchr2`.
+fn quote_or_backslash(text: &[u8], at: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(run) = text.get(at..at + 16) {
+        let found = flags16(run, i8::MIN, b'"', b'\\');
+        if found != 0 {
+            return Some(at + found.trailing_zeros() as usize);
+        }
+        return memchr2(b'"', b'\\', &text[at + 16..]).map(|k| at + 16 + k);
+    }
+    memchr2(b'"', b'\\', text.get(at..)?).map(|k| at + k)
 }
 
 /// The number of numbers in a truth value with this head, if it is one.
@@ -227,14 +252,14 @@ impl<'t> Cursor<'t, '_> {
         let mut end = open;
         let mut escaped = false;
         loop {
-            match memchr2(b'"', b'\\', &self.text[end..]) {
-                Some(k) if self.text[end + k] == b'"' => {
-                    end += k;
+            match quote_or_backslash(self.text, end) {
+                Some(at) if self.text[at] == b'"' => {
+                    end = at;
                     break;
                 }
-                Some(k) => {
+                Some(at) => {
                     escaped = true;
-                    end += k + 2;
+                    end = at + 2;
                     if end > self.text.len() {
                         return Err(Stop::More);
                     }
@@ -564,6 +589,21 @@ mod tests {
             }
         }
         assert!(tried >= 100, "{tried}");
+    }
+
+    #[test]
+    fn finds_the_first_quote_or_backslash_as_one_byte_at_a_time_does() {
+        for b in [b'"', b'\\', b'a', 0x80, 0xff, b';'] {
+            for run in 0..40 {
+                let mut text: Vec<u8> = b"n1923 odd;\x80".iter().copied().cycle().take(run).collect();
+                text.push(b);
+                text.extend_from_slice(b"tail\"more");
+                for at in 0..=text.len() + 1 {
+                    let slow = text.get(at..).and_then(|t| t.iter().position(|&c| c == b'"' || c == b'\\')).map(|k| at + k);
+                    assert_eq!(quote_or_backslash(&text, at), slow, "{text:?} from {at}");
+                }
+            }
+        }
     }
 
     #[test]
