@@ -412,16 +412,19 @@ fn simple_of(bits: u128) -> TruthValue {
     TruthValue::Simple { strength: f64::from_bits(bits as u64), confidence: f64::from_bits((bits >> 64) as u64) }
 }
 
-/// Drops the count or truth-value stream that the mark in `local`'s entry
-/// bits names, if any. One whose entry lost the mark to a lock-free store
-/// stays until its atom goes (`tv_remove`): it is read only under a mark,
-/// and a new count or stream replaces it.
+/// Drops `local`'s count, if the mark in its entry bits names one, and its
+/// truth-value stream, if any. A count whose entry lost the mark to a
+/// lock-free store stays until its atom goes (`tv_remove`): it is read
+/// only under a mark, and a new count replaces it. A stream goes with or
+/// without its mark, since one left behind would keep `has_tv_streams`
+/// true for the whole space; that map is almost always empty.
 #[inline]
 fn forget_marked(sh: &mut Shard, local: u32, bits: u128) {
-    match bits as u64 {
-        COUNT_MARK => drop(sh.tv_counts.remove(&local)),
-        STREAM_MARK => drop(sh.tv_streams.remove(&local)),
-        _ => {}
+    if bits as u64 == COUNT_MARK {
+        sh.tv_counts.remove(&local);
+    }
+    if !sh.tv_streams.is_empty() {
+        sh.tv_streams.remove(&local);
     }
 }
 
@@ -2253,6 +2256,11 @@ mod tests {
         recs.set_tv_stream_in(&mut sh, h, StreamValue::random(2), false).unwrap();
         recs.set_tv_stream_in(&mut sh, h, StreamValue::random(2), false).unwrap();
         assert!(sh.tv_counts.is_empty() && sh.has_tv_streams());
+        // A stream whose mark a racing lock-free store overwrote goes too.
+        let entry = recs.tv_pages[h.shard()].entry(h.local()).unwrap();
+        entry.store(simple_bits(0.5, 0.25), Ordering::Release);
+        recs.set_tv_in(&mut sh, h, simple, false).unwrap();
+        assert!(!sh.has_tv_streams(), "a stream outlived its lost mark");
     }
 
     /// A value that holds the last handle on a child space of its atom's

@@ -819,7 +819,8 @@ fn discard(mut pending: Vec<Expr>) {
 }
 
 /// The value of a Scheme decimal number token, or `None` if it is a symbol.
-/// Validated here because `f64::from_str` also takes `inf`, `NaN` and the like.
+/// Scheme spells infinities and NaNs `+inf.0` and `-nan.0`: the decimal
+/// reader's `inf` and `NaN` never get past [`number_prefix`]'s check.
 pub(super) fn parse_number(token: &str) -> Option<f64> {
     match number_prefix(token.as_bytes()) {
         Some((x, len)) => (len == token.len()).then_some(x),
