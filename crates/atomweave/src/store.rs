@@ -1614,21 +1614,16 @@ impl Records {
         }
         // A child keeps even the default truth value: it hides the base's.
         let entry = self.tv_pages[s].entry_or_new(local, sh);
-        // Only a marked entry has a count or stream to forget, and only with
-        // the flag (every path that clears it forgets them): a load's truth
-        // values, set again at each mention, skip the maps' lookups, a
-        // cache miss each.
+        // Only a marked entry has a count to forget, and only with the flag
+        // (every path that clears it forgets it): a load's truth values,
+        // set again at each mention, skip the count map, a cache miss each.
         let old = if flags & HAS_TV != 0 { entry.load(Ordering::Relaxed) } else { 0 };
+        forget_marked(sh, local, old);
         match tv {
             TruthValue::Simple { strength, confidence } => {
                 entry.store(simple_bits(strength, confidence), Ordering::Release);
-                forget_marked(sh, local, old);
             }
             TruthValue::Count { mean, confidence, count } => {
-                // A count over a count is replaced by the insert.
-                if old as u64 != COUNT_MARK {
-                    forget_marked(sh, local, old);
-                }
                 sh.tv_counts.insert(local, [mean, count]);
                 entry.store(tv_bits(COUNT_MARK, confidence), Ordering::Release);
             }
@@ -1644,11 +1639,7 @@ impl Records {
         let word = self.value_word(sh, h, foreign)?;
         let local = h.local();
         let entry = self.tv_pages[h.shard()].entry_or_new(local, sh);
-        // A stream over a stream is replaced by the insert.
-        let old = entry.load(Ordering::Relaxed);
-        if old as u64 != STREAM_MARK {
-            forget_marked(sh, local, old);
-        }
+        forget_marked(sh, local, entry.load(Ordering::Relaxed));
         sh.tv_streams.insert(local, stream);
         entry.store(tv_bits(STREAM_MARK, 0.0), Ordering::Release);
         set_flags(word, HAS_TV, 0);
