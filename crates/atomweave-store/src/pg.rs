@@ -1199,8 +1199,6 @@ fn connect_err(e: &postgres::Error) -> String {
     }
 }
 
-/// A clear error from the driver: the server's message, or that the
-/// server cannot be reached.
 /// How often a batch is tried when the server rolls it back for a conflict
 /// with another writer ([`PgStore::write`]).
 const CONFLICT_TRIES: usize = 6;
@@ -1232,6 +1230,9 @@ fn retry_conflicts<T>(mut attempt: impl FnMut() -> Result<T>) -> Result<T> {
     })
 }
 
+/// A clear error from the driver: the server's message, or that the
+/// server cannot be reached; a deadlock or serialization failure is a
+/// [`StoreError::Conflict`], which [`retry_conflicts`] tries again.
 fn pg_err(url: &str, e: postgres::Error) -> StoreError {
     use postgres::error::SqlState;
     if e.code().is_some_and(|c| *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE) {
