@@ -200,7 +200,7 @@ fn run(cx: &State, e: &Expr, out: &mut String, end: usize) -> Result<(), String>
             let [a, k] = args else { return Err("cog-value takes an atom and a key".into()) };
             let h = find(space, a)?;
             // The truth-value key need not be an atom of the space.
-            let value = if sexpr::is_tv_key(k) {
+            let value = if sexpr::is_tv_key_expr(k) {
                 h.and_then(|h| space.get_tv(h)).map(Value::Truth)
             } else {
                 h.zip(find(space, k)?).and_then(|(h, key)| space.get_value(h, key))

@@ -44,7 +44,7 @@ pub use copies::Copies;
 pub use error::{Error, Result};
 pub use handle::Handle;
 pub use order::content_cmp;
-pub use read::AtomRead;
+pub use read::{AtomRead, AtomSource};
 pub use sink::AtomSink;
 pub use space::{AtomSpace, Incoming, SpaceRead, WeakSpace};
 pub use table::AtomTable;

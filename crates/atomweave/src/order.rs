@@ -13,7 +13,7 @@
 use std::cmp::Ordering;
 
 use crate::handle::Handle;
-use crate::sexpr::AtomSource;
+use crate::read::AtomSource;
 
 /// `a` against `b` by content, then by handle: lexicographic, with an
 /// atom's handle as the last key where its content equals another's (only

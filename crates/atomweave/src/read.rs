@@ -4,10 +4,12 @@
 //! Everything here returns plain references: the implementor guarantees that
 //! no shard changes while it is borrowed.
 
+use std::borrow::Cow;
+
 use crate::handle::{Handle, SHARDS};
 use crate::store::Records;
 use crate::types::Type;
-use crate::value::{TruthValue, Value};
+use crate::value::{TruthValue, Value, TV_KEY};
 
 pub(crate) mod sealed {
     /// Raw access to a store whose shards are stable while `self` is borrowed.
@@ -126,7 +128,7 @@ pub trait AtomRead: sealed::Access {
 
     /// The value under `key`; under the truth-value key, the truth value.
     fn get_value(&self, h: Handle, key: Handle) -> Option<Value> {
-        if crate::table::is_tv_key(self.get_type(key), self.name(key)) {
+        if self.is_tv_key(key) {
             return self.get_tv(h).map(Value::Truth);
         }
         self.recs().get_value_in(self.shard(h.shard()), h, key)
@@ -171,4 +173,59 @@ impl<T: sealed::Access> AtomRead for T {}
 
 fn node_link_counts<R: sealed::Access + ?Sized>(r: &R) -> (usize, usize) {
     (0..SHARDS).map(|s| Records::counts_in(r.shard(s))).fold((0, 0), |a, c| (a.0 + c.0, a.1 + c.1))
+}
+
+/// What the writer, the content order and the loader read atoms from:
+/// any [`AtomRead`] view, or an [`AtomSpace`](crate::AtomSpace) itself (child spaces included, which have no `AtomRead` view).
+pub trait AtomSource {
+    fn get_type(&self, h: Handle) -> Option<Type>;
+    fn name(&self, h: Handle) -> Option<&str>;
+    fn outgoing(&self, h: Handle) -> Option<&[Handle]>;
+    fn get_tv(&self, h: Handle) -> Option<TruthValue>;
+    fn key_values(&self, h: Handle) -> Cow<'_, [(Handle, Value)]>;
+    /// Starts fetching what writing `h` reads first (its record and truth
+    /// value), so that a writer running ahead overlaps the cache misses
+    /// of atoms spread over memory. A hint: it changes nothing.
+    fn prefetch(&self, _h: Handle) {}
+    /// Starts fetching `h`'s name or outgoing set, once its record is in
+    /// cache (after [`prefetch`](Self::prefetch)). A hint, as that is.
+    fn prefetch_contents(&self, _h: Handle) {}
+    /// Do the two hints do anything? A writer's look-ahead reads outgoing
+    /// sets to find what to fetch: wasted where nothing is.
+    fn prefetches(&self) -> bool {
+        false
+    }
+    /// Is `key` upstream's truth-value key, `(PredicateNode
+    /// "*-TruthValueKey-*")`? Values under it are the atom's truth value.
+    /// The type test, lock-free, settles almost every call.
+    fn is_tv_key(&self, key: Handle) -> bool {
+        self.get_type(key) == Some(crate::types::PREDICATE_NODE) && self.name(key) == Some(TV_KEY)
+    }
+}
+
+impl<R: AtomRead + ?Sized> AtomSource for R {
+    fn get_type(&self, h: Handle) -> Option<Type> {
+        AtomRead::get_type(self, h)
+    }
+    fn name(&self, h: Handle) -> Option<&str> {
+        AtomRead::name(self, h)
+    }
+    fn outgoing(&self, h: Handle) -> Option<&[Handle]> {
+        AtomRead::outgoing(self, h)
+    }
+    fn get_tv(&self, h: Handle) -> Option<TruthValue> {
+        AtomRead::get_tv(self, h)
+    }
+    fn key_values(&self, h: Handle) -> Cow<'_, [(Handle, Value)]> {
+        Cow::Borrowed(AtomRead::key_values(self, h))
+    }
+    fn prefetch(&self, h: Handle) {
+        self.recs().prefetch_values(h);
+    }
+    fn prefetch_contents(&self, h: Handle) {
+        self.recs().prefetch_contents(h);
+    }
+    fn prefetches(&self) -> bool {
+        true
+    }
 }

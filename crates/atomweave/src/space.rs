@@ -16,11 +16,13 @@ use smallvec::SmallVec;
 use crate::batch::{LinkBatch, NodeBatch};
 use crate::error::{Error, Result};
 use crate::handle::{Handle, SHARDS};
+use crate::read::AtomSource;
 use crate::read::{sealed, AtomRead};
 use crate::store::{Records, Shard, ShardAccess, ShardMask, Store, TvEntry};
-use crate::table::{link_key, node_type, tv_of, AtomTable};
+use crate::table::{link_key, prepare_links, tv_of, AtomTable};
+use crate::types::node_type;
 use crate::types::Type;
-use crate::value::{StreamValue, TruthValue, Value};
+use crate::value::{StreamValue, TruthValue, Value, AV_KEY, TV_KEY};
 use crate::watch::{Change, Changes, Watch};
 
 /// How far ahead a walk over atoms fetches their records.
@@ -738,7 +740,7 @@ impl AtomSpace {
     /// front end hands back as the key of an atom's truth value: asking
     /// for an atom's keys is a read, and a read-only space answers it.
     pub fn value_key(&self, name: &str) -> Result<Handle> {
-        if ![crate::sexpr::TV_KEY, crate::sexpr::AV_KEY].contains(&name) {
+        if ![TV_KEY, AV_KEY].contains(&name) {
             return Err(Error::InvalidValue(format!("value_key: {name:?} is neither the truth-value nor the attention-value key")));
         }
         self.add_node_as(crate::types::PREDICATE_NODE, name, false)
@@ -932,7 +934,7 @@ impl AtomSpace {
             }
             return batch.iter().map(|(t, out)| self.add_link(t, out)).collect();
         }
-        let (canon, hashes) = self.recs().prepare_links(batch, self, false)?;
+        let (canon, hashes) = prepare_links(self.recs(), batch, self, false)?;
         if canon.is_empty() {
             return Ok(Vec::new());
         }
@@ -1150,12 +1152,6 @@ impl AtomSpace {
     fn tv_entry(&self, h: Handle) -> Option<TvEntry> {
         self.owner(h)?;
         self.view_path(h).into_iter().find_map(|s| s.recs().get_tv_in(&s.read_shard(h.shard()), h))
-    }
-
-    /// Is `key` the truth-value key? Checked before any shard is locked.
-    fn is_tv_key(&self, key: Handle) -> bool {
-        // The type test is lock-free and settles almost every call.
-        self.get_type(key) == Some(crate::types::PREDICATE_NODE) && self.name(key) == Some(crate::sexpr::TV_KEY)
     }
 
     /// The value under `key`; under the truth-value key, the truth value.

@@ -6,25 +6,16 @@ use crate::batch::{LinkBatch, NodeBatch};
 use crate::error::{Error, Result};
 use crate::handle::Handle;
 use crate::order;
-use crate::read::{sealed, AtomRead};
+use crate::read::{sealed, AtomRead, AtomSource};
 use crate::sink::AtomSink;
 use crate::store::{AllShards, Records, Shard, ShardAccess, Store};
-use crate::types::Type;
+use crate::types::{node_type, Type};
 use crate::value::{TruthValue, Value};
-
-/// Checks a node type (or a link type whose leaves carry names).
-pub(crate) fn node_type(t: Type) -> Result<()> {
-    if t.is_node() || t.has_named_leaves() {
-        Ok(())
-    } else {
-        Err(Error::NotANodeType(t))
-    }
-}
 
 /// Checks a link type and puts the outgoing set in canonical order: unordered
 /// links keep their members in content order (`order`), so `(Set A B)` and
 /// `(Set B A)` are one atom, with the same outgoing set in every space.
-pub(crate) fn link_key<'o>(t: Type, out: &'o [Handle], c: &(impl crate::sexpr::AtomSource + ?Sized)) -> Result<Cow<'o, [Handle]>> {
+pub(crate) fn link_key<'o>(t: Type, out: &'o [Handle], c: &(impl AtomSource + ?Sized)) -> Result<Cow<'o, [Handle]>> {
     if !t.is_link() {
         return Err(Error::NotALinkType(t));
     }
@@ -37,25 +28,38 @@ pub(crate) fn link_key<'o>(t: Type, out: &'o [Handle], c: &(impl crate::sexpr::A
     }
 }
 
-/// Is `key` upstream's truth-value key, `(PredicateNode "*-TruthValueKey-*")`?
-/// Values under it are the atom's truth value.
-pub(crate) fn is_tv_key(key_type: Option<Type>, key_name: Option<&str>) -> bool {
-    key_type == Some(crate::types::PREDICATE_NODE) && key_name == Some(crate::sexpr::TV_KEY)
-}
-
 /// The truth value a value under the truth-value key stands for.
 pub(crate) fn tv_of(v: &Value) -> Result<TruthValue> {
     v.as_truth().ok_or_else(|| Error::InvalidValue(format!("the truth-value key holds truth values only, not {}", v.value_type())))
 }
 
-/// The truth value after `increment_count(n)`, as upstream's `cog-inc-count!`:
-/// a CountTruthValue keeps its mean and confidence and adds `n` to its count;
-/// any other truth value is replaced by `(ctv 1 0 n)`.
-pub(crate) fn incremented(tv: TruthValue, n: f64) -> TruthValue {
-    match tv {
-        TruthValue::Count { mean, confidence, count } => TruthValue::count(mean, confidence, count + n),
-        TruthValue::Simple { .. } => TruthValue::count(1.0, 0.0, n),
+/// Puts a batch in canonical form (see `link_key`; `c` reads the
+/// members' contents) with each link's content hash, checking every
+/// type before anything is added. A batch
+/// already canonical (no unordered link out of order) is used as it is;
+/// with `trust_order` (a table, given the loader's batch) it is taken
+/// to be, unchecked.
+pub(crate) fn prepare_links<'b>(recs: &Records, batch: &'b LinkBatch, c: &impl AtomSource, trust_order: bool) -> Result<(Cow<'b, LinkBatch>, Vec<u64>)> {
+    let mut hashes = Vec::with_capacity(batch.len());
+    let mut reordered = false;
+    for (t, out) in batch.iter() {
+        if !t.is_link() {
+            return Err(Error::NotALinkType(t));
+        }
+        reordered |= t.is_unordered() && !trust_order && !crate::order::is_sorted(c, out);
+        hashes.push(recs.hash_link(t, out));
     }
+    if !reordered {
+        return Ok((Cow::Borrowed(batch), hashes));
+    }
+    let mut canon = LinkBatch::with_capacity(batch.len(), batch.members().len());
+    hashes.clear();
+    for (t, out) in batch.iter() {
+        let key = link_key(t, out, c)?;
+        hashes.push(recs.hash_link(t, &key));
+        canon.push(t, &key);
+    }
+    Ok((Cow::Owned(canon), hashes))
 }
 
 /// A single-threaded atom table: every write takes `&mut self`, so nothing is
@@ -152,7 +156,7 @@ impl AtomTable {
 
     /// Adds `n` to the atom's count and returns the new truth value.
     pub fn increment_count(&mut self, h: Handle, n: f64) -> Result<TruthValue> {
-        let tv = incremented(self.get_tv(h).ok_or(Error::InvalidHandle(h))?, n);
+        let tv = AtomRead::get_tv(self, h).ok_or(Error::InvalidHandle(h))?.incremented(n);
         self.set_tv(h, tv)?;
         Ok(tv)
     }
@@ -237,7 +241,7 @@ impl AtomSink for TableWriter<'_> {
     fn add_links(&mut self, batch: &LinkBatch) -> Result<Vec<Handle>> {
         // Within one table, equal content is one atom, so the order the
         // loader gave on placeholders is the order on atoms.
-        let (canon, hashes) = self.recs.prepare_links(batch, &*self, batch.member_order_trusted())?;
+        let (canon, hashes) = prepare_links(self.recs, batch, &*self, batch.member_order_trusted())?;
         self.recs.add_links_in(&mut self.shards, &canon, &hashes)
     }
 
@@ -257,14 +261,14 @@ impl AtomSink for TableWriter<'_> {
     /// reading thread.
     fn replace_value(&mut self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
         v.check_shape()?;
-        if is_tv_key(self.get_type(key), self.name(key)) {
+        if self.is_tv_key(key) {
             return self.set_tv(h, tv_of(&v)?).map(|()| None);
         }
         self.recs.set_value_in(self.shards.shard(h.shard()), h, key, Some(v), false)
     }
 
     fn remove_value(&mut self, h: Handle, key: Handle) -> Result<()> {
-        if is_tv_key(self.get_type(key), self.name(key)) {
+        if self.is_tv_key(key) {
             return self.set_tv(h, TruthValue::DEFAULT);
         }
         self.recs.set_value_in(self.shards.shard(h.shard()), h, key, None, false).map(drop)

@@ -365,6 +365,15 @@ impl fmt::Display for Type {
     }
 }
 
+/// Checks a node type (or a link type whose leaves carry names).
+pub(crate) fn node_type(t: Type) -> Result<()> {
+    if t.is_node() || t.has_named_leaves() {
+        Ok(())
+    } else {
+        Err(Error::NotANodeType(t))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,11 @@ use std::sync::Arc;
 use crate::types::{self, Type};
 use crate::Handle;
 
+/// Name of the key under which upstream keeps truth values.
+pub const TV_KEY: &str = "*-TruthValueKey-*";
+/// Name of the key under which attention values `(av sti lti vlti)` are kept.
+pub const AV_KEY: &str = "*-AttentionValueKey-*";
+
 /// A truth value: upstream's SimpleTruthValue or CountTruthValue.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum TruthValue {
@@ -19,6 +24,17 @@ pub enum TruthValue {
 }
 
 impl TruthValue {
+    /// The truth value after `increment_count(n)`, as upstream's
+    /// `cog-inc-count!`: a CountTruthValue keeps its mean and confidence
+    /// and adds `n` to its count; any other truth value is replaced by
+    /// `(ctv 1 0 n)`.
+    pub(crate) fn incremented(self, n: f64) -> TruthValue {
+        match self {
+            TruthValue::Count { mean, confidence, count } => TruthValue::count(mean, confidence, count + n),
+            TruthValue::Simple { .. } => TruthValue::count(1.0, 0.0, n),
+        }
+    }
+
     /// Upstream's default: `(stv 1 0)`; an atom holding it stores nothing.
     pub const DEFAULT: TruthValue = TruthValue::Simple { strength: 1.0, confidence: 0.0 };
 
@@ -137,8 +153,11 @@ enum Stream {
     /// Atoms of a space executed at each reading: a FormulaStream (their
     /// numbers, one after the other), a FutureStream (a LinkValue of what
     /// each gives), a FormulaTruthValue (a strength and a confidence).
-    Computed { kind: Type, space: crate::WeakSpace, atoms: Vec<Handle> },
+    Computed { kind: Type, space: crate::WeakSpace, atoms: Vec<Handle>, read: ReadStream },
 }
+
+/// How a computed stream is read (see [`StreamValue::with_reader`]).
+pub(crate) type ReadStream = fn(&StreamValue) -> crate::Result<Value>;
 
 impl StreamValue {
     /// `(RandomStream n)`.
@@ -146,13 +165,11 @@ impl StreamValue {
         StreamValue(Arc::new(Stream::Random(n)))
     }
 
-    /// A stream of type `kind` (FormulaStream, FutureStream or
-    /// FormulaTruthValue) over `atoms` of `space`, run at each reading.
-    pub fn computed(kind: Type, space: &crate::AtomSpace, atoms: Vec<Handle>) -> crate::Result<Self> {
-        if !matches!(kind, types::FORMULA_STREAM | types::FUTURE_STREAM | types::FORMULA_TRUTH_VALUE) {
-            return Err(crate::Error::InvalidValue(format!("{} is not a stream computed from atoms", kind.name())));
-        }
-        Ok(StreamValue(Arc::new(Stream::Computed { kind, space: space.downgrade(), atoms })))
+    /// A stream of type `kind` over `atoms` of `space`, read by `read`:
+    /// the executor, which the constructor in [`query`](crate::query)
+    /// gives, so that values never call up into execution.
+    pub(crate) fn with_reader(kind: Type, space: &crate::AtomSpace, atoms: Vec<Handle>, read: ReadStream) -> Self {
+        StreamValue(Arc::new(Stream::Computed { kind, space: space.downgrade(), atoms, read }))
     }
 
     /// The stream's type.
@@ -187,44 +204,11 @@ impl StreamValue {
         }
     }
 
-    /// One reading: a FloatValue, a LinkValue or a truth value. A stream
-    /// that reads itself (its code reads the value it is) stops with an
-    /// error at the executions' nesting limit.
+    /// One reading: a FloatValue, a LinkValue or a truth value.
     pub fn sample(&self) -> crate::Result<Value> {
-        crate::query::nested(|| self.read())
-    }
-
-    fn read(&self) -> crate::Result<Value> {
-        let (kind, space, atoms) = match &*self.0 {
-            Stream::Random(n) => return Ok(Value::float((0..*n).map(|_| rand::random::<f64>()).collect::<Vec<_>>())),
-            Stream::Computed { kind, space, atoms } => (*kind, space, atoms),
-        };
-        let space = space.upgrade().ok_or_else(|| crate::Error::InvalidValue(format!("the space of this {} is gone", kind.name())))?;
-        // A FormulaTruthValue of one predicate (an Evaluation, a
-        // DefinedPredicate): that predicate's verdict.
-        if let (types::FORMULA_TRUTH_VALUE, &[p]) = (kind, &atoms[..]) {
-            if space.get_type(p).is_some_and(|t| t.is_a(types::EVALUATABLE_LINK) || t == types::DEFINED_PREDICATE_NODE) {
-                return Ok(Value::Truth(crate::query::evaluate(&space, p)?));
-            }
-        }
-        let mut results = Vec::with_capacity(atoms.len());
-        for &a in atoms {
-            results.push(crate::query::execute_value(&space, a)?);
-        }
-        if kind == types::FUTURE_STREAM {
-            return Ok(Value::link(results));
-        }
-        let mut numbers = Vec::new();
-        for (v, &a) in results.iter().zip(atoms) {
-            numbers.extend(crate::query::value_numbers(&space, v, a)?);
-        }
-        if kind == types::FORMULA_STREAM {
-            return Ok(Value::float(numbers));
-        }
-        match numbers[..] {
-            [s] => Ok(Value::Truth(TruthValue::simple(s, 1.0))),
-            [s, c, ..] => Ok(Value::Truth(TruthValue::simple(s, c))),
-            [] => Err(crate::Error::InvalidValue("a FormulaTruthValue's formulas computed no number".into())),
+        match &*self.0 {
+            Stream::Random(n) => Ok(Value::float((0..*n).map(|_| rand::random::<f64>()).collect::<Vec<_>>())),
+            Stream::Computed { read, .. } => read(self),
         }
     }
 }

@@ -110,6 +110,7 @@ mod parallel;
 mod pattern;
 mod scratch;
 mod search;
+mod stream;
 mod unify;
 
 type HashSet<T> = hashbrown::HashSet<T, foldhash::fast::RandomState>;

@@ -23,7 +23,7 @@
 //! checks only what adding could refuse later (kinds of types, value
 //! shapes), so that a batch that records applies.
 
-use crate::sexpr::AtomSource;
+use crate::read::AtomSource;
 use crate::sink::AtomSink;
 use crate::table::NodeFinder;
 use crate::{Error, Handle, LinkBatch, NodeBatch, Result, TruthValue, Type, Value};
@@ -317,7 +317,7 @@ impl Recorder<'_> {
 
 impl AtomSink for Recorder<'_> {
     fn add_node(&mut self, t: Type, name: &str) -> Result<Handle> {
-        crate::table::node_type(t)?;
+        crate::types::node_type(t)?;
         let place = self.0.nodes.len() as u32;
         self.0.nodes.push(t, name);
         let h = self.0.placeholder(0, place);

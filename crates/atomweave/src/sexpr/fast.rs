@@ -20,10 +20,11 @@ use memchr::{memchr, memchr2};
 use smallvec::SmallVec;
 
 use super::bulk::{Batch, Recorder};
-use super::load::{is_attached_value, AV_KEY, TV_KEY};
+use super::load::is_attached_value;
 use super::parse::{number_prefix, parse_number, unescape, DELIMITER};
 use crate::sink::AtomSink;
 use crate::types::{self, Type};
+use crate::value::{AV_KEY, TV_KEY};
 use crate::{Handle, TruthValue, Value};
 
 /// How far a scan got.

@@ -16,12 +16,8 @@ use super::fast;
 use crate::sink::AtomSink;
 use crate::table::NodeFinder;
 use crate::types::{self, Type};
+use crate::value::{AV_KEY, TV_KEY};
 use crate::{AtomSpace, Handle, TruthValue, Value, MAX_VALUE_NESTING};
-
-/// Name of the key under which upstream keeps truth values.
-pub const TV_KEY: &str = "*-TruthValueKey-*";
-/// Name of the key under which attention values `(av sti lti vlti)` are kept.
-pub const AV_KEY: &str = "*-AttentionValueKey-*";
 
 /// The atoms of the truth- and attention-value keys, where `get_node`
 /// finds them: not the user's atoms (upstream holds them in no space), so
@@ -369,10 +365,11 @@ pub fn lookup(space: &AtomSpace, expr: &Expr) -> Result<Option<Handle>, ParseErr
     Ok(Builder { sink: &mut Lookup(space), depth: 0, value_depth: 0, lookup: true }.atom(expr).ok())
 }
 
-/// Is this expression upstream's truth-value key, `(PredicateNode
-/// "*-TruthValueKey-*")`? It stands for the atom's truth value, whether or
-/// not the key is an atom of any space.
-pub fn is_tv_key(e: &Expr) -> bool {
+/// Does this expression write the truth-value key (see
+/// [`AtomSource::is_tv_key`](crate::sexpr::AtomSource::is_tv_key))? It
+/// stands for the atom's truth value, whether or not the key is an atom of
+/// any space.
+pub fn is_tv_key_expr(e: &Expr) -> bool {
     matches!(head(e), Some((kt, [Expr::Str(kn, _), ..], _)) if kn == TV_KEY && Type::from_name(kt) == Some(types::PREDICATE_NODE))
 }
 
@@ -654,7 +651,7 @@ impl<S: AtomSink> Builder<'_, S> {
         let pos = key.pos();
         // The truth-value key maps onto the atom's truth value, whatever else
         // its expression carries.
-        if is_tv_key(key) {
+        if is_tv_key_expr(key) {
             let tv = self.truth(value)?;
             return self.sink.set_tv(h, tv).map_err(|e| self.sink_err(pos, e));
         }
@@ -667,7 +664,7 @@ impl<S: AtomSink> Builder<'_, S> {
     /// goes (under the truth-value key, the truth value is reset).
     fn remove_value(&mut self, h: Handle, key: &Expr) -> Result<(), ParseError> {
         let pos = key.pos();
-        let done = if is_tv_key(key) {
+        let done = if is_tv_key_expr(key) {
             self.sink.set_tv(h, TruthValue::DEFAULT)
         } else {
             let k = self.atom(key)?;

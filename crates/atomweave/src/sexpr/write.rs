@@ -21,8 +21,9 @@
 use std::fmt::Write as _;
 use std::io;
 
-use super::load::TV_KEY;
-use crate::{AtomRead, AtomSpace, Handle, TruthValue, Type, Value};
+use crate::read::{AtomRead, AtomSource};
+use crate::value::TV_KEY;
+use crate::{AtomSpace, Handle, TruthValue, Type, Value};
 use std::borrow::Cow;
 
 /// Which printed form.
@@ -277,55 +278,6 @@ pub fn write_str_literal(out: &mut String, s: &str) {
         }
     }
     out.push('"');
-}
-
-/// What the writer reads atoms from: any [`AtomRead`] view, or an
-/// [`AtomSpace`] itself (child spaces included, which have no `AtomRead` view).
-pub trait AtomSource {
-    fn get_type(&self, h: Handle) -> Option<Type>;
-    fn name(&self, h: Handle) -> Option<&str>;
-    fn outgoing(&self, h: Handle) -> Option<&[Handle]>;
-    fn get_tv(&self, h: Handle) -> Option<TruthValue>;
-    fn key_values(&self, h: Handle) -> Cow<'_, [(Handle, Value)]>;
-    /// Starts fetching what writing `h` reads first (its record and truth
-    /// value), so that a writer running ahead overlaps the cache misses
-    /// of atoms spread over memory. A hint: it changes nothing.
-    fn prefetch(&self, _h: Handle) {}
-    /// Starts fetching `h`'s name or outgoing set, once its record is in
-    /// cache (after [`prefetch`](Self::prefetch)). A hint, as that is.
-    fn prefetch_contents(&self, _h: Handle) {}
-    /// Do the two hints do anything? A writer's look-ahead reads outgoing
-    /// sets to find what to fetch: wasted where nothing is.
-    fn prefetches(&self) -> bool {
-        false
-    }
-}
-
-impl<R: AtomRead + ?Sized> AtomSource for R {
-    fn get_type(&self, h: Handle) -> Option<Type> {
-        AtomRead::get_type(self, h)
-    }
-    fn name(&self, h: Handle) -> Option<&str> {
-        AtomRead::name(self, h)
-    }
-    fn outgoing(&self, h: Handle) -> Option<&[Handle]> {
-        AtomRead::outgoing(self, h)
-    }
-    fn get_tv(&self, h: Handle) -> Option<TruthValue> {
-        AtomRead::get_tv(self, h)
-    }
-    fn key_values(&self, h: Handle) -> Cow<'_, [(Handle, Value)]> {
-        Cow::Borrowed(AtomRead::key_values(self, h))
-    }
-    fn prefetch(&self, h: Handle) {
-        self.recs().prefetch_values(h);
-    }
-    fn prefetch_contents(&self, h: Handle) {
-        self.recs().prefetch_contents(h);
-    }
-    fn prefetches(&self) -> bool {
-        true
-    }
 }
 
 impl AtomSource for AtomSpace {

@@ -6,8 +6,6 @@
 //! and every type checked before the first add, and an error midway takes
 //! back the atoms the batch made.
 
-use std::borrow::Cow;
-
 use crate::batch::{LinkBatch, NodeBatch};
 use crate::dedupe::Dedupe;
 use crate::error::{Error, Result};
@@ -53,40 +51,6 @@ impl Added {
 }
 
 impl Records {
-    /// Puts a batch in canonical form (see `link_key`; `c` reads the
-    /// members' contents) with each link's content hash, checking every
-    /// type before anything is added. A batch
-    /// already canonical (no unordered link out of order) is used as it is;
-    /// with `trust_order` (a table, given the loader's batch) it is taken
-    /// to be, unchecked.
-    pub(crate) fn prepare_links<'b>(
-        &self,
-        batch: &'b LinkBatch,
-        c: &impl crate::sexpr::AtomSource,
-        trust_order: bool,
-    ) -> Result<(Cow<'b, LinkBatch>, Vec<u64>)> {
-        let mut hashes = Vec::with_capacity(batch.len());
-        let mut reordered = false;
-        for (t, out) in batch.iter() {
-            if !t.is_link() {
-                return Err(Error::NotALinkType(t));
-            }
-            reordered |= t.is_unordered() && !trust_order && !crate::order::is_sorted(c, out);
-            hashes.push(self.hash_link(t, out));
-        }
-        if !reordered {
-            return Ok((Cow::Borrowed(batch), hashes));
-        }
-        let mut canon = LinkBatch::with_capacity(batch.len(), batch.members().len());
-        hashes.clear();
-        for (t, out) in batch.iter() {
-            let key = crate::table::link_key(t, out, c)?;
-            hashes.push(self.hash_link(t, &key));
-            canon.push(t, &key);
-        }
-        Ok((Cow::Owned(canon), hashes))
-    }
-
     /// Adds a prepared batch in order, as `add_link_in` would one by one,
     /// but looking ahead: the links `AHEAD` places on have their dedupe
     /// probe and members' slots fetched, those `AHEAD / 2` on their
@@ -162,7 +126,7 @@ impl Records {
     /// holds every shard.
     pub(crate) fn add_nodes_in(&self, acc: &mut impl ShardAccess, batch: &NodeBatch) -> Result<Vec<Handle>> {
         for &t in batch.types() {
-            crate::table::node_type(t)?;
+            crate::types::node_type(t)?;
         }
         let hashes: Vec<u64> = batch.iter().map(|(t, name)| self.hash_node(t, name)).collect();
         let n = batch.len();

@@ -22,7 +22,6 @@ use portable_atomic::AtomicU128;
 use crate::error::{Error, Result};
 use crate::handle::Handle;
 use crate::segvec::SegVec;
-use crate::table::incremented;
 use crate::value::{StreamValue, TruthValue};
 
 use super::record::{set_flags, Rec, BLOCK, HAS_TV};
@@ -257,7 +256,7 @@ impl Records {
                 None if Rec(flags).live() => TruthValue::DEFAULT,
                 None => return Err(Error::InvalidHandle(h)),
             };
-            let tv = incremented(current, n);
+            let tv = current.incremented(n);
             let TruthValue::Count { mean, confidence, count } = tv else { unreachable!("incremented makes counts") };
             let Some((entry, bits)) = seen else {
                 // No entry in use: lock-free writers leave it alone.
