@@ -3,10 +3,10 @@
 //! applies it. The body is copied with each declared variable replaced by
 //! its argument; what is quoted (QuoteLink) is copied as it is.
 
-use super::{bad, describe, pattern::MAX_DEPTH, HashMap};
+use super::{bad, describe, pattern::MAX_DEPTH, run_reduced, Executed, HashMap};
 use crate::error::Result;
 use crate::types;
-use crate::{AtomSpace, Handle};
+use crate::{AtomSpace, Handle, Value};
 
 /// What a schema or predicate stands for: itself, or the body a
 /// DefineLink gives a DefinedSchemaNode or DefinedPredicateNode.
@@ -309,4 +309,25 @@ pub(crate) fn rule_part(space: &AtomSpace, h: Handle) -> Result<Handle> {
     }
     let decl = as_decl(&kept)?;
     space.add_link(types::LAMBDA_LINK, &[decl, term])
+}
+
+/// PutLink executed: the body with the arguments in place, run; for a
+/// SetLink of arguments, a SetLink of the results.
+pub(super) fn execute_put(space: &AtomSpace, query: Handle) -> Result<Executed> {
+    let (results, set_args) = put(space, query)?;
+    let kept: Vec<Handle> = results.iter().flatten().copied().collect();
+    match (set_args, kept.as_slice()) {
+        (true, _) => {
+            let mut ran = Vec::with_capacity(kept.len());
+            for &r in &kept {
+                ran.push(match run_reduced(space, r)? {
+                    Executed::Atom(h) => h,
+                    Executed::Value(_) => return Err(bad(format!("{}: a member of its set of results gives a value, not an atom", describe(space, query)))),
+                });
+            }
+            Ok(Executed::Atom(space.add_link(types::SET_LINK, &ran)?))
+        }
+        (false, [one]) => run_reduced(space, *one),
+        (false, _) => Ok(Executed::Value(Value::Void)),
+    }
 }

@@ -3,13 +3,13 @@
 
 use smallvec::SmallVec;
 
-use super::bad;
 use super::pattern::{Pattern, Term, TermId};
 use super::search::{Bindings, Bound};
+use super::{bad, Executed};
 use crate::error::Result;
 use crate::sexpr::fmt_f64;
 use crate::types::{self, Type};
-use crate::{AtomSpace, Handle};
+use crate::{AtomSpace, Handle, Value};
 
 /// What a term evaluates to: an atom, numbers, or a structure that is not
 /// an atom of the space (compared by what it would be).
@@ -411,4 +411,12 @@ fn build(space: &AtomSpace, pat: &Pattern, t: TermId, b: &Bindings<'_>, into: &m
         }
     }
     Ok(())
+}
+
+/// Arithmetic executed: computed whole, so a bad member adds no partial
+/// results; a NumberNode where it computes from NumberNodes, else a
+/// FloatValue.
+pub(super) fn execute_arithmetic(space: &AtomSpace, query: Handle) -> Result<Executed> {
+    let (v, nodes) = flow_numbers(space, query)?;
+    Ok(if nodes { Executed::Atom(space.add_node(types::NUMBER_NODE, &number_name(&v))?) } else { Executed::Value(Value::float(v)) })
 }

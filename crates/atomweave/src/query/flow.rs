@@ -11,7 +11,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::pattern::MAX_DEPTH;
-use super::{bad, collect, describe, eval, filter, numeric, run, type_of, Executed, HashMap};
+use super::{bad, collect, describe, eval, evaluate, filter, holds, numeric, run, type_of, Executed, HashMap};
 use crate::error::Result;
 use crate::types::{self, Type};
 use crate::{AtomSpace, Handle, Value};
@@ -79,26 +79,7 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
         types::STRING_OF_LINK => string_of(space, h, env, depth),
         // (Promise [TYPE] CODE...): a stream that runs the code at each
         // reading (a FormulaStream unless a FutureStream is asked for).
-        types::PROMISE_LINK => {
-            let mut kind = types::FORMULA_STREAM;
-            let mut code = Vec::with_capacity(out.len());
-            for &m in out {
-                if type_of(space, m)?.is_a(types::TYPE_NODE) {
-                    kind = named_type(space, m)?;
-                } else {
-                    code.push(m);
-                }
-            }
-            if let [list] = code[..] {
-                if space.get_type(list) == Some(types::LIST_LINK) {
-                    code = space.outgoing(list).unwrap_or(&[]).to_vec();
-                }
-            }
-            if code.is_empty() {
-                return Err(bad(format!("{} must hold code to run", describe(space, h))));
-            }
-            Ok(Value::Stream(crate::StreamValue::computed(kind, space, code)?))
-        }
+        types::PROMISE_LINK => promise(space, h, out),
         // (PromisePredicate PREDICATE) or (PromisePredicate STRENGTH
         // CONFIDENCE): a FormulaTruthValue that runs them at each reading.
         types::PROMISE_PREDICATE_LINK => {
@@ -115,46 +96,13 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
             let items = members.iter().map(|&m| exec(space, m, env, depth + 1)).collect::<Result<Vec<_>>>()?;
             build(space, kind, items, h)
         }
-        types::STREAM_VALUE_OF_LINK => {
-            let [atom, key] = *out else { return Err(bad(format!("{} must hold an atom and a key", describe(space, h)))) };
-            let (atom, key) = (atom_of(space, exec(space, atom, env, depth + 1)?, h)?, atom_of(space, exec(space, key, env, depth + 1)?, h)?);
-            match space.get_value(atom, key) {
-                // Taking from a queue changes it: not in a read-only space; in a
-                // child space, from the child's own copy (set there), as any
-                // change a child makes to a value.
-                Some(Value::Queue(q)) => {
-                    if space.is_read_only() {
-                        return Err(bad(format!("{}: the space is read-only, so nothing is taken from the queue", describe(space, h))));
-                    }
-                    let q = if space.bases().is_empty() {
-                        q
-                    } else {
-                        let own = crate::QueueValue::new(q.snapshot());
-                        space.set_value(atom, key, Value::Queue(own.clone()))?;
-                        own
-                    };
-                    q.pop().ok_or_else(|| bad(format!("{}: the queue there is empty", describe(space, h))))
-                }
-                Some(Value::Stream(s)) => s.sample(),
-                Some(v) => Ok(v),
-                None => Ok(Value::Void),
-            }
-        }
+        types::STREAM_VALUE_OF_LINK => stream_value_of(space, h, out, env, depth),
         // A grounded schema over bound variables: the values they hold are
         // its arguments (a glob's run, each), passed as values.
         types::EXECUTION_OUTPUT_LINK
             if out.len() == 2 && space.get_type(out[0]).is_some_and(|s| s.is_a(types::GROUNDED_SCHEMA_NODE)) && mentions(space, out[1], env) =>
         {
-            let given = super::arguments(space, &out[1..]);
-            let mut args = Vec::with_capacity(given.len());
-            for &a in given {
-                match env.get(&a) {
-                    Some(Value::Link(run)) if type_of(space, a)? == types::GLOB_NODE => args.extend(run.iter().cloned()),
-                    Some(v) => args.push(v.clone()),
-                    None => args.push(Value::Atom(substitute(space, a, env, depth + 1)?)),
-                }
-            }
-            super::grounded::call_values(space, out[0], &args)
+            grounded_over_values(space, out, env, depth)
         }
         // (ValueOf X) of a variable bound to a value: that value.
         types::VALUE_OF_LINK if out.len() == 1 => match exec(space, out[0], env, depth + 1)? {
@@ -195,6 +143,72 @@ pub(crate) fn exec(space: &AtomSpace, h: Handle, env: &Env, depth: usize) -> Res
         // Data holding bound variables: built, its code members run.
         _ => Ok(Value::Atom(substitute(space, h, env, depth)?)),
     }
+}
+
+/// A grounded schema over bound variables: the values they hold are its
+/// arguments (a glob's run, each), passed as values.
+fn grounded_over_values(space: &AtomSpace, out: &[Handle], env: &Env, depth: usize) -> Result<Value> {
+    let given = super::arguments(space, &out[1..]);
+    let mut args = Vec::with_capacity(given.len());
+    for &a in given {
+        match env.get(&a) {
+            Some(Value::Link(run)) if type_of(space, a)? == types::GLOB_NODE => args.extend(run.iter().cloned()),
+            Some(v) => args.push(v.clone()),
+            None => args.push(Value::Atom(substitute(space, a, env, depth + 1)?)),
+        }
+    }
+    super::grounded::call_values(space, out[0], &args)
+}
+
+/// (StreamValueOf ATOM KEY): one item of the value there: a queue's
+/// front (taken), a stream's reading, or the value itself.
+fn stream_value_of(space: &AtomSpace, h: Handle, out: &[Handle], env: &Env, depth: usize) -> Result<Value> {
+    let [atom, key] = *out else { return Err(bad(format!("{} must hold an atom and a key", describe(space, h)))) };
+    let (atom, key) = (atom_of(space, exec(space, atom, env, depth + 1)?, h)?, atom_of(space, exec(space, key, env, depth + 1)?, h)?);
+    match space.get_value(atom, key) {
+        // Taking from a queue changes it: not in a read-only space; in a
+        // child space, from the child's own copy (set there), as any
+        // change a child makes to a value.
+        Some(Value::Queue(q)) => {
+            if space.is_read_only() {
+                return Err(bad(format!("{}: the space is read-only, so nothing is taken from the queue", describe(space, h))));
+            }
+            let q = if space.bases().is_empty() {
+                q
+            } else {
+                let own = crate::QueueValue::new(q.snapshot());
+                space.set_value(atom, key, Value::Queue(own.clone()))?;
+                own
+            };
+            q.pop().ok_or_else(|| bad(format!("{}: the queue there is empty", describe(space, h))))
+        }
+        Some(Value::Stream(s)) => s.sample(),
+        Some(v) => Ok(v),
+        None => Ok(Value::Void),
+    }
+}
+
+/// (Promise [TYPE] CODE...): a stream that runs the code at each reading
+/// (a FormulaStream unless a FutureStream is asked for).
+fn promise(space: &AtomSpace, h: Handle, out: &[Handle]) -> Result<Value> {
+    let mut kind = types::FORMULA_STREAM;
+    let mut code = Vec::with_capacity(out.len());
+    for &m in out {
+        if type_of(space, m)?.is_a(types::TYPE_NODE) {
+            kind = named_type(space, m)?;
+        } else {
+            code.push(m);
+        }
+    }
+    if let [list] = code[..] {
+        if space.get_type(list) == Some(types::LIST_LINK) {
+            code = space.outgoing(list).unwrap_or(&[]).to_vec();
+        }
+    }
+    if code.is_empty() {
+        return Err(bad(format!("{} must hold code to run", describe(space, h))));
+    }
+    Ok(Value::Stream(crate::StreamValue::computed(kind, space, code)?))
 }
 
 fn into_value_run(space: &AtomSpace, h: Handle) -> Result<Value> {
@@ -330,4 +344,18 @@ pub(crate) fn show(space: &AtomSpace, v: &Value) -> String {
         text = text.chars().take(120).collect::<String>() + "...";
     }
     text
+}
+
+/// (Cond C1 V1 C2 V2 ... [DEFAULT]): the value after the first condition
+/// that holds, executed; else the default; else nothing.
+pub(super) fn cond(space: &AtomSpace, out: &[Handle]) -> Result<Executed> {
+    for pair in out.chunks(2) {
+        match *pair {
+            [cond, value] if holds(evaluate(space, cond)?) => return run(space, value),
+            [_, _] => {}
+            [default] => return run(space, default),
+            _ => unreachable!("chunks of two"),
+        }
+    }
+    Ok(Executed::Value(Value::Void))
 }

@@ -46,9 +46,7 @@ pub(crate) fn execute(space: &AtomSpace, h: Handle) -> Result<Value> {
     let out = space.outgoing(h).unwrap_or(&[]);
     let arg = |m: Handle| flow::execute(space, m);
     let nums = |m: Handle| numbers(space, &arg(m)?, m);
-    let result = |v: Vec<f64>, node: bool| -> Result<Value> {
-        Ok(if node { Value::Atom(space.add_node(types::NUMBER_NODE, &super::eval::number_name(&v))?) } else { Value::float(v) })
-    };
+    let result = |v: Vec<f64>, node: bool| number_result(space, v, node);
     let arity = |n: usize| -> Result<()> {
         if out.len() == n {
             Ok(())
@@ -98,28 +96,7 @@ pub(crate) fn execute(space: &AtomSpace, h: Handle) -> Result<Value> {
         }
         types::ACCUMULATE_LINK => {
             arity(1)?;
-            let v = arg(out[0])?;
-            let items = match &v {
-                Value::Bool(bs) => return Ok(Value::float([bs.iter().filter(|&&b| b).count() as f64])),
-                Value::Link(vs) => vs.to_vec(),
-                Value::Queue(q) => q.snapshot(),
-                v => {
-                    let (x, node) = numbers(space, v, out[0])?;
-                    return result(vec![x.iter().sum()], node);
-                }
-            };
-            // A LinkValue (a query's results): the FloatValues in it, summed elementwise.
-            let mut sum: Vec<f64> = Vec::new();
-            for item in items {
-                let Value::Float(x) = item else { continue };
-                sum = match (sum.len(), x.len()) {
-                    (0, _) => x.to_vec(),
-                    (_, 1) => sum.iter().map(|s| s + x[0]).collect(),
-                    (1, _) => x.iter().map(|v| v + sum[0]).collect(),
-                    _ => (0..sum.len().max(x.len())).map(|i| sum.get(i).unwrap_or(&0.0) + x.get(i).unwrap_or(&0.0)).collect(),
-                };
-            }
-            Ok(Value::float(sum))
+            accumulate(space, out[0], arg(out[0])?)
         }
         types::BOOL_AND_LINK | types::BOOL_OR_LINK => {
             let and = t == types::BOOL_AND_LINK;
@@ -143,47 +120,90 @@ pub(crate) fn execute(space: &AtomSpace, h: Handle) -> Result<Value> {
         }
         types::DECIMATE_LINK => {
             arity(2)?;
-            let mask: Vec<bool> = match arg(out[0])? {
-                Value::Bool(bs) => bs.to_vec(),
-                v => numbers(space, &v, out[0])?.0.into_iter().map(|x| x > 0.0).collect(),
-            };
-            let keep = |n: usize| (0..n.min(mask.len())).filter(|&i| mask[i]);
-            Ok(match arg(out[1])? {
-                Value::Float(x) => Value::float(keep(x.len()).map(|i| x[i]).collect::<Vec<_>>()),
-                Value::String(s) => Value::string(keep(s.len()).map(|i| s[i].clone())),
-                Value::Bool(b) => Value::bool(keep(b.len()).map(|i| b[i]).collect::<Vec<_>>()),
-                Value::Link(vs) => Value::link(keep(vs.len()).map(|i| vs[i].clone()).collect::<Vec<_>>()),
-                Value::Atom(a) if space.get_type(a) == Some(types::NUMBER_NODE) => {
-                    let x = numbers(space, &Value::Atom(a), out[1])?.0;
-                    result(keep(x.len()).map(|i| x[i]).collect(), true)?
-                }
-                Value::Atom(a) if space.get_type(a).is_some_and(|t| t.is_link()) => {
-                    let members = space.outgoing(a).unwrap_or(&[]);
-                    Value::Atom(space.add_link(type_of(space, a)?, &keep(members.len()).map(|i| members[i]).collect::<Vec<_>>())?)
-                }
-                other => return Err(bad(format!("{}: {} cannot be decimated", describe(space, h), other.value_type().name()))),
-            })
+            decimate(space, h, out, arg(out[0])?, arg(out[1])?)
         }
         types::RANDOM_CHOICE_LINK => random_choice(space, h),
         types::SLEEP_LINK => {
             arity(1)?;
-            let secs = match arg(out[0])? {
-                Value::Float(x) if !x.is_empty() => x[0],
-                v => numbers(space, &v, out[0])?.0.first().copied().unwrap_or(0.0),
-            };
-            if !(0.0..=1e9).contains(&secs) {
-                return Err(bad(format!("{}: cannot sleep {secs} seconds", describe(space, h))));
-            }
-            // In short steps, so a query's deadline or cancel stops it.
-            let until = Instant::now() + Duration::from_secs_f64(secs);
-            while let Some(left) = until.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) {
-                super::check_deadline()?;
-                std::thread::sleep(left.min(Duration::from_millis(50)));
-            }
-            result(vec![0.0], true)
+            sleep(space, h, out[0], arg(out[0])?)
         }
         _ => unreachable!("is_numeric"),
     }
+}
+
+/// Numbers as a value: a NumberNode where they were computed from
+/// NumberNodes, else a FloatValue.
+fn number_result(space: &AtomSpace, v: Vec<f64>, node: bool) -> Result<Value> {
+    Ok(if node { Value::Atom(space.add_node(types::NUMBER_NODE, &super::eval::number_name(&v))?) } else { Value::float(v) })
+}
+
+/// (Accumulate X): the sum of X's numbers; of a LinkValue (a query's
+/// results), its FloatValues summed elementwise; of booleans, how many hold.
+fn accumulate(space: &AtomSpace, at: Handle, v: Value) -> Result<Value> {
+    let items = match &v {
+        Value::Bool(bs) => return Ok(Value::float([bs.iter().filter(|&&b| b).count() as f64])),
+        Value::Link(vs) => vs.to_vec(),
+        Value::Queue(q) => q.snapshot(),
+        v => {
+            let (x, node) = numbers(space, v, at)?;
+            return number_result(space, vec![x.iter().sum()], node);
+        }
+    };
+    // A LinkValue (a query's results): the FloatValues in it, summed elementwise.
+    let mut sum: Vec<f64> = Vec::new();
+    for item in items {
+        let Value::Float(x) = item else { continue };
+        sum = match (sum.len(), x.len()) {
+            (0, _) => x.to_vec(),
+            (_, 1) => sum.iter().map(|s| s + x[0]).collect(),
+            (1, _) => x.iter().map(|v| v + sum[0]).collect(),
+            _ => (0..sum.len().max(x.len())).map(|i| sum.get(i).unwrap_or(&0.0) + x.get(i).unwrap_or(&0.0)).collect(),
+        };
+    }
+    Ok(Value::float(sum))
+}
+
+/// (Decimate MASK DATA): the items of DATA where MASK holds.
+fn decimate(space: &AtomSpace, h: Handle, out: &[Handle], mask: Value, data: Value) -> Result<Value> {
+    let mask: Vec<bool> = match mask {
+        Value::Bool(bs) => bs.to_vec(),
+        v => numbers(space, &v, out[0])?.0.into_iter().map(|x| x > 0.0).collect(),
+    };
+    let keep = |n: usize| (0..n.min(mask.len())).filter(|&i| mask[i]);
+    Ok(match data {
+        Value::Float(x) => Value::float(keep(x.len()).map(|i| x[i]).collect::<Vec<_>>()),
+        Value::String(s) => Value::string(keep(s.len()).map(|i| s[i].clone())),
+        Value::Bool(b) => Value::bool(keep(b.len()).map(|i| b[i]).collect::<Vec<_>>()),
+        Value::Link(vs) => Value::link(keep(vs.len()).map(|i| vs[i].clone()).collect::<Vec<_>>()),
+        Value::Atom(a) if space.get_type(a) == Some(types::NUMBER_NODE) => {
+            let x = numbers(space, &Value::Atom(a), out[1])?.0;
+            number_result(space, keep(x.len()).map(|i| x[i]).collect(), true)?
+        }
+        Value::Atom(a) if space.get_type(a).is_some_and(|t| t.is_link()) => {
+            let members = space.outgoing(a).unwrap_or(&[]);
+            Value::Atom(space.add_link(type_of(space, a)?, &keep(members.len()).map(|i| members[i]).collect::<Vec<_>>())?)
+        }
+        other => return Err(bad(format!("{}: {} cannot be decimated", describe(space, h), other.value_type().name()))),
+    })
+}
+
+/// (Sleep SECONDS): waits, in short steps, so a query's deadline or cancel
+/// stops it.
+fn sleep(space: &AtomSpace, h: Handle, at: Handle, v: Value) -> Result<Value> {
+    let secs = match v {
+        Value::Float(x) if !x.is_empty() => x[0],
+        v => numbers(space, &v, at)?.0.first().copied().unwrap_or(0.0),
+    };
+    if !(0.0..=1e9).contains(&secs) {
+        return Err(bad(format!("{}: cannot sleep {secs} seconds", describe(space, h))));
+    }
+    // In short steps, so a query's deadline or cancel stops it.
+    let until = Instant::now() + Duration::from_secs_f64(secs);
+    while let Some(left) = until.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) {
+        super::check_deadline()?;
+        std::thread::sleep(left.min(Duration::from_millis(50)));
+    }
+    number_result(space, vec![0.0], true)
 }
 
 /// The booleans of a BoolValue.

@@ -15,7 +15,8 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::{bad, describe, evaluate, execute, holds, limits, spawn_waited, type_of, with_limits, Executed, NESTED};
+use super::limits::{spawn_waited, NESTED};
+use super::{bad, describe, evaluate, execute, holds, limits, type_of, with_limits, Executed};
 use crate::error::Result;
 use crate::types;
 use crate::{AtomSpace, Handle, QueueValue, TruthValue, Value};
