@@ -136,7 +136,7 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
         types::PUT_LINK if out.len() == 2 => {
             // Arguments not in the space are built in a scratch frame, as
             // a grounded predicate's are.
-            let scratch = super::scratch::Scratch::over(space)?;
+            let scratch = super::transient::Scratch::over(space)?;
             let args = materialize(&scratch, value(space, pat, out[1], b)?)?;
             Ok(super::holds(super::evaluate_applied(&scratch, out[0], &[args])?))
         }
@@ -153,7 +153,7 @@ pub(crate) fn truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_
 /// are gone after it (upstream's transient atomspace).
 fn grounded_truth(space: &AtomSpace, pat: &Pattern, h: Handle, b: &Bindings<'_>) -> Result<bool> {
     let out = space.outgoing(h).unwrap_or(&[]);
-    let scratch = super::scratch::Scratch::over(space)?;
+    let scratch = super::transient::Scratch::over(space)?;
     let mut args = Vec::new();
     for &m in super::arguments(space, &out[1..]) {
         args.push(materialize(&scratch, value(space, pat, m, b)?)?);

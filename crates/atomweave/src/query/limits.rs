@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use crate::error::{Error, Result};
 
-use super::{bad, join, scratch};
+use super::{bad, join, transient};
 
 /// What a query may take: a server sets them around each client's command.
 #[derive(Clone, Debug)]
@@ -194,7 +194,7 @@ pub fn with_limits<R>(limits: Limits, f: impl FnOnce() -> R) -> R {
     }
     let _restore = Restore(Some(LIMITS.replace(limits)), PAST.replace(false));
     // A split search's chunk runs in a session of its own thread.
-    let _session = scratch::Session::enter();
+    let _session = transient::Session::enter();
     f()
 }
 

@@ -110,9 +110,9 @@ mod matching;
 mod numeric;
 mod parallel;
 mod pattern;
-mod scratch;
 mod search;
 mod stream;
+mod transient;
 mod unify;
 mod values;
 
@@ -144,7 +144,7 @@ pub enum Executed {
 /// What executing `h` gives, as one value (an atom is `Value::Atom`).
 pub fn execute_value(space: &AtomSpace, h: Handle) -> Result<Value> {
     check_deadline()?;
-    let _session = scratch::Session::enter();
+    let _session = transient::Session::enter();
     flow::execute(space, h)
 }
 
@@ -163,7 +163,7 @@ pub fn value_numbers(space: &AtomSpace, v: &Value, at: Handle) -> Result<Vec<f64
 /// Under [`with_limits`], it stops with [`Error::TimedOut`] at the deadline.
 pub fn execute(space: &AtomSpace, query: Handle) -> Result<Executed> {
     check_deadline()?;
-    let _session = scratch::Session::enter();
+    let _session = transient::Session::enter();
     run(space, query)
 }
 
@@ -181,7 +181,7 @@ pub fn execute_until(space: &AtomSpace, query: Handle, deadline: Instant) -> Res
 /// be a truth value.
 pub fn evaluate(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
     check_deadline()?;
-    let _session = scratch::Session::enter();
+    let _session = transient::Session::enter();
     nested(|| {
         // Tail calls loop here instead of nesting: a definition that
         // recurses in its last step (a loop) runs in constant depth.
@@ -422,7 +422,7 @@ fn evaluate_bound(space: &AtomSpace, h: Handle, map: &HashMap<Handle, Handle>) -
             },
             types::AND_LINK | types::SEQUENTIAL_AND_LINK | types::OR_LINK | types::SEQUENTIAL_OR_LINK => combine(t, out, |m| evaluate_bound(space, m, map)),
             _ => {
-                let scratch = scratch::Scratch::over(space)?;
+                let scratch = transient::Scratch::over(space)?;
                 let reduced = beta::substitute(&scratch, h, map)?;
                 evaluate(&scratch, reduced)
             }

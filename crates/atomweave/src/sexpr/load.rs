@@ -3,7 +3,7 @@
 //! Each top-level expression is checked whole (types known, shapes right)
 //! before anything of it is added, so a bad expression adds nothing and the
 //! atoms of earlier expressions stay: [`eval`] by a dry run, the streaming
-//! [`load_from`] by recording expressions a batch at a time (`bulk`), which
+//! [`load_from`] by recording expressions a batch at a time (`recorder`), which
 //! it adds while a second thread reads the next batch.
 
 use std::io::BufRead;
@@ -11,8 +11,8 @@ use std::sync::atomic::Ordering;
 
 use super::parse::{Expr, ParseError, Parser, Place, Pos, MAX_NESTING};
 
-use super::bulk::{Batch, Recorder};
-use super::fast;
+use super::data_reader;
+use super::recorder::{Batch, Recorder};
 use crate::sink::AtomSink;
 use crate::table::NodeFinder;
 use crate::types::{self, Type};
@@ -102,7 +102,7 @@ pub struct LoadOptions {
     /// ahead (`--threads 1`).
     pub one_thread: bool,
     /// Read every expression through the general reader, without the fast
-    /// path for plain data (`fast`): for tests that hold the two to the
+    /// path for plain data (`data_reader`): for tests that hold the two to the
     /// same result.
     #[doc(hidden)]
     pub general_reader: bool,
@@ -134,7 +134,7 @@ enum LookUps {
 /// [`load`] of input that starts at `start` of a larger text (offsets and
 /// positions count from there), as `options` say.
 ///
-/// The expressions are read and checked a batch at a time (see `bulk`),
+/// The expressions are read and checked a batch at a time (see `recorder`),
 /// and each batch is added whole; past the first batch, a second thread
 /// reads the next while this one adds (a short load starts no thread, nor
 /// does one with `options.one_thread`).
@@ -261,7 +261,7 @@ fn read_batch<R: BufRead>(parser: &mut Parser<R>, options: &mut LoadOptions, mut
         if batch.atoms() >= BATCH_ATOMS {
             break End::More;
         }
-        if !options.general_reader && parser.scan_next(|text| fast::record(&mut batch, text)).is_some() {
+        if !options.general_reader && parser.scan_next(|text| data_reader::record(&mut batch, text)).is_some() {
             expressions += 1;
             continue;
         }

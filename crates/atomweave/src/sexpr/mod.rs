@@ -2,10 +2,11 @@
 //! that turns expressions into atoms, and the [writer](mod@write) of the REPL and
 //! wire forms.
 
-mod bulk;
-mod fast;
+mod data_reader;
+mod literals;
 pub mod load;
 pub mod parse;
+mod recorder;
 pub mod write;
 
 pub use crate::read::AtomSource;

@@ -271,7 +271,7 @@ impl AtomSpace {
         Self::child(bases, false)
     }
 
-    /// A query's scratch frame over `base` (see `query/scratch.rs`).
+    /// A query's scratch frame over `base` (see `query/transient.rs`).
     pub(crate) fn new_scratch(base: &AtomSpace) -> Result<AtomSpace> {
         Self::child(&[base], true)
     }

@@ -19,9 +19,10 @@ use std::borrow::Cow;
 use memchr::{memchr, memchr2};
 use smallvec::SmallVec;
 
-use super::bulk::{Batch, Recorder};
+use super::literals::{number_prefix, parse_number, unescape};
 use super::load::is_attached_value;
-use super::parse::{number_prefix, parse_number, unescape, DELIMITER};
+use super::parse::DELIMITER;
+use super::recorder::{Batch, Recorder};
 use crate::sink::AtomSink;
 use crate::types::{self, Type};
 use crate::value::{AV_KEY, TV_KEY};
