@@ -1,6 +1,8 @@
-# The two set-up commands (see README.md):
+# The set-up commands (see README.md):
 #   make bench   install what is needed, build, run the main benchmark job
 #   make test    install what is needed, build, run every test suite
+#   make check   the quick tier for the edit-test loop (format, lints, the
+#                Rust tests, the house checks); under 10 minutes warm
 #
 # Both work on a fresh Debian machine; scripts/install-deps.sh installs only
 # what is missing.
@@ -12,7 +14,7 @@ BIN := target/release/atomweave
 VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 
-.PHONY: all deps build build-release build-guile profile test-profile test-report test test-rust test-python test-types wheel test-wheel test-scheme test-fuzz fuzz miri py-build guile-env install-guile bench clean
+.PHONY: all deps check house build build-release build-guile profile test-profile test-report test test-rust test-python test-types wheel test-wheel test-scheme test-fuzz fuzz miri py-build guile-env install-guile bench clean
 
 all: build
 
@@ -25,7 +27,19 @@ build: deps
 build-release: deps
 	$(CARGO) build --release -p atomweave-cli
 
-test: deps test-rust test-python test-types test-wheel test-scheme test-profile test-report test-fuzz
+# The house checks: no file over 1,000 lines or function over 120
+# (scripts/size-report.py), dependencies running one way between crates
+# and between the core's layers (scripts/layers.py).
+house:
+	python3 scripts/size-report.py --check
+	python3 scripts/layers.py
+
+check: deps house
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) test --workspace
+
+test: deps house test-rust test-python test-types test-wheel test-scheme test-profile test-report test-fuzz
 
 test-rust:
 	$(CARGO) fmt --all --check
