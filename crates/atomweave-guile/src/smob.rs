@@ -2,7 +2,7 @@
 //! SMOBs (Guile's foreign objects with a printer and `equal?`).
 //!
 //! - An atom is one word: its space's index in [`SPACES`] and its handle.
-//!   Handles are never reused (core invariant 2), so an atom object whose
+//!   Handles are never reused (the store never reuses a slot number: `store/slots.rs`), so an atom object whose
 //!   atom was extracted names nothing; it never names a newer atom.
 //! - An atomspace is its index in [`SPACES`]. Spaces made from Scheme live as
 //!   long as the process (a few kilobytes each when empty). A space Scheme
