@@ -366,6 +366,7 @@ impl fmt::Display for Type {
 }
 
 /// Checks a node type (or a link type whose leaves carry names).
+#[inline]
 pub(crate) fn node_type(t: Type) -> Result<()> {
     if t.is_node() || t.has_named_leaves() {
         Ok(())

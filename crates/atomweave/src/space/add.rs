@@ -74,6 +74,7 @@ impl AtomSpace {
     }
 
     /// Notes an atom that may be new for the recordings under way; gives it back.
+    #[inline]
     fn noted_atom(&self, added: Result<Handle>) -> Result<Handle> {
         if let Ok(h) = added {
             self.inner.watch.note(|| Change::Atom(h));
