@@ -23,7 +23,8 @@
 
 use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
 
-type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
+pub(crate) type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
+pub(crate) type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
 
 /// The StorageNode calls besides the plain writes (`store_atom`,
 /// `store_value`) and `fetch_query`, each passed to the store that
@@ -59,6 +60,33 @@ macro_rules! forward_calls {
         }
         fn barrier(&mut self) -> Result<()> {
             self.$via(|s| s.barrier())
+        }
+    };
+}
+
+/// The StorageNode calls the database stores (LMDB, PostgreSQL) make the
+/// same way: their `url` field, writes queued for the next flush
+/// ([`Batching`]), incoming sets through their own `fetch_incoming(space,
+/// h, type, recursive)`.
+macro_rules! database_calls {
+    () => {
+        fn url(&self) -> &str {
+            &self.url
+        }
+        fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
+            self.queue_store(space, h, crate::Op::Atom(h))
+        }
+        fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
+            self.queue_store(space, h, crate::Op::Value(h, key))
+        }
+        fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
+            self.queue_update(space, h, key, delta)
+        }
+        fn fetch_incoming_set(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<usize> {
+            self.fetch_incoming(space, h, None, recursive)
+        }
+        fn fetch_incoming_by_type(&mut self, space: &AtomSpace, h: Handle, t: Type) -> Result<usize> {
+            self.fetch_incoming(space, h, Some(t), false)
         }
     };
 }
@@ -495,15 +523,46 @@ impl<V: Copy + PartialEq> std::ops::Index<&Handle> for HandleMap<V> {
     }
 }
 
-/// Store ids of one space's atoms, by handle. Store ids start at 1; 0
-/// marks "not known".
-pub(crate) type IdCache = HandleMap<u64>;
+/// A store's ids of one space's atoms, by handle: handles are a space's
+/// own, so a call with another space starts the cache afresh
+/// ([`use_space`](Self::use_space)).
+pub(crate) struct SpaceIds<V> {
+    ids: HandleMap<V>,
+    space: Option<AtomSpace>,
+}
 
-impl Default for IdCache {
-    fn default() -> Self {
-        HandleMap::new(0)
+impl<V: Copy + PartialEq> SpaceIds<V> {
+    /// An empty cache; `absent` marks "not known" (no id is it).
+    pub(crate) fn new(absent: V) -> Self {
+        SpaceIds { ids: HandleMap::new(absent), space: None }
+    }
+
+    /// Ids of atoms of `space` from here on: another space's are forgotten.
+    pub(crate) fn use_space(&mut self, space: &AtomSpace) {
+        if self.space.as_ref() != Some(space) {
+            self.ids.clear();
+            self.space = Some(space.clone());
+        }
     }
 }
+
+impl<V> std::ops::Deref for SpaceIds<V> {
+    type Target = HandleMap<V>;
+
+    fn deref(&self) -> &HandleMap<V> {
+        &self.ids
+    }
+}
+
+impl<V> std::ops::DerefMut for SpaceIds<V> {
+    fn deref_mut(&mut self) -> &mut HandleMap<V> {
+        &mut self.ids
+    }
+}
+
+/// LMDB's store ids of one space's atoms. Store ids start at 1; 0 marks
+/// "not known".
+pub(crate) type IdCache = SpaceIds<u64>;
 
 #[cfg(test)]
 mod tests {

@@ -74,7 +74,7 @@ use postgres::types::Type as SqlType;
 use postgres::{Client, NoTls, Transaction};
 use sha2::{Digest, Sha256};
 
-use crate::{add, codec, holds_only_live, is_tv_key, live_values, op_values, Batching, HandleMap, Op, Result, StorageNode, StoreError};
+use crate::{add, codec, holds_only_live, is_tv_key, live_values, op_values, Batching, Op, Result, SpaceIds, StorageNode, StoreError};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
@@ -215,7 +215,7 @@ type Ids = HashMap<Handle, (i64, i16)>;
 
 /// [`Ids`] kept across writes, for a whole space: by handle number (no
 /// uuid is 0, which marks none).
-type UuidCache = HandleMap<(i64, i16)>;
+type UuidCache = SpaceIds<(i64, i16)>;
 
 /// Encoded values by (atom uuid, key uuid); `None` removes the value.
 type ValueRows = HashMap<(i64, i64), Option<Vec<u8>>>;
@@ -226,9 +226,8 @@ pub struct PgStore {
     client: Option<Client>,
     code_of_type: HashMap<Type, i16>,
     names_of_code: HashMap<i16, String>,
-    /// Store uuids (and heights) of atoms of `cache_space`, as found or made.
+    /// Store uuids (and heights) of atoms of one space, as found or made.
     ids: UuidCache,
-    cache_space: Option<AtomSpace>,
     pending: Vec<Op>,
     pending_space: Option<AtomSpace>,
     /// Uuids taken from the sequence and not used yet.
@@ -254,8 +253,7 @@ impl PgStore {
             client: None,
             code_of_type: HashMap::default(),
             names_of_code: HashMap::default(),
-            ids: HandleMap::new((0, 0)),
-            cache_space: None,
+            ids: UuidCache::new((0, 0)),
             pending: Vec::new(),
             pending_space: None,
             free: 0..0,
@@ -458,14 +456,6 @@ impl PgStore {
             }
         }
         Ok(out)
-    }
-
-    /// Use the uuid cache for `space` (a different space starts a fresh one).
-    fn use_space(&mut self, space: &AtomSpace) {
-        if self.cache_space.as_ref() != Some(space) {
-            self.ids.clear();
-            self.cache_space = Some(space.clone());
-        }
     }
 
     /// Applies the pending writes in one transaction ([`Batching::flush_pending`]).
@@ -1013,7 +1003,7 @@ impl PgStore {
 
     fn fetch_incoming(&mut self, space: &AtomSpace, h: Handle, t: Option<Type>, recursive: bool) -> Result<usize> {
         self.flush()?;
-        self.use_space(space);
+        self.ids.use_space(space);
         let Some(id) = self.lookup_one(space, h)? else { return Ok(0) };
         let code = match t {
             Some(t) => match self.code_known(t)? {
@@ -1247,25 +1237,11 @@ fn pg_err(url: &str, e: postgres::Error) -> StoreError {
 }
 
 impl StorageNode for PgStore {
-    fn url(&self) -> &str {
-        &self.url
-    }
-
-    fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
-        self.queue_store(space, h, Op::Atom(h))
-    }
-
-    fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
-        self.queue_store(space, h, Op::Value(h, key))
-    }
-
-    fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
-        self.queue_update(space, h, key, delta)
-    }
+    database_calls!();
 
     fn fetch_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<bool> {
         self.flush()?;
-        self.use_space(space);
+        self.ids.use_space(space);
         let Some(id) = self.lookup_one(space, h)? else { return Ok(false) };
         let Some(r) = self.query("SELECT tv_mean, tv_confidence, tv_count FROM atoms WHERE uuid = $1", &[&id])?.into_iter().next() else {
             return Ok(false);
@@ -1279,7 +1255,7 @@ impl StorageNode for PgStore {
 
     fn fetch_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<bool> {
         self.flush()?;
-        self.use_space(space);
+        self.ids.use_space(space);
         let Some(id) = self.lookup_one(space, h)? else { return Ok(false) };
         if is_tv_key(space, key) {
             let Some(r) = self.query("SELECT tv_mean, tv_confidence, tv_count FROM atoms WHERE uuid = $1", &[&id])?.into_iter().next() else {
@@ -1295,17 +1271,9 @@ impl StorageNode for PgStore {
         Ok(self.load_values(space, &[id], Some(key_id), &mut known)? > 0)
     }
 
-    fn fetch_incoming_set(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<usize> {
-        self.fetch_incoming(space, h, None, recursive)
-    }
-
-    fn fetch_incoming_by_type(&mut self, space: &AtomSpace, h: Handle, t: Type) -> Result<usize> {
-        self.fetch_incoming(space, h, Some(t), false)
-    }
-
     fn load_atoms_of_type(&mut self, space: &AtomSpace, t: Type) -> Result<usize> {
         self.flush()?;
-        self.use_space(space);
+        self.ids.use_space(space);
         let Some(code) = self.code_known(t)? else { return Ok(0) };
         let uuids: Vec<i64> = self.query("SELECT uuid FROM atoms WHERE type = $1", &[&code])?.iter().map(|r| r.get(0)).collect();
         let mut known = HashMap::default();
@@ -1316,7 +1284,7 @@ impl StorageNode for PgStore {
 
     fn load_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
         self.flush()?;
-        self.use_space(space);
+        self.ids.use_space(space);
         self.reload_types()?;
         let url = self.url.clone();
         // Everything is read in one snapshot, height by height, by a thread
@@ -1425,7 +1393,7 @@ impl StorageNode for PgStore {
 
     fn store_atomspace(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
         self.flush()?;
-        self.use_space(space);
+        self.ids.use_space(space);
         if let Some(written) = self.store_whole(space, progress)? {
             return Ok(written);
         }
@@ -1441,7 +1409,7 @@ impl StorageNode for PgStore {
 
     fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
         self.flush()?;
-        self.use_space(space);
+        self.ids.use_space(space);
         // Links in the space hold it: refused before the store is touched.
         if !recursive && space.incoming_size(h).unwrap_or(0) > 0 {
             return Ok(false);
@@ -1563,7 +1531,7 @@ impl Batching for PgStore {
     }
 
     fn write_batch(&mut self, space: &AtomSpace, ops: &[Op]) -> Result<()> {
-        self.use_space(space);
+        self.ids.use_space(space);
         self.write(space, ops, &mut |_| {}).map(drop)
     }
 }
