@@ -67,7 +67,8 @@ macro_rules! forward_calls {
 /// The StorageNode calls the database stores (LMDB, PostgreSQL) make the
 /// same way: their `url` field, writes queued for the next flush
 /// ([`Batching`]), incoming sets through their own `fetch_incoming(space,
-/// h, type, recursive)`.
+/// h, type, recursive)`, deletes through their `delete_from_store`
+/// ([`delete_in_both`]).
 macro_rules! database_calls {
     () => {
         fn url(&self) -> &str {
@@ -87,6 +88,11 @@ macro_rules! database_calls {
         }
         fn fetch_incoming_by_type(&mut self, space: &AtomSpace, h: Handle, t: Type) -> Result<usize> {
             self.fetch_incoming(space, h, Some(t), false)
+        }
+        fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
+            self.flush()?;
+            self.ids.use_space(space);
+            crate::delete_in_both(space, h, recursive, || self.delete_from_store(space, h, recursive))
         }
     };
 }
@@ -288,7 +294,7 @@ pub(crate) trait Batching {
     /// queued, but for writes that no flush could apply (a value changed
     /// since it was queued into one the store cannot hold): those are
     /// dropped, reported with the error, and the rest written.
-    fn flush_pending(&mut self) -> Result<()> {
+    fn flush(&mut self) -> Result<()> {
         let (ops, owner) = self.pending();
         if ops.is_empty() {
             return Ok(());
@@ -325,7 +331,7 @@ pub(crate) trait Batching {
     fn queue(&mut self, space: &AtomSpace, op: Op) -> Result<()> {
         let (ops, owner) = self.pending();
         if ops.len() >= BATCH || owner.as_ref().is_some_and(|s| s != space) {
-            self.flush_pending()?;
+            self.flush()?;
         }
         let (ops, owner) = self.pending();
         *owner = Some(space.clone());
@@ -353,6 +359,26 @@ pub(crate) trait Batching {
 /// Whether `key` is the truth-value key, whose value a store keeps with the atom.
 pub(crate) fn is_tv_key(space: &AtomSpace, key: Handle) -> bool {
     space.get_type(key) == Some(types::PREDICATE_NODE) && space.name(key) == Some(atomweave::sexpr::TV_KEY)
+}
+
+/// A database store's `delete`: refused (false, nothing touched) while
+/// links in the space hold the atom and `recursive` is not set; else
+/// `from_store` deletes it from the store, saying whether the store held
+/// it (`None`: links there hold it and `recursive` is not set, so nothing
+/// was deleted), and then it goes from the space (with `recursive`, the
+/// links holding it too). Whether it was deleted: taken from the space,
+/// or, gone from it already, found in the store.
+pub(crate) fn delete_in_both(space: &AtomSpace, h: Handle, recursive: bool, from_store: impl FnOnce() -> Result<Option<bool>>) -> Result<bool> {
+    if !recursive && space.incoming_size(h).unwrap_or(0) > 0 {
+        return Ok(false);
+    }
+    let Some(found) = from_store()? else { return Ok(false) };
+    match space.extract(h, recursive) {
+        Ok(()) => Ok(true),
+        Err(atomweave::Error::HasIncoming { .. }) => Ok(false),
+        Err(atomweave::Error::InvalidHandle(_)) => Ok(found),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The values of `h` a store can name: those whose key, and every atom the

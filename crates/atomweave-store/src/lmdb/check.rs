@@ -11,7 +11,7 @@ use heed::RoTxn;
 
 use super::layout::{be, distinct, link_key, node_key, value_key_ids, Record};
 use super::{backend, LmdbStore};
-use crate::{Result, StoreError};
+use crate::{Batching, Result, StoreError};
 
 impl LmdbStore {
     /// Checks the store's invariants: every member of a stored link is

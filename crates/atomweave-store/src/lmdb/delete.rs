@@ -14,13 +14,10 @@ use super::{backend, LmdbStore};
 use crate::{codec, HashSet, Result, StoreError};
 
 impl LmdbStore {
-    pub(super) fn delete_stored(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
-        self.flush()?;
-        self.ids.use_space(space);
-        // Links in the space hold it: refused before the store is touched.
-        if !recursive && space.incoming_size(h).unwrap_or(0) > 0 {
-            return Ok(false);
-        }
+    /// Deletes the atom (with `recursive`, the links above it) from the
+    /// store in one transaction: whether the store held it, or `None` when
+    /// links hold it and `recursive` is not set (nothing is deleted).
+    pub(super) fn delete_from_store(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<Option<bool>> {
         let env = self.env.clone();
         let _lock = self.shared_lock()?;
         let mut w = env.write_txn().map_err(backend)?;
@@ -29,34 +26,26 @@ impl LmdbStore {
             let r: &RoTxn<'_> = &w;
             self.lookup(r, space, h)?
         };
-        if let Some(id) = found {
-            // The atom and, with `recursive`, everything above it, tops first.
-            let mut doomed = vec![id];
-            let mut i = 0;
-            while i < doomed.len() {
-                let holders = self.holders(&w, &be(doomed[i]))?;
-                if !holders.is_empty() && !recursive {
-                    return Ok(false);
-                }
-                let new: Vec<u64> = holders.into_iter().filter(|x| !doomed.contains(x)).collect();
-                doomed.extend(new);
-                i += 1;
+        let Some(id) = found else { return Ok(Some(false)) };
+        // The atom and, with `recursive`, everything above it, tops first.
+        let mut doomed = vec![id];
+        let mut i = 0;
+        while i < doomed.len() {
+            let holders = self.holders(&w, &be(doomed[i]))?;
+            if !holders.is_empty() && !recursive {
+                return Ok(None);
             }
-            for &x in doomed.iter().rev() {
-                self.remove_stored(&mut w, x)?;
-            }
-            self.delete_values_naming(&mut w, &doomed)?;
-            w.commit().map_err(backend)?;
-            self.ids.clear();
-        } else {
-            drop(w);
+            let new: Vec<u64> = holders.into_iter().filter(|x| !doomed.contains(x)).collect();
+            doomed.extend(new);
+            i += 1;
         }
-        match space.extract(h, recursive) {
-            Ok(()) => Ok(true),
-            Err(atomweave::Error::HasIncoming { .. }) => Ok(false),
-            Err(atomweave::Error::InvalidHandle(_)) => Ok(found.is_some()),
-            Err(e) => Err(e.into()),
+        for &x in doomed.iter().rev() {
+            self.remove_stored(&mut w, x)?;
         }
+        self.delete_values_naming(&mut w, &doomed)?;
+        w.commit().map_err(backend)?;
+        self.ids.clear();
+        Ok(Some(true))
     }
 
     /// Removes stored atom `id`: record, content key, incoming edges, values.

@@ -220,11 +220,6 @@ impl LmdbStore {
     pub fn disk_bytes(&self) -> Result<u64> {
         self.env.real_disk_size().map_err(backend)
     }
-
-    /// Applies the pending writes in one transaction ([`Batching::flush_pending`]).
-    fn flush(&mut self) -> Result<()> {
-        self.flush_pending()
-    }
 }
 
 impl StorageNode for LmdbStore {
@@ -307,10 +302,6 @@ impl StorageNode for LmdbStore {
         } else {
             self.store_chunks(space, progress)
         }
-    }
-
-    fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
-        self.delete_stored(space, h, recursive)
     }
 
     fn barrier(&mut self) -> Result<()> {

@@ -11,7 +11,7 @@ use heed::{Database, RoTxn};
 
 use super::layout::{be, link_key, members_of, node_key, split_record, value_key_ids, Record};
 use super::{backend, LmdbStore};
-use crate::{codec, HashMap, HashSet, Result, StoreError};
+use crate::{codec, Batching, HashMap, HashSet, Result, StoreError};
 
 impl LmdbStore {
     pub(super) fn record(&self, r: &RoTxn<'_>, id: u64) -> Result<Option<Record>> {
