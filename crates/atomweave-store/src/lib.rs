@@ -107,6 +107,7 @@ pub mod pg;
 pub mod proxy;
 pub mod shared;
 mod spill;
+mod type_codes;
 mod wire;
 
 pub(crate) use handle_map::{HandleMap, IdCache, SpaceIds};

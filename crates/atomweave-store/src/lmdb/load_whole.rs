@@ -157,7 +157,7 @@ impl LmdbStore {
                     return Err(StoreError::Corrupt(format!("atom {id} is past the highest id stored")));
                 }
                 let (code, link, tv, body) = split_record(id, v)?;
-                chunk.push(Stored { id, t: self.type_of_code(code)?, link, tv, body });
+                chunk.push(Stored { id, t: self.types.type_of(code)?, link, tv, body });
             }
             if chunk.is_empty() {
                 break;

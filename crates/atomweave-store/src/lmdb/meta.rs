@@ -1,5 +1,5 @@
 //! The store's meta table as this process holds it: the next atom id and
-//! the type table (code -> type name).
+//! the type table (code -> type name, a [`TypeCodes`](crate::type_codes::TypeCodes)).
 //!
 //! Invariant: the copy here is reread from the table at the start of
 //! every transaction ([`LmdbStore::refresh_meta`]), so neither a write of
@@ -16,43 +16,21 @@ use crate::{Result, StoreError};
 impl LmdbStore {
     /// The code of a type read from a record (so the store has one).
     pub(super) fn record_code(&mut self, t: Type) -> Result<u16> {
-        self.code_known(t).ok_or_else(|| StoreError::Corrupt(format!("no code for type {}", t.name())))
+        self.types.code(t).ok_or_else(|| StoreError::Corrupt(format!("no code for type {}", t.name())))
     }
 
-    /// The store's code for `t`, if it has one (also for a type registered
-    /// here after the store was opened).
-    pub(super) fn code_known(&mut self, t: Type) -> Option<u16> {
-        if let Some(&c) = self.code_of_type.get(&t) {
-            return Some(c);
-        }
-        let c = u16::try_from(self.type_names.iter().position(|n| n == t.name())?).ok()?;
-        self.types_of_code[usize::from(c)] = Some(t);
-        self.code_of_type.insert(t, c);
-        Some(c)
-    }
-
+    /// The store's code for `t`, given now (in the meta table, in `w`)
+    /// if it has none.
     pub(super) fn code(&mut self, w: &mut RwTxn<'_>, t: Type) -> Result<u16> {
-        if let Some(c) = self.code_known(t) {
+        if let Some(c) = self.types.code(t) {
             return Ok(c);
         }
-        let code = u16::try_from(self.type_names.len()).map_err(|_| StoreError::Backend("more than 65536 types".into()))?;
+        let code = u16::try_from(self.types.len()).map_err(|_| StoreError::Backend("more than 65536 types".into()))?;
         let mut key = b"type:".to_vec();
         key.extend_from_slice(&code.to_be_bytes());
         self.db.meta.put(w, &key, t.name().as_bytes()).map_err(backend)?;
-        self.type_names.push(t.name().to_string());
-        self.types_of_code.push(Some(t));
-        self.code_of_type.insert(t, code);
+        self.types.insert(code, t.name());
         Ok(code)
-    }
-
-    pub(super) fn type_of_code(&self, code: u16) -> Result<Type> {
-        match (self.types_of_code.get(usize::from(code)), self.type_names.get(usize::from(code))) {
-            (Some(Some(t)), _) => Ok(*t),
-            // Registered since the store was opened?
-            (_, Some(name)) => atomweave::types::from_name_or_family(name)
-                .ok_or_else(|| StoreError::Backend(format!("the store holds atoms of type {name}, which is not known here (register it first)"))),
-            _ => Err(StoreError::Corrupt(format!("type code {code} is not in the store's type table"))),
-        }
     }
 
     /// Rereads what the store's meta table says: the next id and the type
@@ -68,32 +46,22 @@ impl LmdbStore {
         let mut count = 0;
         for entry in self.db.meta.prefix_iter(r, b"type:").map_err(backend)? {
             let (k, v) = entry.map_err(backend)?;
-            let code = k.get(5..7).map(|c| usize::from(u16::from_be_bytes([c[0], c[1]])));
-            if code.and_then(|c| self.type_names.get(c)).is_none_or(|n| n.as_bytes() != v) {
+            let code = k.get(5..7).map(|c| u16::from_be_bytes([c[0], c[1]]));
+            if code.is_none_or(|c| !self.types.names(c, v)) {
                 unchanged = false;
                 break;
             }
             count += 1;
         }
-        if unchanged && count == self.type_names.len() {
+        if unchanged && count == self.types.len() {
             return Ok(());
         }
-        self.type_names.clear();
-        self.types_of_code.clear();
-        self.code_of_type.clear();
+        self.types.clear();
         for entry in self.db.meta.prefix_iter(r, b"type:").map_err(backend)? {
             let (k, v) = entry.map_err(backend)?;
-            let code = usize::from(u16::from_be_bytes(k.get(5..7).and_then(|c| c.try_into().ok()).ok_or_else(|| StoreError::Corrupt("a type code".into()))?));
+            let code = u16::from_be_bytes(k.get(5..7).and_then(|c| c.try_into().ok()).ok_or_else(|| StoreError::Corrupt("a type code".into()))?);
             let name = std::str::from_utf8(v).map_err(|_| StoreError::Corrupt("a type name".into()))?;
-            if self.type_names.len() <= code {
-                self.type_names.resize(code + 1, String::new());
-                self.types_of_code.resize(code + 1, None);
-            }
-            self.type_names[code] = name.to_string();
-            self.types_of_code[code] = Type::from_name(name);
-            if let Some(t) = self.types_of_code[code] {
-                self.code_of_type.insert(t, code as u16);
-            }
+            self.types.insert(code, name);
         }
         Ok(())
     }

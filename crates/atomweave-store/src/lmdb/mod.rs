@@ -69,6 +69,7 @@ mod read;
 mod store_whole;
 mod write;
 
+use crate::type_codes::TypeCodes;
 use crate::{is_tv_key, Batching, HashMap, IdCache, Op, Result, StorageNode, StoreError};
 use layout::value_key;
 
@@ -104,9 +105,7 @@ pub struct LmdbStore {
     lock: std::sync::Arc<process_lock::StoreLock>,
     db: Dbs,
     /// The store's type table: names by code, resolved where known here.
-    type_names: Vec<String>,
-    types_of_code: Vec<Option<Type>>,
-    code_of_type: HashMap<Type, u16>,
+    types: TypeCodes<u16>,
     next_id: u64,
     pending: Vec<Op>,
     pending_space: Option<AtomSpace>,
@@ -191,9 +190,7 @@ impl LmdbStore {
             env,
             lock,
             db,
-            type_names: Vec::new(),
-            types_of_code: Vec::new(),
-            code_of_type: HashMap::default(),
+            types: TypeCodes::default(),
             next_id: 1,
             pending: Vec::new(),
             pending_space: None,
@@ -258,7 +255,7 @@ impl StorageNode for LmdbStore {
     fn load_atoms_of_type(&mut self, space: &AtomSpace, t: Type) -> Result<usize> {
         self.flush()?;
         self.ids.use_space(space);
-        let Some(code) = self.code_known(t) else { return Ok(0) };
+        let Some(code) = self.types.code(t) else { return Ok(0) };
         self.reading(|s, r| {
             let ids: Vec<u64> =
                 s.db.atoms

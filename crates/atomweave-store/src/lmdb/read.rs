@@ -17,7 +17,7 @@ impl LmdbStore {
     pub(super) fn record(&self, r: &RoTxn<'_>, id: u64) -> Result<Option<Record>> {
         let Some(bytes) = self.db.atoms.get(r, &be(id)).map_err(backend)? else { return Ok(None) };
         let (code, link, tv, body) = split_record(id, bytes)?;
-        let t = self.type_of_code(code)?;
+        let t = self.types.type_of(code)?;
         Ok(Some(if link {
             let mut members = Vec::new();
             members_of(id, body, &mut members)?;
@@ -46,7 +46,7 @@ impl LmdbStore {
 
     /// The id of a stored link with this content, if any.
     pub(super) fn find_link(&self, r: &RoTxn<'_>, t: Type, members: &[u64]) -> Result<Option<u64>> {
-        let Some(code) = self.code_of_type.get(&t).copied() else { return Ok(None) };
+        let Some(code) = self.types.known(t) else { return Ok(None) };
         let Some(ids) = self.db.links.get_duplicates(r, &be(link_key(code, members))).map_err(backend)? else { return Ok(None) };
         for entry in ids {
             let (_, v) = entry.map_err(backend)?;
@@ -61,7 +61,7 @@ impl LmdbStore {
     /// The id of `h` if the store holds it, without storing anything.
     pub(super) fn lookup(&mut self, r: &RoTxn<'_>, space: &AtomSpace, h: Handle) -> Result<Option<u64>> {
         self.by_content(space, h, |s, x, t, members| {
-            let Some(code) = s.code_known(t) else { return Ok(None) };
+            let Some(code) = s.types.code(t) else { return Ok(None) };
             match members {
                 None => {
                     let name = space.name(x).unwrap_or_default();
@@ -212,7 +212,7 @@ impl LmdbStore {
         let Some(id) = self.lookup(r, space, h)? else { return Ok(0) };
         let mut prefix = be(id).to_vec();
         if let Some(t) = t {
-            let Some(code) = self.code_known(t) else { return Ok(0) };
+            let Some(code) = self.types.code(t) else { return Ok(0) };
             prefix.extend_from_slice(&code.to_be_bytes());
         }
         let mut known = HashMap::default();

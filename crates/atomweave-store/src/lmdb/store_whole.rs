@@ -108,7 +108,7 @@ impl LmdbStore {
             let (Some(t), Some(name)) = (space.get_type(h), space.name(h)) else { continue };
             let code = match last {
                 Some((lt, c)) if lt == t => c,
-                _ => last.insert((t, self.code_known(t))).1,
+                _ => last.insert((t, self.types.code(t))).1,
             };
             // A type without a code came after the atoms were listed: so did the node.
             let Some(code) = code else { continue };
@@ -219,7 +219,7 @@ impl LmdbStore {
                             }
                         }
                         // A type without a code came after the atoms were listed: so did the link.
-                        let code = s.code_known(t);
+                        let code = s.types.code(t);
                         let Some(code) = code.filter(|_| members.len() == out.len()) else {
                             late.insert(x);
                             continue;

@@ -1,5 +1,5 @@
-//! The names a store gives: type codes (its own type table, by name) and
-//! uuids.
+//! The names a store gives: type codes (its own type table, by name, a
+//! [`TypeCodes`]) and uuids.
 //!
 //! Invariant: a code, once in `atomweave_types`, names one type for good,
 //! and a type gets its code in a transaction of its own, before any write
@@ -11,32 +11,26 @@ use atomweave::Type;
 
 use super::errors::pg_err;
 use super::{PgStore, ID_BLOCK};
-use crate::{Result, StoreError};
+use crate::type_codes::TypeCodes;
+use crate::Result;
 
 impl PgStore {
+    /// Rereads the store's type table.
     pub(super) fn reload_types(&mut self) -> Result<()> {
         let url = self.url.clone();
         let rows = self.client()?.query("SELECT code, name FROM atomweave_types", &[]).map_err(|e| pg_err(&url, e))?;
-        self.names_of_code.clear();
-        self.code_of_type.clear();
-        for r in rows {
-            let (code, name): (i16, String) = (r.get(0), r.get(1));
-            if let Some(t) = Type::from_name(&name) {
-                self.code_of_type.insert(t, code);
-            }
-            self.names_of_code.insert(code, name);
-        }
+        self.types = type_codes_of(&rows);
         Ok(())
     }
 
     /// The store's code for `t`, if it has one (rereading the table once:
     /// another process may have added it).
     pub(super) fn code_known(&mut self, t: Type) -> Result<Option<i16>> {
-        if let Some(&c) = self.code_of_type.get(&t) {
+        if let Some(c) = self.types.known(t) {
             return Ok(Some(c));
         }
         self.reload_types()?;
-        Ok(self.code_of_type.get(&t).copied())
+        Ok(self.types.known(t))
     }
 
     /// Gives every type in `ts` a code, in transactions of its own (before a
@@ -44,7 +38,7 @@ impl PgStore {
     pub(super) fn ensure_codes(&mut self, ts: impl IntoIterator<Item = Type>) -> Result<()> {
         let url = self.url.clone();
         for t in ts {
-            if self.code_of_type.contains_key(&t) {
+            if self.types.known(t).is_some() {
                 continue;
             }
             loop {
@@ -56,9 +50,7 @@ impl PgStore {
                 )
                 .map_err(|e| pg_err(&url, e))?;
                 if let Some(r) = c.query_opt("SELECT code FROM atomweave_types WHERE name = $1", &[&t.name()]).map_err(|e| pg_err(&url, e))? {
-                    let code: i16 = r.get(0);
-                    self.code_of_type.insert(t, code);
-                    self.names_of_code.insert(code, t.name().to_string());
+                    self.types.insert(r.get(0), t.name());
                     break;
                 }
             }
@@ -66,13 +58,13 @@ impl PgStore {
         Ok(())
     }
 
+    /// The type a stored code names (rereading the table once if it does
+    /// not hold the code: another process may have added it).
     pub(super) fn type_of_code(&mut self, code: i16) -> Result<Type> {
-        if !self.names_of_code.contains_key(&code) {
+        if !self.types.holds(code) {
             self.reload_types()?;
         }
-        let name = self.names_of_code.get(&code).ok_or_else(|| StoreError::Corrupt(format!("type code {code} is not in the store's type table")))?;
-        atomweave::types::from_name_or_family(name)
-            .ok_or_else(|| StoreError::Backend(format!("the store holds atoms of type {name}, which is not known here (register it first)")))
+        self.types.type_of(code)
     }
 
     /// `n` fresh uuids.
@@ -98,4 +90,13 @@ impl PgStore {
         }
         Ok(out)
     }
+}
+
+/// The type table rows of `atomweave_types` (code, name) hold.
+pub(super) fn type_codes_of(rows: &[postgres::Row]) -> TypeCodes<i16> {
+    let mut codes = TypeCodes::default();
+    for r in rows {
+        codes.insert(r.get(0), r.get::<_, &str>(1));
+    }
+    codes
 }

@@ -6,15 +6,17 @@
 //! bulk call, and a value only once every atom before it is added. A load
 //! that stops mid-copy leaves the connection behind, not a half-read one.
 
-use atomweave::{AtomSpace, Handle, LinkBatch, NodeBatch, TruthValue, Type};
+use atomweave::{AtomSpace, Handle, LinkBatch, NodeBatch, TruthValue};
 use postgres::binary_copy::BinaryCopyOutIter;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::Type as SqlType;
 use postgres::Transaction;
 
 use super::errors::pg_err;
+use super::ids::type_codes_of;
 use super::schema::{tv_of, UuidCache, READ_COLUMNS, READ_TYPES};
 use super::{PgStore, REPORT};
+use crate::type_codes::TypeCodes;
 use crate::{codec, HashMap, Result, StoreError};
 
 impl PgStore {
@@ -31,13 +33,11 @@ impl PgStore {
                 (r.get(0), r.get(1), r.get(2))
             };
             // The type table of this snapshot: the connection is busy with it.
-            let names: HashMap<i16, String> =
-                t.query("SELECT code, name FROM atomweave_types", &[]).map_err(|e| pg_err(&url, e))?.iter().map(|r| (r.get(0), r.get(1))).collect();
+            let types = type_codes_of(&t.query("SELECT code, name FROM atomweave_types", &[]).map_err(|e| pg_err(&url, e))?);
             let mut loader = Loader {
                 space,
                 ids: &mut self.ids,
-                names,
-                types_of: HashMap::default(),
+                types,
                 // Uuids come in blocks from 1, so they are dense enough to index a vector.
                 known: Known::new(count, last.unwrap_or(0)),
                 pending: Pending::default(),
@@ -78,9 +78,8 @@ impl PgStore {
 struct Loader<'a> {
     space: &'a AtomSpace,
     ids: &'a mut UuidCache,
-    /// The type table of the load's snapshot, and the types found in it.
-    names: HashMap<i16, String>,
-    types_of: HashMap<i16, Type>,
+    /// The type table of the load's snapshot.
+    types: TypeCodes<i16>,
     known: Known,
     /// Rows come height by height, so a run of them is added in one bulk
     /// call: nodes, or links of one height (whose members are all lower,
@@ -99,7 +98,7 @@ impl Loader<'_> {
     fn take(&mut self, row: Loaded) -> Result<()> {
         match row {
             Loaded::Atom { uuid, code, height, name, outgoing, tv } => {
-                let ty = self.type_of(code)?;
+                let ty = self.types.type_of(code)?;
                 match (name, outgoing) {
                     (Some(name), _) => {
                         if !self.pending.links.is_empty() {
@@ -141,17 +140,6 @@ impl Loader<'_> {
     fn add_pending(&mut self) -> Result<()> {
         self.added += self.pending.add(self.space, &mut self.known, self.ids)?;
         Ok(())
-    }
-
-    /// The type of a code of the snapshot's type table.
-    fn type_of(&mut self, code: i16) -> Result<Type> {
-        if let Some(&t) = self.types_of.get(&code) {
-            return Ok(t);
-        }
-        let name = self.names.get(&code).ok_or_else(|| StoreError::Corrupt(format!("type code {code} is not in the store's type table")))?;
-        let t = atomweave::types::from_name_or_family(name)
-            .ok_or_else(|| StoreError::Backend(format!("the store holds atoms of type {name}, which is not known here (register it first)")))?;
-        Ok(*self.types_of.entry(code).or_insert(t))
     }
 }
 

@@ -94,6 +94,7 @@ use std::time::Duration;
 use atomweave::{AtomSpace, Handle, Type, Value};
 use postgres::{Client, NoTls};
 
+use crate::type_codes::TypeCodes;
 use crate::{is_tv_key, Batching, HashMap, Op, Result, StorageNode, StoreError};
 use errors::{connect_err, pg_err};
 use schema::{tv_of, UuidCache, STAGING};
@@ -109,8 +110,8 @@ pub struct PgStore {
     url: String,
     config: postgres::Config,
     client: Option<Client>,
-    code_of_type: HashMap<Type, i16>,
-    names_of_code: HashMap<i16, String>,
+    /// The store's type table, as last read.
+    types: TypeCodes<i16>,
     /// Store uuids (and heights) of atoms of one space, as found or made.
     ids: UuidCache,
     pending: Vec<Op>,
@@ -136,8 +137,7 @@ impl PgStore {
             url: url.to_string(),
             config,
             client: None,
-            code_of_type: HashMap::default(),
-            names_of_code: HashMap::default(),
+            types: TypeCodes::default(),
             ids: UuidCache::new((0, 0)),
             pending: Vec::new(),
             pending_space: None,

@@ -47,8 +47,8 @@ impl PgStore {
             let mut of_digest: HashMap<[u8; 16], Handle> = HashMap::default();
             for &(_, h) in &order[start..end] {
                 let t = space.get_type(h).expect("walked");
-                let code = match self.code_of_type.get(&t) {
-                    Some(&c) => c,
+                let code = match self.types.known(t) {
+                    Some(c) => c,
                     None if !reloaded => {
                         // Another process may have added the type: reread once per lookup.
                         reloaded = true;

@@ -316,7 +316,7 @@ impl PgStore {
         out: &mut Vec<i64>,
     ) -> Result<Option<[u8; 16]>> {
         let (Some(ty), Some(members)) = (space.get_type(h), space.outgoing(h)) else { return Ok(None) };
-        let code = self.code_of_type[&ty];
+        let code = self.types.known(ty).expect("types have codes");
         let tv = tv_columns(space.get_tv(h).unwrap_or_default());
         // By the record, not the type: a foreign AST's leaf is a node of a link type.
         let dig = if space.is_link(h) {
