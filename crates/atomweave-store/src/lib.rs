@@ -105,7 +105,7 @@ mod handle_map;
 pub mod lmdb;
 pub mod pg;
 pub mod proxy;
-pub mod shared;
+pub mod registry;
 mod spill;
 mod type_codes;
 mod wire;
