@@ -158,7 +158,7 @@ pub fn bench(args: PersistBenchArgs) -> Result<(), String> {
                     if !args.quiet {
                         eprintln!("persist-bench: starting a scratch PostgreSQL server (give --url to use your own)");
                     }
-                    scratch = atomweave_store::pg::scratch::ScratchServer::start(true).map_err(|e| e.to_string())?;
+                    scratch = atomweave_store::pg::scratch_server::ScratchServer::start(true).map_err(|e| e.to_string())?;
                     scratch.url()
                 }
             };

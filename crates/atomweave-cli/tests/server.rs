@@ -287,7 +287,7 @@ fn acknowledged_writes_survive_sigkill_in_lmdb() {
 
 #[test]
 fn acknowledged_writes_survive_sigkill_in_postgres() {
-    let pg = atomweave_store::pg::scratch::ScratchServer::start(true).unwrap();
+    let pg = atomweave_store::pg::scratch_server::ScratchServer::start(true).unwrap();
     // The server opens the store inside its runtime: this start panicked.
     acknowledged_writes_survive_sigkill(&pg.url(), 1000);
 }

@@ -3,35 +3,24 @@
 //! `barrier`, `cog-close`. A call given no StorageNode uses the one opened
 //! last and still open, as upstream's do.
 
-use std::sync::Arc;
-
 use atomweave::{Handle, Value};
+use atomweave_store::registry::Registry;
 use atomweave_store::StorageNode;
-use parking_lot::Mutex;
 
 use crate::error::{Error, R};
 use crate::ffi::{self, Scm, Subr};
 use crate::smob::{self, Atom};
 
-/// A store in use by one call at a time; `None` once closed.
-type Shared = Arc<Mutex<Option<Box<dyn StorageNode>>>>;
+/// Open stores, by the space (its index) and StorageNode atom that opened
+/// them, the current one last. Its lock is held only to find, add or
+/// remove a store: a call then locks that store alone, so a slow fetch
+/// holds up no other store.
+static OPEN: Registry<(u32, Handle)> = Registry::new();
 
-/// An open store, the space and StorageNode atom that opened it.
-struct Opened {
-    space: u32,
-    node: Handle,
-    store: Shared,
+/// Whether an entry is the one StorageNode atom `n` opened.
+fn opened_by(n: Atom) -> impl Fn(&(u32, Handle)) -> bool {
+    move |&(space, node)| node == n.h && smob::space_at(space).same_hierarchy(&n.space())
 }
-
-impl Opened {
-    fn is(&self, n: Atom) -> bool {
-        self.node == n.h && smob::space_at(self.space).same_hierarchy(&n.space())
-    }
-}
-
-/// Open stores, the current one last. Held only to find a store: a call
-/// then locks that store alone, so a slow fetch holds up no other store.
-static OPEN: Mutex<Vec<Opened>> = Mutex::new(Vec::new());
 
 /// The optional trailing arguments: a StorageNode atom and an atomspace, in any order.
 #[derive(Default)]
@@ -57,35 +46,21 @@ fn where_of(args: &[Scm]) -> R<Where> {
 /// Stores an embedder gave spaces (by space index): a call given no
 /// StorageNode, with none open, uses the current space's. The server gives
 /// its space the server's own store this way.
-static GIVEN: Mutex<Vec<(u32, Shared)>> = Mutex::new(Vec::new());
+static GIVEN: Registry<u32> = Registry::new();
 
 /// Makes `store` the one the calls use, for `space`, when no StorageNode is
 /// open (see `GIVEN`); it is never closed from Scheme.
 pub fn give_store(space: u32, store: Box<dyn StorageNode>) {
-    GIVEN.lock().push((space, Arc::new(Mutex::new(Some(store)))));
+    GIVEN.add(space, store);
 }
 
 /// Runs `f` on the store `node` names (or the current one).
 fn with_store<T>(node: Option<Atom>, f: impl FnOnce(&mut dyn StorageNode) -> atomweave_store::Result<T>) -> R<T> {
-    let store = {
-        let open = OPEN.lock();
-        let found = match node {
-            Some(n) => open.iter().rev().find(|o| o.is(n)).map(|o| o.store.clone()),
-            None => open.last().map(|o| o.store.clone()).or_else(|| {
-                let space = crate::api::current();
-                GIVEN.lock().iter().rev().find(|(s, _)| *s == space).map(|(_, st)| st.clone())
-            }),
-        };
-        found.ok_or_else(|| {
-            Error::msg(match node {
-                Some(_) => "that StorageNode is not open: cog-open it first",
-                None => "no StorageNode is open: cog-open one first",
-            })
-        })?
-    };
-    let mut store = store.lock();
-    let store = store.as_mut().ok_or_else(|| Error::msg("the StorageNode was closed"))?;
-    Ok(f(store.as_mut())?)
+    let named = OPEN.named_or_current(node.map(opened_by), "cog-open");
+    let given = || node.is_none().then(|| GIVEN.find(|&s| s == crate::api::current())).flatten();
+    let store = named.or_else(|e| given().ok_or(e)).map_err(Error::msg)?;
+    let mut store = store.lock_open().map_err(Error::msg)?;
+    Ok(f(&mut *store)?)
 }
 
 fn atom(x: Scm) -> R<Atom> {
@@ -108,40 +83,30 @@ subrs! {
         a.get_type()?;
         let name = a.space().name(a.h).unwrap_or_default().to_string();
         let already = || Error::msg(format!("{name} is already open"));
-        if OPEN.lock().iter().any(|o| o.is(a)) {
+        if OPEN.contains(opened_by(a)) {
             return Err(already());
         }
-        // Opening may take long (a network, a big file): not under the list's lock.
+        // Opening may take long (a network, a big file): not under the table's lock.
         let store = atomweave_store::proxy::open_node(&a.space(), a.h)?;
-        let mut open = OPEN.lock();
-        if open.iter().any(|o| o.is(a)) {
-            drop(open);
+        if let Err(store) = OPEN.add_unless((a.space, a.h), store, opened_by(a)) {
             store.close()?;
             return Err(already());
         }
-        open.push(Opened { space: a.space, node: a.h, store: Arc::new(Mutex::new(Some(store))) });
         Ok(ffi::UNSPECIFIED)
     }
     cog_close "cog-close" (sn) {
         let w = where_of(&[sn])?;
-        let opened = {
-            let mut open = OPEN.lock();
-            let i = match w.node {
-                Some(n) => open.iter().rposition(|o| o.is(n)),
-                None => open.len().checked_sub(1),
-            };
-            open.remove(i.ok_or_else(|| Error::msg("no such StorageNode is open"))?)
+        let opened = match w.node {
+            Some(n) => OPEN.remove(opened_by(n)),
+            None => OPEN.remove_current(),
         };
         // Waits for a call still using it.
-        let store = opened.store.lock().take();
-        if let Some(store) = store {
-            store.close()?;
-        }
+        opened.ok_or_else(|| Error::msg("no such StorageNode is open"))?.close()?;
         Ok(ffi::UNSPECIFIED)
     }
     cog_connected "cog-connected?" (sn) {
         let a = atom(sn)?;
-        Ok(Scm::bool(OPEN.lock().iter().any(|o| o.is(a))))
+        Ok(Scm::bool(OPEN.contains(opened_by(a))))
     }
     store_atom "store-atom" (x, sn) {
         let a = atom(x)?;
@@ -224,7 +189,7 @@ subrs! {
     monitor_storage "monitor-storage" (sn) {
         let node = where_of(&[sn])?.node;
         // A StorageNode that a proxy opened (not cog-open): the proxy's report has it.
-        if let Some(n) = node.filter(|&n| !OPEN.lock().iter().any(|o| o.is(n))) {
+        if let Some(n) = node.filter(|&n| !OPEN.contains(opened_by(n))) {
             let name = atomweave::sexpr::atom_prefix(&*n.space(), n.h, atomweave::sexpr::Form::Wire, 200);
             return Ok(ffi::string(&format!("{name}: not open by cog-open (a proxy that uses it reports on it)\n")));
         }

@@ -4,8 +4,8 @@
 //! opened last and still open, as upstream's do.
 
 use atomweave::{AtomSpace, Handle};
+use atomweave_store::registry::Registry;
 use atomweave_store::{StorageNode, StoreError};
-use parking_lot::Mutex;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 
@@ -13,15 +13,16 @@ use crate::atom::PyAtom;
 use crate::space::{default_space, type_arg, PySpace};
 use crate::values::{self};
 
-/// An open store and the StorageNode atom that names it.
-struct Opened {
-    space: AtomSpace,
-    node: Handle,
-    store: Box<dyn StorageNode>,
-}
+/// Open stores, by the space and StorageNode atom that opened them, the
+/// current one last. Its lock is held only to find, add or remove a
+/// store: a call locks its store alone, so a slow fetch holds up no other
+/// store.
+static OPEN: Registry<(AtomSpace, Handle)> = Registry::new();
 
-/// Open stores, the current one last.
-static OPEN: Mutex<Vec<Opened>> = Mutex::new(Vec::new());
+/// Whether an entry is the one the StorageNode atom `node` of `space` opened.
+fn opened_by(space: &AtomSpace, node: Handle) -> impl Fn(&(AtomSpace, Handle)) -> bool + '_ {
+    move |(s, n)| *n == node && s.same_hierarchy(space)
+}
 
 fn store_err(e: StoreError) -> PyErr {
     match e {
@@ -39,18 +40,9 @@ fn with_store<T: Send>(
 ) -> PyResult<T> {
     let key = storage.map(|s| (s.get().space.get().space.clone(), s.get().handle));
     py.allow_threads(|| {
-        let mut open = OPEN.lock();
-        let opened = match &key {
-            Some((space, node)) => open.iter_mut().rev().find(|o| o.node == *node && o.space.same_hierarchy(space)),
-            None => open.last_mut(),
-        };
-        let opened = opened.ok_or_else(|| {
-            PyRuntimeError::new_err(match key {
-                Some(_) => "that StorageNode is not open: cog_open it first",
-                None => "no StorageNode is open: cog_open one first",
-            })
-        })?;
-        f(opened.store.as_mut()).map_err(store_err)
+        let store = OPEN.named_or_current(key.as_ref().map(|(space, node)| opened_by(space, *node)), "cog_open").map_err(PyRuntimeError::new_err)?;
+        let mut store = store.lock_open().map_err(PyRuntimeError::new_err)?;
+        f(&mut *store).map_err(store_err)
     })
 }
 
@@ -67,7 +59,7 @@ pub fn cog_open(py: Python<'_>, storage: &Bound<'_, PyAtom>) -> PyResult<()> {
     let space = a.space.get().space.clone();
     space.get_type(a.handle).ok_or_else(|| PyRuntimeError::new_err("the StorageNode is gone"))?;
     let store = py.allow_threads(|| atomweave_store::proxy::open_node(&space, a.handle)).map_err(store_err)?;
-    OPEN.lock().push(Opened { space, node: a.handle, store });
+    OPEN.add((space, a.handle), store);
     Ok(())
 }
 
@@ -77,13 +69,12 @@ pub fn cog_open(py: Python<'_>, storage: &Bound<'_, PyAtom>) -> PyResult<()> {
 pub fn cog_close(py: Python<'_>, storage: Option<&Bound<'_, PyAtom>>) -> PyResult<()> {
     let key = storage.map(|s| (s.get().space.get().space.clone(), s.get().handle));
     py.allow_threads(|| {
-        let mut open = OPEN.lock();
-        let i = match &key {
-            Some((space, node)) => open.iter().rposition(|o| o.node == *node && o.space.same_hierarchy(space)),
-            None => open.len().checked_sub(1),
+        let opened = match &key {
+            Some((space, node)) => OPEN.remove(opened_by(space, *node)),
+            None => OPEN.remove_current(),
         };
-        let i = i.ok_or_else(|| PyRuntimeError::new_err("no such StorageNode is open"))?;
-        open.remove(i).store.close().map_err(store_err)
+        // Waits for a call still using it.
+        opened.ok_or_else(|| PyRuntimeError::new_err("no such StorageNode is open"))?.close().map_err(store_err)
     })
 }
 

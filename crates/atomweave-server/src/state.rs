@@ -21,8 +21,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use atomweave::{AtomSpace, Handle};
+use atomweave_store::registry::{Locked, StoreHandle};
 use atomweave_store::StorageNode;
-use parking_lot::{Condvar, MappedMutexGuard, Mutex, MutexGuard};
+use parking_lot::{Condvar, Mutex};
 use tokio::sync::watch;
 
 /// When a write acknowledged to a client is durable in the store.
@@ -68,8 +69,9 @@ thread_local! {
 
 /// The store and the numbering of its writes, shared with the committer.
 struct Commits {
-    /// `None` without a store, and after shutdown closed it.
-    store: Mutex<Option<Box<dyn StorageNode>>>,
+    /// `None` without a store; its store is taken out (closed to every
+    /// call) at shutdown. A call locks the store alone.
+    store: Option<StoreHandle>,
     /// Writes handed to the store so far; changed under the store's lock.
     queued: AtomicU64,
     durable: watch::Sender<Durable>,
@@ -90,6 +92,11 @@ struct Wake {
 }
 
 impl Commits {
+    /// The store, locked; `None` without one, or once shutdown took it.
+    fn lock(&self) -> Option<Locked<'_>> {
+        self.store.as_ref()?.store().lock()
+    }
+
     /// Numbers a write just handed to the store (under its lock), for the
     /// connection that made it, and wakes the committer.
     fn written(&self) {
@@ -104,8 +111,7 @@ impl Commits {
 
     /// Makes every queued write durable, or marks the store broken.
     fn commit(&self) {
-        let mut store = self.store.lock();
-        let Some(st) = store.as_mut() else { return };
+        let Some(mut st) = self.lock() else { return };
         let target = self.queued.load(Ordering::Acquire);
         if target <= self.durable.borrow().upto || self.durable.borrow().broken.is_some() {
             return;
@@ -165,7 +171,7 @@ impl State {
     pub fn new(space: AtomSpace, store: Option<Box<dyn StorageNode>>, sync: Durability) -> State {
         let has_store = store.is_some();
         let commits = Arc::new(Commits {
-            store: Mutex::new(store),
+            store: store.map(StoreHandle::new),
             queued: AtomicU64::new(0),
             durable: watch::Sender::new(Durable::default()),
             wake: Mutex::new(Wake::default()),
@@ -183,20 +189,20 @@ impl State {
 
     /// The store, locked; `Ok(None)` without one, an error once it is
     /// closed or broken.
-    fn store(&self) -> Result<Option<MappedMutexGuard<'_, Box<dyn StorageNode>>>, String> {
+    fn store(&self) -> Result<Option<Locked<'_>>, String> {
         if let Some(msg) = &self.commits.durable.borrow().broken {
             return Err(msg.to_string());
         }
-        match MutexGuard::try_map(self.commits.store.lock(), |s| s.as_mut()) {
-            Ok(st) => Ok(Some(st)),
-            Err(_) if self.has_store => Err("the server is shutting down; its store is closed".into()),
-            Err(_) => Ok(None),
+        match self.commits.lock() {
+            Some(st) => Ok(Some(st)),
+            None if self.has_store => Err("the server is shutting down; its store is closed".into()),
+            None => Ok(None),
         }
     }
 
     /// Numbers a write just handed to the store (whose lock `_held` is),
     /// for the connection that made it, and wakes the committer.
-    fn written(&self, _held: &MappedMutexGuard<'_, Box<dyn StorageNode>>) {
+    fn written(&self, _held: &Locked<'_>) {
         self.commits.written();
     }
 
@@ -205,7 +211,7 @@ impl State {
     /// shells' are. `None` without a store.
     #[cfg(feature = "scheme")]
     pub(crate) fn for_scheme(&self) -> Option<Box<dyn StorageNode>> {
-        let url = self.commits.store.lock().as_ref()?.url().to_string();
+        let url = self.commits.lock()?.url().to_string();
         Some(Box::new(Through { commits: self.commits.clone(), url }))
     }
 
@@ -252,7 +258,7 @@ impl State {
     /// may set values on members too.
     pub(crate) fn stored(&self, h: Handle) -> Result<(), String> {
         let Some(mut st) = self.store()? else { return Ok(()) };
-        self.store_tree(&mut **st, h, &mut std::collections::HashSet::new()).map_err(|e| e.to_string())?;
+        self.store_tree(&mut *st, h, &mut std::collections::HashSet::new()).map_err(|e| e.to_string())?;
         self.written(&st);
         Ok(())
     }
@@ -296,7 +302,7 @@ impl State {
         let mut values = std::collections::HashSet::new();
         for change in changes.iter() {
             match change {
-                Change::Atom(h) if space.contains(*h) => self.store_tree(&mut **st, *h, &mut stored).or_else(&mut lasting)?,
+                Change::Atom(h) if space.contains(*h) => self.store_tree(&mut *st, *h, &mut stored).or_else(&mut lasting)?,
                 Change::Value(h, k) if space.contains(*h) && space.contains(*k) && values.insert((*h, *k)) => {
                     st.store_value(space, *h, *k).or_else(&mut lasting)?
                 }
@@ -365,7 +371,7 @@ impl State {
         if let Some(t) = self.committer.lock().take() {
             let _ = t.join();
         }
-        self.commits.store.lock().take()
+        self.commits.store.as_ref()?.store().take()
     }
 
     /// Shutdown flushed and closed the store: everything queued is durable.
@@ -390,9 +396,8 @@ impl Through {
         if let Some(msg) = &self.commits.durable.borrow().broken {
             return Err(StoreError::Backend(msg.to_string()));
         }
-        let mut store = self.commits.store.lock();
-        let st = store.as_mut().ok_or_else(|| StoreError::Backend("the server is shutting down; its store is closed".into()))?;
-        let done = f(st.as_mut())?;
+        let mut st = self.commits.lock().ok_or_else(|| StoreError::Backend("the server is shutting down; its store is closed".into()))?;
+        let done = f(&mut *st)?;
         if write {
             self.commits.written();
         }

@@ -21,9 +21,11 @@
 //!
 //! [`barrier`]: StorageNode::barrier
 
-use atomweave::{types, AtomSpace, Handle, TruthValue, Type, Value};
+use atomweave::AtomSource;
+use atomweave::{AtomSpace, Handle, TruthValue, Type, Value};
 
-type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
+pub(crate) type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
+pub(crate) type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
 
 /// The StorageNode calls besides the plain writes (`store_atom`,
 /// `store_value`) and `fetch_query`, each passed to the store that
@@ -63,16 +65,53 @@ macro_rules! forward_calls {
     };
 }
 
+/// The StorageNode calls the database stores (LMDB, PostgreSQL) make the
+/// same way: their `url` field, writes queued for the next flush
+/// ([`Batching`]), incoming sets through their own `fetch_incoming(space,
+/// h, type, recursive)`, deletes through their `delete_from_store`
+/// ([`delete_in_both`]).
+macro_rules! database_calls {
+    () => {
+        fn url(&self) -> &str {
+            &self.url
+        }
+        fn store_atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
+            self.queue_store(space, h, crate::Op::Atom(h))
+        }
+        fn store_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
+            self.queue_store(space, h, crate::Op::Value(h, key))
+        }
+        fn update_value(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
+            self.queue_update(space, h, key, delta)
+        }
+        fn fetch_incoming_set(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<usize> {
+            self.fetch_incoming(space, h, None, recursive)
+        }
+        fn fetch_incoming_by_type(&mut self, space: &AtomSpace, h: Handle, t: Type) -> Result<usize> {
+            self.fetch_incoming(space, h, Some(t), false)
+        }
+        fn delete(&mut self, space: &AtomSpace, h: Handle, recursive: bool) -> Result<bool> {
+            self.flush()?;
+            self.ids.use_space(space);
+            crate::delete_in_both(space, h, recursive, || self.delete_from_store(space, h, recursive))
+        }
+    };
+}
+
 pub mod buffer;
 pub mod codec;
 pub mod cog;
 pub mod file;
+mod handle_map;
 pub mod lmdb;
 pub mod pg;
 pub mod proxy;
-pub mod shared;
+pub mod registry;
 mod spill;
+mod type_codes;
 mod wire;
+
+pub(crate) use handle_map::{HandleMap, IdCache, SpaceIds};
 
 /// What can go wrong with a store.
 #[derive(Debug, thiserror::Error)]
@@ -260,7 +299,7 @@ pub(crate) trait Batching {
     /// queued, but for writes that no flush could apply (a value changed
     /// since it was queued into one the store cannot hold): those are
     /// dropped, reported with the error, and the rest written.
-    fn flush_pending(&mut self) -> Result<()> {
+    fn flush(&mut self) -> Result<()> {
         let (ops, owner) = self.pending();
         if ops.is_empty() {
             return Ok(());
@@ -297,7 +336,7 @@ pub(crate) trait Batching {
     fn queue(&mut self, space: &AtomSpace, op: Op) -> Result<()> {
         let (ops, owner) = self.pending();
         if ops.len() >= BATCH || owner.as_ref().is_some_and(|s| s != space) {
-            self.flush_pending()?;
+            self.flush()?;
         }
         let (ops, owner) = self.pending();
         *owner = Some(space.clone());
@@ -322,9 +361,24 @@ pub(crate) trait Batching {
     }
 }
 
-/// Whether `key` is the truth-value key, whose value a store keeps with the atom.
-pub(crate) fn is_tv_key(space: &AtomSpace, key: Handle) -> bool {
-    space.get_type(key) == Some(types::PREDICATE_NODE) && space.name(key) == Some(atomweave::sexpr::TV_KEY)
+/// A database store's `delete`: refused (false, nothing touched) while
+/// links in the space hold the atom and `recursive` is not set; else
+/// `from_store` deletes it from the store, saying whether the store held
+/// it (`None`: links there hold it and `recursive` is not set, so nothing
+/// was deleted), and then it goes from the space (with `recursive`, the
+/// links holding it too). Whether it was deleted: taken from the space,
+/// or, gone from it already, found in the store.
+pub(crate) fn delete_in_both(space: &AtomSpace, h: Handle, recursive: bool, from_store: impl FnOnce() -> Result<Option<bool>>) -> Result<bool> {
+    if !recursive && space.incoming_size(h).unwrap_or(0) > 0 {
+        return Ok(false);
+    }
+    let Some(found) = from_store()? else { return Ok(false) };
+    match space.extract(h, recursive) {
+        Ok(()) => Ok(true),
+        Err(atomweave::Error::HasIncoming { .. }) => Ok(false),
+        Err(atomweave::Error::InvalidHandle(_)) => Ok(found),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The values of `h` a store can name: those whose key, and every atom the
@@ -355,7 +409,7 @@ pub(crate) fn holds_only_live(space: &AtomSpace, v: &Value) -> bool {
 pub fn update_in_space(space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<Value> {
     space.get_type(h).ok_or(atomweave::Error::InvalidHandle(h))?;
     let current = space.get_value(h, key).filter(|v| *v != Value::Truth(TruthValue::DEFAULT));
-    let new = add(current, is_tv_key(space, key), delta);
+    let new = add(current, space.is_tv_key(key), delta);
     space.set_value(h, key, new.clone())?;
     Ok(new)
 }
@@ -378,181 +432,4 @@ pub(crate) fn add(stored: Option<Value>, tv_key: bool, delta: &[f64]) -> Value {
     }
     v.iter_mut().zip(delta).for_each(|(x, d)| *x += d);
     Value::float(v)
-}
-
-/// Values by handle number, `absent` marking none. Handle numbers are
-/// dense in a space that has only grown, so this is a vector, not a hash
-/// map (a whole-space store looks every atom and member up here); but
-/// numbers are never reused, and a space shares its numbering with its
-/// hierarchy, so they may lie far above the entries: where a vector would
-/// be more than four times the entries (and [`SLACK`]), they go in a map,
-/// and back into a vector once filled in.
-pub(crate) struct HandleMap<V> {
-    dense: Vec<V>,
-    sparse: Option<HashMap<u32, V>>,
-    absent: V,
-    len: usize,
-    /// The highest number in the map, while there is one.
-    top: usize,
-}
-
-/// Room a vector may have beyond four times its entries: 8 MB of ids.
-const SLACK: usize = 1 << 20;
-
-/// Whether numbers below `len` may take a vector for `entries` entries.
-fn fits(len: usize, entries: usize) -> bool {
-    len <= 4 * entries + SLACK
-}
-
-impl<V: Copy + PartialEq> HandleMap<V> {
-    pub(crate) fn new(absent: V) -> Self {
-        HandleMap { dense: Vec::new(), sparse: None, absent, len: 0, top: 0 }
-    }
-
-    pub(crate) fn get(&self, h: &Handle) -> Option<&V> {
-        let n = h.to_u32();
-        let found = match &self.sparse {
-            Some(m) => m.get(&n),
-            None => self.dense.get(n as usize),
-        };
-        found.filter(|v| **v != self.absent)
-    }
-
-    pub(crate) fn contains_key(&self, h: &Handle) -> bool {
-        self.get(h).is_some()
-    }
-
-    pub(crate) fn insert(&mut self, h: Handle, v: V) {
-        debug_assert!(v != self.absent, "the absent mark is not a value");
-        let i = h.to_u32() as usize;
-        if let Some(m) = &mut self.sparse {
-            if m.insert(i as u32, v).is_none() {
-                self.len += 1;
-            }
-            self.top = self.top.max(i);
-            if self.len.is_power_of_two() && fits(self.top + 1, self.len) {
-                self.make_dense(self.top + 1);
-            }
-            return;
-        }
-        if i >= self.dense.len() {
-            if !fits(i + 1, self.len + 1) {
-                self.make_sparse(self.len + 1);
-                return self.insert(h, v);
-            }
-            let len = (i + 1).max((self.dense.len() * 2).min(4 * (self.len + 1) + SLACK));
-            self.dense.resize(len, self.absent);
-        }
-        if std::mem::replace(&mut self.dense[i], v) == self.absent {
-            self.len += 1;
-        }
-    }
-
-    pub(crate) fn clear(&mut self) {
-        *self = HandleMap::new(self.absent);
-    }
-
-    /// Room for `entries` handles numbered up to `top`, made once.
-    pub(crate) fn reserve(&mut self, top: u32, entries: usize) {
-        let entries = entries.max(self.len);
-        let len = (top as usize + 1).max(if self.sparse.is_some() { self.top + 1 } else { 0 });
-        if !fits(len, entries) {
-            match &mut self.sparse {
-                Some(m) => m.reserve(entries - m.len()),
-                None => self.make_sparse(entries),
-            }
-        } else if self.sparse.is_some() {
-            self.make_dense(len);
-        } else if self.dense.len() < len {
-            self.dense.reserve_exact(len - self.dense.len());
-            self.dense.resize(len, self.absent);
-        }
-    }
-
-    fn make_sparse(&mut self, capacity: usize) {
-        let mut m = HashMap::with_capacity_and_hasher(capacity, Default::default());
-        for (n, v) in std::mem::take(&mut self.dense).into_iter().enumerate().filter(|(_, v)| *v != self.absent) {
-            m.insert(n as u32, v);
-            self.top = n;
-        }
-        self.sparse = Some(m);
-    }
-
-    fn make_dense(&mut self, len: usize) {
-        let mut dense = vec![self.absent; len];
-        for (n, v) in self.sparse.take().into_iter().flatten() {
-            dense[n as usize] = v;
-        }
-        self.dense = dense;
-    }
-}
-
-impl<V: Copy + PartialEq> std::ops::Index<&Handle> for HandleMap<V> {
-    type Output = V;
-
-    fn index(&self, h: &Handle) -> &V {
-        self.get(h).expect("a handle with an entry")
-    }
-}
-
-/// Store ids of one space's atoms, by handle. Store ids start at 1; 0
-/// marks "not known".
-pub(crate) type IdCache = HandleMap<u64>;
-
-impl Default for IdCache {
-    fn default() -> Self {
-        HandleMap::new(0)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_handle_map_stays_a_vector_while_dense_and_a_map_once_not() {
-        let h = Handle::from_u32;
-        let mut m = HandleMap::new(0u64);
-        for n in 0..10_000 {
-            m.insert(h(n), u64::from(n) + 1);
-        }
-        assert!(m.sparse.is_none());
-        assert_eq!(m.get(&h(9_999)), Some(&10_000));
-        assert_eq!(m.get(&h(10_000)), None);
-        // One number far above the rest: the entries move to a map, every one kept.
-        m.insert(h(100_000_000), 7);
-        assert!(m.sparse.is_some() && m.dense.is_empty());
-        assert_eq!(m.len, 10_001);
-        assert!((0..10_000).all(|n| m[&h(n)] == u64::from(n) + 1));
-        assert_eq!(m.get(&h(100_000_000)), Some(&7));
-        m.insert(h(5), 9);
-        assert_eq!((m.len, m[&h(5)]), (10_001, 9), "a value replaced is not counted again");
-        m.clear();
-        assert_eq!(m.get(&h(5)), None);
-
-        // A first number that is high but within the slack: a vector.
-        m.insert(h(600_000), 1);
-        assert!(m.sparse.is_none());
-        // Beyond it: a map, and a vector again once the numbers below are filled in.
-        m.clear();
-        m.insert(h(3_000_000), 1);
-        assert!(m.sparse.is_some());
-        for n in 1..700_000 {
-            m.insert(h(n), 2);
-        }
-        assert!(m.sparse.is_none(), "filled in: a vector again");
-        assert_eq!((m.len, m.get(&h(3_000_000)), m.get(&h(699_999)), m.get(&h(0))), (700_000, Some(&1), Some(&2), None));
-
-        // Reserved for few entries numbered high: a map, keeping what it held.
-        let mut m = HandleMap::new(u32::MAX);
-        m.insert(h(3), 30);
-        m.reserve(50_000_000, 100);
-        assert!(m.sparse.is_some() && m.dense.is_empty());
-        m.insert(h(49_999_999), 3);
-        assert_eq!((m.get(&h(49_999_999)), m.get(&h(3))), (Some(&3), Some(&30)));
-        // For many: a vector of them all.
-        m.reserve(50_000_000, 40_000_000);
-        assert!(m.sparse.is_none() && m.dense.len() == 50_000_001);
-        assert_eq!((m.get(&h(49_999_999)), m.get(&h(3)), m.get(&h(4))), (Some(&3), Some(&30), None));
-    }
 }

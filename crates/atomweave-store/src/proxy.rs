@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use atomweave::{types, AtomSpace, Handle, Type, Value};
 
-use crate::shared::SharedStore;
+use crate::registry::StoreHandle;
 use crate::{open, url_of_node, Result, StorageNode, StoreError};
 use std::collections::HashMap;
 
@@ -67,8 +67,8 @@ pub fn open_node(space: &AtomSpace, h: Handle) -> Result<Box<dyn StorageNode>> {
 }
 
 /// The stores a proxy tree has opened, by StorageNode atom: a store named
-/// along two paths is opened once and shared.
-type Opened = HashMap<Handle, SharedStore>;
+/// along two paths is opened once, and each path holds a handle on it.
+type Opened = HashMap<Handle, StoreHandle>;
 
 /// Proxies of proxies, at most this deep: a proxy that names itself must
 /// not recurse without end.
@@ -84,7 +84,7 @@ fn open_node_in(space: &AtomSpace, h: Handle, depth: usize, opened: &mut Opened)
         if let Some(s) = opened.get(&h) {
             return Ok(Box::new(s.another()));
         }
-        let store = SharedStore::new(open(&url_of_node(t, &name)?)?);
+        let store = StoreHandle::new(open(&url_of_node(t, &name)?)?);
         opened.insert(h, store.another());
         return Ok(Box::new(store));
     }

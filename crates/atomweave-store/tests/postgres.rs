@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use atomweave::sexpr;
 use atomweave::types::*;
 use atomweave::{AtomSpace, TruthValue, Value};
-use atomweave_store::pg::scratch::ScratchServer;
+use atomweave_store::pg::scratch_server::ScratchServer;
 use atomweave_store::pg::PgStore;
 use atomweave_store::{open, open_existing, StorageNode};
 

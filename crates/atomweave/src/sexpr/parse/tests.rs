@@ -1,4 +1,3 @@
-
 use super::*;
 use std::io::{BufReader, Read};
 

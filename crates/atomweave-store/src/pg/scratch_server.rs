@@ -1,7 +1,11 @@
 //! A throwaway PostgreSQL server: `initdb` and `pg_ctl` on a temporary
 //! directory and a free loopback port, from the server binaries Debian's
 //! `postgresql` package installs. The tests and `persist-bench --backend
-//! postgres` use it; it is stopped and removed when dropped.
+//! postgres` use it.
+//!
+//! Invariant: a scratch server lives as long as its [`ScratchServer`]:
+//! it listens on loopback only, and is stopped and its directory removed
+//! when the value is dropped.
 //!
 //! PostgreSQL refuses to run as root, so under root the server runs as the
 //! `postgres` user (which the Debian package creates), through `runuser`.

@@ -2,6 +2,11 @@
 //! order (filled pages, no splits, no lookups), with memory that grows by
 //! little more than an id per atom.
 //!
+//! Invariant: such a store is complete or empty. It holds the process
+//! lock exclusively from its first transaction to its last, and until the
+//! last index is written a marker in `meta` says the store is incomplete;
+//! a failure, or opening a store that still has the marker, empties it.
+//!
 //! Ids are given so that most tables come out in key order by themselves:
 //! nodes first, sorted by their `nodes` key, so that table is appended
 //! along with the records; then links, each after its members; then the
@@ -15,20 +20,21 @@
 //! were listed (a node, a link holding one, a value naming one) is not
 //! stored, as a write after the store would not be.
 //!
-//! Until the last index is written the store is incomplete: a marker in
-//! `meta`, set with the first records, says so, and opening such a store
-//! empties it (it was empty before).
+//! The marker is set with the first records; the store was empty before,
+//! so emptying it loses nothing.
 
 use std::io;
 use std::path::Path;
 
+use atomweave::AtomSource;
 use atomweave::{types, AtomSpace, Handle, Type};
+use heed::types::Bytes;
+use heed::{Database, RwTxn};
 
-use super::{append, append_one, backend, be, codec, distinct, edge_data, encode_record, key_tail, put_varint, LmdbStore, EDGE_LINK_BITS};
+use super::layout::{be, distinct, edge_data, encode_record, key_tail, link_key, put_varint, value_key, EDGE_LINK_BITS};
+use super::{backend, LmdbStore};
 use crate::spill::Spill;
-use crate::{is_tv_key, live_values, Result, StoreError, BATCH};
-
-type HashSet<T> = hashbrown::HashSet<T, foldhash::fast::RandomState>;
+use crate::{codec, live_values, HashSet, Result, StoreError, BATCH};
 
 /// A node's place in `nodes` key order: the key's first 12 bytes as two
 /// integers (most keys differ there; the whole keys break ties), and the
@@ -91,7 +97,7 @@ impl LmdbStore {
     /// a code for every type the space holds, in the first transaction.
     fn sorted_nodes(&mut self, space: &AtomSpace) -> Result<Vec<NodeSort>> {
         self.write(|s, w| {
-            s.db.meta.put(w, b"indexing", std::process::id().to_string().as_bytes()).map_err(super::backend)?;
+            s.db.meta.put(w, b"indexing", std::process::id().to_string().as_bytes()).map_err(backend)?;
             Type::all().into_iter().filter(|&t| space.count_of_type(t, false) > 0).try_for_each(|t| s.code(w, t).map(drop))
         })?;
         let mut keys: Vec<NodeSort> = Vec::with_capacity(space.num_nodes());
@@ -103,7 +109,7 @@ impl LmdbStore {
             let (Some(t), Some(name)) = (space.get_type(h), space.name(h)) else { continue };
             let code = match last {
                 Some((lt, c)) if lt == t => c,
-                _ => last.insert((t, self.code_known(t))).1,
+                _ => last.insert((t, self.types.code(t))).1,
             };
             // A type without a code came after the atoms were listed: so did the node.
             let Some(code) = code else { continue };
@@ -214,7 +220,7 @@ impl LmdbStore {
                             }
                         }
                         // A type without a code came after the atoms were listed: so did the link.
-                        let code = s.code_known(t);
+                        let code = s.types.code(t);
                         let Some(code) = code.filter(|_| members.len() == out.len()) else {
                             late.insert(x);
                             continue;
@@ -233,7 +239,7 @@ impl LmdbStore {
                             &be(id),
                             &encode_record(code, true, space.get_tv(x).unwrap_or_default(), |r| members.iter().for_each(|&m| put_varint(r, m))),
                         )?;
-                        links.push((LmdbStore::link_key(code, &members), id)).map_err(spill_failed(&dir))?;
+                        links.push((link_key(code, &members), id)).map_err(spill_failed(&dir))?;
                         for m in distinct(&members) {
                             incoming.push((m, u64::from(code) << EDGE_LINK_BITS | id)).map_err(spill_failed(&dir))?;
                         }
@@ -259,13 +265,13 @@ impl LmdbStore {
                 let first = entries.len();
                 for (k, v) in live_values(space, h) {
                     // The truth value is in the record; a key or a held atom added since the atoms were listed is not stored.
-                    let Some(&key_id) = self.ids.get(&k).filter(|_| !is_tv_key(space, k)) else { continue };
+                    let Some(&key_id) = self.ids.get(&k).filter(|_| !space.is_tv_key(k)) else { continue };
                     if !v.atoms().iter().all(|a| self.ids.contains_key(a)) {
                         continue;
                     }
                     let mut bytes = Vec::new();
                     codec::encode(&v, &mut bytes, &mut |a| Ok(self.ids[&a]))?;
-                    entries.push((Self::value_key(id, key_id), bytes));
+                    entries.push((value_key(id, key_id), bytes));
                 }
                 entries[first..].sort_unstable_by_key(|e| e.0);
             }
@@ -280,4 +286,92 @@ impl LmdbStore {
 /// A spill's failure, as the store reports it.
 fn spill_failed(dir: &Path) -> impl Fn(io::Error) -> StoreError + '_ {
     move |e| StoreError::Backend(format!("cannot sort index entries in {}: {e}", dir.display()))
+}
+
+/// Appends entries in key order through one cursor that stays at the end
+/// (no descent from the root per entry). In `dups` tables a key equal to
+/// the one before (`last`, kept across calls) adds a duplicate.
+fn append<K: AsRef<[u8]>, V: AsRef<[u8]>>(
+    w: &mut RwTxn<'_>,
+    db: Database<Bytes, Bytes>,
+    entries: impl Iterator<Item = Result<(K, V)>>,
+    last: &mut Vec<u8>,
+    dups: bool,
+) -> Result<()> {
+    let mut cursor = db.iter_mut(w).map_err(backend)?;
+    for entry in entries {
+        let (k, v) = entry?;
+        let (k, v) = (k.as_ref(), v.as_ref());
+        let flags = if dups && last == k { heed::PutFlags::APPEND_DUP } else { heed::PutFlags::APPEND };
+        put_at_end(&mut cursor, flags, k, v)?;
+        if dups {
+            last.clear();
+            last.extend_from_slice(k);
+        }
+    }
+    Ok(())
+}
+
+/// Appends one entry, after every key in the table, through `cursor`.
+fn append_one(cursor: &mut heed::RwIter<'_, Bytes, Bytes>, k: &[u8], v: &[u8]) -> Result<()> {
+    put_at_end(cursor, heed::PutFlags::APPEND, k, v)
+}
+
+fn put_at_end(cursor: &mut heed::RwIter<'_, Bytes, Bytes>, flags: heed::PutFlags, k: &[u8], v: &[u8]) -> Result<()> {
+    // SAFETY: nothing read through the cursor is held across the append.
+    unsafe { cursor.put_current_with_options::<Bytes>(flags, k, v) }.map_err(backend)
+}
+
+/// Index entries per write transaction when writing them in order.
+const INDEX_BATCH: usize = 1 << 16;
+
+impl LmdbStore {
+    fn clear_indexing(&mut self) -> Result<()> {
+        let env = self.env.clone();
+        let _lock = self.shared_lock()?;
+        let mut w = env.write_txn().map_err(backend)?;
+        self.db.meta.delete(&mut w, b"indexing").map_err(backend)?;
+        w.commit().map_err(backend)
+    }
+
+    /// Did a first whole-space store stop before finishing? Asked holding
+    /// the lock: a store still running would hold it exclusively, so the
+    /// marker is this process's failed one or a dead process's.
+    pub(super) fn indexing_unfinished(&self) -> Result<bool> {
+        let _lock = self.shared_lock()?;
+        let r = self.env.read_txn().map_err(backend)?;
+        Ok(self.db.meta.get(&r, b"indexing").map_err(backend)?.is_some())
+    }
+
+    /// Appends entries in key order (and, in `dups` tables, data order
+    /// within a key), a write transaction per [`INDEX_BATCH`].
+    fn append_all<K: AsRef<[u8]>, V: AsRef<[u8]>>(
+        &mut self,
+        db: Database<Bytes, Bytes>,
+        entries: impl Iterator<Item = Result<(K, V)>>,
+        dups: bool,
+    ) -> Result<()> {
+        let mut last: Vec<u8> = Vec::new();
+        let mut entries = entries.peekable();
+        while entries.peek().is_some() {
+            self.write(|_, w| append(w, db, entries.by_ref().take(INDEX_BATCH), &mut last, dups))?;
+        }
+        Ok(())
+    }
+
+    /// Empties a store whose first whole-space store did not finish: the
+    /// store was empty when it began, its indexes and values were still
+    /// held back, so nothing of it was ever complete.
+    pub(super) fn discard_unfinished(&mut self) -> Result<()> {
+        let _lock = self.shared_lock()?;
+        let mut w = self.env.write_txn().map_err(backend)?;
+        for db in [self.db.atoms, self.db.nodes, self.db.links, self.db.incoming, self.db.values] {
+            db.clear(&mut w).map_err(backend)?;
+        }
+        self.db.meta.delete(&mut w, b"next_id").map_err(backend)?;
+        self.db.meta.delete(&mut w, b"indexing").map_err(backend)?;
+        w.commit().map_err(backend)?;
+        self.next_id = 1;
+        Ok(())
+    }
 }

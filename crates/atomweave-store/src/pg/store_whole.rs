@@ -2,7 +2,11 @@
 //! into `atoms` and every value into `atom_values`, with the indexes
 //! dropped and built again from the rows (several times faster than
 //! growing them row by row), all in one transaction under a table lock
-//! that other writers wait on. A crash leaves the store as it was: empty.
+//! that other writers wait on.
+//!
+//! Invariant: the store is empty until the transaction commits, and whole
+//! after it; a crash, or a store found not empty once the lock is held,
+//! leaves it as it was.
 //!
 //! The atoms to copy come from a walk of the space that keeps a slot per
 //! handle (a [`HandleMap`]): members before the links that hold them (a
@@ -13,12 +17,15 @@
 //! it would grow by the whole space, and later writes find stored atoms by
 //! their content.
 
+use atomweave::AtomSource;
 use atomweave::{types, AtomSpace, Handle, Type};
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type as SqlType;
 
-use super::{pg_err, HashSet, PgStore, ATOM_COLUMNS, ATOM_TYPES, DROP_INDEXES, INDEXES, MEMBER_INDEXES, REPORT};
-use crate::{codec, is_tv_key, live_values, HandleMap, Result, StoreError};
+use super::errors::pg_err;
+use super::schema::{ATOM_COLUMNS, ATOM_TYPES, DROP_INDEXES, INDEXES, MEMBER_INDEXES};
+use super::{PgStore, REPORT};
+use crate::{codec, live_values, HandleMap, HashSet, Result, StoreError};
 
 /// No slot: a handle the walk has not reached.
 const UNSEEN: u32 = u32::MAX;
@@ -171,7 +178,7 @@ impl PgStore {
                 continue;
             }
             for (k, v) in live_values(space, h) {
-                let Some(key) = uuid_of(k).filter(|_| !is_tv_key(space, k)) else { continue };
+                let Some(key) = uuid_of(k).filter(|_| !space.is_tv_key(k)) else { continue };
                 if !v.atoms().into_iter().all(|a| uuid_of(a).is_some()) {
                     continue;
                 }
