@@ -129,14 +129,12 @@ fn too_long(_: TooLarge) -> String {
     format!("the reply would be longer than {} MiB (members shared inside links print at every place they occur)", crate::MAX_REPLY >> 20)
 }
 
-/// Runs a command, its reply written to `out` up to `end` bytes.
+/// Runs a command, its reply written to `out` up to `end` bytes: one
+/// function per command.
 fn run(cx: &State, e: &Expr, out: &mut String, end: usize) -> Result<(), String> {
     let space = &cx.space;
     let (head, args) = match e {
-        Expr::Symbol(s, _) if s == "ping" => {
-            out.push_str("()");
-            return Ok(());
-        }
+        Expr::Symbol(s, _) if s == "ping" => return nil(out),
         Expr::List(items, _) => match items.split_first() {
             Some((Expr::Symbol(h, _), rest)) => (h.as_str(), rest),
             _ => return Err("expected a command such as (cog-node 'ConceptNode \"a\")".into()),
@@ -144,198 +142,263 @@ fn run(cx: &State, e: &Expr, out: &mut String, end: usize) -> Result<(), String>
         _ => return Err("expected a command such as (cog-node 'ConceptNode \"a\")".into()),
     };
     match head {
-        "cog-node" => {
-            let [t, name] = args else { return Err("cog-node takes a type and a name".into()) };
-            let t = type_arg(t)?;
-            let name = match name {
-                Expr::Str(s, _) => s.as_str(),
-                _ => return Err("cog-node takes the name as a string".into()),
-            };
-            if !t.is_node() && !t.has_named_leaves() {
-                return Err(format!("{t} is not a Node type"));
-            }
-            atom_or_nil(space, space.get_node(t, name), out, end)?;
+        "cog-node" => cog_node(space, args, out, end),
+        "cog-link" => cog_link(space, args, out, end),
+        "cog-set-value!" if matches!(args, [_, _, v] if is_none(v)) => remove_value(cx, args, out),
+        "cog-set-value!" | "cog-set-values!" | "cog-set-tv!" => set_values(cx, e, out),
+        "cog-update-value!" => update_value(cx, args, out),
+        "cog-value" => cog_value(space, args, out, end),
+        "cog-keys->alist" => keys_alist(space, args, out, end),
+        "cog-incoming-set" => incoming_set(space, args, out, end),
+        "cog-incoming-by-type" => incoming_by_type(space, args, out, end),
+        "cog-get-atoms" => get_atoms(space, args, out, end),
+        "cog-extract!" | "cog-extract-recursive!" => extract(cx, head, args, out),
+        "cog-execute-cache!" => execute_cache(cx, args, out, end),
+        "cog-atomspace-clear" => clear(cx, out),
+        "cog-version" => {
+            out.push_str(env!("CARGO_PKG_VERSION"));
+            Ok(())
         }
-        "cog-link" => {
-            let Some((t, members)) = args.split_first() else { return Err("cog-link takes a type and atoms".into()) };
-            let t = type_arg(t)?;
-            if !t.is_link() {
-                return Err(format!("{t} is not a Link type"));
-            }
-            let mut out_set = Vec::with_capacity(members.len());
-            for m in members {
-                match find(space, m)? {
-                    Some(h) => out_set.push(h),
-                    None => {
-                        out.push_str("()");
-                        return Ok(());
-                    }
-                }
-            }
-            atom_or_nil(space, space.get_link(t, &out_set), out, end)?;
-        }
-        "cog-set-value!" if matches!(args, [_, _, v] if is_none(v)) => {
-            check(&args[..2])?;
-            let h = add(space, &args[0])?;
-            let key = add(space, &args[1])?;
-            space.remove_value(h, key).map_err(|e| e.to_string())?;
-            cx.stored(h)?;
-            out.push_str("()");
-        }
-        "cog-set-value!" | "cog-set-values!" | "cog-set-tv!" => {
-            let h = add(space, e)?;
-            cx.stored(h)?;
-            out.push_str("()");
-        }
-        "cog-update-value!" => {
-            let [a, k, delta] = args else { return Err("cog-update-value! takes an atom, a key and a FloatValue".into()) };
-            let delta = float_value(delta)?;
-            check(&args[..2])?;
-            let h = add(space, a)?;
-            let key = add(space, k)?;
-            cx.update(h, key, &delta)?;
-            out.push_str("()");
-        }
-        "cog-value" => {
-            let [a, k] = args else { return Err("cog-value takes an atom and a key".into()) };
-            let h = find(space, a)?;
-            // The truth-value key need not be an atom of the space.
-            let value = if sexpr::is_tv_key_expr(k) {
-                h.and_then(|h| space.get_tv(h)).map(Value::Truth)
-            } else {
-                h.zip(find(space, k)?).and_then(|(h, key)| space.get_value(h, key))
-            };
-            match value {
-                Some(v) => write_value_upto(space, &v, out, end).map_err(too_long)?,
-                None => out.push_str(" #f"),
-            }
-        }
-        "cog-keys->alist" => {
-            let [a] = args else { return Err("cog-keys->alist takes an atom".into()) };
-            out.push('(');
-            if let Some(h) = find(space, a)? {
-                let tv = space.get_tv(h).unwrap_or_default();
-                let pair = |out: &mut String, k: Option<Handle>, v: &Value| -> Result<(), TooLarge> {
-                    out.push('(');
-                    match k {
-                        Some(k) => write_structure_upto(space, k, out, end)?,
-                        None => {
-                            out.push_str("(PredicateNode ");
-                            write_str_literal(out, sexpr::TV_KEY);
-                            out.push(')');
-                        }
-                    }
-                    out.push_str(" . ");
-                    write_value_upto(space, v, out, end)?;
-                    out.push(')');
-                    Ok(())
-                };
-                if !tv.is_default() {
-                    pair(out, None, &Value::Truth(tv)).map_err(too_long)?;
-                }
-                for (k, v) in space.key_values(h) {
-                    pair(out, Some(k), &v).map_err(too_long)?;
-                }
-            }
-            out.push(')');
-        }
-        "cog-incoming-set" => {
-            let [a] = args else { return Err("cog-incoming-set takes an atom".into()) };
-            let links = match find(space, a)? {
-                Some(h) => space.incoming(h).map(|i| i.to_vec()).unwrap_or_default(),
-                None => Vec::new(),
-            };
-            atom_list(space, &links, out, end)?;
-        }
-        "cog-incoming-by-type" => {
-            let [a, t] = args else { return Err("cog-incoming-by-type takes an atom and a type".into()) };
-            let t = type_arg(t)?;
-            let links = match find(space, a)? {
-                Some(h) => space.incoming_by_type(h, t),
-                None => Vec::new(),
-            };
-            atom_list(space, &links, out, end)?;
-        }
-        "cog-get-atoms" => {
-            let (t, subtypes) = match args {
-                [t] => (type_arg(t)?, false),
-                [t, Expr::Symbol(b, _)] if b == "#t" || b == "#f" => (type_arg(t)?, b == "#t"),
-                _ => return Err("cog-get-atoms takes a type and an optional #t for subtypes".into()),
-            };
-            let atoms: Vec<Handle> = space.handles_by_type(t, subtypes).collect();
-            atom_list(space, &atoms, out, end)?;
-        }
-        "cog-extract!" | "cog-extract-recursive!" => {
-            let [a] = args else { return Err(format!("{head} takes an atom")) };
-            let recursive = head == "cog-extract-recursive!";
-            let done = match find(space, a)? {
-                Some(h) => cx.delete(h, recursive)?,
-                None => true,
-            };
-            out.push_str(if done { "#t" } else { "#f" });
-        }
-        "cog-execute-cache!" => {
-            let (q, k, meta, fresh) = match args {
-                [q, k] => (q, k, None, false),
-                [q, k, m] => (q, k, Some(m), false),
-                [q, k, m, Expr::Symbol(f, _)] if f == "#t" || f == "#f" => (q, k, Some(m), f == "#t"),
-                _ => return Err("cog-execute-cache! takes a query, a key, and optional metadata key and #t to recompute".into()),
-            };
-            check(&args[..2 + usize::from(meta.is_some())])?;
-            let new_query = find(space, q)?.is_none();
-            let q = add(space, q)?;
-            let key = add(space, k)?;
-            let meta = meta.map(|m| add(space, m)).transpose()?;
-            let kept = if fresh { None } else { space.get_value(q, key) };
-            let result = match kept {
-                Some(v) => v,
-                None => {
-                    let (executed, changes) = space.recording(|| query::execute(space, q));
-                    // What the query changed (a Put's atoms, a Delete's) goes to the store too.
-                    cx.write_through(&changes)?;
-                    let v = match executed {
-                        Ok(Executed::Atom(h)) => Value::Atom(h),
-                        Ok(Executed::Value(v)) => v,
-                        Err(e) => {
-                            // A query that fails leaves no trace, itself included.
-                            if new_query {
-                                let _ = space.extract(q, false);
-                            }
-                            return Err(e.to_string());
-                        }
-                    };
-                    space.set_value(q, key, v.clone()).map_err(|e| e.to_string())?;
-                    if let Some(m) = meta {
-                        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
-                        space.set_value(q, m, Value::float(vec![now])).map_err(|e| e.to_string())?;
-                    }
-                    cx.stored(q)?;
-                    v
-                }
-            };
-            write_value_upto(space, &result, out, end).map_err(too_long)?;
-        }
-        "cog-atomspace-clear" => {
-            if cx.has_store {
-                return Err("this server keeps its space in a store, which cog-atomspace-clear would not clear: the atoms would come back at the next start; extract them instead".into());
-            }
-            space.clear();
-            out.push_str("#t");
-        }
-        "cog-version" => out.push_str(env!("CARGO_PKG_VERSION")),
         "barrier" if args.is_empty() => {
             cx.barrier()?;
-            out.push_str("()");
+            nil(out)
         }
-        "ping" | "cog-atomspace" if args.is_empty() => out.push_str("()"),
-        _ if Type::from_name(head).is_some_and(|t| t.is_atom()) => {
-            let h = add(space, e)?;
-            cx.stored(h)?;
-            write_structure_upto(space, h, out, end).map_err(too_long)?;
+        "ping" | "cog-atomspace" if args.is_empty() => nil(out),
+        _ if Type::from_name(head).is_some_and(|t| t.is_atom()) => add_atom(cx, e, out, end),
+        _ => Err(format!("unknown command `{head}`; the sexpr shell knows cog-node, cog-link, cog-value, cog-set-value!, cog-set-values!, cog-set-tv!, cog-update-value!, cog-keys->alist, cog-incoming-set, cog-incoming-by-type, cog-get-atoms, cog-extract!, cog-extract-recursive!, cog-execute-cache!, cog-atomspace-clear, cog-version, barrier, ping, and atoms")),
+    }
+}
+
+/// `()`, the reply of a command that answers nothing.
+fn nil(out: &mut String) -> Result<(), String> {
+    out.push_str("()");
+    Ok(())
+}
+
+/// `(cog-node 'T "name")`: the node, or `()`.
+fn cog_node(space: &AtomSpace, args: &[Expr], out: &mut String, end: usize) -> Result<(), String> {
+    let [t, name] = args else { return Err("cog-node takes a type and a name".into()) };
+    let t = type_arg(t)?;
+    let name = match name {
+        Expr::Str(s, _) => s.as_str(),
+        _ => return Err("cog-node takes the name as a string".into()),
+    };
+    if !t.is_node() && !t.has_named_leaves() {
+        return Err(format!("{t} is not a Node type"));
+    }
+    atom_or_nil(space, space.get_node(t, name), out, end)
+}
+
+/// `(cog-link 'T A ...)`: the link, or `()` (also when a member is absent).
+fn cog_link(space: &AtomSpace, args: &[Expr], out: &mut String, end: usize) -> Result<(), String> {
+    let Some((t, members)) = args.split_first() else { return Err("cog-link takes a type and atoms".into()) };
+    let t = type_arg(t)?;
+    if !t.is_link() {
+        return Err(format!("{t} is not a Link type"));
+    }
+    let mut out_set = Vec::with_capacity(members.len());
+    for m in members {
+        match find(space, m)? {
+            Some(h) => out_set.push(h),
+            None => return nil(out),
         }
-        _ => return Err(format!("unknown command `{head}`; the sexpr shell knows cog-node, cog-link, cog-value, cog-set-value!, cog-set-values!, cog-set-tv!, cog-update-value!, cog-keys->alist, cog-incoming-set, cog-incoming-by-type, cog-get-atoms, cog-extract!, cog-extract-recursive!, cog-execute-cache!, cog-atomspace-clear, cog-version, barrier, ping, and atoms")),
+    }
+    atom_or_nil(space, space.get_link(t, &out_set), out, end)
+}
+
+/// `(cog-set-value! A K #f)`: the value under K removed; A is added.
+fn remove_value(cx: &State, args: &[Expr], out: &mut String) -> Result<(), String> {
+    let space = &cx.space;
+    check(&args[..2])?;
+    let h = add(space, &args[0])?;
+    let key = add(space, &args[1])?;
+    space.remove_value(h, key).map_err(|e| e.to_string())?;
+    cx.stored(h)?;
+    nil(out)
+}
+
+/// `(cog-set-value! A K V)`, `(cog-set-values! A (alist ...))`,
+/// `(cog-set-tv! A TV)`: the command is evaluated as Atomese, which sets
+/// the values on A.
+fn set_values(cx: &State, e: &Expr, out: &mut String) -> Result<(), String> {
+    let h = add(&cx.space, e)?;
+    cx.stored(h)?;
+    nil(out)
+}
+
+/// `(cog-update-value! A K (FloatValue d ...))`: the delta added atomically.
+fn update_value(cx: &State, args: &[Expr], out: &mut String) -> Result<(), String> {
+    let space = &cx.space;
+    let [a, k, delta] = args else { return Err("cog-update-value! takes an atom, a key and a FloatValue".into()) };
+    let delta = float_value(delta)?;
+    check(&args[..2])?;
+    let h = add(space, a)?;
+    let key = add(space, k)?;
+    cx.update(h, key, &delta)?;
+    nil(out)
+}
+
+/// `(cog-value A K)`: the value, or ` #f`.
+fn cog_value(space: &AtomSpace, args: &[Expr], out: &mut String, end: usize) -> Result<(), String> {
+    let [a, k] = args else { return Err("cog-value takes an atom and a key".into()) };
+    let h = find(space, a)?;
+    // The truth-value key need not be an atom of the space.
+    let value = if sexpr::is_tv_key_expr(k) {
+        h.and_then(|h| space.get_tv(h)).map(Value::Truth)
+    } else {
+        h.zip(find(space, k)?).and_then(|(h, key)| space.get_value(h, key))
+    };
+    match value {
+        Some(v) => write_value_upto(space, &v, out, end).map_err(too_long)?,
+        None => out.push_str(" #f"),
     }
     Ok(())
+}
+
+/// `(cog-keys->alist A)`: `((K . V)...)`, the truth value first when it is
+/// not the default.
+fn keys_alist(space: &AtomSpace, args: &[Expr], out: &mut String, end: usize) -> Result<(), String> {
+    let [a] = args else { return Err("cog-keys->alist takes an atom".into()) };
+    out.push('(');
+    if let Some(h) = find(space, a)? {
+        let tv = space.get_tv(h).unwrap_or_default();
+        let pair = |out: &mut String, k: Option<Handle>, v: &Value| -> Result<(), TooLarge> {
+            out.push('(');
+            match k {
+                Some(k) => write_structure_upto(space, k, out, end)?,
+                None => {
+                    out.push_str("(PredicateNode ");
+                    write_str_literal(out, sexpr::TV_KEY);
+                    out.push(')');
+                }
+            }
+            out.push_str(" . ");
+            write_value_upto(space, v, out, end)?;
+            out.push(')');
+            Ok(())
+        };
+        if !tv.is_default() {
+            pair(out, None, &Value::Truth(tv)).map_err(too_long)?;
+        }
+        for (k, v) in space.key_values(h) {
+            pair(out, Some(k), &v).map_err(too_long)?;
+        }
+    }
+    out.push(')');
+    Ok(())
+}
+
+/// `(cog-incoming-set A)`: `(L...)`.
+fn incoming_set(space: &AtomSpace, args: &[Expr], out: &mut String, end: usize) -> Result<(), String> {
+    let [a] = args else { return Err("cog-incoming-set takes an atom".into()) };
+    let links = match find(space, a)? {
+        Some(h) => space.incoming(h).map(|i| i.to_vec()).unwrap_or_default(),
+        None => Vec::new(),
+    };
+    atom_list(space, &links, out, end)
+}
+
+/// `(cog-incoming-by-type A 'T)`: `(L...)`, the links of type T.
+fn incoming_by_type(space: &AtomSpace, args: &[Expr], out: &mut String, end: usize) -> Result<(), String> {
+    let [a, t] = args else { return Err("cog-incoming-by-type takes an atom and a type".into()) };
+    let t = type_arg(t)?;
+    let links = match find(space, a)? {
+        Some(h) => space.incoming_by_type(h, t),
+        None => Vec::new(),
+    };
+    atom_list(space, &links, out, end)
+}
+
+/// `(cog-get-atoms 'T)`, `(cog-get-atoms 'T #t)` (subtypes too): `(A...)`.
+fn get_atoms(space: &AtomSpace, args: &[Expr], out: &mut String, end: usize) -> Result<(), String> {
+    let (t, subtypes) = match args {
+        [t] => (type_arg(t)?, false),
+        [t, Expr::Symbol(b, _)] if b == "#t" || b == "#f" => (type_arg(t)?, b == "#t"),
+        _ => return Err("cog-get-atoms takes a type and an optional #t for subtypes".into()),
+    };
+    let atoms: Vec<Handle> = space.handles_by_type(t, subtypes).collect();
+    atom_list(space, &atoms, out, end)
+}
+
+/// `(cog-extract! A)`, `(cog-extract-recursive! A)`: `#t` (also if A is
+/// absent), `#f` if links hold A.
+fn extract(cx: &State, head: &str, args: &[Expr], out: &mut String) -> Result<(), String> {
+    let [a] = args else { return Err(format!("{head} takes an atom")) };
+    let recursive = head == "cog-extract-recursive!";
+    let done = match find(&cx.space, a)? {
+        Some(h) => cx.delete(h, recursive)?,
+        None => true,
+    };
+    out.push_str(if done { "#t" } else { "#f" });
+    Ok(())
+}
+
+/// `(cog-execute-cache! Q K [M [#t]])`: the result, kept on Q under K (and
+/// the time it was computed under M); a kept one unless `#t`.
+fn execute_cache(cx: &State, args: &[Expr], out: &mut String, end: usize) -> Result<(), String> {
+    let space = &cx.space;
+    let (q, k, meta, fresh) = match args {
+        [q, k] => (q, k, None, false),
+        [q, k, m] => (q, k, Some(m), false),
+        [q, k, m, Expr::Symbol(f, _)] if f == "#t" || f == "#f" => (q, k, Some(m), f == "#t"),
+        _ => return Err("cog-execute-cache! takes a query, a key, and optional metadata key and #t to recompute".into()),
+    };
+    check(&args[..2 + usize::from(meta.is_some())])?;
+    let query_was_absent = find(space, q)?.is_none();
+    let q = add(space, q)?;
+    let key = add(space, k)?;
+    let meta = meta.map(|m| add(space, m)).transpose()?;
+    let kept = if fresh { None } else { space.get_value(q, key) };
+    let result = match kept {
+        Some(v) => v,
+        None => execute_and_keep(cx, q, key, meta, query_was_absent)?,
+    };
+    write_value_upto(space, &result, out, end).map_err(too_long)
+}
+
+/// Executes the query `q` and keeps its result on it under `key` (and the
+/// time under `meta`), written through to the store with what the query
+/// changed. A query that fails leaves no trace, itself included when the
+/// command added it (`query_was_absent`).
+fn execute_and_keep(cx: &State, q: Handle, key: Handle, meta: Option<Handle>, query_was_absent: bool) -> Result<Value, String> {
+    let space = &cx.space;
+    let (executed, changes) = space.recording(|| query::execute(space, q));
+    // What the query changed (a Put's atoms, a Delete's) goes to the store too.
+    cx.write_through(&changes)?;
+    let v = match executed {
+        Ok(Executed::Atom(h)) => Value::Atom(h),
+        Ok(Executed::Value(v)) => v,
+        Err(e) => {
+            if query_was_absent {
+                let _ = space.extract(q, false);
+            }
+            return Err(e.to_string());
+        }
+    };
+    space.set_value(q, key, v.clone()).map_err(|e| e.to_string())?;
+    if let Some(m) = meta {
+        let computed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+        space.set_value(q, m, Value::float(vec![computed])).map_err(|e| e.to_string())?;
+    }
+    cx.stored(q)?;
+    Ok(v)
+}
+
+/// `(cog-atomspace-clear)`: `#t`; refused when the space is kept in a store.
+fn clear(cx: &State, out: &mut String) -> Result<(), String> {
+    if cx.has_store {
+        return Err("this server keeps its space in a store, which cog-atomspace-clear would not clear: the atoms would come back at the next start; extract them instead".into());
+    }
+    cx.space.clear();
+    out.push_str("#t");
+    Ok(())
+}
+
+/// Any atom, also with values: the atom, added.
+fn add_atom(cx: &State, e: &Expr, out: &mut String, end: usize) -> Result<(), String> {
+    let h = add(&cx.space, e)?;
+    cx.stored(h)?;
+    write_structure_upto(&cx.space, h, out, end).map_err(too_long)
 }
 
 /// `'ConceptNode`, `'Concept` or a bare type name.
@@ -392,10 +455,7 @@ fn is_none(e: &Expr) -> bool {
 fn atom_or_nil(space: &AtomSpace, h: Option<Handle>, out: &mut String, end: usize) -> Result<(), String> {
     match h {
         Some(h) => write_structure_upto(space, h, out, end).map_err(too_long),
-        None => {
-            out.push_str("()");
-            Ok(())
-        }
+        None => nil(out),
     }
 }
 
