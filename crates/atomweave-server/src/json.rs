@@ -57,163 +57,225 @@ pub fn error_reply(msg: &str, out: &mut String) {
     out.push('\n');
 }
 
-/// Runs a call: its answer as JSON, or `None` where it wrote its
-/// (possibly long) answer to `w` itself.
-fn call(cx: &State, line: &str, w: &mut Writer<'_>) -> Result<Option<Json>, String> {
-    let space = &cx.space;
-    let rest = line.strip_prefix("AtomSpace.").ok_or("expected a call such as AtomSpace.getAtoms(\"Node\", true)")?;
-    let open = rest.find('(').ok_or("expected ( after the verb")?;
-    let verb = &rest[..open];
-    let inner = rest[open + 1..].trim_end().strip_suffix(')').ok_or("expected ) at the end of the call")?;
-    let args: Vec<Json> = serde_json::from_str(&format!("[{inner}]")).map_err(|e| format!("bad arguments: {e}"))?;
-    let arg = |i: usize| args.get(i).ok_or_else(|| format!("{verb} needs argument {}", i + 1));
-    let flag = |i: usize| args.get(i).and_then(Json::as_bool).unwrap_or(false);
-    Ok(Some(match verb {
-        "version" => json!(env!("CARGO_PKG_VERSION")),
-        "getSubTypes" | "getSuperTypes" => {
-            let t = type_named(arg(0)?)?;
-            let mut found: Vec<Type> = if verb == "getSubTypes" {
-                Type::all().into_iter().filter(|&s| s != t && s.is_a(t) && (flag(1) || s.parents().contains(&t))).collect()
-            } else if flag(1) {
-                Type::all().into_iter().filter(|&s| s != t && t.is_a(s)).collect()
-            } else {
-                t.parents()
-            };
-            found.sort_by_key(|t| t.name());
-            json!(found.iter().map(|t| t.name()).collect::<Vec<_>>())
-        }
-        "getAtoms" => {
-            let t = type_named(arg(0)?)?;
-            w.list(space.handles_by_type(t, flag(1)), |w, h| w.atom(h))?;
-            return Ok(None);
-        }
-        "haveNode" => {
-            let t = type_named(arg(0)?)?;
-            let name = arg(1)?.as_str().ok_or("haveNode takes the name as a string")?;
-            json!(space.get_node(t, name).is_some())
-        }
-        "haveLink" => {
-            let t = type_named(arg(0)?)?;
-            let members = arg(1)?.as_array().ok_or("haveLink takes an array of atoms")?;
-            let mut out = Vec::with_capacity(members.len());
-            for m in members {
-                match find(space, m)? {
-                    Some(h) => out.push(h),
-                    None => return Ok(Some(json!(false))),
-                }
-            }
-            json!(space.get_link(t, &out).is_some())
-        }
-        "haveAtom" => json!(find(space, arg(0)?)?.is_some()),
+/// What a verb answers: JSON, or `None` where it wrote its (possibly long)
+/// answer to the [`Writer`] itself.
+type Answer = Result<Option<Json>, String>;
+
+/// A call's verb and arguments: `AtomSpace.verb(arg, ...)`.
+struct Call<'l> {
+    verb: &'l str,
+    args: Vec<Json>,
+}
+
+impl<'l> Call<'l> {
+    fn parse(line: &'l str) -> Result<Call<'l>, String> {
+        let rest = line.strip_prefix("AtomSpace.").ok_or("expected a call such as AtomSpace.getAtoms(\"Node\", true)")?;
+        let open = rest.find('(').ok_or("expected ( after the verb")?;
+        let verb = &rest[..open];
+        let inner = rest[open + 1..].trim_end().strip_suffix(')').ok_or("expected ) at the end of the call")?;
+        let args = serde_json::from_str(&format!("[{inner}]")).map_err(|e| format!("bad arguments: {e}"))?;
+        Ok(Call { verb, args })
+    }
+
+    /// Argument `i` (from 0), which the verb needs.
+    fn arg(&self, i: usize) -> Result<&Json, String> {
+        self.args.get(i).ok_or_else(|| format!("{} needs argument {}", self.verb, i + 1))
+    }
+
+    /// Argument `i` as a flag: false unless it is `true`.
+    fn flag(&self, i: usize) -> bool {
+        self.args.get(i).and_then(Json::as_bool).unwrap_or(false)
+    }
+}
+
+/// Runs a call: one function per verb.
+fn call(cx: &State, line: &str, w: &mut Writer<'_>) -> Answer {
+    let c = Call::parse(line)?;
+    match c.verb {
+        "version" => Ok(Some(json!(env!("CARGO_PKG_VERSION")))),
+        "getSubTypes" | "getSuperTypes" => related_types(&c),
+        "getAtoms" => get_atoms(cx, &c, w),
+        "haveNode" => have_node(cx, &c),
+        "haveLink" => have_link(cx, &c),
+        "haveAtom" => Ok(Some(json!(find(&cx.space, c.arg(0)?)?.is_some()))),
         "makeAtom" => {
-            cx.stored(make(cx, arg(0)?)?)?;
-            json!(true)
+            cx.stored(make(cx, c.arg(0)?)?)?;
+            Ok(Some(json!(true)))
         }
-        "loadAtoms" => {
-            let atoms = arg(0)?.as_array().ok_or("loadAtoms takes an array of atoms")?;
-            // All are checked before any is added.
-            for a in atoms {
-                check(a)?;
-            }
-            for a in atoms {
-                cx.stored(make(cx, a)?)?;
-            }
-            json!(true)
-        }
-        "getIncoming" => {
-            let Some(h) = find(space, arg(0)?)? else { return Ok(Some(json!([]))) };
-            let links = match args.get(1) {
-                Some(t) => space.incoming_by_type(h, type_named(t)?),
-                None => space.incoming(h).map(|i| i.to_vec()).unwrap_or_default(),
-            };
-            w.list(links, |w, l| w.atom(l))?;
-            return Ok(None);
-        }
-        "getValues" => {
-            let Some(h) = find(space, arg(0)?)? else { return Ok(Some(json!([]))) };
-            let tv = space.get_tv(h).unwrap_or_default();
-            let tv = (!tv.is_default()).then_some((None, Value::Truth(tv)));
-            let values = tv.into_iter().chain(space.key_values(h).into_iter().map(|(k, v)| (Some(k), v)));
-            w.list(values, |w, (k, v)| {
-                w.out.push_str("{\"key\":");
-                match k {
-                    Some(k) => w.atom(k)?,
-                    None => push_json(w.out, &json!({ "type": "PredicateNode", "name": atomweave::sexpr::TV_KEY })),
-                }
-                w.out.push_str(",\"value\":");
-                w.value(&v)?;
-                w.out.push('}');
-                Ok(())
-            })?;
-            return Ok(None);
-        }
-        "getTV" => {
-            let Some(h) = find(space, arg(0)?)? else { return Ok(Some(json!([]))) };
-            w.out.push_str("[{\"value\":");
-            w.value(&Value::Truth(space.get_tv(h).unwrap_or_default()))?;
-            w.out.push_str("}]");
-            return Ok(None);
-        }
-        "setTV" => {
-            // Upstream's form puts the truth value in the atom: {..., "value": tv}.
-            let (atom, tv) = match args.as_slice() {
-                [atom] => (atom, atom.get("value").ok_or("setTV takes an atom with a \"value\", or an atom and a truth value")?),
-                [atom, tv] => (atom, tv),
-                _ => return Err("setTV takes an atom and a truth value".into()),
-            };
-            check(atom)?;
-            let tv = match value_of(cx, tv, false)? {
-                Value::Truth(tv) => tv,
-                _ => return Err("setTV takes a SimpleTruthValue or CountTruthValue".into()),
-            };
-            let h = make(cx, atom)?;
-            space.set_tv(h, tv).map_err(|e| e.to_string())?;
-            cx.stored(h)?;
-            json!(true)
-        }
-        "setValue" => {
-            // Upstream's form puts key and value in the atom: {..., "key": k, "value": v}.
-            let (atom, key, value) = match args.as_slice() {
-                [atom] => match (atom.get("key"), atom.get("value")) {
-                    (Some(k), Some(v)) => (atom, k, v),
-                    _ => return Err("setValue takes an atom with \"key\" and \"value\", or an atom, a key and a value".into()),
-                },
-                [atom, key, value] => (atom, key, value),
-                _ => return Err("setValue takes an atom, a key and a value".into()),
-            };
-            check(atom)?;
-            // Everything that can be refused is, before anything is added.
-            let tv_key = matches!(check(key)?, (t, Some(name), _) if t == atomweave::types::PREDICATE_NODE && name == atomweave::sexpr::TV_KEY);
-            let checked = value_of(cx, value, false)?;
-            if tv_key && !matches!(checked, Value::Truth(_)) {
-                return Err("the truth-value key holds a SimpleTruthValue or CountTruthValue".into());
-            }
-            let h = make(cx, atom)?;
-            let k = make(cx, key)?;
-            let v = value_of(cx, value, true)?;
-            space.set_value(h, k, v).map_err(|e| e.to_string())?;
-            cx.stored(h)?;
-            json!(true)
-        }
+        "loadAtoms" => load_atoms(cx, &c),
+        "getIncoming" => get_incoming(cx, &c, w),
+        "getValues" => get_values(cx, &c, w),
+        "getTV" => get_tv(cx, &c, w),
+        "setTV" => set_tv(cx, &c),
+        "setValue" => set_value(cx, &c),
         "extract" => {
-            let Some(h) = find(space, arg(0)?)? else { return Ok(Some(json!(false))) };
-            json!(cx.delete(h, flag(1))?)
+            let Some(h) = find(&cx.space, c.arg(0)?)? else { return Ok(Some(json!(false))) };
+            Ok(Some(json!(cx.delete(h, c.flag(1))?)))
         }
-        "execute" => {
-            check(arg(0)?)?;
-            let q = make(cx, arg(0)?)?;
-            cx.stored(q)?;
-            let (executed, changes) = space.recording(|| query::execute(space, q));
-            // What the query changed (a Put's atoms, a Delete's) goes to the store too.
-            cx.write_through(&changes)?;
-            match executed.map_err(|e| e.to_string())? {
-                Executed::Atom(h) => w.atom(h)?,
-                Executed::Value(v) => w.value(&v)?,
-            }
-            return Ok(None);
+        "execute" => execute(cx, &c, w),
+        other => Err(format!("unknown verb `{other}`")),
+    }
+}
+
+/// `getSubTypes("T", recursive?)`, `getSuperTypes("T", recursive?)`: the
+/// type names, sorted.
+fn related_types(c: &Call<'_>) -> Answer {
+    let t = type_named(c.arg(0)?)?;
+    let mut found: Vec<Type> = if c.verb == "getSubTypes" {
+        Type::all().into_iter().filter(|&s| s != t && s.is_a(t) && (c.flag(1) || s.parents().contains(&t))).collect()
+    } else if c.flag(1) {
+        Type::all().into_iter().filter(|&s| s != t && t.is_a(s)).collect()
+    } else {
+        t.parents()
+    };
+    found.sort_by_key(|t| t.name());
+    Ok(Some(json!(found.iter().map(|t| t.name()).collect::<Vec<_>>())))
+}
+
+/// `getAtoms("T", subtypes?)`: `[atom, ...]`.
+fn get_atoms(cx: &State, c: &Call<'_>, w: &mut Writer<'_>) -> Answer {
+    let t = type_named(c.arg(0)?)?;
+    w.list(cx.space.handles_by_type(t, c.flag(1)), |w, h| w.atom(h))?;
+    Ok(None)
+}
+
+/// `haveNode("T", "name")`: whether the space holds it.
+fn have_node(cx: &State, c: &Call<'_>) -> Answer {
+    let t = type_named(c.arg(0)?)?;
+    let name = c.arg(1)?.as_str().ok_or("haveNode takes the name as a string")?;
+    Ok(Some(json!(cx.space.get_node(t, name).is_some())))
+}
+
+/// `haveLink("T", [atom, ...])`: whether the space holds it.
+fn have_link(cx: &State, c: &Call<'_>) -> Answer {
+    let t = type_named(c.arg(0)?)?;
+    let members = c.arg(1)?.as_array().ok_or("haveLink takes an array of atoms")?;
+    let mut out = Vec::with_capacity(members.len());
+    for m in members {
+        match find(&cx.space, m)? {
+            Some(h) => out.push(h),
+            None => return Ok(Some(json!(false))),
         }
-        other => return Err(format!("unknown verb `{other}`")),
-    }))
+    }
+    Ok(Some(json!(cx.space.get_link(t, &out).is_some())))
+}
+
+/// `loadAtoms([atom, ...])`: `true`; all are checked before any is added.
+fn load_atoms(cx: &State, c: &Call<'_>) -> Answer {
+    let atoms = c.arg(0)?.as_array().ok_or("loadAtoms takes an array of atoms")?;
+    for a in atoms {
+        check(a)?;
+    }
+    for a in atoms {
+        cx.stored(make(cx, a)?)?;
+    }
+    Ok(Some(json!(true)))
+}
+
+/// `getIncoming(atom, "T"?)`: `[atom, ...]`.
+fn get_incoming(cx: &State, c: &Call<'_>, w: &mut Writer<'_>) -> Answer {
+    let space = &cx.space;
+    let Some(h) = find(space, c.arg(0)?)? else { return Ok(Some(json!([]))) };
+    let links = match c.args.get(1) {
+        Some(t) => space.incoming_by_type(h, type_named(t)?),
+        None => space.incoming(h).map(|i| i.to_vec()).unwrap_or_default(),
+    };
+    w.list(links, |w, l| w.atom(l))?;
+    Ok(None)
+}
+
+/// `getValues(atom)`: `[{"key": atom, "value": value}, ...]`, the truth
+/// value first when it is not the default.
+fn get_values(cx: &State, c: &Call<'_>, w: &mut Writer<'_>) -> Answer {
+    let space = &cx.space;
+    let Some(h) = find(space, c.arg(0)?)? else { return Ok(Some(json!([]))) };
+    let tv = space.get_tv(h).unwrap_or_default();
+    let tv = (!tv.is_default()).then_some((None, Value::Truth(tv)));
+    let values = tv.into_iter().chain(space.key_values(h).into_iter().map(|(k, v)| (Some(k), v)));
+    w.list(values, |w, (k, v)| {
+        w.out.push_str("{\"key\":");
+        match k {
+            Some(k) => w.atom(k)?,
+            None => push_json(w.out, &json!({ "type": "PredicateNode", "name": atomweave::sexpr::TV_KEY })),
+        }
+        w.out.push_str(",\"value\":");
+        w.value(&v)?;
+        w.out.push('}');
+        Ok(())
+    })?;
+    Ok(None)
+}
+
+/// `getTV(atom)`: `[{"value": tv}]`.
+fn get_tv(cx: &State, c: &Call<'_>, w: &mut Writer<'_>) -> Answer {
+    let space = &cx.space;
+    let Some(h) = find(space, c.arg(0)?)? else { return Ok(Some(json!([]))) };
+    w.out.push_str("[{\"value\":");
+    w.value(&Value::Truth(space.get_tv(h).unwrap_or_default()))?;
+    w.out.push_str("}]");
+    Ok(None)
+}
+
+/// `setTV(atom, tv)`, or upstream's form with the truth value in the atom:
+/// `setTV({..., "value": tv})`. The atom is added.
+fn set_tv(cx: &State, c: &Call<'_>) -> Answer {
+    let (atom, tv) = match c.args.as_slice() {
+        [atom] => (atom, atom.get("value").ok_or("setTV takes an atom with a \"value\", or an atom and a truth value")?),
+        [atom, tv] => (atom, tv),
+        _ => return Err("setTV takes an atom and a truth value".into()),
+    };
+    check(atom)?;
+    let tv = match value_of(cx, tv, false)? {
+        Value::Truth(tv) => tv,
+        _ => return Err("setTV takes a SimpleTruthValue or CountTruthValue".into()),
+    };
+    let h = make(cx, atom)?;
+    cx.space.set_tv(h, tv).map_err(|e| e.to_string())?;
+    cx.stored(h)?;
+    Ok(Some(json!(true)))
+}
+
+/// `setValue(atom, key, value)`, or upstream's form with key and value in
+/// the atom: `setValue({..., "key": k, "value": v})`. Everything that can
+/// be refused is, before anything is added.
+fn set_value(cx: &State, c: &Call<'_>) -> Answer {
+    let (atom, key, value) = match c.args.as_slice() {
+        [atom] => match (atom.get("key"), atom.get("value")) {
+            (Some(k), Some(v)) => (atom, k, v),
+            _ => return Err("setValue takes an atom with \"key\" and \"value\", or an atom, a key and a value".into()),
+        },
+        [atom, key, value] => (atom, key, value),
+        _ => return Err("setValue takes an atom, a key and a value".into()),
+    };
+    check(atom)?;
+    let tv_key = matches!(check(key)?, (t, Some(name), _) if t == atomweave::types::PREDICATE_NODE && name == atomweave::sexpr::TV_KEY);
+    let checked = value_of(cx, value, false)?;
+    if tv_key && !matches!(checked, Value::Truth(_)) {
+        return Err("the truth-value key holds a SimpleTruthValue or CountTruthValue".into());
+    }
+    let h = make(cx, atom)?;
+    let k = make(cx, key)?;
+    let v = value_of(cx, value, true)?;
+    cx.space.set_value(h, k, v).map_err(|e| e.to_string())?;
+    cx.stored(h)?;
+    Ok(Some(json!(true)))
+}
+
+/// `execute(atom)`: the result, an atom or a value; the query is added,
+/// and what it changed is written through to the store.
+fn execute(cx: &State, c: &Call<'_>, w: &mut Writer<'_>) -> Answer {
+    let space = &cx.space;
+    check(c.arg(0)?)?;
+    let q = make(cx, c.arg(0)?)?;
+    cx.stored(q)?;
+    let (executed, changes) = space.recording(|| query::execute(space, q));
+    // What the query changed (a Put's atoms, a Delete's) goes to the store too.
+    cx.write_through(&changes)?;
+    match executed.map_err(|e| e.to_string())? {
+        Executed::Atom(h) => w.atom(h)?,
+        Executed::Value(v) => w.value(&v)?,
+    }
+    Ok(None)
 }
 
 fn type_named(j: &Json) -> Result<Type, String> {
