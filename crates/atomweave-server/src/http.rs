@@ -46,85 +46,70 @@ fn snapshot(shared: &Shared) -> crate::metrics::Snapshot {
 /// Longest request head accepted.
 const MAX_HEAD: usize = 16 * 1024;
 
+/// A request's head: its method, path and query, and its header lines.
+struct Request {
+    head: String,
+    method: String,
+    path: String,
+    query: String,
+}
+
+impl Request {
+    fn parse(head: String) -> Request {
+        let mut request = head.split("\r\n").next().unwrap_or("").split(' ');
+        let (method, target) = (request.next().unwrap_or("").to_string(), request.next().unwrap_or(""));
+        let (path, query) = target.split_once('?').unwrap_or((target, ""));
+        let (path, query) = (path.to_string(), query.to_string());
+        Request { head, method, path, query }
+    }
+
+    /// The value of the header `name` (any case), if given.
+    fn header(&self, name: &str) -> Option<String> {
+        self.head.split("\r\n").skip(1).find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim().eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+        })
+    }
+
+    /// Whether it asks for a WebSocket.
+    fn is_upgrade(&self) -> bool {
+        self.header("upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket"))
+    }
+}
+
+/// The shell a WebSocket path names.
+#[derive(Copy, Clone, PartialEq)]
+enum Kind {
+    Json,
+    Sexpr,
+    Scm,
+}
+
+/// A connection to the web port: its request read and checked, then a
+/// page, or a WebSocket shell until either side closes it.
 pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream, _open: Open) {
     let head = tokio::time::timeout(shared.config.handshake_timeout, read_head(&mut sock)).await.unwrap_or_default();
     let Some(head) = head else {
         let _ = respond(&mut sock, "400 Bad Request", "text/plain", "a request head of at most 16 KiB, ending in an empty line, was expected\n").await;
         return;
     };
-    let mut lines = head.split("\r\n");
-    let mut request = lines.next().unwrap_or("").split(' ');
-    let (method, target) = (request.next().unwrap_or(""), request.next().unwrap_or(""));
-    let header = |name: &str| {
-        head.split("\r\n").skip(1).find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim().eq_ignore_ascii_case(name).then(|| v.trim().to_string())
-        })
-    };
-    if method != "GET" {
-        let _ = respond(&mut sock, "501 Not Implemented", "text/plain", "only GET is served here\n").await;
+    let request = Request::parse(head);
+    if let Err((status, why)) = admit(&shared, &request) {
+        let _ = respond(&mut sock, status, "text/plain", &why).await;
         return;
     }
-    let (path, query) = target.split_once('?').unwrap_or((target, ""));
-    if let Some(token) = &shared.config.token {
-        let given = header("authorization")
-            .and_then(|a| a.strip_prefix("Bearer ").map(str::to_string))
-            .or_else(|| query.split('&').find_map(|kv| kv.strip_prefix("token=")).map(str::to_string));
-        if !given.is_some_and(|g| crate::same_secret(g.as_bytes(), token.as_bytes())) {
-            let _ = respond(&mut sock, "401 Unauthorized", "text/plain", "this server wants its token: Authorization: Bearer T, or ?token=T\n").await;
-            return;
-        }
-    }
-    // A browser names the page that opened the socket: any web page the
-    // user visits could otherwise drive the server.
-    if let Some(origin) = header("origin").filter(|o| !shared.config.allow_origins.iter().any(|a| a == o)) {
-        let msg = format!("a web page ({origin}) may use this server only if it was started with --allow-origin {origin}\n");
-        let _ = respond(&mut sock, "403 Forbidden", "text/plain", &msg).await;
+    if !request.is_upgrade() {
+        serve_page(&shared, &mut sock, &request.path).await;
         return;
     }
-    if shared.config.token.is_none() && !header("host").is_some_and(|h| loopback_host(&h)) {
-        let _ = respond(
-            &mut sock,
-            "421 Misdirected Request",
-            "text/plain",
-            "without --token this server answers requests for 127.0.0.1, [::1] or localhost only\n",
-        )
-        .await;
-        return;
-    }
-    let upgrade = header("upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
-    if !upgrade && path == "/metrics" {
-        let page = shared.metrics.render(snapshot(&shared));
-        let _ = respond(&mut sock, "200 OK", crate::metrics::CONTENT_TYPE, &page).await;
-        return;
-    }
-    if !upgrade {
-        let mut page = String::from("atomweave CogServer\n\n");
-        stats(&shared, &mut page);
-        page.push_str("\nWebSocket shells: /json, /sexpr, /scm; Prometheus figures: /metrics\n");
-        let _ = respond(&mut sock, "200 OK", "text/plain; charset=utf-8", &page).await;
-        return;
-    }
-    #[derive(Copy, Clone, PartialEq)]
-    enum Kind {
-        Json,
-        Sexpr,
-        Scm,
-    }
-    let kind = match path {
-        "/json" => Kind::Json,
-        "/sexpr" => Kind::Sexpr,
-        "/scm" => Kind::Scm,
-        "/py" => {
-            let _ = respond(&mut sock, "404 Not Found", "text/plain", &format!("{path}: this server was built without that shell\n")).await;
-            return;
-        }
-        _ => {
-            let _ = respond(&mut sock, "404 Not Found", "text/plain", &format!("404 Not Found\nno shell at {path}; try /json, /sexpr or /scm\n")).await;
+    let kind = match shell_at(&request.path) {
+        Ok(kind) => kind,
+        Err(why) => {
+            let _ = respond(&mut sock, "404 Not Found", "text/plain", &why).await;
             return;
         }
     };
-    let Some(key) = header("sec-websocket-key") else {
+    let Some(key) = request.header("sec-websocket-key") else {
         let _ = respond(&mut sock, "400 Bad Request", "text/plain", "a WebSocket upgrade needs Sec-WebSocket-Key\n").await;
         return;
     };
@@ -135,7 +120,66 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream, _open: Open)
     }
     let limit = shared.config.max_line;
     let config = WebSocketConfig::default().max_message_size(Some(limit)).max_frame_size(Some(limit));
-    let mut ws = WebSocketStream::from_raw_socket(sock, Role::Server, Some(config)).await;
+    let ws = WebSocketStream::from_raw_socket(sock, Role::Server, Some(config)).await;
+    run_shell(&shared, ws, kind).await;
+}
+
+/// Whether the server answers a request at all: GET only; the token, if
+/// the server has one; no web page's `Origin` but those allowed; without a
+/// token, a loopback `Host`. Else the status and why.
+fn admit(shared: &Shared, request: &Request) -> Result<(), (&'static str, String)> {
+    if request.method != "GET" {
+        return Err(("501 Not Implemented", "only GET is served here\n".into()));
+    }
+    if let Some(token) = &shared.config.token {
+        let given = request
+            .header("authorization")
+            .and_then(|a| a.strip_prefix("Bearer ").map(str::to_string))
+            .or_else(|| request.query.split('&').find_map(|kv| kv.strip_prefix("token=")).map(str::to_string));
+        if !given.is_some_and(|g| crate::same_secret(g.as_bytes(), token.as_bytes())) {
+            return Err(("401 Unauthorized", "this server wants its token: Authorization: Bearer T, or ?token=T\n".into()));
+        }
+    }
+    // A browser names the page that opened the socket: any web page the
+    // user visits could otherwise drive the server.
+    if let Some(origin) = request.header("origin").filter(|o| !shared.config.allow_origins.iter().any(|a| a == o)) {
+        return Err(("403 Forbidden", format!("a web page ({origin}) may use this server only if it was started with --allow-origin {origin}\n")));
+    }
+    if shared.config.token.is_none() && !request.header("host").is_some_and(|h| loopback_host(&h)) {
+        return Err(("421 Misdirected Request", "without --token this server answers requests for 127.0.0.1, [::1] or localhost only\n".into()));
+    }
+    Ok(())
+}
+
+/// A GET that is no WebSocket upgrade: the figures at `/metrics`, the
+/// status page anywhere else.
+async fn serve_page(shared: &Shared, sock: &mut TcpStream, path: &str) {
+    if path == "/metrics" {
+        let page = shared.metrics.render(snapshot(shared));
+        let _ = respond(sock, "200 OK", crate::metrics::CONTENT_TYPE, &page).await;
+        return;
+    }
+    let mut page = String::from("atomweave CogServer\n\n");
+    stats(shared, &mut page);
+    page.push_str("\nWebSocket shells: /json, /sexpr, /scm; Prometheus figures: /metrics\n");
+    let _ = respond(sock, "200 OK", "text/plain; charset=utf-8", &page).await;
+}
+
+/// The shell at a WebSocket path, or the body of the 404 for a path with none.
+fn shell_at(path: &str) -> Result<Kind, String> {
+    match path {
+        "/json" => Ok(Kind::Json),
+        "/sexpr" => Ok(Kind::Sexpr),
+        "/scm" => Ok(Kind::Scm),
+        "/py" => Err(format!("{path}: this server was built without that shell\n")),
+        _ => Err(format!("404 Not Found\nno shell at {path}; try /json, /sexpr or /scm\n")),
+    }
+}
+
+/// A WebSocket shell: each text message one command, answered by one text
+/// message, until the client closes, idles past the timeout, takes no
+/// reply for too long, or the server stops.
+async fn run_shell(shared: &Shared, mut ws: WebSocketStream<TcpStream>, kind: Kind) {
     let mut stop = shared.stop.subscribe();
     let mut out = String::new();
     loop {
@@ -161,8 +205,8 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream, _open: Open)
         out.clear();
         if !cmd.trim().is_empty() {
             match kind {
-                Kind::Scm => crate::telnet::evaluate_scm(&shared, cmd.trim(), &mut out),
-                k => evaluate(&shared, k == Kind::Json, cmd.trim(), &mut out),
+                Kind::Scm => crate::telnet::evaluate_scm(shared, cmd.trim(), &mut out),
+                k => evaluate(shared, k == Kind::Json, cmd.trim(), &mut out),
             }
         }
         if let Err(msg) = shared.state.durable(crate::State::take_written()).await {
