@@ -130,123 +130,184 @@ struct Row {
     note: &'static str,
 }
 
-pub fn run(a: ShellBenchArgs) -> Result<(), String> {
-    // A server of our own unless one was named.
-    let (addr, _own) = match a.port {
-        Some(port) => {
-            let addr = (a.host.as_str(), port).to_socket_addrs().map_err(|e| format!("{}:{port}: {e}", a.host))?.next().ok_or("no address")?;
-            (addr, None)
-        }
-        None => {
-            let (tx, rx) = std::sync::mpsc::channel();
-            let th = std::thread::spawn(move || {
-                let config = atomweave_server::Config { port: 0, http_port: None, ..Default::default() };
-                atomweave_server::serve_blocking(config, |addr, _| tx.send(addr).expect("the bench waits")).map(|_| ()).map_err(|e| e.to_string())
-            });
-            let addr = rx.recv().map_err(|_| "the in-process server did not start".to_string())?;
-            (addr, Some(th))
-        }
-    };
-    let token = a.token.as_deref();
-    let n = a.reps.max(1);
-    let n_conn = (n / 10).max(50);
-    let open = || Conn::open(addr, token);
-    // A fresh connection inside a shell (`sexpr`, `scm hush`).
-    let open_in = |shell: &str| -> std::io::Result<Conn> {
-        let mut c = open()?;
+impl Row {
+    /// A row timed both ways: `per_connection` on a fresh connection per
+    /// call, then `persistent` on one kept open.
+    fn timed(
+        b: &Bench<'_>,
+        name: &'static str,
+        note: &'static str,
+        per_connection: impl FnMut(usize) -> std::io::Result<()>,
+        persistent: impl FnMut(usize) -> std::io::Result<()>,
+    ) -> Result<Row, String> {
+        Ok(Row { name, per_connection: Some(time_calls(b.n_conn, per_connection)?), persistent: Some(time_calls(b.n, persistent)?), note })
+    }
+}
+
+/// The server measured and how: its address, its token and the calls per row.
+struct Bench<'a> {
+    addr: SocketAddr,
+    token: Option<&'a str>,
+    /// Calls per persistent-connection row.
+    n: usize,
+    /// Calls per connection-per-command row.
+    n_conn: usize,
+}
+
+impl Bench<'_> {
+    /// A fresh connection, in the command shell.
+    fn open(&self) -> std::io::Result<Conn> {
+        Conn::open(self.addr, self.token)
+    }
+
+    /// A fresh connection inside a shell (`sexpr`, `scm hush`).
+    fn open_in(&self, shell: &str) -> std::io::Result<Conn> {
+        let mut c = self.open()?;
         c.wr.write_all(format!("{shell}\n").as_bytes())?;
         Ok(c)
-    };
-    println!("atomweave shell-bench: server {addr}; {n} calls per persistent row, {n_conn} per connection-per-command row");
-    let mut rows = Vec::new();
+    }
+}
 
-    let mut c = open().map_err(|e| format!("{addr}: {e}"))?;
-    rows.push(Row {
-        name: "trivial shell command",
-        per_connection: Some(time_calls(n_conn, |_| open()?.shell("\n"))?),
-        persistent: Some(time_calls(n, |_| c.shell("\n"))?),
-        note: "an empty line: the prompt comes back",
+pub fn run(a: ShellBenchArgs) -> Result<(), String> {
+    let (addr, _own) = server(&a)?;
+    let n = a.reps.max(1);
+    let b = Bench { addr, token: a.token.as_deref(), n, n_conn: (n / 10).max(50) };
+    println!("atomweave shell-bench: server {addr}; {n} calls per persistent row, {} per connection-per-command row", b.n_conn);
+    // The command shell's and the sexpr shell's persistent connections
+    // stay open to the end, as they did while the table's rows ran.
+    let mut c = b.open().map_err(|e| format!("{addr}: {e}"))?;
+    let mut rows = command_shell_rows(&b, &mut c)?;
+    rows.extend(scheme_rows(&b)?);
+    let mut s = b.open_in("sexpr").map_err(|e| e.to_string())?;
+    rows.extend(sexpr_rows(&b, &mut s)?);
+    print_table(&rows);
+    let mut p = b.open_in("sexpr").map_err(|e| e.to_string())?;
+    pipelined(&mut p, a.pipelined)?;
+    let clients = a.clients.max(1);
+    let errors = concurrent_clients(&b, clients)?;
+    println!();
+    println!("  seed (upstream CogServer, 2019): 6.281 ms trivial shell, 100.3 ms help, 31.1 ms trivial scheme, 32.4 ms create same atom, 6.1 ms no-wait");
+    // Read everything the server sent, so it sees clean closes.
+    let _ = p.wr.shutdown(std::net::Shutdown::Write);
+    let _ = p.rd.read_to_end(&mut Vec::new());
+    if errors > 0 {
+        return Err(format!("{errors} calls failed under {clients} concurrent clients"));
+    }
+    Ok(())
+}
+
+/// The thread of a server started in this process.
+type OwnServer = std::thread::JoinHandle<Result<(), String>>;
+
+/// The server to measure: the one named, or one of our own, started in
+/// this process (its thread, kept while the bench runs).
+fn server(a: &ShellBenchArgs) -> Result<(SocketAddr, Option<OwnServer>), String> {
+    if let Some(port) = a.port {
+        let addr = (a.host.as_str(), port).to_socket_addrs().map_err(|e| format!("{}:{port}: {e}", a.host))?.next().ok_or("no address")?;
+        return Ok((addr, None));
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let th = std::thread::spawn(move || {
+        let config = atomweave_server::Config { port: 0, http_port: None, ..Default::default() };
+        atomweave_server::serve_blocking(config, |addr, _| tx.send(addr).expect("the bench waits")).map(|_| ()).map_err(|e| e.to_string())
     });
-    rows.push(Row {
-        name: "shell help command",
-        per_connection: Some(time_calls(n_conn, |_| open()?.shell("help\n"))?),
-        persistent: Some(time_calls(n, |_| c.shell("help\n"))?),
-        note: "",
-    });
-    let mut g = open_in("scm hush").map_err(|e| e.to_string())?;
-    rows.push(Row {
-        name: "trivial scheme",
-        per_connection: Some(time_calls(n_conn, |_| open_in("scm hush")?.scm("(+ 2 2)\n"))?),
-        persistent: Some(time_calls(n, |_| g.scm("(+ 2 2)\n"))?),
-        note: "scm shell: (+ 2 2)",
-    });
-    rows.push(Row {
-        name: "non-trivial scheme",
-        per_connection: Some(time_calls(n_conn, |i| open_in("scm hush")?.scm(&format!("(cog-set-tv! (Concept \"g{i}\") (stv 0.5 0.5))\n")))?),
-        persistent: Some(time_calls(n, |i| g.scm(&format!("(cog-set-tv! (Concept \"gp{i}\") (stv 0.5 0.5))\n")))?),
-        note: "scm shell: make an atom, set its truth value",
-    });
-    // At most two connections stay open while persistent rows run (the
-    // server polls for the next command only then).
-    drop(g);
-    let mut s = open_in("sexpr").map_err(|e| e.to_string())?;
-    rows.push(Row {
-        name: "create same atom",
-        per_connection: Some(time_calls(n_conn, |_| open_in("sexpr")?.sexpr("(ConceptNode \"foo\")\n"))?),
-        persistent: Some(time_calls(n, |_| s.sexpr("(ConceptNode \"foo\")\n"))?),
-        note: "sexpr shell",
-    });
-    rows.push(Row {
-        name: "create various atoms",
-        per_connection: Some(time_calls(n_conn, |i| open_in("sexpr")?.sexpr(&format!("(ConceptNode \"c{i}\")\n")))?),
-        persistent: Some(time_calls(n, |i| s.sexpr(&format!("(ConceptNode \"p{i}\")\n")))?),
-        note: "sexpr shell",
-    });
-    // As the seed's: write and close without waiting. Persistent: write
-    // 512 at a time, then read their replies.
-    let no_wait_conn = time_calls(n_conn, |i| {
-        let mut c = TcpStream::connect(addr)?;
-        if let Some(t) = token {
+    let addr = rx.recv().map_err(|_| "the in-process server did not start".to_string())?;
+    Ok((addr, Some(th)))
+}
+
+/// The command shell's rows: an empty line and `help`, persistent on `c`.
+fn command_shell_rows(b: &Bench<'_>, c: &mut Conn) -> Result<Vec<Row>, String> {
+    Ok(vec![
+        Row::timed(b, "trivial shell command", "an empty line: the prompt comes back", |_| b.open()?.shell("\n"), |_| c.shell("\n"))?,
+        Row::timed(b, "shell help command", "", |_| b.open()?.shell("help\n"), |_| c.shell("help\n"))?,
+    ])
+}
+
+/// The `scm` shell's rows. Its persistent connection is closed after
+/// them: at most two connections stay open while persistent rows run (the
+/// server polls for the next command only then).
+fn scheme_rows(b: &Bench<'_>) -> Result<Vec<Row>, String> {
+    let mut g = b.open_in("scm hush").map_err(|e| e.to_string())?;
+    let trivial = Row::timed(b, "trivial scheme", "scm shell: (+ 2 2)", |_| b.open_in("scm hush")?.scm("(+ 2 2)\n"), |_| g.scm("(+ 2 2)\n"))?;
+    let set_tv = |name: &str, i: usize| format!("(cog-set-tv! (Concept \"{name}{i}\") (stv 0.5 0.5))\n");
+    let non_trivial = Row::timed(
+        b,
+        "non-trivial scheme",
+        "scm shell: make an atom, set its truth value",
+        |i| b.open_in("scm hush")?.scm(&set_tv("g", i)),
+        |i| g.scm(&set_tv("gp", i)),
+    )?;
+    Ok(vec![trivial, non_trivial])
+}
+
+/// The `sexpr` shell's rows, persistent on `s`.
+fn sexpr_rows(b: &Bench<'_>, s: &mut Conn) -> Result<Vec<Row>, String> {
+    let concept = |name: &str| format!("(ConceptNode \"{name}\")\n");
+    let set_tv = |name: &str, i: usize| format!("(cog-set-tv! (ConceptNode \"{name}{i}\") (stv 0.5 0.5))\n");
+    let mut rows = vec![
+        Row::timed(b, "create same atom", "sexpr shell", |_| b.open_in("sexpr")?.sexpr(&concept("foo")), |_| s.sexpr(&concept("foo")))?,
+        Row::timed(
+            b,
+            "create various atoms",
+            "sexpr shell",
+            |i| b.open_in("sexpr")?.sexpr(&concept(&format!("c{i}"))),
+            |i| s.sexpr(&concept(&format!("p{i}"))),
+        )?,
+    ];
+    rows.push(no_wait_row(b, s)?);
+    rows.push(Row::timed(
+        b,
+        "socket-wait response",
+        "set a truth value, wait for the reply",
+        |i| b.open_in("sexpr")?.sexpr(&set_tv("sw", i)),
+        |i| s.sexpr(&set_tv("swp", i)),
+    )?);
+    Ok(rows)
+}
+
+/// Atoms sent without waiting for each reply. Per connection, as the
+/// seed's: write and close. Persistent: write 512 at a time, then read
+/// their replies.
+fn no_wait_row(b: &Bench<'_>, s: &mut Conn) -> Result<Row, String> {
+    let per_connection = time_calls(b.n_conn, |i| {
+        let mut c = TcpStream::connect(b.addr)?;
+        if let Some(t) = b.token {
             c.write_all(format!("{t}\n").as_bytes())?;
         }
         c.write_all(format!("sexpr\n(ConceptNode \"nw{i}\")\n").as_bytes())
     })?;
     let start = Instant::now();
     // In chunks, so the replies in flight always fit the socket buffers.
-    for chunk in (0..n).collect::<Vec<_>>().chunks(512) {
+    for chunk in (0..b.n).collect::<Vec<_>>().chunks(512) {
         let text: String = chunk.iter().map(|i| format!("(ConceptNode \"nwp{i}\")\n")).collect();
         s.wr.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
         for _ in chunk {
             s.line().map_err(|e| e.to_string())?;
         }
     }
-    let per_call = start.elapsed().as_secs_f64() * 1e3 / n as f64;
-    let no_wait_persistent = Timing { mean: per_call, median: per_call };
-    rows.push(Row {
+    let per_call = start.elapsed().as_secs_f64() * 1e3 / b.n as f64;
+    Ok(Row {
         name: "no-wait socket atoms",
-        per_connection: Some(no_wait_conn),
-        persistent: Some(no_wait_persistent),
+        per_connection: Some(per_connection),
+        persistent: Some(Timing { mean: per_call, median: per_call }),
         note: "replies not awaited per call",
-    });
-    rows.push(Row {
-        name: "socket-wait response",
-        per_connection: Some(time_calls(n_conn, |i| open_in("sexpr")?.sexpr(&format!("(cog-set-tv! (ConceptNode \"sw{i}\") (stv 0.5 0.5))\n")))?),
-        persistent: Some(time_calls(n, |i| s.sexpr(&format!("(cog-set-tv! (ConceptNode \"swp{i}\") (stv 0.5 0.5))\n")))?),
-        note: "set a truth value, wait for the reply",
-    });
+    })
+}
 
+fn print_table(rows: &[Row]) {
     println!();
     println!("  {:<24} {:>32}   {:>32}", "", "connection per command", "persistent connection");
     println!("  {:<24} {:>10} {:>10} {:>10}   {:>10} {:>10} {:>10}", "test", "ms/call", "median", "calls/s", "ms/call", "median", "calls/s");
     let cell =
         |t: Option<Timing>| t.map_or(format!("{:>10} {:>10} {:>10}", "-", "-", "-"), |t| format!("{:>10.4} {:>10.4} {:>10.0}", t.mean, t.median, 1e3 / t.mean));
-    for r in &rows {
+    for r in rows {
         println!("  {:<24} {}   {}  {}", r.name, cell(r.per_connection), cell(r.persistent), r.note);
     }
+}
 
-    // Pipelined creation of distinct atoms on one connection.
-    let mut p = open_in("sexpr").map_err(|e| e.to_string())?;
-    let total = a.pipelined;
+/// Pipelined creation of `total` distinct atoms on one connection: a
+/// thread reads the replies while this one writes.
+fn pipelined(p: &mut Conn, total: usize) -> Result<(), String> {
     let mut reader = BufReader::with_capacity(1 << 16, p.wr.try_clone().map_err(|e| e.to_string())?);
     let reading = std::thread::spawn(move || -> std::io::Result<usize> {
         let mut errors = 0;
@@ -272,31 +333,18 @@ pub fn run(a: ShellBenchArgs) -> Result<(), String> {
     let secs = start.elapsed().as_secs_f64();
     println!();
     println!("  pipelined atom creation   {total} atoms in {secs:.3} s: {:.0} atoms/s, {errors} errors", total as f64 / secs);
+    Ok(())
+}
 
-    // Many clients at once, each on its own connection, overlapping atoms.
-    let clients = a.clients.max(1);
-    let per = (n / 10).max(100);
+/// Many clients at once, each on its own connection, overlapping atoms:
+/// throughput and latencies printed; how many calls failed.
+fn concurrent_clients(b: &Bench<'_>, clients: usize) -> Result<usize, String> {
+    let per = (b.n / 10).max(100);
     let start = Instant::now();
     let workers: Vec<_> = (0..clients)
         .map(|k| {
-            let token = token.map(str::to_string);
-            std::thread::spawn(move || -> (Vec<f64>, usize) {
-                let mut lat = Vec::with_capacity(per);
-                let mut c = match Conn::open(addr, token.as_deref()).and_then(|mut c| c.wr.write_all(b"sexpr\n").map(|_| c)) {
-                    Ok(c) => c,
-                    Err(_) => return (lat, per),
-                };
-                let mut errors = 0;
-                for i in 0..per {
-                    let t = Instant::now();
-                    let cmd = format!("(ListLink (ConceptNode \"client {}\")(ConceptNode \"shared {}\"))\n", k % 10, i % 50);
-                    match c.sexpr(&cmd) {
-                        Ok(()) => lat.push(t.elapsed().as_secs_f64() * 1e3),
-                        Err(_) => errors += 1,
-                    }
-                }
-                (lat, errors)
-            })
+            let (addr, token) = (b.addr, b.token.map(str::to_string));
+            std::thread::spawn(move || client(addr, token.as_deref(), k, per))
         })
         .collect();
     let mut lat = Vec::new();
@@ -316,13 +364,25 @@ pub fn run(a: ShellBenchArgs) -> Result<(), String> {
         pct(0.5),
         pct(0.99)
     );
-    println!();
-    println!("  seed (upstream CogServer, 2019): 6.281 ms trivial shell, 100.3 ms help, 31.1 ms trivial scheme, 32.4 ms create same atom, 6.1 ms no-wait");
-    // Read everything the server sent, so it sees clean closes.
-    let _ = p.wr.shutdown(std::net::Shutdown::Write);
-    let _ = p.rd.read_to_end(&mut Vec::new());
-    if errors > 0 {
-        return Err(format!("{errors} calls failed under {clients} concurrent clients"));
+    Ok(errors)
+}
+
+/// Client `k` of the concurrent row: `per` calls in the `sexpr` shell;
+/// their latencies in ms and how many failed (all when it cannot connect).
+fn client(addr: SocketAddr, token: Option<&str>, k: usize, per: usize) -> (Vec<f64>, usize) {
+    let mut lat = Vec::with_capacity(per);
+    let mut c = match Conn::open(addr, token).and_then(|mut c| c.wr.write_all(b"sexpr\n").map(|_| c)) {
+        Ok(c) => c,
+        Err(_) => return (lat, per),
+    };
+    let mut errors = 0;
+    for i in 0..per {
+        let t = Instant::now();
+        let cmd = format!("(ListLink (ConceptNode \"client {}\")(ConceptNode \"shared {}\"))\n", k % 10, i % 50);
+        match c.sexpr(&cmd) {
+            Ok(()) => lat.push(t.elapsed().as_secs_f64() * 1e3),
+            Err(_) => errors += 1,
+        }
     }
-    Ok(())
+    (lat, errors)
 }
