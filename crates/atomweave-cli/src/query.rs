@@ -308,7 +308,29 @@ fn animals(iterations: usize) -> Result<(), String> {
 /// Runs of each graph query (and of its direct count): the best is reported.
 const ROUNDS: usize = 5;
 
+/// A graph query's direct count, over each gene's sorted higher neighbours.
+type DirectCount = fn(&[Vec<u32>]) -> usize;
+
+/// The graph queries (triangles, 4-cliques, 3-hop paths) on a random gene
+/// interaction graph, each on one thread and on `-T`, checked against a
+/// direct count.
 fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
+    let space = AtomSpace::new();
+    let higher = interaction_graph(&space, args)?;
+    let pools = Pools::new(args)?;
+    for (name, text, direct) in graph_queries() {
+        let count = Direct::count(&higher, direct);
+        let q = sexpr::load_str(&mut &space, &text).map_err(|e| e.to_string())?[0];
+        println!("  {name}: direct count {} in {:.3} s (sorting the neighbour lists included)", count.expected, count.secs);
+        time_graph_query(&space, q, name, &count, &pools)?;
+    }
+    Ok(())
+}
+
+/// Adds `--nodes` genes and `--edges` random interactions between them;
+/// each gene's neighbours of higher number, the direction edges are
+/// stored in.
+fn interaction_graph(space: &AtomSpace, args: &QueryBenchArgs) -> Result<Vec<Vec<u32>>, String> {
     use atomweave::types;
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
@@ -317,12 +339,10 @@ fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
     if args.edges > max_edges {
         return Err(format!("{} nodes hold at most {max_edges} edges", args.nodes));
     }
-    let space = AtomSpace::new();
     let err = |e: atomweave::Error| e.to_string();
     let genes: Vec<Handle> = (0..args.nodes).map(|i| space.add_node(types::CONCEPT_NODE, &format!("gene-{i}"))).collect::<Result<_, _>>().map_err(err)?;
     let interacts = space.add_node(types::PREDICATE_NODE, "interacts").map_err(err)?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed);
-    // Each gene's neighbours of higher number: the direction edges are stored in.
     let mut higher: Vec<Vec<u32>> = vec![Vec::new(); args.nodes];
     let mut edges = std::collections::HashSet::new();
     let start = Instant::now();
@@ -339,6 +359,11 @@ fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
     }
     let built = start.elapsed().as_secs_f64();
     println!("graph: {} genes, {} interactions (built in {built:.2} s), each query checked against a direct count", args.nodes, args.edges);
+    Ok(higher)
+}
+
+/// The graph queries: name, Atomese text (a Meet) and direct count.
+fn graph_queries() -> [(&'static str, String, DirectCount); 3] {
     let edge = |x: &str, y: &str| format!("(Evaluation (Predicate \"interacts\") (List (Variable \"${x}\") (Variable \"${y}\")))");
     let meet = |vars: &[&str], clauses: Vec<String>| {
         let vars: String = vars.iter().map(|v| format!("(Variable \"${v}\")")).collect();
@@ -347,102 +372,133 @@ fn triangles(args: &QueryBenchArgs) -> Result<(), String> {
     let triangle = meet(&["a", "b", "c"], vec![edge("a", "b"), edge("b", "c"), edge("a", "c")]);
     let four = meet(&["a", "b", "c", "d"], vec![edge("a", "b"), edge("a", "c"), edge("a", "d"), edge("b", "c"), edge("b", "d"), edge("c", "d")]);
     let path = meet(&["b", "c", "d"], vec![edge("a", "b").replace("(Variable \"$a\")", "(Concept \"gene-0\")"), edge("b", "c"), edge("c", "d")]);
-    type DirectCount = fn(&[Vec<u32>]) -> usize;
-    let cases: [(&str, String, DirectCount); 3] =
-        [("triangles", triangle, count_triangles), ("4-cliques", four, count_four_cliques), ("3-hop paths from gene-0", path, count_paths_from_first)];
-    // The pools made once: a new pool's threads take their first page faults on the first query.
-    // Each worker kept to a core of its own: a guest kernel that packs
-    // short-lived threads onto one virtual CPU (as this project's VMs do)
-    // otherwise runs a 10 ms query's two threads in turns on one core, in
-    // some runs and not others (docs/BENCHMARKS.md, 27 November 2026). Not
-    // with more threads than cores: two pinned to one could not move.
-    let cores = crate::sys::allowed_cores().unwrap_or(0);
-    let pin = !args.no_pin && args.threads <= cores;
-    let unpinned = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let pool = |n| {
-        let unpinned = unpinned.clone();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .start_handler(move |i| {
-                if !pin {
-                    return;
-                }
-                if let Err(e) = crate::sys::pin_to_core(i) {
-                    unpinned.lock().unwrap_or_else(|p| p.into_inner()).push(format!("worker {i}: {e}"));
-                }
-            })
-            .build()
-            .map_err(|e| e.to_string())?;
-        // Every worker has started (and tried its core) once each has run this.
-        pool.broadcast(|_| ());
-        Ok::<_, String>(pool)
-    };
-    let (one, many) = (pool(1)?, pool(args.threads)?);
-    let unpinned = unpinned.lock().unwrap_or_else(|p| p.into_inner()).join("; ");
-    let threads = if args.no_pin {
-        "left to the scheduler (--no-pin)".to_string()
-    } else if !pin {
-        format!("left to the scheduler: {} threads, {cores} cores", args.threads)
-    } else if !unpinned.is_empty() {
-        format!("left to the scheduler where they could not be kept to a core ({unpinned})")
-    } else {
-        "each kept on a core of its own (--no-pin: not)".to_string()
-    };
-    println!("  worker threads {threads}, woken before each timed run");
-    for (name, text, direct) in cases {
-        // The direct counts work on sorted neighbour lists: sorting them is part of their time.
-        let (mut expected, mut direct_s) = (0, f64::INFINITY);
+    [("triangles", triangle, count_triangles), ("4-cliques", four, count_four_cliques), ("3-hop paths from gene-0", path, count_paths_from_first)]
+}
+
+/// The graph queries' thread pools, one thread and `-T`, made once: a new
+/// pool's threads take their first page faults on the first query.
+struct Pools {
+    one: rayon::ThreadPool,
+    many: rayon::ThreadPool,
+    threads: usize,
+}
+
+impl Pools {
+    /// Makes the pools and says where their workers run. Each worker is
+    /// kept to a core of its own: a guest kernel that packs short-lived
+    /// threads onto one virtual CPU (as this project's VMs do) otherwise
+    /// runs a 10 ms query's two threads in turns on one core, in some runs
+    /// and not others (docs/BENCHMARKS.md, 27 November 2026). Not with more
+    /// threads than cores: two pinned to one could not move.
+    fn new(args: &QueryBenchArgs) -> Result<Pools, String> {
+        let cores = crate::sys::allowed_cores().unwrap_or(0);
+        let pin = !args.no_pin && args.threads <= cores;
+        let unpinned = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let pool = |n| {
+            let unpinned = unpinned.clone();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .start_handler(move |i| {
+                    if !pin {
+                        return;
+                    }
+                    if let Err(e) = crate::sys::pin_to_core(i) {
+                        unpinned.lock().unwrap_or_else(|p| p.into_inner()).push(format!("worker {i}: {e}"));
+                    }
+                })
+                .build()
+                .map_err(|e| e.to_string())?;
+            // Every worker has started (and tried its core) once each has run this.
+            pool.broadcast(|_| ());
+            Ok::<_, String>(pool)
+        };
+        let (one, many) = (pool(1)?, pool(args.threads)?);
+        let unpinned = unpinned.lock().unwrap_or_else(|p| p.into_inner()).join("; ");
+        let threads = if args.no_pin {
+            "left to the scheduler (--no-pin)".to_string()
+        } else if !pin {
+            format!("left to the scheduler: {} threads, {cores} cores", args.threads)
+        } else if !unpinned.is_empty() {
+            format!("left to the scheduler where they could not be kept to a core ({unpinned})")
+        } else {
+            "each kept on a core of its own (--no-pin: not)".to_string()
+        };
+        println!("  worker threads {threads}, woken before each timed run");
+        Ok(Pools { one, many, threads: args.threads })
+    }
+}
+
+/// A direct count: its result and its best time.
+struct Direct {
+    expected: usize,
+    secs: f64,
+}
+
+impl Direct {
+    /// The best of [`ROUNDS`] runs of `direct`, which works on sorted
+    /// neighbour lists: sorting them is part of its time.
+    fn count(higher: &[Vec<u32>], direct: DirectCount) -> Direct {
+        let (mut expected, mut secs) = (0, f64::INFINITY);
         for _ in 0..ROUNDS {
-            let mut lists = higher.clone();
+            let mut lists = higher.to_vec();
             let start = Instant::now();
             lists.iter_mut().for_each(|n| n.sort_unstable());
             expected = direct(&lists);
-            direct_s = direct_s.min(start.elapsed().as_secs_f64());
+            secs = secs.min(start.elapsed().as_secs_f64());
         }
-        let q = sexpr::load_str(&mut &space, &text).map_err(|e| e.to_string())?[0];
-        println!("  {name}: direct count {expected} in {direct_s:.3} s (sorting the neighbour lists included)");
-        // The best of each run, taking turns, so none gets the warmer caches:
-        // the matcher's choice on 1 and on N threads, and its backtracking
-        // search alone on one (two rounds: it is slow), for comparison.
-        let mut best = [f64::INFINITY; 3];
-        let runs = [(&one, 1, Strategy::Auto), (&many, args.threads, Strategy::Auto), (&one, 1, Strategy::Backtrack)];
-        for round in 0..ROUNDS {
-            for (i, (pool, threads, strategy)) in runs.into_iter().enumerate() {
-                if strategy == Strategy::Backtrack && round >= 2 {
-                    continue;
-                }
-                // The pool's threads woken first: under a hypervisor, a core
-                // idle for some milliseconds (as this pool's are while the
-                // others run) can take 1.5-2 ms to wake, once per thread
-                // (docs/BENCHMARKS.md, 27 November 2026), a cost of the
-                // machine, not of the query.
-                pool.broadcast(|_| ());
-                let start = Instant::now();
-                let result = pool.install(|| with_strategy(strategy, || execute(&space, q))).map_err(|e| e.to_string())?;
-                best[i] = best[i].min(start.elapsed().as_secs_f64());
-                // A Meet gives its groundings in a QueueValue, as upstream's.
-                let found = match &result {
-                    Executed::Value(atomweave::Value::Queue(items)) => items.len(),
-                    Executed::Value(v) => return Err(format!("the {name} query gave a {} where a QueueValue was expected", v.value_type().name())),
-                    Executed::Atom(_) => return Err(format!("the {name} query gave an atom where a QueueValue was expected")),
-                };
-                if found != expected {
-                    return Err(format!("the pattern matcher found {found} {name} with {threads} threads, the direct count {expected}"));
-                }
-                if round == 1 && strategy == Strategy::Backtrack {
-                    println!("    backtracking alone, -T 1  {:>8.3} s  ({:.1}x the direct count's time)", best[i], best[i] / direct_s.max(1e-9));
-                } else if round == ROUNDS - 1 {
-                    println!(
-                        "    -T {threads}  {:>8.3} s  {found} {name}, as the direct count  ({:.2}x one thread, {:.1}x the direct count's time)",
-                        best[i],
-                        best[0] / best[i],
-                        best[i] / direct_s.max(1e-9)
-                    );
-                }
+        Direct { expected, secs }
+    }
+}
+
+/// Times the graph query `q`, checking each result against the direct
+/// count. The best of each run, taking turns, so none gets the warmer
+/// caches: the matcher's choice on 1 and on N threads, and its
+/// backtracking search alone on one (two rounds: it is slow), for
+/// comparison.
+fn time_graph_query(space: &AtomSpace, q: Handle, name: &str, direct: &Direct, pools: &Pools) -> Result<(), String> {
+    let mut best = [f64::INFINITY; 3];
+    let runs = [(&pools.one, 1, Strategy::Auto), (&pools.many, pools.threads, Strategy::Auto), (&pools.one, 1, Strategy::Backtrack)];
+    for round in 0..ROUNDS {
+        for (i, (pool, threads, strategy)) in runs.into_iter().enumerate() {
+            if strategy == Strategy::Backtrack && round >= 2 {
+                continue;
+            }
+            // The pool's threads woken first: under a hypervisor, a core
+            // idle for some milliseconds (as this pool's are while the
+            // others run) can take 1.5-2 ms to wake, once per thread
+            // (docs/BENCHMARKS.md, 27 November 2026), a cost of the
+            // machine, not of the query.
+            pool.broadcast(|_| ());
+            let start = Instant::now();
+            let result = pool.install(|| with_strategy(strategy, || execute(space, q))).map_err(|e| e.to_string())?;
+            best[i] = best[i].min(start.elapsed().as_secs_f64());
+            let found = groundings(name, &result)?;
+            if found != direct.expected {
+                return Err(format!("the pattern matcher found {found} {name} with {threads} threads, the direct count {}", direct.expected));
+            }
+            if round == 1 && strategy == Strategy::Backtrack {
+                println!("    backtracking alone, -T 1  {:>8.3} s  ({:.1}x the direct count's time)", best[i], best[i] / direct.secs.max(1e-9));
+            } else if round == ROUNDS - 1 {
+                println!(
+                    "    -T {threads}  {:>8.3} s  {found} {name}, as the direct count  ({:.2}x one thread, {:.1}x the direct count's time)",
+                    best[i],
+                    best[0] / best[i],
+                    best[i] / direct.secs.max(1e-9)
+                );
             }
         }
     }
     Ok(())
+}
+
+/// How many groundings a graph query found: a Meet gives them in a
+/// QueueValue, as upstream's.
+fn groundings(name: &str, result: &Executed) -> Result<usize, String> {
+    match result {
+        Executed::Value(atomweave::Value::Queue(items)) => Ok(items.len()),
+        Executed::Value(v) => Err(format!("the {name} query gave a {} where a QueueValue was expected", v.value_type().name())),
+        Executed::Atom(_) => Err(format!("the {name} query gave an atom where a QueueValue was expected")),
+    }
 }
 
 /// The common members of two sorted lists.
