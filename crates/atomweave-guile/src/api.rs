@@ -897,8 +897,12 @@ pub(crate) fn define_all() {
         ("%atomweave-define-new-types", 0, 0, 0, define_new as Subr),
         ("cog-evaluate!", 1, 0, 0, cog_evaluate as Subr),
     ];
-    for &(name, req, opt, rst, f) in
-        prims.iter().chain(&crate::persist::primitives()).chain(&crate::read::primitives()).chain(&crate::load::primitives()).chain(&crate::fast::primitives())
+    for &(name, req, opt, rst, f) in prims
+        .iter()
+        .chain(&crate::persist::primitives())
+        .chain(&crate::plain_read::primitives())
+        .chain(&crate::load::primitives())
+        .chain(&crate::plain_eval::primitives())
     {
         define(name, req, opt, rst, f);
     }

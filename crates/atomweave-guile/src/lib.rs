@@ -30,15 +30,15 @@ macro_rules! subrs {
 
 mod api;
 mod error;
-mod fast;
 pub mod ffi;
 mod grounded;
 mod interrupt;
 mod load;
 mod persist;
+mod plain_eval;
+mod plain_read;
 #[cfg(feature = "python")]
 mod python;
-mod read;
 mod smob;
 
 pub use ffi::Scm;
@@ -201,7 +201,7 @@ pub fn with_guile<F: FnOnce() -> T, T>(f: F) -> T {
     }
     let mut call: Call<F, T> = Call(Some(f), None);
     // SAFETY: the trampoline gets the pointer to `call` and runs `f`, which
-    // calls Scheme only through `(atomweave shell)` or under `fast.rs`'s
+    // calls Scheme only through `(atomweave shell)` or under `plain_eval.rs`'s
     // catch, both catching every exception, so nothing unwinds through this frame.
     unsafe { ffi::scm_with_guile(tramp::<F, T>, (&mut call as *mut Call<F, T>).cast()) };
     match call.1 {
@@ -251,16 +251,17 @@ pub fn run(code: &str) -> Result<(), String> {
     evaluate(code, Shell::Run).map(drop)
 }
 
-/// Plain text through the fast path, anything else through `shell`.
+/// Plain calls compiled and run here (`plain_eval.rs`), anything else
+/// through `shell`.
 fn evaluate(code: &str, shell: Shell) -> Result<Scm, String> {
-    fast::eval(code).unwrap_or_else(|| call_shell(shell, &[input(code)]))
+    plain_eval::eval(code).unwrap_or_else(|| call_shell(shell, &[input(code)]))
 }
 
 /// How many texts [`run`] and [`eval_atom`] have evaluated on this thread
-/// without the shell's reader and walk (plain calls, see `fast.rs`), for
+/// without the shell's reader and walk (plain calls, see `plain_eval.rs`), for
 /// tests and diagnostics.
-pub fn fast_path_runs() -> u64 {
-    fast::runs()
+pub fn plain_eval_runs() -> u64 {
+    plain_eval::runs()
 }
 
 /// Compiles (or, without `compile`, memoizes: evaluates into a closure)
@@ -345,7 +346,7 @@ fn shell(p: Shell) -> Scm {
 /// What the shell evaluates: the text already read (straight from Rust's
 /// string, when it is plain), or the text for Guile to read.
 fn input(code: &str) -> Scm {
-    read::read_all(code).unwrap_or_else(|| ffi::string(code))
+    plain_read::read_all(code).unwrap_or_else(|| ffi::string(code))
 }
 
 /// The message of an escape stopped at an entry from Rust (the shell's).

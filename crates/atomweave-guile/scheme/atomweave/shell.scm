@@ -56,8 +56,8 @@
               (lambda () (unless done (abort-to-prompt fence))))))
         (lambda (k) escaped)))))
 
-;; Rust's fast path (fast.rs) caches what symbols of the user module name;
-;; any new binding or use there makes the caches stale.
+;; Rust's plain-call evaluator (plain_eval.rs) caches what symbols of the
+;; user module name; any new binding or use there makes the caches stale.
 (module-observe user (lambda (m) (%atomweave-module-changed)))
 
 (define (procedure-named sym)
@@ -160,7 +160,7 @@ come already read: a list of expressions."
 (define (shell-compile text)
   (guarded (cons #t (compile (read-one text) #:env user #:to 'value))))
 
-;; For Rust's fast path: the variable SYM names in the user module if it is
+;; For Rust's plain-call evaluator: the variable SYM names in the user module if it is
 ;; bound (or #f), and the text of a caught throw.
 (define (shell-resolve sym)
   (guarded (cons #t (let ((v (module-variable user sym)))

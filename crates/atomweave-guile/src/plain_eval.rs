@@ -35,7 +35,7 @@ use foldhash::fast::RandomState;
 use hashbrown::HashMap;
 
 use crate::ffi::{self, Scm};
-use crate::read::{tokens, Token};
+use crate::plain_read::{tokens, Token};
 
 /// Deepest value stack a program may need; deeper text takes the shell.
 const STACK: usize = 64;
@@ -262,7 +262,7 @@ pub(crate) fn eval(text: &str) -> Option<Result<Scm, String>> {
     })
 }
 
-/// Texts this thread has run here, for tests (see [`crate::fast_path_runs`]).
+/// Texts this thread has run here, for tests (see [`crate::plain_eval_runs`]).
 pub(crate) fn runs() -> u64 {
     RUNS.get()
 }

@@ -1,25 +1,26 @@
-//! Plain calls from Rust (`run`, `eval_atom`) take the fast path, and do
-//! exactly what the shell does with the same text: the same values, the
-//! same errors, side effects once, new definitions seen at once, values
-//! kept from the collector while the call runs.
+//! Plain calls from Rust (`run`, `eval_atom`) are compiled and run without
+//! the shell (`plain_eval.rs`), and do exactly what the shell does with the
+//! same text: the same values, the same errors, side effects once, new
+//! definitions seen at once, values kept from the collector while the call
+//! runs.
 //!
 //! One test, in order: it redefines procedures of the user module.
 
 use atomweave::AtomSpace;
-use atomweave_guile::{boot, eval, eval_atom, fast_path_runs, run, with_guile};
+use atomweave_guile::{boot, eval, eval_atom, plain_eval_runs, run, with_guile};
 
 /// What `eval_atom` answers: the space and atom of the result, if an atom.
 type Answer = Result<Option<(u32, atomweave::Handle)>, String>;
 
-/// `eval_atom` of `text`, checked to have taken the fast path, beside the
+/// `eval_atom` of `text`, checked to have run as a plain call, beside the
 /// shell's answer (`begin` is a macro, so the shell evaluates that text).
 fn both(text: &str) -> (Answer, Answer) {
-    let before = fast_path_runs();
-    let fast = eval_atom(text);
-    assert_eq!(fast_path_runs(), before + 1, "not plain: {text}");
-    let slow = eval_atom(&format!("(begin {text})"));
-    assert_eq!(fast_path_runs(), before + 1, "plain: (begin {text})");
-    (fast, slow)
+    let before = plain_eval_runs();
+    let plain = eval_atom(text);
+    assert_eq!(plain_eval_runs(), before + 1, "not plain: {text}");
+    let shell = eval_atom(&format!("(begin {text})"));
+    assert_eq!(plain_eval_runs(), before + 1, "plain: (begin {text})");
+    (plain, shell)
 }
 
 #[test]
@@ -44,22 +45,22 @@ fn plain_calls_run_as_the_shell_runs_them() {
             "(List (values (Concept \"v3\") (Concept \"v4\")))".into(),
             "(values)".into(),
         ] {
-            let (fast, slow) = both(&text);
-            assert_eq!(fast, slow, "{text}");
+            let (plain, shell) = both(&text);
+            assert_eq!(plain, shell, "{text}");
         }
-        let (fast, slow) = both("(List (values))");
-        assert!(fast.is_err() && slow.is_err(), "{fast:?} {slow:?}");
-        let (fast, _) = both("(cog-new-link 'ListLink 42)");
-        assert!(fast.unwrap_err().contains("cog-new-link"));
+        let (plain, shell) = both("(List (values))");
+        assert!(plain.is_err() && shell.is_err(), "{plain:?} {shell:?}");
+        let (plain, _) = both("(cog-new-link 'ListLink 42)");
+        assert!(plain.unwrap_err().contains("cog-new-link"));
         assert_eq!(space.get_tv(a).unwrap().mean(), 0.5);
 
         // Not plain: unbound heads, macros, quoted lists, literals in head
         // place, deep nesting; the shell runs them (or reports them).
         let deep = format!("(length (list {}1{}))", "(cons 1 ".repeat(80), ")".repeat(80));
         for text in ["(no-such-procedure 1)", "(if #t (Concept \"i\") #f)", "(cog-prt-atomspace '(a b))", "(42 1)", deep.as_str(), "", "12345678901234567890"] {
-            let before = fast_path_runs();
+            let before = plain_eval_runs();
             let _ = run(text);
-            assert_eq!(fast_path_runs(), before, "took the fast path: {text}");
+            assert_eq!(plain_eval_runs(), before, "ran as a plain call: {text}");
         }
         assert!(run("(no-such-procedure 1)").unwrap_err().contains("no-such-procedure"));
 
@@ -80,9 +81,9 @@ fn plain_calls_run_as_the_shell_runs_them() {
 
         // A form that shadows an imported procedure: the forms after it see
         // the new one.
-        let before = fast_path_runs();
+        let before = plain_eval_runs();
         let got = eval_atom("(eval-string \"(define (cog-outgoing-atom l i) (Concept \\\"shadowed\\\"))\") (cog-outgoing-atom (List (Concept \"p\")) 0)");
-        assert_eq!(fast_path_runs(), before + 1);
+        assert_eq!(plain_eval_runs(), before + 1);
         assert_eq!(got.unwrap().map(|x| x.1), space.get_node(atomweave::types::CONCEPT_NODE, "shadowed"));
 
         // Shadowing an imported procedure takes effect on the next call.
@@ -96,11 +97,11 @@ fn plain_calls_run_as_the_shell_runs_them() {
         // Plain calls run with (guile-user) current, as the shell's do: with
         // another module current, the shell takes them (and makes it current).
         run("(define shell-module (resolve-module '(atomweave shell)))").unwrap();
-        let before = fast_path_runs();
+        let before = plain_eval_runs();
         run("(set-current-module shell-module)").unwrap();
-        assert_eq!(fast_path_runs(), before + 1);
-        let before = fast_path_runs();
+        assert_eq!(plain_eval_runs(), before + 1);
+        let before = plain_eval_runs();
         assert_eq!(eval_atom("(Concept \"still user\")").unwrap().map(|x| x.1), space.get_node(atomweave::types::CONCEPT_NODE, "still user"));
-        assert_eq!(fast_path_runs(), before);
+        assert_eq!(plain_eval_runs(), before);
     });
 }
