@@ -13,9 +13,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod bench;
 mod generate;
+mod input_files;
 mod persist;
 mod query;
-mod read;
 mod shell_bench;
 mod sys;
 
@@ -67,7 +67,7 @@ enum Command {
         #[arg(short = 'T', long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
         threads: u16,
         #[command(flatten)]
-        read: read::ReadArgs,
+        read: input_files::ReadArgs,
     },
     /// Copy every atom and value of one store into another.
     Copy {
@@ -102,7 +102,7 @@ enum Command {
         #[arg(short = 'T', long, value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
         #[command(flatten)]
-        read: read::ReadArgs,
+        read: input_files::ReadArgs,
     },
     /// Load Atomese files, execute queries over them and print each result.
     Query(query::QueryArgs),
@@ -273,15 +273,15 @@ fn main() -> ExitCode {
     }
 }
 
-fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool, threads: u16, read: &read::ReadArgs) -> Result<(), String> {
+fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool, threads: u16, read: &input_files::ReadArgs) -> Result<(), String> {
     let rss_before = sys::rss_bytes();
     let start = Instant::now();
-    let mut target = read::Target::Table(Box::default());
-    let expressions = read::load_files_with(&mut target, files, quiet, read, threads == 1)?;
+    let mut target = input_files::Target::Table(Box::default());
+    let expressions = input_files::load_files_with(&mut target, files, quiet, read, threads == 1)?;
     let secs = start.elapsed().as_secs_f64();
     let (atoms, nodes, links, heap) = match &target {
-        read::Target::Table(t) => (t.size(), t.num_nodes(), t.num_links(), t.heap_bytes()),
-        read::Target::Space(s) => (s.size(), s.num_nodes(), s.num_links(), s.heap_bytes()),
+        input_files::Target::Table(t) => (t.size(), t.num_nodes(), t.num_links(), t.heap_bytes()),
+        input_files::Target::Space(s) => (s.size(), s.num_nodes(), s.num_links(), s.heap_bytes()),
     };
     let rss = sys::rss_bytes().saturating_sub(rss_before);
     println!("expressions  {expressions}");
@@ -303,17 +303,17 @@ fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool, threads: u16, read
     Ok(())
 }
 
-fn cmd_dump(files: &[PathBuf], from: Option<&str>, type_name: Option<&str>, form: FormArg, stats: bool, read: &read::ReadArgs) -> Result<(), String> {
+fn cmd_dump(files: &[PathBuf], from: Option<&str>, type_name: Option<&str>, form: FormArg, stats: bool, read: &input_files::ReadArgs) -> Result<(), String> {
     let form = match form {
         FormArg::Wire => Form::Wire,
         FormArg::Repl => Form::Repl,
     };
-    let mut target = read::Target::Table(Box::default());
-    read::load_files(&mut target, files, true, read)?;
+    let mut target = input_files::Target::Table(Box::default());
+    input_files::load_files(&mut target, files, true, read)?;
     if let Some(url) = from {
         let space = target.into_space();
         persist::load_all(&space, url, true)?;
-        target = read::Target::Space(space);
+        target = input_files::Target::Space(space);
     }
     // After the load: the type may be one that a family or the store brought.
     let select = match type_name {
@@ -324,8 +324,8 @@ fn cmd_dump(files: &[PathBuf], from: Option<&str>, type_name: Option<&str>, form
     let out = Counted { inner: BufWriter::with_capacity(1 << 20, io::stdout().lock()), bytes: &mut bytes };
     let start = Instant::now();
     let (written, atoms) = match &target {
-        read::Target::Table(t) => (sexpr::dump(&**t, select, form, out, |_| {}), t.size()),
-        read::Target::Space(s) => (sexpr::dump_space(s, select, form, out, |_| {}), s.size()),
+        input_files::Target::Table(t) => (sexpr::dump(&**t, select, form, out, |_| {}), t.size()),
+        input_files::Target::Space(s) => (sexpr::dump_space(s, select, form, out, |_| {}), s.size()),
     };
     if stats && written.is_ok() {
         let secs = start.elapsed().as_secs_f64().max(1e-9);

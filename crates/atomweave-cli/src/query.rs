@@ -25,15 +25,15 @@ pub struct QueryArgs {
     #[arg(short, long)]
     quiet: bool,
     #[command(flatten)]
-    read: super::read::ReadArgs,
+    read: super::input_files::ReadArgs,
 }
 
 pub fn run(args: QueryArgs) -> Result<(), String> {
     if args.exprs.is_empty() && args.query_files.is_empty() {
         return Err("no query: give one with -e 'QUERY' or -f QUERY.scm".into());
     }
-    let mut target = super::read::Target::Space(AtomSpace::new());
-    super::read::load_files(&mut target, &args.files, args.quiet, &args.read)?;
+    let mut target = super::input_files::Target::Space(AtomSpace::new());
+    super::input_files::load_files(&mut target, &args.files, args.quiet, &args.read)?;
     let space = target.into_space();
     let mut texts: Vec<(String, String)> = args.exprs.iter().enumerate().map(|(i, e)| (format!("-e #{}", i + 1), e.clone())).collect();
     for f in &args.query_files {
@@ -131,7 +131,7 @@ pub struct ProfileArgs {
     #[arg(short, long)]
     quiet: bool,
     #[command(flatten)]
-    read: super::read::ReadArgs,
+    read: super::input_files::ReadArgs,
 }
 
 /// `profile-query`: upstream's `profile_bindlink`, one query executed in a
@@ -143,8 +143,8 @@ pub fn profile(args: ProfileArgs) -> Result<(), String> {
         sexpr::load_str(&mut &space, ANIMALS).map_err(|e| e.to_string())?;
         space
     } else {
-        let mut target = super::read::Target::Space(AtomSpace::new());
-        super::read::load_files(&mut target, &args.files, args.quiet, &args.read)?;
+        let mut target = super::input_files::Target::Space(AtomSpace::new());
+        super::input_files::load_files(&mut target, &args.files, args.quiet, &args.read)?;
         target.into_space()
     };
     let text = match (&args.expr, &args.query_file) {
