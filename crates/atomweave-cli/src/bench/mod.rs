@@ -6,10 +6,10 @@
 pub mod atom_bench;
 mod methods;
 pub mod plot;
-mod python;
+mod python_layer;
 pub mod report;
-mod scheme;
-mod server;
+mod scheme_layer;
+mod server_layer;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -280,7 +280,7 @@ pub fn run_bench(mut args: BenchArgs) -> Result<(), String> {
     args.batch = args.batch.min(args.n);
     if args.scheme_worker {
         let [method] = methods[..] else { return Err("the Scheme worker runs one method".into()) };
-        return scheme::worker(&args, method);
+        return scheme_layer::worker(&args, method);
     }
     let mut layers = Vec::new();
     if args.table {
@@ -314,7 +314,7 @@ pub fn run_bench(mut args: BenchArgs) -> Result<(), String> {
             if args.grow > 0 { format!(", {} atoms added per batch", args.grow) } else { String::new() }
         );
         if args.scheme {
-            println!("Scheme column: {}", scheme::title(&args));
+            println!("Scheme column: {}", scheme_layer::title(&args));
         }
     }
     let mut outcomes = Vec::new();
@@ -356,10 +356,10 @@ fn measure(args: &BenchArgs, method: Method, layer: &Layer) -> Result<Measured, 
         Layer::Table => measure_table(args, method),
         Layer::OneThread => measure_space(args, method, 1),
         Layer::Space => measure_space(args, method, args.threads),
-        Layer::Python => python::measure(args, method),
+        Layer::Python => python_layer::measure(args, method),
         Layer::Server(_) if args.threads > 1 => Err("single-threaded layer".into()),
         Layer::Server(addr) => measure_server(args, method, addr),
-        Layer::Scheme => scheme::measure(args, method),
+        Layer::Scheme => scheme_layer::measure(args, method),
     }
 }
 
@@ -403,7 +403,7 @@ fn measure_table(args: &BenchArgs, method: Method) -> Result<Measured, String> {
 fn measure_server(args: &BenchArgs, method: Method, addr: &str) -> Result<Measured, String> {
     use atomweave::AtomSink;
     let rss0 = rss_bytes();
-    let mut target = server::ServerTarget::connect(addr)?;
+    let mut target = server_layer::ServerTarget::connect(addr)?;
     let mut rs = RandomSpace::new(args.seed, args.link_fraction);
     rs.grow(&mut target, args.size, building(args.size, args.quiet || args.json)).map_err(|e| e.to_string())?;
     let rss_built = rss_bytes().saturating_sub(rss0);
@@ -411,7 +411,7 @@ fn measure_server(args: &BenchArgs, method: Method, addr: &str) -> Result<Measur
     prepare(method, &rs.atoms, key, |h, k, v| AtomSink::set_value(&mut target, h, k, v).expect("live atom"));
     target.settle().map_err(|e| e.to_string())?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0x5eed);
-    let inputs = draw_inputs(method, method.ops(args.n).min(server::MAX_OPS), &rs.atoms, &target.mirror, key, 0, &mut rng);
+    let inputs = draw_inputs(method, method.ops(args.n).min(server_layer::MAX_OPS), &rs.atoms, &target.mirror, key, 0, &mut rng);
     let rss_start = rss_bytes();
     let samples = one_thread(args, method, &inputs, &mut target, &mut rs)?;
     if target.errors.get() > 0 {

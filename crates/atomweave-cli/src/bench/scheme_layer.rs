@@ -69,7 +69,7 @@ pub(super) fn measure(args: &BenchArgs, method: Method) -> Result<Measured, Stri
         eprintln!("atomweave bench -g ({}): {}", method.name(), String::from_utf8_lossy(&out.stderr).trim());
         return Err("failed".into());
     }
-    super::python::from_json(args, &out.stdout)
+    super::python_layer::from_json(args, &out.stdout)
 }
 
 /// The operations' data, and the space they run on.
