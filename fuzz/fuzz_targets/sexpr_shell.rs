@@ -3,7 +3,7 @@
 #![no_main]
 
 use atomweave_fuzz::run_shell;
-use atomweave_server::sexpr;
+use atomweave_server::sexpr_shell;
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| run_shell(data, sexpr::eval, |reply| assert!(!reply.contains('\n'), "a reply of several lines: {reply:?}")));
+fuzz_target!(|data: &[u8]| run_shell(data, sexpr_shell::eval, |reply| assert!(!reply.contains('\n'), "a reply of several lines: {reply:?}")));

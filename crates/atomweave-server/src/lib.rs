@@ -21,9 +21,9 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 mod http;
-pub mod json;
+pub mod json_shell;
 mod metrics;
-pub mod sexpr;
+pub mod sexpr_shell;
 mod state;
 mod telnet;
 

@@ -16,7 +16,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 
-use crate::{json, metrics, sexpr, Shared};
+use crate::{json_shell, metrics, sexpr_shell, Shared};
 
 /// The command shell's prompt, as upstream prints it without colour.
 pub(crate) const PROMPT: &str = "opencog> ";
@@ -60,8 +60,13 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream, _open: Open) {
     let (mut rd, mut wr) = sock.into_split();
     let mut stop = shared.stop.subscribe();
     let mut buf = BytesMut::with_capacity(4096);
-    let mut session =
-        Session { shell: Shell::Command, hushed: false, authorized: shared.config.token.is_none(), pending: String::new(), balance: sexpr::Balance::default() };
+    let mut session = Session {
+        shell: Shell::Command,
+        hushed: false,
+        authorized: shared.config.token.is_none(),
+        pending: String::new(),
+        balance: sexpr_shell::Balance::default(),
+    };
     if session.authorized && write_within(&shared, &mut wr, PROMPT.as_bytes()).await.is_err() {
         return;
     }
@@ -335,7 +340,7 @@ struct Session {
     authorized: bool,
     /// Lines of an unfinished multi-line expression.
     pending: String,
-    balance: sexpr::Balance,
+    balance: sexpr_shell::Balance,
 }
 
 impl Session {
@@ -354,10 +359,10 @@ impl Session {
             match self.shell {
                 Shell::Command => out.push_str("error: the line is not valid UTF-8\n"),
                 Shell::Sexpr => {
-                    sexpr::error_reply("the line is not valid UTF-8", out);
+                    sexpr_shell::error_reply("the line is not valid UTF-8", out);
                     out.push('\n');
                 }
-                Shell::Json => json::error_reply("the line is not valid UTF-8", out),
+                Shell::Json => json_shell::error_reply("the line is not valid UTF-8", out),
                 Shell::Scm => out.push_str("ERROR: the line is not valid UTF-8\n"),
             }
             self.prompt(out);
@@ -397,7 +402,7 @@ impl Session {
                         return Step::Continue;
                     }
                 }
-                self.balance = sexpr::Balance::default();
+                self.balance = sexpr_shell::Balance::default();
                 let cmd = std::mem::take(&mut self.pending);
                 if cmd.trim().is_empty() {
                     return Step::Continue;
@@ -472,7 +477,7 @@ pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String)
         ..Default::default()
     };
     let run = |out: &mut String| {
-        atomweave::query::with_limits(limits, || if json { json::eval(&shared.state, cmd, out) } else { sexpr::eval(&shared.state, cmd, out) })
+        atomweave::query::with_limits(limits, || if json { json_shell::eval(&shared.state, cmd, out) } else { sexpr_shell::eval(&shared.state, cmd, out) })
     };
     let began = std::time::Instant::now();
     // A command that may take long, or write to a store (a batch commit,

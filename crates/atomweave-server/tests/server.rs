@@ -780,7 +780,7 @@ fn fetching_many_large_atoms_and_values_does_not_stall() {
 /// of the worker building, writing or freeing its JSON; shallower ones print.
 #[test]
 fn json_refuses_atoms_nested_too_deep_to_send() {
-    use atomweave_server::{json, Durability, State};
+    use atomweave_server::{json_shell, Durability, State};
     std::thread::Builder::new()
         .stack_size(atomweave_server::WORKER_STACK)
         .spawn(|| {
@@ -791,13 +791,13 @@ fn json_refuses_atoms_nested_too_deep_to_send() {
             }
             let state = State::new(space.clone(), None, Durability::Always);
             let mut out = String::new();
-            json::eval(&state, r#"AtomSpace.getIncoming({"type": "ConceptNode", "name": "leaf"})"#, &mut out);
+            json_shell::eval(&state, r#"AtomSpace.getIncoming({"type": "ConceptNode", "name": "leaf"})"#, &mut out);
             assert!(out.starts_with(r#"[{"outgoing":[{"#) || out.starts_with(r#"[{"type""#), "{}", &out[..out.len().min(200)]);
             for _ in 0..100_000 {
                 h = space.add_link(LIST_LINK, &[h]).unwrap();
             }
             let mut text = String::new();
-            let err = json::Writer::new(&space, &mut text).atom(h).unwrap_err();
+            let err = json_shell::Writer::new(&space, &mut text).atom(h).unwrap_err();
             assert!(err.contains("nested more than 4096 deep cannot be sent as JSON"), "{err}");
         })
         .unwrap()
@@ -823,16 +823,16 @@ fn doubled(leaves: usize, depth: usize) -> AtomSpace {
 /// atoms was once 403 MB, and JSON's was built as gigabytes of objects).
 #[test]
 fn a_reply_is_capped_whole_not_per_atom() {
-    use atomweave_server::{json, sexpr, Durability, State, MAX_REPLY};
+    use atomweave_server::{json_shell, sexpr_shell, Durability, State, MAX_REPLY};
     let cap = format!("longer than {} MiB", MAX_REPLY >> 20);
     let state = State::new(doubled(3, 22), None, Durability::Always);
     let mut out = String::new();
-    assert!(!sexpr::eval(&state, "(cog-get-atoms 'ListLink)", &mut out));
+    assert!(!sexpr_shell::eval(&state, "(cog-get-atoms 'ListLink)", &mut out));
     assert!(out.starts_with("(error") && out.contains(&cap), "{}", &out[..out.len().min(200)]);
     assert!(out.capacity() <= 2 * MAX_REPLY, "a reply's buffer went past the cap: {} bytes", out.capacity());
     let state = State::new(doubled(10, 18), None, Durability::Always);
     out.clear();
-    assert!(!json::eval(&state, "AtomSpace.getAtoms(\"ListLink\")", &mut out));
+    assert!(!json_shell::eval(&state, "AtomSpace.getAtoms(\"ListLink\")", &mut out));
     assert!(out.starts_with("{\"error\"") && out.contains(&cap), "{}", &out[..out.len().min(200)]);
 }
 
