@@ -2,11 +2,12 @@
 //! failed append leaves no part line, and a whole-space store replaces
 //! the file as `File::create` would have made it.
 
-use std::process::Command;
-
 use atomweave::types::*;
 use atomweave::{AtomSpace, Handle, TruthValue, Value};
 use atomweave_store::open;
+
+mod common;
+use common::child::ChildTest;
 
 fn url(path: &std::path::Path) -> String {
     format!("file://{}", path.display())
@@ -128,13 +129,8 @@ fn short_file_child() {
 #[test]
 fn a_failed_append_is_cut_back_and_written_again() {
     let d = tempfile::tempdir().unwrap();
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", "short_file_child", "--nocapture", "--test-threads", "1"])
-        .env("ATOMWEAVE_SHORT_FILE", d.path().join("s.scm"))
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && text.contains("1 passed"), "{text}");
+    let ended = ChildTest::new("short_file_child").env("ATOMWEAVE_SHORT_FILE", d.path().join("s.scm")).run();
+    assert!(ended.success() && ended.said("1 passed"), "{}", ended.text());
 }
 
 /// A store dropped without `close` (an error path) still writes the lines

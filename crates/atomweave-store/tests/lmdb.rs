@@ -1,9 +1,6 @@
 //! The LMDB and file stores against real files: round trips, every
 //! StorageNode call, bad paths and versions, and a SIGKILL in mid-store.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-
 use atomweave::sexpr::{self, Form};
 use atomweave::types::*;
 use atomweave::{AtomSpace, TruthValue};
@@ -11,6 +8,7 @@ use atomweave_store::lmdb::LmdbStore;
 use atomweave_store::{open, StorageNode};
 
 mod common;
+use common::child::ChildTest;
 use common::{canon_set, random_space};
 
 fn dir() -> tempfile::TempDir {
@@ -191,15 +189,9 @@ fn crash_child() {
 fn a_killed_writer_loses_nothing_before_its_last_barrier() {
     let d = dir();
     let path = d.path().join("db");
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", "crash_child", "--nocapture", "--test-threads", "1"])
-        .env("ATOMWEAVE_CRASH_DIR", &path)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut child = ChildTest::new("crash_child").env("ATOMWEAVE_CRASH_DIR", &path).spawn();
     let mut last = 0u64;
-    while let Some(Ok(line)) = lines.next() {
+    while let Some(line) = child.next_line() {
         if let Some(n) = line.split("stored ").nth(1) {
             last = n.trim().parse().unwrap();
             if last >= 60_000 {
@@ -209,9 +201,8 @@ fn a_killed_writer_loses_nothing_before_its_last_barrier() {
     }
     // Killed mid-batch: the next batch is being written.
     std::thread::sleep(std::time::Duration::from_millis(30));
-    child.kill().unwrap();
-    child.wait().unwrap();
-    assert!(last >= 60_000, "the child stopped early");
+    let ended = child.kill();
+    assert!(last >= 60_000, "the child stopped early: {}", ended.text());
 
     let mut store = LmdbStore::open("crash", path.to_str().unwrap()).unwrap();
     let atoms = store.check().unwrap();
@@ -252,22 +243,10 @@ fn a_killed_whole_space_store_leaves_all_or_nothing() {
     for delay_ms in [50, 400] {
         let d = dir();
         let path = d.path().join("db");
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--ignored", "--exact", "bulk_crash_child", "--nocapture", "--test-threads", "1"])
-            .env("ATOMWEAVE_BULK_CRASH_DIR", &path)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        while let Some(Ok(line)) = lines.next() {
-            // libtest prints the first line after "test bulk_crash_child ... ".
-            if line.contains("storing") {
-                break;
-            }
-        }
+        let mut child = ChildTest::new("bulk_crash_child").env("ATOMWEAVE_BULK_CRASH_DIR", &path).spawn();
+        child.wait_for("storing");
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        child.kill().unwrap();
-        child.wait().unwrap();
+        child.kill();
         let mut store = LmdbStore::open("crash", path.to_str().unwrap()).unwrap();
         let atoms = store.check().unwrap();
         assert!(atoms == 0 || atoms == want, "{atoms} of {want} atoms after a kill at {delay_ms} ms");

@@ -2,14 +2,16 @@
 //! registration, deep links, deletes, update batching, several processes.
 //! Each was a bug once; each test fails if it comes back.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::io::Write;
 
 use atomweave::sexpr::TV_KEY;
 use atomweave::types::*;
 use atomweave::{AtomSpace, Handle, TruthValue, Value};
 use atomweave_store::lmdb::LmdbStore;
 use atomweave_store::{open, StorageNode};
+
+mod common;
+use common::child::{ChildTest, Running};
 
 fn dir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
@@ -424,12 +426,8 @@ fn late_type_child() {
 #[test]
 fn a_type_registered_after_open_is_never_seen() {
     let d = dir();
-    let st = Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", "late_type_child", "--test-threads", "1"])
-        .env("ATOMWEAVE_REVIEW_LATE_TYPE", d.path())
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let ended = ChildTest::new("late_type_child").env("ATOMWEAVE_REVIEW_LATE_TYPE", d.path()).run();
+    assert!(ended.success(), "{}", ended.text());
     let mut store = reopen(&d);
     // As the error says: register it first.
     let t = atomweave::types::register_type("ReviewLateNode", &[NODE], None).unwrap();
@@ -473,19 +471,8 @@ fn second_writer_child() {
 #[test]
 fn a_second_writer_process_keeps_the_type_table_whole() {
     let d = dir();
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", "second_writer_child", "--nocapture", "--test-threads", "1"])
-        .env("ATOMWEAVE_REVIEW_SECOND_WRITER", d.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    while let Some(Ok(line)) = lines.next() {
-        if line.contains("opened") {
-            break;
-        }
-    }
+    let mut child = ChildTest::new("second_writer_child").env("ATOMWEAVE_REVIEW_SECOND_WRITER", d.path()).spawn();
+    child.wait_for("opened");
     {
         let mut store = open(&url_of(&d)).unwrap();
         let space = AtomSpace::new();
@@ -493,14 +480,8 @@ fn a_second_writer_process_keeps_the_type_table_whole() {
         store.store_atom(&space, p).unwrap();
         store.close().unwrap();
     }
-    child.stdin.take().unwrap().write_all(b"go\n").unwrap();
-    let mut out = Vec::new();
-    for line in lines.map_while(Result::ok) {
-        if line.contains("first:") || line.contains("second:") {
-            out.push(line);
-        }
-    }
-    child.wait().unwrap();
+    child.send("go\n");
+    let out: Vec<String> = child.finish().lines.into_iter().filter(|l| l.contains("first:") || l.contains("second:")).collect();
     let back = load_all(&mut reopen(&d));
     let b_concept = back.get_node(CONCEPT_NODE, "b").is_some();
     let b_pred = back.get_node(PREDICATE_NODE, "b").is_some();
@@ -555,18 +536,14 @@ fn deep_chain_child() {
 #[test]
 fn a_deep_link_is_stored_and_fetched() {
     let d = dir();
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", "deep_chain_child", "--nocapture", "--test-threads", "1"])
-        .env("ATOMWEAVE_REVIEW_DEEP", d.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let ended = ChildTest::new("deep_chain_child").env("ATOMWEAVE_REVIEW_DEEP", d.path()).run();
+    let stderr = &ended.stderr;
     assert!(
-        out.status.success() && stdout.contains("fetched"),
-        "status {:?}; stdout {stdout}; stderr tail {}",
-        out.status,
-        &stderr[stderr.len().saturating_sub(300)..]
+        ended.success() && ended.said("fetched"),
+        "status {:?}; stdout {}; stderr tail {}",
+        ended.status,
+        ended.lines.join("\n"),
+        &stderr[stderr.floor_char_boundary(stderr.len().saturating_sub(300))..]
     );
 }
 
@@ -657,23 +634,9 @@ fn other_process_child() {
 /// (ConceptNode "b") and (ConceptNode "c")) after the child opened it.
 fn with_other_process(action: &str) -> (tempfile::TempDir, String) {
     let d = dir();
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", "other_process_child", "--nocapture", "--test-threads", "1"])
-        .env("ATOMWEAVE_REVIEW_OTHER", d.path())
-        .env("ATOMWEAVE_REVIEW_ACTION", action)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut opened = false;
-    for line in lines.by_ref().map_while(Result::ok) {
-        if line.contains("opened") {
-            opened = true;
-            break;
-        }
-    }
-    assert!(opened, "the child did not open the store");
+    let mut child = ChildTest::new("other_process_child").env("ATOMWEAVE_REVIEW_OTHER", d.path()).env("ATOMWEAVE_REVIEW_ACTION", action).spawn();
+    let opened = child.wait_for("opened").is_some();
+    assert!(opened, "the child did not open the store: {}", child.kill().text());
     {
         let mut store = open(&url_of(&d)).unwrap();
         let space = AtomSpace::new();
@@ -683,9 +646,8 @@ fn with_other_process(action: &str) -> (tempfile::TempDir, String) {
         }
         store.close().unwrap();
     }
-    child.stdin.take().unwrap().write_all(b"go\n").unwrap();
-    let result = lines.map_while(Result::ok).filter(|l| l.starts_with("result:")).last().unwrap_or_default();
-    child.wait().unwrap();
+    child.send("go\n");
+    let result = child.finish().lines.into_iter().rfind(|l| l.starts_with("result:")).unwrap_or_default();
     (d, result)
 }
 
@@ -734,34 +696,25 @@ fn review_bulk_child() {
     println!("stored");
 }
 
-/// Starts `review_bulk_child` on `d` and waits for it to begin storing;
-/// returns it, the rest of its output and how many atoms it stores.
-fn start_bulk_child(d: &tempfile::TempDir) -> (std::process::Child, std::io::Lines<BufReader<std::process::ChildStdout>>, u64) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", "review_bulk_child", "--nocapture", "--test-threads", "1"])
-        .env("ATOMWEAVE_REVIEW_BULK", d.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let want = lines.by_ref().map_while(Result::ok).find_map(|l| l.find("storing ").map(|i| l[i + 8..].trim().parse().unwrap())).unwrap();
-    (child, lines, want)
+/// Starts `review_bulk_child` on `d` and waits for it to begin
+/// storing; returns it and how many atoms it stores.
+fn start_whole_space_store(d: &tempfile::TempDir) -> (Running, u64) {
+    let mut child = ChildTest::new("review_bulk_child").env("ATOMWEAVE_REVIEW_BULK", d.path()).spawn();
+    let line = child.wait_for("storing ").expect("the child announces its store");
+    let want = line[line.find("storing ").unwrap() + 8..].trim().parse().unwrap();
+    (child, want)
 }
 
-/// tests/lmdb.rs's a_killed_whole_space_store_leaves_all_or_nothing waits
-/// for a line that *starts with* "storing", but libtest prints it after
-/// "test bulk_crash_child ... ": it only kills the child once it has
-/// finished. Here the kill lands mid-store (checked: "stored" not printed).
+/// A whole-space store (with values) killed at several points of its run,
+/// most of them mid-store (whether it had finished, "stored", is
+/// printed), leaves all of its atoms or none.
 #[test]
 fn a_whole_space_store_killed_mid_way_leaves_all_or_nothing() {
     for delay_ms in [30, 300, 450, 550, 650, 750] {
         let d = dir();
-        let (mut child, lines, want) = start_bulk_child(&d);
+        let (child, want) = start_whole_space_store(&d);
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        child.kill().unwrap();
-        child.wait().unwrap();
-        let finished = lines.map_while(Result::ok).any(|l| l.contains("stored"));
+        let finished = child.kill().said("stored");
         let mut store = reopen(&d);
         let atoms = store.check().unwrap();
         eprintln!("kill at {delay_ms} ms: finished {finished}, {atoms} of {want}");
@@ -777,17 +730,13 @@ fn a_whole_space_store_killed_mid_way_leaves_all_or_nothing() {
 #[test]
 fn opening_a_store_during_another_process_whole_space_store_leaves_it_alone() {
     let d = dir();
-    let (mut child, lines, want) = start_bulk_child(&d);
+    let (child, want) = start_whole_space_store(&d);
     std::thread::sleep(std::time::Duration::from_millis(200));
     drop(reopen(&d));
-    let finished = lines.map_while(Result::ok).any(|l| l.contains("stored"));
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    child.wait().unwrap();
+    let ended = child.finish();
     let mut store = reopen(&d);
     let atoms = store.check().map_err(|e| e.to_string());
-    let first_err = err.lines().find(|l| l.contains("panicked") || l.contains("Err")).unwrap_or("").to_string();
-    assert_eq!((finished, atoms), (true, Ok(want)), "writer: {first_err}");
+    assert_eq!((ended.said("stored"), atoms), (true, Ok(want)), "writer: {}", ended.first_error());
 }
 
 /// A second writer while another process stores a whole space into an
@@ -797,7 +746,7 @@ fn opening_a_store_during_another_process_whole_space_store_leaves_it_alone() {
 #[test]
 fn a_second_writer_during_a_whole_space_store_waits_and_both_keep_their_atoms() {
     let d = dir();
-    let (mut child, lines, want) = start_bulk_child(&d);
+    let (child, want) = start_whole_space_store(&d);
     std::thread::sleep(std::time::Duration::from_millis(150));
     let mine = AtomSpace::new();
     for i in 0..100 {
@@ -806,11 +755,8 @@ fn a_second_writer_during_a_whole_space_store_waits_and_both_keep_their_atoms() 
     let mut store = reopen(&d);
     assert_eq!(store.store_atomspace(&mine, &mut |_| {}).unwrap(), 100);
     drop(store);
-    let finished = lines.map_while(Result::ok).any(|l| l.contains("stored"));
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    child.wait().unwrap();
-    assert!(finished, "the first writer failed: {}", err.lines().find(|l| l.contains("panicked") || l.contains("Err")).unwrap_or(""));
+    let ended = child.finish();
+    assert!(ended.said("stored"), "the first writer failed: {}", ended.first_error());
     assert_eq!(reopen(&d).check().unwrap(), want + 100);
 }
 
@@ -821,26 +767,13 @@ fn a_second_writer_during_a_whole_space_store_waits_and_both_keep_their_atoms() 
 fn a_full_disk_is_a_clear_error() {
     // The child runs in mount and user namespaces of its own, where it may
     // mount a small tmpfs without being root and no other test sees it.
+    // unshare(1) is util-linux's.
     let d = dir();
-    let out = Command::new("unshare")
-        .args([
-            "--user",
-            "--map-root-user",
-            "--mount",
-            "--",
-            "sh",
-            "-c",
-            "mount -t tmpfs -o size=3m tmpfs \"$1\" && exec \"$2\" --ignored --exact full_disk_child --nocapture --test-threads 1",
-            "sh",
-        ])
-        .arg(d.path())
-        .arg(std::env::current_exe().unwrap())
-        .env("ATOMWEAVE_FULL_DISK_DIR", d.path())
-        .output()
-        .expect("unshare(1) (util-linux) runs the full-disk test");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the full-disk child failed (it needs user namespaces, or root, to mount a small tmpfs):\n{err}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed"), "the full-disk child did not run");
+    let mount = "mount -t tmpfs -o size=3m tmpfs \"$1\" && shift && exec \"$@\"";
+    let wrapper = ["unshare", "--user", "--map-root-user", "--mount", "--", "sh", "-c", mount, "sh", d.path().to_str().unwrap()];
+    let ended = ChildTest::wrapped(&wrapper, "full_disk_child").env("ATOMWEAVE_FULL_DISK_DIR", d.path()).run();
+    assert!(ended.success(), "the full-disk child failed (it needs user namespaces, or root, to mount a small tmpfs):\n{}", ended.stderr);
+    assert!(ended.said("1 passed"), "the full-disk child did not run");
 }
 
 /// Child half: fills the 3 MiB tmpfs its parent mounted, by a whole-space
@@ -871,7 +804,7 @@ fn full_disk_child() {
         whole.as_ref().is_err_and(|e| e.contains("disk is full")) && batch.as_ref().is_err_and(|e| e.contains("disk is full")),
         "store_atomspace: {whole:?}; store_atom: {batch:?}"
     );
-    let remount = Command::new("mount").args(["-o", "remount,ro", &mount]).status().unwrap();
+    let remount = std::process::Command::new("mount").args(["-o", "remount,ro", &mount]).status().unwrap();
     assert!(remount.success(), "remount read-only");
     let ro = open(&db).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(ro.contains("Read-only file system") && ro.contains("cannot open"), "read-only open: {ro}");

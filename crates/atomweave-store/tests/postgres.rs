@@ -5,9 +5,6 @@
 //! and comes back, and a SIGKILL in mid-store. No test skips: without the
 //! server binaries they fail, saying what to install.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-
 use atomweave::sexpr;
 use atomweave::types::*;
 use atomweave::{AtomSpace, TruthValue, Value};
@@ -16,6 +13,7 @@ use atomweave_store::pg::PgStore;
 use atomweave_store::{open, open_existing, StorageNode};
 
 mod common;
+use common::child::ChildTest;
 use common::{canon_set, random_space};
 
 fn server() -> ScratchServer {
@@ -240,24 +238,13 @@ fn pg_crash_child() {
     }
 }
 
-fn spawn_child(test: &str, var: &str, url: &str) -> (std::process::Child, std::io::Lines<BufReader<std::process::ChildStdout>>) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", test, "--nocapture", "--test-threads", "1"])
-        .env(var, url)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    (child, lines)
-}
-
 #[test]
 fn a_killed_writer_loses_nothing_before_its_last_barrier() {
     let s = server();
     let url = s.url();
-    let (mut child, mut lines) = spawn_child("pg_crash_child", "ATOMWEAVE_PG_CRASH_URL", &url);
+    let mut child = ChildTest::new("pg_crash_child").env("ATOMWEAVE_PG_CRASH_URL", &url).spawn();
     let mut last = 0u64;
-    while let Some(Ok(line)) = lines.next() {
+    while let Some(line) = child.next_line() {
         if let Some(n) = line.split("stored ").nth(1) {
             last = n.trim().parse().unwrap();
             if last >= 15_000 {
@@ -267,9 +254,8 @@ fn a_killed_writer_loses_nothing_before_its_last_barrier() {
     }
     // Killed mid-batch: the next batch is being written.
     std::thread::sleep(std::time::Duration::from_millis(30));
-    child.kill().unwrap();
-    child.wait().unwrap();
-    assert!(last >= 15_000, "the child stopped early");
+    let ended = child.kill();
+    assert!(last >= 15_000, "the child stopped early: {}", ended.text());
 
     let mut store = pg(&url);
     let atoms = store.check().unwrap();
@@ -307,15 +293,10 @@ fn a_killed_whole_space_store_leaves_all_or_nothing() {
     let want = random_space(100_000).size() as u64;
     for (i, delay_ms) in [100, 1500].into_iter().enumerate() {
         let url = s.new_database(&format!("bulk{i}")).unwrap();
-        let (mut child, mut lines) = spawn_child("pg_bulk_crash_child", "ATOMWEAVE_PG_BULK_URL", &url);
-        while let Some(Ok(line)) = lines.next() {
-            if line.contains("storing") {
-                break;
-            }
-        }
+        let mut child = ChildTest::new("pg_bulk_crash_child").env("ATOMWEAVE_PG_BULK_URL", &url).spawn();
+        child.wait_for("storing");
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        child.kill().unwrap();
-        child.wait().unwrap();
+        child.kill();
         let mut store = pg(&url);
         let atoms = store.check().unwrap();
         assert!(atoms == 0 || atoms == want, "{atoms} of {want} atoms after a kill at {delay_ms} ms");

@@ -6,6 +6,9 @@ use atomweave::types::*;
 use atomweave::{AtomSpace, Handle, TruthValue};
 use atomweave_store::proxy::open_node;
 
+mod common;
+use common::child::ChildTest;
+
 fn atom(space: &AtomSpace, text: &str) -> Handle {
     *load_str(&mut &*space, text).unwrap().last().unwrap()
 }
@@ -261,17 +264,10 @@ fn drained_write_child() {
 /// only handed the write to LMDB's own pending batch, which a crash lost.
 #[test]
 fn a_drained_write_survives_a_crash() {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", "drained_write_child", "--nocapture", "--test-threads", "1"])
-        .env("ATOMWEAVE_DRAIN_DIR", dir.path())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let drained = std::io::BufReader::new(child.stdout.take().unwrap()).lines().any(|l| l.is_ok_and(|l| l.contains("drained")));
-    child.kill().unwrap();
-    child.wait().unwrap();
-    assert!(drained, "the child stopped before its write was drained");
+    let mut child = ChildTest::new("drained_write_child").env("ATOMWEAVE_DRAIN_DIR", dir.path()).spawn();
+    let drained = child.wait_for("drained").is_some();
+    let ended = child.kill();
+    assert!(drained, "the child stopped before its write was drained: {}", ended.text());
     assert_eq!(stored_in(&dir, "a"), Some(TruthValue::simple(0.5, 0.5)));
 }

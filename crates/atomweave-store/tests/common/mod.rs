@@ -1,5 +1,9 @@
-//! What the store tests share: a random space with every kind of value, and
-//! a handle-free text form of a space to compare spaces by.
+//! What the store tests share: a random space with every kind of value, a
+//! handle-free text form of a space to compare spaces by, and the harness
+//! that runs a test's child half as a child process ([`child`]).
+
+// Each test binary compiles its own copy and uses a part of it.
+#![allow(dead_code)]
 
 use std::collections::BTreeSet;
 
@@ -7,6 +11,8 @@ use atomweave::sexpr;
 use atomweave::types::*;
 use atomweave::{AtomSpace, Handle, TruthValue, Value};
 use atomweave_store::open;
+
+pub mod child;
 
 /// One atom as handle-free text (members of unordered links sorted).
 pub fn canon(space: &AtomSpace, h: Handle) -> String {
