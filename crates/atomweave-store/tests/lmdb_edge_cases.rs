@@ -1,4 +1,4 @@
-//! Edge cases of the LMDB store found in review: failed writes, late type
+//! Edge cases of the LMDB store: failed writes, late type
 //! registration, deep links, deletes, update batching, several processes.
 //! Each was a bug once; each test fails if it comes back.
 
@@ -410,8 +410,8 @@ fn fetch_incoming_set_skips_links_materialized_as_members() {
 #[test]
 #[ignore = "a child half: its parent test runs it"]
 fn late_type_child() {
-    let path = std::env::var("ATOMWEAVE_REVIEW_LATE_TYPE").expect("ATOMWEAVE_REVIEW_LATE_TYPE (set by the parent test)");
-    let t = atomweave::types::register_type("ReviewLateNode", &[NODE], None).unwrap();
+    let path = std::env::var("ATOMWEAVE_LATE_TYPE_DIR").expect("ATOMWEAVE_LATE_TYPE_DIR (set by the parent test)");
+    let t = atomweave::types::register_type("LateTypeNode", &[NODE], None).unwrap();
     let space = AtomSpace::new();
     let x = space.add_node(t, "x").unwrap();
     let mut store = open(&path).unwrap();
@@ -426,11 +426,11 @@ fn late_type_child() {
 #[test]
 fn a_type_registered_after_open_is_never_seen() {
     let d = dir();
-    let ended = ChildTest::new("late_type_child").env("ATOMWEAVE_REVIEW_LATE_TYPE", d.path()).run();
+    let ended = ChildTest::new("late_type_child").env("ATOMWEAVE_LATE_TYPE_DIR", d.path()).run();
     assert!(ended.success(), "{}", ended.text());
     let mut store = reopen(&d);
     // As the error says: register it first.
-    let t = atomweave::types::register_type("ReviewLateNode", &[NODE], None).unwrap();
+    let t = atomweave::types::register_type("LateTypeNode", &[NODE], None).unwrap();
     let space = AtomSpace::new();
     let x = space.add_node(t, "x").unwrap();
     let fetched = store.fetch_atom(&space, x).map_err(|e| e.to_string());
@@ -448,7 +448,7 @@ fn a_type_registered_after_open_is_never_seen() {
 #[test]
 #[ignore = "a child half: its parent test runs it"]
 fn second_writer_child() {
-    let path = std::env::var("ATOMWEAVE_REVIEW_SECOND_WRITER").expect("ATOMWEAVE_REVIEW_SECOND_WRITER (set by the parent test)");
+    let path = std::env::var("ATOMWEAVE_SECOND_WRITER_DIR").expect("ATOMWEAVE_SECOND_WRITER_DIR (set by the parent test)");
     let mut store = open(&path).unwrap();
     println!("opened");
     std::io::stdout().flush().unwrap();
@@ -471,7 +471,7 @@ fn second_writer_child() {
 #[test]
 fn a_second_writer_process_keeps_the_type_table_whole() {
     let d = dir();
-    let mut child = ChildTest::new("second_writer_child").env("ATOMWEAVE_REVIEW_SECOND_WRITER", d.path()).spawn();
+    let mut child = ChildTest::new("second_writer_child").env("ATOMWEAVE_SECOND_WRITER_DIR", d.path()).spawn();
     child.wait_for("opened");
     {
         let mut store = open(&url_of(&d)).unwrap();
@@ -508,7 +508,7 @@ fn opening_a_store_twice_in_one_process_is_a_clear_error() {
 #[test]
 #[ignore = "a child half: its parent test runs it"]
 fn deep_chain_child() {
-    let path = std::env::var("ATOMWEAVE_REVIEW_DEEP").expect("ATOMWEAVE_REVIEW_DEEP (set by the parent test)");
+    let path = std::env::var("ATOMWEAVE_DEEP_CHAIN_DIR").expect("ATOMWEAVE_DEEP_CHAIN_DIR (set by the parent test)");
     let space = AtomSpace::new();
     let mut h = space.add_node(CONCEPT_NODE, "leaf").unwrap();
     for _ in 0..100_000 {
@@ -536,7 +536,7 @@ fn deep_chain_child() {
 #[test]
 fn a_deep_link_is_stored_and_fetched() {
     let d = dir();
-    let ended = ChildTest::new("deep_chain_child").env("ATOMWEAVE_REVIEW_DEEP", d.path()).run();
+    let ended = ChildTest::new("deep_chain_child").env("ATOMWEAVE_DEEP_CHAIN_DIR", d.path()).run();
     let stderr = &ended.stderr;
     assert!(
         ended.success() && ended.said("fetched"),
@@ -600,12 +600,12 @@ fn a_value_under_a_removed_key_is_left_out_not_failing_the_batch() {
 // ------------------------------------------- a second process, current tree
 
 /// Child half: opens the store (empty), says so, waits for a line, then
-/// runs ATOMWEAVE_REVIEW_ACTION and prints the result.
+/// runs ATOMWEAVE_OTHER_PROCESS_ACTION and prints the result.
 #[test]
 #[ignore = "a child half: its parent test runs it"]
 fn other_process_child() {
-    let path = std::env::var("ATOMWEAVE_REVIEW_OTHER").expect("ATOMWEAVE_REVIEW_OTHER (set by the parent test)");
-    let action = std::env::var("ATOMWEAVE_REVIEW_ACTION").unwrap();
+    let path = std::env::var("ATOMWEAVE_OTHER_PROCESS_DIR").expect("ATOMWEAVE_OTHER_PROCESS_DIR (set by the parent test)");
+    let action = std::env::var("ATOMWEAVE_OTHER_PROCESS_ACTION").unwrap();
     let mut store = open(&path).unwrap();
     println!("opened");
     std::io::stdout().flush().unwrap();
@@ -634,7 +634,7 @@ fn other_process_child() {
 /// (ConceptNode "b") and (ConceptNode "c")) after the child opened it.
 fn with_other_process(action: &str) -> (tempfile::TempDir, String) {
     let d = dir();
-    let mut child = ChildTest::new("other_process_child").env("ATOMWEAVE_REVIEW_OTHER", d.path()).env("ATOMWEAVE_REVIEW_ACTION", action).spawn();
+    let mut child = ChildTest::new("other_process_child").env("ATOMWEAVE_OTHER_PROCESS_DIR", d.path()).env("ATOMWEAVE_OTHER_PROCESS_ACTION", action).spawn();
     let opened = child.wait_for("opened").is_some();
     assert!(opened, "the child did not open the store: {}", child.kill().text());
     {
@@ -679,8 +679,8 @@ fn a_whole_space_store_after_another_writer_keeps_its_atoms() {
 /// Child half: one whole-space store into an empty store.
 #[test]
 #[ignore = "a child half: its parent test runs it"]
-fn review_bulk_child() {
-    let path = std::env::var("ATOMWEAVE_REVIEW_BULK").expect("ATOMWEAVE_REVIEW_BULK (set by the parent test)");
+fn whole_space_store_child() {
+    let path = std::env::var("ATOMWEAVE_WHOLE_STORE_DIR").expect("ATOMWEAVE_WHOLE_STORE_DIR (set by the parent test)");
     let space = AtomSpace::new();
     let mut rs = atomweave_bench::RandomSpace::new(7, 0.3);
     rs.grow(&mut &space, 300_000, |_| {}).unwrap();
@@ -696,10 +696,10 @@ fn review_bulk_child() {
     println!("stored");
 }
 
-/// Starts `review_bulk_child` on `d` and waits for it to begin
+/// Starts `whole_space_store_child` on `d` and waits for it to begin
 /// storing; returns it and how many atoms it stores.
 fn start_whole_space_store(d: &tempfile::TempDir) -> (Running, u64) {
-    let mut child = ChildTest::new("review_bulk_child").env("ATOMWEAVE_REVIEW_BULK", d.path()).spawn();
+    let mut child = ChildTest::new("whole_space_store_child").env("ATOMWEAVE_WHOLE_STORE_DIR", d.path()).spawn();
     let line = child.wait_for("storing ").expect("the child announces its store");
     let want = line[line.find("storing ").unwrap() + 8..].trim().parse().unwrap();
     (child, want)
