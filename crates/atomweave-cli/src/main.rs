@@ -1,6 +1,7 @@
 //! The `atomweave` command: load, dump, generate and query Atomese, serve a
 //! space over the network, and the benchmarks.
 
+use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -9,7 +10,8 @@ use std::time::Instant;
 
 use atomweave::sexpr::{self, Form, Select};
 use atomweave::{AtomRead, Type};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::builder::StyledStr;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 mod bench;
 mod generate;
@@ -26,28 +28,20 @@ struct Cli {
     command: Command,
 }
 
+/// Every command: the user's, then those that measure atomweave, which
+/// `--help` lists under a heading of their own ([`command`]).
 #[derive(Subcommand)]
 enum Command {
-    /// Upstream's atomspace_bm: time each AtomSpace method, per layer (`-?` for the flags).
-    Bench(bench::BenchArgs),
-    /// The seeds' paged-storage experiment: insert and search EvaluationLink structures.
-    AtomBench(bench::atom_bench::AtomBenchArgs),
-    /// Turn the `<method>_benchmark.csv` files of `bench -f` into one PNG each.
-    BenchPlot {
-        /// Directory holding the CSV files.
-        #[arg(default_value = ".")]
-        dir: PathBuf,
-    },
-    /// One self-contained HTML page of a `make bench` results directory:
-    /// its tables beside upstream's figures, and a chart per method.
-    Report {
-        /// The results directory.
-        #[arg(default_value = "bench-results")]
-        dir: PathBuf,
-        /// Where to write the page (default: DIR/report.html).
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-    },
+    #[command(flatten)]
+    User(UserCommand),
+    #[command(flatten)]
+    Bench(BenchCommand),
+}
+
+/// The commands that work on the user's atoms: files, stores, queries
+/// and the server.
+#[derive(Subcommand)]
+enum UserCommand {
     /// Load Atomese files (Scheme in them evaluated, as `guile -l` would)
     /// and report counts, time, rate and memory; with --to, store them
     /// (lmdb:///dir, file:///f.scm, ...).
@@ -69,18 +63,6 @@ enum Command {
         #[command(flatten)]
         read: input_files::ReadArgs,
     },
-    /// Copy every atom and value of one store into another.
-    Copy {
-        /// Store to read (lmdb:///dir, file:///f.scm, ...).
-        src: String,
-        /// Store to write.
-        dst: String,
-        /// No progress bars.
-        #[arg(short, long)]
-        quiet: bool,
-    },
-    /// The seed's persistence table: store, load and update EvaluationLink structures.
-    PersistBench(persist::PersistBenchArgs),
     /// Print the atoms of Atomese files, or of a store (--from), to stdout.
     Dump {
         /// `.scm` files to load, in order.
@@ -106,12 +88,34 @@ enum Command {
     },
     /// Load Atomese files, execute queries over them and print each result.
     Query(query::QueryArgs),
+    /// Copy every atom and value of one store into another.
+    Copy {
+        /// Store to read (lmdb:///dir, file:///f.scm, ...).
+        src: String,
+        /// Store to write.
+        dst: String,
+        /// No progress bars.
+        #[arg(short, long)]
+        quiet: bool,
+    },
     /// Serve one AtomSpace over upstream's CogServer protocol (telnet port 17001).
     Serve(ServeArgs),
-    /// The seed's CogServer shell table: ms per command, per connection and persistent.
-    ShellBench(shell_bench::ShellBenchArgs),
+}
+
+/// The commands that measure atomweave, profile it, and make and show
+/// what the measuring takes and gives.
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Upstream's atomspace_bm: time each AtomSpace method, per layer (`-?` for the flags).
+    Bench(bench::BenchArgs),
+    /// The seeds' paged-storage experiment: insert and search EvaluationLink structures.
+    AtomBench(bench::atom_bench::AtomBenchArgs),
     /// The pattern matcher's benchmarks: the "animals" query and triangle counting.
     QueryBench(query::QueryBenchArgs),
+    /// The seed's persistence table: store, load and update EvaluationLink structures.
+    PersistBench(persist::PersistBenchArgs),
+    /// The seed's CogServer shell table: ms per command, per connection and persistent.
+    ShellBench(shell_bench::ShellBenchArgs),
     /// Execute one query in a loop, for a profiler (upstream's profile_bindlink; see make profile).
     ProfileQuery(query::ProfileArgs),
     /// Write a random Atomese file: nodes, nested links, truth values and values.
@@ -126,6 +130,47 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Turn the `<method>_benchmark.csv` files of `bench -f` into one PNG each.
+    BenchPlot {
+        /// Directory holding the CSV files.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
+    /// One self-contained HTML page of a `make bench` results directory:
+    /// its tables beside upstream's figures, and a chart per method.
+    Report {
+        /// The results directory.
+        #[arg(default_value = "bench-results")]
+        dir: PathBuf,
+        /// Where to write the page (default: DIR/report.html).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// The command line. Its help lists the user's commands under "Commands"
+/// and the [`BenchCommand`]s under "Benchmarks and profiling", before the
+/// options: clap gives subcommands one heading, so the second list is
+/// written here, from the same descriptions, and its commands are hidden
+/// from the first.
+fn command() -> clap::Command {
+    let mut cmd = Cli::command();
+    let (header, literal) = (*cmd.get_styles().get_header(), *cmd.get_styles().get_literal());
+    let benches: Vec<String> = BenchCommand::augment_subcommands(clap::Command::new("benches")).get_subcommands().map(|c| c.get_name().to_string()).collect();
+    let width = benches.iter().map(String::len).max().unwrap_or(0);
+    let mut list = StyledStr::new();
+    let _ = write!(list, "{header}Benchmarks and profiling:{header:#}");
+    for name in &benches {
+        let about = cmd.find_subcommand(name).and_then(|c| c.get_about()).map(ToString::to_string).unwrap_or_default();
+        let _ = write!(list, "\n  {literal}{name}{literal:#}{:pad$}  {about}", "", pad = width - name.len());
+        cmd = cmd.mut_subcommand(name, |c| c.hide(true));
+    }
+    let mut template = StyledStr::new();
+    let _ = write!(
+        template,
+        "{{before-help}}{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{header}Commands:{header:#}\n{{subcommands}}{{after-help}}\n\n{header}Options:{header:#}\n{{options}}"
+    );
+    cmd.after_help(list).help_template(template)
 }
 
 #[derive(clap::Args)]
@@ -230,39 +275,22 @@ enum FormArg {
 fn main() -> ExitCode {
     // atomspace_bm spelled its help `-?`.
     let args = std::env::args().map(|a| if a == "-?" { "--help".to_string() } else { a });
-    let cli = Cli::parse_from(args);
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(args).unwrap_or_else(|e| e.exit());
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut cmd).exit());
     // A command whose output is piped into `head` ends quietly when the
     // reader leaves, as Unix tools do (Rust ignores SIGPIPE, and print then
     // panics). Not the commands that serve or talk to clients: there a
     // client that leaves must not end the process.
-    if !matches!(cli.command, Command::Serve(_) | Command::ShellBench(_)) {
+    if !matches!(cli.command, Command::User(UserCommand::Serve(_)) | Command::Bench(BenchCommand::ShellBench(_))) {
         // SAFETY: at start, before any thread: restores the default action.
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     }
     // `--from file://...`, `copy`: a file store's file may hold Scheme.
     atomweave_guile::install_file_loader();
     let result = match cli.command {
-        Command::Bench(args) => bench::run_bench(args),
-        Command::AtomBench(args) => bench::atom_bench::run(args),
-        Command::BenchPlot { dir } => bench::plot::plot_dir(&dir).map(|pngs| {
-            for p in pngs {
-                println!("{}", p.display());
-            }
-        }),
-        Command::Report { dir, output } => bench::report::write(&dir, output.as_deref()).map(|p| println!("{}", p.display())),
-        Command::Serve(args) => cmd_serve(args),
-        Command::ShellBench(args) => shell_bench::run(args),
-        Command::Load { files, to, quiet, threads, read } => cmd_load(&files, to.as_deref(), quiet, threads, &read),
-        Command::Dump { files, from, r#type, form, stats, threads, read } => {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.map_or(0, usize::from)).build().map_err(|e| e.to_string());
-            pool.and_then(|p| p.install(|| cmd_dump(&files, from.as_deref(), r#type.as_deref(), form, stats, &read)))
-        }
-        Command::Copy { src, dst, quiet } => persist::copy(&src, &dst, quiet),
-        Command::PersistBench(args) => persist::bench(args),
-        Command::Generate { atoms, seed, output } => generate::run(atoms, seed, output.as_deref()),
-        Command::Query(args) => query::run(args),
-        Command::QueryBench(args) => query::bench(args),
-        Command::ProfileQuery(args) => query::profile(args),
+        Command::User(c) => run_user(c),
+        Command::Bench(c) => run_bench(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -270,6 +298,37 @@ fn main() -> ExitCode {
             eprintln!("atomweave: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn run_user(c: UserCommand) -> Result<(), String> {
+    match c {
+        UserCommand::Load { files, to, quiet, threads, read } => cmd_load(&files, to.as_deref(), quiet, threads, &read),
+        UserCommand::Dump { files, from, r#type, form, stats, threads, read } => {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.map_or(0, usize::from)).build().map_err(|e| e.to_string());
+            pool.and_then(|p| p.install(|| cmd_dump(&files, from.as_deref(), r#type.as_deref(), form, stats, &read)))
+        }
+        UserCommand::Query(args) => query::run(args),
+        UserCommand::Copy { src, dst, quiet } => persist::copy(&src, &dst, quiet),
+        UserCommand::Serve(args) => cmd_serve(args),
+    }
+}
+
+fn run_bench(c: BenchCommand) -> Result<(), String> {
+    match c {
+        BenchCommand::Bench(args) => bench::run_bench(args),
+        BenchCommand::AtomBench(args) => bench::atom_bench::run(args),
+        BenchCommand::QueryBench(args) => query::bench(args),
+        BenchCommand::PersistBench(args) => persist::bench(args),
+        BenchCommand::ShellBench(args) => shell_bench::run(args),
+        BenchCommand::ProfileQuery(args) => query::profile(args),
+        BenchCommand::Generate { atoms, seed, output } => generate::run(atoms, seed, output.as_deref()),
+        BenchCommand::BenchPlot { dir } => bench::plot::plot_dir(&dir).map(|pngs| {
+            for p in pngs {
+                println!("{}", p.display());
+            }
+        }),
+        BenchCommand::Report { dir, output } => bench::report::write(&dir, output.as_deref()).map(|p| println!("{}", p.display())),
     }
 }
 
