@@ -57,7 +57,7 @@ enum UserCommand {
         quiet: bool,
         /// Threads: 1 reads and adds on one; 2 (the default) reads the next
         /// batch of expressions on a second thread while the first adds
-        /// (more gain nothing yet).
+        /// (more gain nothing).
         #[arg(short = 'T', long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
         threads: u16,
         #[command(flatten)]

@@ -171,7 +171,7 @@ in whatever atomspaces they are; their values are not compared."
   (cog-type (cog-value atom key)))
 
 (define-public (cog-type->int type)
-  "The number of TYPE in this session's type table."
+  "The number of TYPE in this process's type table."
   (or (list-index (lambda (t) (eq? t type)) (cog-get-types))
       (throw 'wrong-type-arg 'cog-type->int "not a type: ~a" (list type) #f)))
 

@@ -38,9 +38,9 @@ HOST:PORT adds a column through a running server's sexpr shell
 on a space built there. -g adds Scheme: each method runs in a worker
 process that embeds Guile and loads (opencog); every entry into Guile runs
 -r N operations (default 1), interpreted from text, or with -M a memoized
-and with -C a compiled procedure made before the clock starts. -x and -b are accepted for
-old diary commands and change nothing (upstream's AtomSpaceImpl layer is gone,
-and the space is always built).
+and with -C a compiled procedure made before the clock starts. -x and -b,
+which the seed diary's commands give, are accepted and change nothing
+(atomweave has no AtomSpaceImpl layer, and always builds the space).
 
 Methods (-l lists them): pointerCast is not offered: it timed casting C++
 smart pointers (Handle to Atom*), and atomweave handles are plain integers
@@ -103,10 +103,10 @@ pub struct BenchArgs {
     /// Also measure the raw single-threaded AtomTable.
     #[arg(short = 'X')]
     table: bool,
-    /// Historic (upstream's AtomSpaceImpl layer); accepted, changes nothing.
+    /// Upstream's AtomSpaceImpl layer (atomweave has none): accepted, changes nothing.
     #[arg(short = 'x', hide = true)]
     _impl_layer: bool,
-    /// Historic (build the space first); accepted, the space is always built.
+    /// Upstream's "build the space first": accepted, the space is always built.
     #[arg(short = 'b', hide = true)]
     _build: bool,
     /// Also measure through Scheme.
