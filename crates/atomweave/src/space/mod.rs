@@ -351,7 +351,7 @@ impl AtomSpace {
     }
 
     /// Read-locks every shard, for consistent bulk reads at full speed
-    /// ([`AtomRead`]). Writers wait until the guard is dropped, except
+    /// ([`AtomRead`](crate::AtomRead)). Writers wait until the guard is dropped, except
     /// replacements of simple truth values, which take no lock (a read sees
     /// the old value or the new, whole). A thread holding it must not write
     /// to this space. `None` while child spaces exist in the hierarchy: a
