@@ -287,9 +287,12 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<Tail> {
             truth(out.iter().all(|&m| space.get_tv(m) == Some(want)))
         }
         // No two members give one value.
-        types::EXCLUSIVE_LINK => exclusive(space, out),
+        types::EXCLUSIVE_LINK => truth(exclusive(space, out)?),
         // Their members run for what they do; the verdict is fixed.
-        types::TRUE_LINK | types::FALSE_LINK => run_for_effect(space, t, out),
+        types::TRUE_LINK | types::FALSE_LINK => {
+            run_for_effect(space, out)?;
+            truth(t == types::TRUE_LINK)
+        }
         types::PARALLEL_LINK => {
             parallel::start(space, out)?;
             truth(true)
@@ -318,9 +321,9 @@ fn evaluate_one(space: &AtomSpace, h: Handle) -> Result<Tail> {
     }
 }
 
-/// TrueLink, FalseLink: their members run for what they do; the verdict
-/// is fixed.
-fn run_for_effect(space: &AtomSpace, t: Type, out: &[Handle]) -> Result<Tail> {
+/// TrueLink, FalseLink: their members run for what they do (the verdict
+/// is fixed).
+fn run_for_effect(space: &AtomSpace, out: &[Handle]) -> Result<()> {
     for &m in out {
         let mt = type_of(space, m)?;
         if mt.is_a(types::EVALUATABLE_LINK) || mt == types::DEFINED_PREDICATE_NODE {
@@ -329,20 +332,20 @@ fn run_for_effect(space: &AtomSpace, t: Type, out: &[Handle]) -> Result<Tail> {
             run(space, m)?;
         }
     }
-    Ok(Tail::Done(crisp(t == types::TRUE_LINK)))
+    Ok(())
 }
 
 /// (Exclusive A B ...): no two members give one value.
-fn exclusive(space: &AtomSpace, out: &[Handle]) -> Result<Tail> {
+fn exclusive(space: &AtomSpace, out: &[Handle]) -> Result<bool> {
     let mut seen: Vec<Value> = Vec::with_capacity(out.len());
     for &m in out {
         let v = flow::execute(space, m)?;
         if seen.contains(&v) {
-            return Ok(Tail::Done(crisp(false)));
+            return Ok(false);
         }
         seen.push(v);
     }
-    Ok(Tail::Done(crisp(true)))
+    Ok(true)
 }
 
 /// (FormulaPredicate STRENGTH [CONFIDENCE]): each formula's first number
