@@ -397,3 +397,28 @@ fn load_and_dump_report_bytes_per_second() {
     let stats = String::from_utf8_lossy(&dump.stderr);
     assert!(stats.starts_with("dump: 3 atoms, ") && stats.contains(" atoms/s, ") && stats.trim_end().ends_with(" MB/s"), "{stats}");
 }
+
+/// `--help` (and atomspace_bm's `-?`) lists the user's commands first and
+/// the benchmarks under their own heading, each command once; every
+/// listed command still parses.
+#[test]
+fn help_lists_the_users_commands_apart_from_the_benchmarks() {
+    for flag in ["--help", "-?"] {
+        let out = atomweave(&[flag]);
+        assert!(out.status.success(), "{flag}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let (users, benches) = text.split_once("Benchmarks and profiling:").expect("a benchmarks heading");
+        let (_, users) = users.split_once("Commands:").expect("a commands heading");
+        let listed = |part: &str| -> Vec<String> {
+            part.lines().filter_map(|l| l.strip_prefix("  ")).filter_map(|l| l.split_whitespace().next()).map(str::to_string).collect()
+        };
+        let (users, benches) = (listed(users), listed(benches.split("Options:").next().unwrap()));
+        for c in ["load", "dump", "query", "copy", "serve"] {
+            assert!(users.iter().any(|u| u == c) && !benches.iter().any(|b| b == c), "{c} among the user's commands: {text}");
+        }
+        for c in ["bench", "atom-bench", "query-bench", "persist-bench", "shell-bench", "profile-query", "generate", "bench-plot", "report"] {
+            assert!(benches.iter().any(|b| b == c) && !users.iter().any(|u| u == c), "{c} among the benchmarks: {text}");
+            assert!(atomweave(&[c, "--help"]).status.success(), "{c} --help");
+        }
+    }
+}
