@@ -32,6 +32,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// What a call on a closed store is told.
+const CLOSED: &str = "the StorageNode was closed";
+
 /// An open store: the store (`None` once closed), under its own lock.
 struct Slot {
     url: String,
@@ -78,14 +81,14 @@ impl StoreRef {
     /// [`lock`](Self::lock) for a front end's call: a store closed since the
     /// call found it is an error that says so.
     pub fn lock_open(&self) -> Result<Locked<'_>, &'static str> {
-        self.lock().ok_or("the StorageNode was closed")
+        self.lock().ok_or(CLOSED)
     }
 
     /// Runs `f` on the store, locked alone; an error once it is closed.
     pub fn call<T>(&self, f: impl FnOnce(&mut dyn StorageNode) -> Result<T>) -> Result<T> {
         match self.lock() {
             Some(mut store) => f(&mut *store),
-            None => Err(StoreError::Unsupported(format!("{}: closed", self.url()))),
+            None => Err(StoreError::Unsupported(format!("{}: {CLOSED}", self.url()))),
         }
     }
 
@@ -393,7 +396,7 @@ mod tests {
         assert!(registry.add_unless(7, probe("again", &log), |k| *k == 7).is_err(), "one entry per key when asked");
         registry.remove_current().unwrap().close().unwrap();
         let err = found.call(|s| s.barrier()).unwrap_err();
-        assert_eq!(err.to_string(), "lmdb:///kb: closed");
+        assert_eq!(err.to_string(), "lmdb:///kb: the StorageNode was closed");
         assert_eq!(found.lock_open().err(), Some("the StorageNode was closed"));
         assert!(found.lock().is_none() && found.take().is_none());
         assert!(registry.find(|k| *k == 7).is_none() && registry.current().is_none() && !registry.contains(|_| true));
