@@ -177,10 +177,13 @@ pub fn run(a: ShellBenchArgs) -> Result<(), String> {
     // stay open to the end, as they did while the table's rows ran.
     let mut c = b.open().map_err(|e| format!("{addr}: {e}"))?;
     let mut rows = command_shell_rows(&b, &mut c)?;
+    let first_scheme = first_scheme_call(&b)?;
     rows.extend(scheme_rows(&b)?);
     let mut s = b.open_in("sexpr").map_err(|e| e.to_string())?;
     rows.extend(sexpr_rows(&b, &mut s)?);
     print_table(&rows);
+    println!();
+    println!("  first scheme call          {first_scheme:.1} ms: a new connection's (+ 2 2), which starts Guile in a new server");
     let mut p = b.open_in("sexpr").map_err(|e| e.to_string())?;
     pipelined(&mut p, a.pipelined)?;
     let clients = a.clients.max(1);
@@ -221,6 +224,14 @@ fn command_shell_rows(b: &Bench<'_>, c: &mut Conn) -> Result<Vec<Row>, String> {
         Row::timed(b, "trivial shell command", "an empty line: the prompt comes back", |_| b.open()?.shell("\n"), |_| c.shell("\n"))?,
         Row::timed(b, "shell help command", "", |_| b.open()?.shell("help\n"), |_| c.shell("help\n"))?,
     ])
+}
+
+/// Milliseconds to a new connection's first `scm` answer: in a server
+/// that has not run Scheme yet, Guile's start (and its modules' load).
+fn first_scheme_call(b: &Bench<'_>) -> Result<f64, String> {
+    let t = Instant::now();
+    b.open_in("scm hush").and_then(|mut g| g.scm("(+ 2 2)\n")).map_err(|e| e.to_string())?;
+    Ok(t.elapsed().as_secs_f64() * 1e3)
 }
 
 /// The `scm` shell's rows. Its persistent connection is closed after

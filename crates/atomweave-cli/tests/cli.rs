@@ -422,3 +422,17 @@ fn help_lists_the_users_commands_apart_from_the_benchmarks() {
         }
     }
 }
+
+#[test]
+fn files_that_load_modules_by_old_names_run() {
+    let dir = tempdir();
+    let file = dir.path().join("old.scm");
+    let text = "(use-modules (opencog) (opencog query))\n(Inheritance (Concept \"cat\") (Concept \"animal\"))\n\
+                (cog-bind (Bind (Inheritance (Variable \"$x\") (Concept \"animal\")) (Evaluation (Predicate \"is\") (Variable \"$x\"))))\n";
+    std::fs::write(&file, text).unwrap();
+    let out = atomweave(&["dump", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err.matches("(opencog query) is an old name").count(), 1, "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("(EvaluationLink (PredicateNode \"is\")(ConceptNode \"cat\"))"));
+}

@@ -901,6 +901,13 @@ type specification or a value (see cog-value-is-type?)."
         (else (equal? left right)))
       (cog-value-is-type? left right)))
 
+;; ----- modules loaded by the names they had in upstream's older releases -----
+
+(define-public (%atomweave-old-module-name old new)
+  "Says, on the error port, that a program loads module OLD by a name
+upstream has replaced with NEW. A module loads once, so this is said once."
+  (format (current-error-port) "atomweave: ~a is an old name: upstream replaced it with ~a; the program runs, but say that instead~%" old new))
+
 ;; ----- names upstream exports that atomweave does not provide -----
 
 (define (not-supported name why)

@@ -277,6 +277,7 @@ extern "C" {
 #[link(name = "gc")]
 extern "C" {
     /// Boehm GC: pause collections (nesting), and resume them.
+    pub fn scm_from_pointer(ptr: *mut c_void, finalizer: *mut c_void) -> Scm;
     pub fn GC_disable();
     pub fn GC_enable();
     /// Boehm GC: the most heap it may take; past it, an allocation fails.
@@ -287,6 +288,18 @@ extern "C" {
 pub fn string(s: &str) -> Scm {
     // SAFETY: a valid buffer; allocation does not throw but on memory exhaustion.
     unsafe { scm_from_utf8_stringn(s.as_ptr().cast(), s.len()) }
+}
+
+/// A bytevector over `bytes`, not a copy: bytes that live as long as the
+/// process (compiled in), which Scheme must not change.
+pub fn static_bytevector(bytes: &'static [u8]) -> Scm {
+    // SAFETY: `pointer->bytevector` of (system foreign) wraps the memory,
+    // alive for good; a pointer without finalizer; lengths fit a fixnum.
+    unsafe {
+        let wrap = scm_c_public_ref(c"system foreign".as_ptr(), c"pointer->bytevector".as_ptr());
+        let pointer = scm_from_pointer(bytes.as_ptr().cast_mut().cast(), std::ptr::null_mut());
+        scm_call_2(wrap, pointer, Scm::from_fixnum(bytes.len() as i64))
+    }
 }
 
 /// A symbol from UTF-8.

@@ -46,18 +46,31 @@ pub use interrupt::{eval_within, interrupt, EvalGroup};
 pub use load::{install_file_loader, load_file};
 pub use persist::give_store;
 
-/// The modules' sources, in load order (each uses the ones before it).
-pub const MODULES: &[(&str, &str)] = &[
-    ("opencog.scm", include_str!("../scheme/opencog.scm")),
-    ("opencog/exec.scm", include_str!("../scheme/opencog/exec.scm")),
-    ("opencog/persist.scm", include_str!("../scheme/opencog/persist.scm")),
-    ("opencog/persist-rocks.scm", include_str!("../scheme/opencog/persist-rocks.scm")),
-    ("opencog/persist-lmdb.scm", include_str!("../scheme/opencog/persist-lmdb.scm")),
-    ("opencog/persist-file.scm", include_str!("../scheme/opencog/persist-file.scm")),
-    ("opencog/persist-sql.scm", include_str!("../scheme/opencog/persist-sql.scm")),
-    ("opencog/persist-cog.scm", include_str!("../scheme/opencog/persist-cog.scm")),
-    ("atomweave/shell.scm", include_str!("../scheme/atomweave/shell.scm")),
-];
+/// A module [`boot`] loads: its source, and its bytecode, compiled by the
+/// build's Guile (`build.rs`).
+struct Module {
+    source: &'static str,
+    compiled: &'static [u8],
+}
+
+include!(concat!(env!("OUT_DIR"), "/modules.rs"));
+
+/// Loads one of [`MODULES`]: runs its bytecode; or, when this process's
+/// Guile cannot run what the build's Guile made (another version of it),
+/// compiles the source, as slowly as Guile does (seconds), saying why once.
+const LOAD_MODULE: &std::ffi::CStr = c"(define (%atomweave-load-module code source)
+  (let ((thunk (catch #t
+                 (lambda () (load-thunk-from-memory code))
+                 (lambda (key . args)
+                   (unless %atomweave-compiling?
+                     (set! %atomweave-compiling? #t)
+                     (format (current-error-port)
+                             \"atomweave: this Guile cannot run the Scheme modules compiled when atomweave was built (~a); compiling them now, which takes seconds at every start: rebuild atomweave against this Guile~%\"
+                             (call-with-output-string (lambda (port) (print-exception port #f key args)))))
+                   #f))))
+    (if thunk
+        (save-module-excursion thunk)
+        (eval-string source #:compile? #t))))";
 
 /// Modules loaded when a program uses one: the type families' (each
 /// registers its family's types) and the logger's. Their names and sources.
@@ -69,6 +82,14 @@ pub const ON_DEMAND_MODULES: &[(&str, &str)] = &[
     ("(opencog spacetime)", include_str!("../scheme/opencog/spacetime.scm")),
     ("(opencog attention)", include_str!("../scheme/opencog/attention.scm")),
     ("(atomweave legacy)", include_str!("../scheme/atomweave/legacy.scm")),
+    // Upstream's modules whose calls are in (opencog).
+    ("(opencog randgen)", include_str!("../scheme/opencog/randgen.scm")),
+    ("(opencog uuid)", include_str!("../scheme/opencog/uuid.scm")),
+    ("(opencog extension)", include_str!("../scheme/opencog/extension.scm")),
+    // Old names of modules, which say so once.
+    ("(opencog query)", include_str!("../scheme/opencog/query.scm")),
+    ("(opencog persist-pgsql)", include_str!("../scheme/opencog/persist-pgsql.scm")),
+    ("(opencog attention-bank)", include_str!("../scheme/opencog/attention-bank.scm")),
     // Python in Guile, when the library has it (it says so when not).
     ("(opencog python)", include_str!("../scheme/opencog/python.scm")),
     // Upstream modules atomweave does not provide: each says so when used.
@@ -151,15 +172,15 @@ fn start() {
         // sources are ours and evaluate without error (tested).
         unsafe {
             ffi::scm_c_register_extension(c"libatomweave_guile".as_ptr(), c"atomweave_guile_init".as_ptr(), registered_init, std::ptr::null_mut());
-            // Compiled, not interpreted: the shell's procedures run at
-            // every entry from Rust.
-            ffi::scm_c_eval_string(c"(use-modules (ice-9 eval-string))".as_ptr());
+            ffi::scm_c_eval_string(c"(use-modules (ice-9 eval-string) (ice-9 format) (system vm loader))".as_ptr());
             // A file a loaded file loads is evaluated, not compiled into
             // the user's cache with notes on stderr.
             ffi::scm_c_eval_string(c"(set! %load-should-auto-compile #f)".as_ptr());
-            for (_, src) in MODULES {
-                define("%atomweave-module-source", ffi::string(src));
-                ffi::scm_c_eval_string(c"(eval-string %atomweave-module-source #:compile? #t)".as_ptr());
+            ffi::scm_c_eval_string(c"(define %atomweave-compiling? #f)".as_ptr());
+            ffi::scm_c_eval_string(LOAD_MODULE.as_ptr());
+            let load = ffi::scm_c_eval_string(c"%atomweave-load-module".as_ptr());
+            for m in MODULES {
+                ffi::scm_call_2(load, ffi::static_bytevector(m.compiled), ffi::string(m.source));
             }
             ffi::scm_c_eval_string(c"(use-modules (opencog) (opencog exec) (opencog persist) (atomweave shell))".as_ptr());
             let modules = ON_DEMAND_MODULES
