@@ -118,7 +118,7 @@ enum BenchCommand {
     ShellBench(shell_bench::ShellBenchArgs),
     /// Execute one query in a loop, for a profiler (upstream's profile_bindlink; see make profile).
     ProfileQuery(query::ProfileArgs),
-    /// Write a random Atomese file: nodes, nested links, truth values and values.
+    /// Write a reproducible Atomese file: random atoms, or word-pair counts (--shape pairs).
     Generate {
         /// Roughly how many atoms.
         #[arg(short = 'n', long, default_value_t = 1_000_000)]
@@ -129,6 +129,9 @@ enum BenchCommand {
         /// Output file (stdout when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// What the file holds.
+        #[arg(long, value_enum, default_value_t = generate::Shape::Random)]
+        shape: generate::Shape,
     },
     /// Turn the `<method>_benchmark.csv` files of `bench -f` into one PNG each.
     BenchPlot {
@@ -322,7 +325,7 @@ fn run_bench(c: BenchCommand) -> Result<(), String> {
         BenchCommand::PersistBench(args) => persist::bench(args),
         BenchCommand::ShellBench(args) => shell_bench::run(args),
         BenchCommand::ProfileQuery(args) => query::profile(args),
-        BenchCommand::Generate { atoms, seed, output } => generate::run(atoms, seed, output.as_deref()),
+        BenchCommand::Generate { atoms, seed, output, shape } => generate::run(shape, atoms, seed, output.as_deref()),
         BenchCommand::BenchPlot { dir } => bench::plot::plot_dir(&dir).map(|pngs| {
             for p in pngs {
                 println!("{}", p.display());

@@ -1,17 +1,17 @@
-//! `atomweave generate`: a random, reproducible Atomese file in the style of
-//! real data files: both printed forms, both type-name forms, comments,
-//! nested links, truth values and other values.
+//! `generate --shape random`: a random, reproducible Atomese file in the
+//! style of real data files: both printed forms, both type-name forms,
+//! comments, nested links, truth values and other values. The table is
+//! built in memory first (links pick earlier atoms as members).
 
-use std::path::Path;
+use std::io::Write;
 
 use atomweave::sexpr::{write_atom, Form};
 use atomweave::{types, AtomRead, AtomTable, Handle, TruthValue, Value};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-pub fn run(atoms: u64, seed: u64, output: Option<&Path>) -> Result<(), String> {
+pub fn write(atoms: u64, seed: u64, out: &mut dyn Write) -> Result<(), String> {
     let table = random_table(atoms, seed).map_err(|e| e.to_string())?;
-    let mut out = super::output(output)?;
     let mut buf = String::new();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x9e37);
     let io = |e: std::io::Error| format!("writing: {e}");
@@ -29,11 +29,9 @@ pub fn run(atoms: u64, seed: u64, output: Option<&Path>) -> Result<(), String> {
     out.flush().map_err(io)
 }
 
-use std::io::Write as _;
-
 /// A random table of about `n` atoms: a third nodes, the rest links whose
 /// members are earlier atoms, so links nest.
-pub fn random_table(n: u64, seed: u64) -> atomweave::Result<AtomTable> {
+fn random_table(n: u64, seed: u64) -> atomweave::Result<AtomTable> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut t = AtomTable::new();
     let node_types = [types::CONCEPT_NODE, types::PREDICATE_NODE, types::WORD_NODE, types::SCHEMA_NODE];
