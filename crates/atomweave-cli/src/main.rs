@@ -341,10 +341,11 @@ fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool, threads: u16, read
     let mut target = input_files::Target::Table(Box::default());
     let expressions = input_files::load_files_with(&mut target, files, quiet, read, threads == 1)?;
     let secs = start.elapsed().as_secs_f64();
-    let (atoms, nodes, links, heap) = match &target {
-        input_files::Target::Table(t) => (t.size(), t.num_nodes(), t.num_links(), t.heap_bytes()),
-        input_files::Target::Space(s) => (s.size(), s.num_nodes(), s.num_links(), s.heap_bytes()),
+    let (atoms, nodes, links, parts) = match &target {
+        input_files::Target::Table(t) => (t.size(), t.num_nodes(), t.num_links(), t.heap_parts()),
+        input_files::Target::Space(s) => (s.size(), s.num_nodes(), s.num_links(), s.heap_parts()),
     };
+    let heap: usize = parts.iter().map(|(_, bytes)| bytes).sum();
     let rss = sys::rss_bytes().saturating_sub(rss_before);
     println!("expressions  {expressions}");
     println!("atoms        {atoms} ({nodes} nodes, {links} links)");
@@ -354,6 +355,8 @@ fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool, threads: u16, read
     println!("memory       {:.1} MiB resident growth, {:.1} MiB by the table's count", mib(rss), mib(heap));
     if atoms > 0 {
         println!("per atom     {:.1} bytes resident, {:.1} bytes by the table's count", rss as f64 / atoms as f64, heap as f64 / atoms as f64);
+        let per_atom: Vec<String> = parts.iter().map(|(part, bytes)| format!("{part} {:.1}", *bytes as f64 / atoms as f64)).collect();
+        println!("             {}", per_atom.join(", "));
     }
     if let Some(url) = to {
         let space = target.into_space();

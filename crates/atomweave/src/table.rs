@@ -184,6 +184,13 @@ impl AtomTable {
         self.store.heap_bytes()
     }
 
+    /// [`heap_bytes`](Self::heap_bytes) by what holds them: records, hashes,
+    /// dedupe tables, names, outgoing and incoming sets, truth values,
+    /// values, type lists.
+    pub fn heap_parts(&self) -> [(&'static str, usize); 9] {
+        self.store.heap_parts()
+    }
+
     /// The table's writes, through its records and shards borrowed apart.
     pub(crate) fn writer(&mut self) -> TableWriter<'_> {
         let (recs, shards) = self.store.split_mut();

@@ -112,7 +112,8 @@ impl AtomSpace {
     }
 
     /// The truth value (the default one when none was set). Lock-free for
-    /// atoms of a root space, but for count truth values and streams. A
+    /// atoms of a root space, but for streams and count truth values
+    /// whose numbers do not fit in the entry. A
     /// FormulaTruthValue is run: its reading is the truth value (the
     /// default one if it fails; [`get_tv_value`](Self::get_tv_value) gives
     /// the stream itself, whose reading reports the failure).
@@ -123,7 +124,7 @@ impl AtomSpace {
             if !rec.has_tv() {
                 return Some(TruthValue::DEFAULT);
             }
-            if let Some(tv) = self.recs().simple_tv(h) {
+            if let Some(tv) = self.recs().unlocked_tv(h) {
                 return Some(tv);
             }
             // The guard goes at the `;`: a stream is read with no lock held.

@@ -350,6 +350,13 @@ impl AtomSpace {
         self.store().heap_bytes()
     }
 
+    /// [`heap_bytes`](Self::heap_bytes) by what holds them: records, hashes,
+    /// dedupe tables, names, outgoing and incoming sets, truth values,
+    /// values, type lists.
+    pub fn heap_parts(&self) -> [(&'static str, usize); 9] {
+        self.store().heap_parts()
+    }
+
     /// Read-locks every shard, for consistent bulk reads at full speed
     /// ([`AtomRead`](crate::AtomRead)). Writers wait until the guard is dropped, except
     /// replacements of simple truth values, which take no lock (a read sees

@@ -337,20 +337,43 @@ impl Store {
 
     /// Bytes this store has allocated, by its own accounting.
     pub(crate) fn heap_bytes(&self) -> usize {
-        let mut total = 0;
+        self.heap_parts().iter().map(|(_, bytes)| bytes).sum()
+    }
+
+    /// [`heap_bytes`](Self::heap_bytes) by what holds them.
+    pub(crate) fn heap_parts(&self) -> [(&'static str, usize); 9] {
+        let mut parts = [
+            ("records", 0),
+            ("hashes", 0),
+            ("dedupe tables", 0),
+            ("names", 0),
+            ("outgoing sets", 0),
+            ("incoming sets", 0),
+            ("truth values", 0),
+            ("values", 0),
+            ("type lists", 0),
+        ];
         for s in 0..SHARDS {
-            total += self.recs.records[s].allocated_bytes() + self.recs.hashes[s].allocated_bytes();
             let sh = self.shards[s].read();
-            total += self.recs.nodes_by_content[s].allocated_bytes() + self.recs.links_by_content[s].allocated_bytes();
-            total += self.recs.names[s].allocated_bytes() + self.recs.outgoing[s].allocated_bytes();
-            total += self.recs.pool_cells[s].allocated_bytes() + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>();
-            total += self.recs.tv_pages[s].allocated_bytes() + sh.tv_counts.allocation_size() + sh.tv_streams.allocation_size();
-            total += sh.values.allocation_size()
-                + sh.values.values().filter(|kv| kv.spilled()).map(|kv| kv.capacity() * std::mem::size_of::<(Handle, Value)>()).sum::<usize>();
-            total += sh.by_type.capacity() * std::mem::size_of::<TypeSlots>() + sh.by_type.iter().map(|t| t.blocks.capacity() * 4).sum::<usize>();
-            total += sh.lanes.iter().map(|l| l.slots.capacity() * std::mem::size_of::<LaneSlots>()).sum::<usize>();
+            let add = [
+                self.recs.records[s].allocated_bytes(),
+                self.recs.hashes[s].allocated_bytes(),
+                self.recs.nodes_by_content[s].allocated_bytes() + self.recs.links_by_content[s].allocated_bytes(),
+                self.recs.names[s].allocated_bytes(),
+                self.recs.outgoing[s].allocated_bytes(),
+                self.recs.pool_cells[s].allocated_bytes() + sh.pool.free.iter().map(|f| f.capacity() * 4).sum::<usize>(),
+                self.recs.tv_pages[s].allocated_bytes() + sh.tv_counts.allocation_size() + sh.tv_streams.allocation_size(),
+                sh.values.allocation_size()
+                    + sh.values.values().filter(|kv| kv.spilled()).map(|kv| kv.capacity() * std::mem::size_of::<(Handle, Value)>()).sum::<usize>(),
+                sh.by_type.capacity() * std::mem::size_of::<TypeSlots>()
+                    + sh.by_type.iter().map(|t| t.blocks.capacity() * 4).sum::<usize>()
+                    + sh.lanes.iter().map(|l| l.slots.capacity() * std::mem::size_of::<LaneSlots>()).sum::<usize>(),
+            ];
+            for (part, bytes) in parts.iter_mut().zip(add) {
+                part.1 += bytes;
+            }
         }
-        total
+        parts
     }
 }
 

@@ -25,7 +25,8 @@ fn same_bytes_is_byte_equality() {
 use crate::types::{CONCEPT_NODE, LIST_LINK};
 use std::mem::offset_of;
 
-/// A simple truth value set over a count or a stream forgets it, and
+/// A simple truth value set over a count (one kept beside its entry) or
+/// a stream forgets it, and
 /// one set again over a simple one finds nothing to forget.
 #[test]
 fn a_truth_value_forgets_the_count_or_stream_it_replaces() {
@@ -35,20 +36,20 @@ fn a_truth_value_forgets_the_count_or_stream_it_replaces() {
     let mut sh = store.write(Records::home_of_hash(hash));
     let h = recs.add_node_in(&mut sh, hash, CONCEPT_NODE, "a", false).unwrap();
     let simple = TruthValue::simple(0.5, 0.25);
-    recs.set_tv_in(&mut sh, h, TruthValue::count(0.5, 0.25, 3.0), false).unwrap();
+    recs.set_tv_in(&mut sh, h, TruthValue::count(0.1, 0.25, 3.0), false).unwrap();
     assert_eq!(sh.tv_counts.len(), 1);
     recs.set_tv_in(&mut sh, h, simple, false).unwrap();
     assert!(sh.tv_counts.is_empty(), "the count outlived its mark");
     recs.set_tv_stream_in(&mut sh, h, StreamValue::random(2), false).unwrap();
-    recs.set_tv_in(&mut sh, h, TruthValue::count(0.5, 0.25, 4.0), false).unwrap();
+    recs.set_tv_in(&mut sh, h, TruthValue::count(0.1, 0.25, 4.0), false).unwrap();
     assert!(!sh.has_tv_streams(), "the stream outlived its mark");
     recs.set_tv_in(&mut sh, h, simple, false).unwrap();
     recs.set_tv_in(&mut sh, h, simple, false).unwrap();
     assert!(sh.tv_counts.is_empty() && !sh.has_tv_streams());
     assert!(matches!(recs.get_tv_in(&sh, h), Some(TvEntry::Tv(tv)) if tv == simple));
     // A count over a count, a stream over a count and over a stream.
-    let count = TruthValue::count(0.5, 0.25, 5.0);
-    recs.set_tv_in(&mut sh, h, TruthValue::count(0.5, 0.25, 1.0), false).unwrap();
+    let count = TruthValue::count(0.1, 0.25, 5.0);
+    recs.set_tv_in(&mut sh, h, TruthValue::count(0.1, 0.25, 1.0), false).unwrap();
     recs.set_tv_in(&mut sh, h, count, false).unwrap();
     assert!(matches!(recs.get_tv_in(&sh, h), Some(TvEntry::Tv(tv)) if tv == count));
     recs.set_tv_stream_in(&mut sh, h, StreamValue::random(2), false).unwrap();
@@ -59,6 +60,44 @@ fn a_truth_value_forgets_the_count_or_stream_it_replaces() {
     entry.store(simple_bits(0.5, 0.25), Ordering::Release);
     recs.set_tv_in(&mut sh, h, simple, false).unwrap();
     assert!(!sh.has_tv_streams(), "a stream outlived its lost mark");
+}
+
+/// A count truth value is kept in its entry when it comes back bit for
+/// bit from there, and beside it otherwise; either way it reads back as
+/// set, and a count that moves between the two leaves nothing behind.
+#[test]
+fn count_truth_values_read_back_exactly_inline_or_not() {
+    let store = Store::new();
+    let recs = &store.recs;
+    let hash = recs.hash_node(CONCEPT_NODE, "c");
+    let mut sh = store.write(Records::home_of_hash(hash));
+    let h = recs.add_node_in(&mut sh, hash, CONCEPT_NODE, "c", false).unwrap();
+    let inline = [(1.0, 0.0, 225.0), (0.5, 0.25, 0.0), (1.0, 0.0, 4294967295.0), (f64::NAN, 1.0, 7.0), (-2.5, f64::INFINITY, 1.0)];
+    let beside = [
+        (1.0, 0.0, 4294967296.0),
+        (1.0, 0.0, 1.5),
+        (1.0, 0.0, -1.0),
+        (1.0, 0.0, -0.0),
+        (0.1, 0.0, 3.0),
+        (1.0, 0.3, 3.0),
+        (1.0, 0.0, f64::NAN),
+        (1.0, 0.0, f64::INFINITY),
+    ];
+    let bits = |tv: TruthValue| tv.to_vec().iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+    for (set, kept_beside) in inline.iter().map(|c| (c, false)).chain(beside.iter().map(|c| (c, true))) {
+        let tv = TruthValue::count(set.0, set.1, set.2);
+        recs.set_tv_in(&mut sh, h, tv, false).unwrap();
+        assert_eq!(sh.tv_counts.len(), usize::from(kept_beside), "{set:?}");
+        let Some(TvEntry::Tv(read)) = recs.get_tv_in(&sh, h) else { panic!("no truth value") };
+        assert_eq!(bits(read), bits(tv), "{set:?}");
+        assert_eq!(recs.unlocked_tv(h).map(bits), (!kept_beside).then(|| bits(tv)), "{set:?}");
+    }
+    // Incremented out of the entry and back into it.
+    recs.set_tv_in(&mut sh, h, TruthValue::count(1.0, 0.0, 4294967294.0), false).unwrap();
+    let tv = recs.increment_count_in(&mut sh, h, 2.0, false, || TruthValue::DEFAULT).unwrap();
+    assert_eq!((tv.count_of(), sh.tv_counts.len()), (4294967296.0, 1));
+    let tv = recs.increment_count_in(&mut sh, h, -2.0, false, || TruthValue::DEFAULT).unwrap();
+    assert_eq!((tv.count_of(), sh.tv_counts.len()), (4294967294.0, 0), "the count beside the entry outlived it");
 }
 
 /// A value that holds the last handle on a child space of its atom's

@@ -2,10 +2,12 @@
 //!
 //! Each atom's truth value lives in a 16-byte atomic entry on a page per
 //! slot block. A simple truth value is the entry itself: read and
-//! replaced without a lock. A count truth value marks its entry with
-//! [`COUNT_MARK`] and keeps mean and count in the shard's `tv_counts`; a
-//! FormulaTruthValue marks it with [`STREAM_MARK`] and keeps the stream in
-//! `tv_streams`. The record's `HAS_TV` flag says whether the entry holds
+//! replaced without a lock. So is a count truth value whose numbers fit
+//! ([`inline_count_bits`]: counts of whole numbers, as the counting
+//! pipelines keep, with a mean and confidence that are exact as `f32`).
+//! Another count truth value marks its entry with [`COUNT_MARK`] and keeps
+//! mean and count in the shard's `tv_counts`; a FormulaTruthValue marks it
+//! with [`STREAM_MARK`] and keeps the stream in `tv_streams`. The record's `HAS_TV` flag says whether the entry holds
 //! anything.
 //!
 //! **Invariant:** a marked entry's count or stream is present under the
@@ -17,6 +19,8 @@
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
+use foldhash::fast::FixedState;
+use hashbrown::HashMap;
 use portable_atomic::AtomicU128;
 
 use crate::error::{Error, Result};
@@ -118,9 +122,45 @@ pub(super) fn simple_bits(strength: f64, confidence: f64) -> u128 {
 /// just before it was cleared reads the default, never a half-made value.
 const DEFAULT_TV_BITS: u128 = 1.0f64.to_bits() as u128;
 
+/// The truth value an entry holds in itself: a simple one or an inline
+/// count (not one marked as kept under the lock).
 #[inline]
-fn simple_of(bits: u128) -> TruthValue {
-    TruthValue::Simple { strength: f64::from_bits(bits as u64), confidence: f64::from_bits((bits >> 64) as u64) }
+fn unmarked_of(bits: u128) -> TruthValue {
+    let low = bits as u64;
+    if (low >> 32) as u32 == INLINE_COUNT_TAG {
+        let high = (bits >> 64) as u64;
+        let (mean, confidence) = (f32::from_bits(low as u32), f32::from_bits(high as u32));
+        return TruthValue::Count { mean: mean.into(), confidence: confidence.into(), count: f64::from((high >> 32) as u32) };
+    }
+    TruthValue::Simple { strength: f64::from_bits(low), confidence: f64::from_bits((bits >> 64) as u64) }
+}
+
+/// The high half of an inline count's low word: with any low half, a NaN
+/// that arithmetic does not produce (stored NaN strengths are the
+/// canonical NaN), distinct from the marks below.
+const INLINE_COUNT_TAG: u32 = 0x7ff4_a70d;
+
+/// A count truth value as one entry, when its numbers fit: the tag and the
+/// mean as `f32` low, the confidence as `f32` and the count as `u32` high.
+/// Only if each comes back bit for bit: a mean and confidence exact as
+/// `f32` (1 and 0, as counting pipelines set them, or any other), and a
+/// whole count from 0 to 2^32 - 1. A count kept so is read and replaced
+/// without a lock, and costs 16 bytes an atom instead of about 50.
+#[inline]
+fn inline_count_bits(mean: f64, confidence: f64, count: f64) -> Option<u128> {
+    let (m, c, n) = (mean as f32, confidence as f32, count as u32);
+    let exact = f64::from(m).to_bits() == mean.to_bits() && f64::from(c).to_bits() == confidence.to_bits() && f64::from(n).to_bits() == count.to_bits();
+    exact.then(|| (u64::from(INLINE_COUNT_TAG) << 32 | u64::from(m.to_bits())) as u128 | ((u64::from(n) << 32 | u64::from(c.to_bits())) as u128) << 64)
+}
+
+/// The entry bits of a count truth value: inline when it fits, else
+/// [`COUNT_MARK`] with mean and count put in `counts`.
+#[inline]
+fn count_bits(counts: &mut HashMap<u32, [f64; 2], FixedState>, local: u32, mean: f64, confidence: f64, count: f64) -> u128 {
+    inline_count_bits(mean, confidence, count).unwrap_or_else(|| {
+        counts.insert(local, [mean, count]);
+        tv_bits(COUNT_MARK, confidence)
+    })
 }
 
 /// Drops `local`'s count, if the mark in its entry bits names one, and its
@@ -213,13 +253,13 @@ impl Records {
         true
     }
 
-    /// `h`'s truth value read without a lock, where its entry holds a
-    /// simple one: `None` for a count truth value or a stream (kept under
-    /// the lock) or no entry. The caller saw the `HAS_TV` flag.
+    /// `h`'s truth value read without a lock, where its entry holds it
+    /// (a simple one or an inline count): `None` for a count or a stream
+    /// kept under the lock, or no entry. The caller saw the `HAS_TV` flag.
     #[inline]
-    pub(crate) fn simple_tv(&self, h: Handle) -> Option<TruthValue> {
+    pub(crate) fn unlocked_tv(&self, h: Handle) -> Option<TruthValue> {
         let bits = self.tv_pages[h.shard()].entry(h.local())?.load(Ordering::Acquire);
-        (!is_marked(bits)).then(|| simple_of(bits))
+        (!is_marked(bits)).then(|| unmarked_of(bits))
     }
 
     /// The truth value an entry's bits hold; a count's count, or a stream,
@@ -231,7 +271,7 @@ impl Records {
                 TvEntry::Tv(TruthValue::Count { mean, confidence: f64::from_bits((bits >> 64) as u64), count })
             }
             STREAM_MARK => TvEntry::Stream(sh.tv_streams.get(&local).expect("a marked stream truth value has its stream").clone()),
-            _ => TvEntry::Tv(simple_of(bits)),
+            _ => TvEntry::Tv(unmarked_of(bits)),
         }
     }
 
@@ -263,8 +303,11 @@ impl Records {
                 self.set_tv_in(sh, h, tv, foreign)?;
                 return Ok(tv);
             };
-            sh.tv_counts.insert(local, [mean, count]);
-            if entry.compare_exchange(bits, tv_bits(COUNT_MARK, confidence), Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+            let new = count_bits(&mut sh.tv_counts, local, mean, confidence, count);
+            if entry.compare_exchange(bits, new, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+                if bits as u64 == COUNT_MARK && new as u64 != COUNT_MARK {
+                    sh.tv_counts.remove(&local);
+                }
                 return Ok(tv);
             }
         }
@@ -294,8 +337,7 @@ impl Records {
                 entry.store(simple_bits(strength, confidence), Ordering::Release);
             }
             TruthValue::Count { mean, confidence, count } => {
-                sh.tv_counts.insert(local, [mean, count]);
-                entry.store(tv_bits(COUNT_MARK, confidence), Ordering::Release);
+                entry.store(count_bits(&mut sh.tv_counts, local, mean, confidence, count), Ordering::Release);
             }
         }
         if flags & HAS_TV == 0 {
