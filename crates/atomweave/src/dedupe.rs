@@ -28,6 +28,29 @@ const SLOT_MASK: u32 = (1 << SLOT_BITS) - 1;
 /// The highest slot number an entry can hold.
 pub(crate) const MAX_SLOT: u32 = SLOT_MASK - 2;
 
+/// Fills, as (numerator, denominator) of a table's entries: past `GROW_AT`
+/// the table grows (outside the lock, for a space); past `REBUILD_AT` a
+/// writer rebuilds it under the lock rather than wait for that growth. A
+/// new table is filled to `NEW_AT` at most (a grown one, to a third), so
+/// at least a third as many inserts again fit before it grows. Two thirds,
+/// not a half: the tables were a third of a big space's memory, and at two
+/// thirds full a missed probe walks 5 entries on average (2.5 at a half),
+/// about a cache line's 16.
+const GROW_AT: (usize, usize) = (2, 3);
+const REBUILD_AT: (usize, usize) = (7, 8);
+const NEW_AT: (usize, usize) = (1, 2);
+
+/// Is `filled` past the fill `at` of a table of `capacity` entries?
+#[inline]
+fn past(filled: usize, capacity: usize, at: (usize, usize)) -> bool {
+    filled * at.1 > capacity * at.0
+}
+
+/// Entries of a new table for `live` entries: filled to at most `NEW_AT`.
+fn capacity_for(live: u32) -> usize {
+    live as usize * NEW_AT.1 / NEW_AT.0 + 2
+}
+
 struct Table {
     mask: usize,
     entries: Box<[AtomicU32]>,
@@ -122,7 +145,7 @@ fn encode(hash: u32, slot: u32) -> u32 {
 /// The lock-free half: the current table.
 pub(crate) struct Dedupe {
     current: AtomicPtr<Table>,
-    /// A writer found the table half full and left its growth to be done
+    /// A writer found the table two thirds full and left its growth to be done
     /// after it unlocks (`find_or_vacancy` with `defer`): see [`Growth`].
     wanted: AtomicBool,
 }
@@ -151,7 +174,7 @@ pub(crate) struct DedupeBook {
 /// lock, every other thread adding to the shard (and with 32 shards, that is
 /// within microseconds) waited for it, so two adding threads spent much of
 /// their time one behind the other. Instead, a writer that finds the table
-/// half full goes on filling it (up to three quarters) and asks for growth;
+/// two thirds full goes on filling it (up to seven eighths) and asks for growth;
 /// after it unlocks, the grower ([`Dedupe::begin_growth`]) lists the slot
 /// blocks under the lock, builds the new table from the records without it
 /// ([`Dedupe::build`]), and locks again to replay what changed meanwhile,
@@ -216,7 +239,7 @@ impl Dedupe {
 
     /// [`prefetch_candidate`](Self::prefetch_candidate), the candidate
     /// being the first tag match in the cache line the probe starts in:
-    /// at up to half full, a third of the atoms found lie past the first
+    /// at up to two thirds full, many of the atoms found lie past the first
     /// entry. For nodes, which a load finds again often; most links added
     /// are new, and the scan costs them more than it saves.
     #[inline]
@@ -270,15 +293,14 @@ impl Dedupe {
     /// For a writer about to add content with `hash`: the slot of equal
     /// content (`eq`), or else the entry where `fill` will put the new one.
     /// The caller holds the shard's write lock until it fills the vacancy
-    /// or drops it, so the table stays as probed. Room is made first: when
-    /// the table is half full it is rebuilt from `live()`, every slot in
-    /// the table with its hash, as the owner keeps them. Half, not three quarters: a probe that
-    /// misses walks 2.5 entries on average instead of 8.5, and each entry
-    /// whose tag matches by chance costs two dependent cache misses
-    /// (record, content). One probe serves both the lookup and the insert.
-    /// With `defer`, the caller grows the table after it unlocks when
-    /// [`growth_wanted`](Self::growth_wanted) says so, and until then the
-    /// table fills on, up to three quarters (see [`Growth`]).
+    /// or drops it, so the table stays as probed. Room is made first: past
+    /// [`GROW_AT`] the table is rebuilt from `live()`, every slot in the
+    /// table with its hash, as the owner keeps them. Each entry a probe
+    /// meets whose tag matches by chance costs two dependent cache misses
+    /// (record, content): 1 in 32. One probe serves both the lookup and the
+    /// insert. With `defer`, the caller grows the table after it unlocks
+    /// when [`growth_wanted`](Self::growth_wanted) says so, and until then
+    /// the table fills on, up to [`REBUILD_AT`] (see [`Growth`]).
     #[inline]
     pub(crate) fn find_or_vacancy<L: Iterator<Item = (u32, u32)>>(
         &self,
@@ -289,9 +311,9 @@ impl Dedupe {
         defer: bool,
     ) -> Result<u32, Vacancy> {
         let (filled, capacity) = (book.used as usize + 1, self.table().mask + 1);
-        if filled * 2 > capacity {
+        if past(filled, capacity, GROW_AT) {
             match (book.growth.is_some(), defer) {
-                _ if filled * 4 > capacity * 3 => self.rebuild(book, live()),
+                _ if past(filled, capacity, REBUILD_AT) => self.rebuild(book, live()),
                 // The growth under way makes room.
                 (true, _) => {}
                 (false, true) => self.wanted.store(true, Ordering::Relaxed),
@@ -354,18 +376,18 @@ impl Dedupe {
         }
     }
 
-    /// Publishes a fresh table holding the live entries, at most a third
-    /// full, so that at least half as many inserts again fit before the next
-    /// rebuild (inserts and removals in turn at a steady count fill it with
-    /// removed markers; a table only just under half full would rebuild
-    /// each time). `live` gives the slots and their hashes in the owner's
+    /// Publishes a fresh table holding the live entries, at most
+    /// [`NEW_AT`] full, so that inserts fit before the next rebuild
+    /// (inserts and removals in turn at a steady count fill it with removed
+    /// markers; a table only just under [`GROW_AT`] would rebuild each
+    /// time). `live` gives the slots and their hashes in the owner's
     /// order (slot order: its records and hashes read in sequence), not the
     /// old table's, whose slots are in no order: reading each one's hash
     /// was a cache miss. A growth under way is overtaken.
     #[cold]
     #[inline(never)]
     fn rebuild(&self, book: &mut DedupeBook, live: impl Iterator<Item = (u32, u32)>) {
-        let t = Table::new(book.live as usize * 3 + 2);
+        let t = Table::new(capacity_for(book.live));
         let moved = t.enter_all(live);
         assert_eq!(moved, book.live, "a dedupe table's owner listed other slots than the table holds");
         book.used = book.live;
@@ -386,11 +408,11 @@ impl Dedupe {
     /// caller holds the write lock, and lists the owner's slot blocks
     /// before it unlocks.
     pub(crate) fn begin_growth(&self, book: &mut DedupeBook) -> Option<Ticket> {
-        if !self.wanted.swap(false, Ordering::Relaxed) || book.growth.is_some() || (book.used as usize + 1) * 2 <= self.table().mask + 1 {
+        if !self.wanted.swap(false, Ordering::Relaxed) || book.growth.is_some() || !past(book.used as usize + 1, self.table().mask + 1, GROW_AT) {
             return None;
         }
         book.growth = Some(Box::new(Growth { log: Vec::new() }));
-        Some(Ticket { base: self.table(), capacity: book.live as usize * 3 + 2 })
+        Some(Ticket { base: self.table(), capacity: capacity_for(book.live) })
     }
 
     /// Builds the table for a growth, without the lock, from `live`: the
@@ -420,7 +442,7 @@ impl Dedupe {
         // the table, and a probe of a full table never ends. Then the
         // current table stays, and the next writer grows it again.
         let adds = growth.log.iter().filter(|(slot, _)| slot & LOG_REMOVED == 0).count();
-        if (used as usize + adds) * 4 > (t.mask + 1) * 3 {
+        if past(used as usize + adds, t.mask + 1, REBUILD_AT) {
             self.wanted.store(true, Ordering::Relaxed);
             return;
         }
@@ -584,9 +606,10 @@ mod tests {
             live.remove(0);
             insert(&d, &mut book, &mut live, i);
         }
-        // Each rebuild leaves room for at least 31 more inserts.
+        // Each rebuild (to 128 entries for 63) leaves room for at least 22
+        // more inserts before two thirds.
         let rebuilds = d.table().retired().count() - before;
-        assert!(rebuilds <= 2000 / 31 + 1, "{rebuilds} rebuilds");
+        assert!(rebuilds <= 2000 / 22 + 1, "{rebuilds} rebuilds");
         assert!(live.iter().all(|&i| d.find(h(i), |s| s == i).is_some()));
     }
 
@@ -595,8 +618,8 @@ mod tests {
         live.retain(|&s| s != slot);
     }
 
-    /// A table of `slots`, added as a space's writers do: one past half
-    /// full for 33 of them, so a growth is wanted.
+    /// A table of `slots`, added as a space's writers do: past two thirds
+    /// full for 43 of them, so a growth is wanted.
     fn deferred(slots: std::ops::Range<u32>) -> (Dedupe, DedupeBook, Vec<u32>) {
         let (d, mut book, mut live) = (Dedupe::new(), DedupeBook::default(), Vec::new());
         for i in slots {
@@ -620,21 +643,21 @@ mod tests {
         let d = Dedupe::new();
         let mut book = DedupeBook::default();
         let mut live: Vec<u32> = Vec::new();
-        for i in 0..32 {
+        for i in 0..42 {
             insert_deferred(&d, &mut book, &mut live, i);
         }
-        assert!(!d.growth_wanted(), "half full is not yet past half");
-        insert_deferred(&d, &mut book, &mut live, 32);
+        assert!(!d.growth_wanted(), "42 of 64 is not yet past two thirds");
+        insert_deferred(&d, &mut book, &mut live, 42);
         assert!(d.growth_wanted());
         assert_eq!(d.table().mask + 1, 64, "a deferring writer does not rebuild");
         let ticket = d.begin_growth(&mut book).expect("growth begins");
         assert!(!d.growth_wanted() && d.begin_growth(&mut book).is_none(), "one growth at a time");
-        // What the grower reads without the lock: slots 0..=32, except that
-        // it sees 40 (filled meanwhile) and still sees 5 (removed meanwhile).
-        let snapshot: Vec<u32> = live.iter().copied().chain([40]).collect();
+        // What the grower reads without the lock: slots 0..=42, except that
+        // it sees 50 (filled meanwhile) and still sees 5 (removed meanwhile).
+        let snapshot: Vec<u32> = live.iter().copied().chain([50]).collect();
         remove(&d, &mut book, &mut live, 5);
         remove(&d, &mut book, &mut live, 7);
-        for i in 33..41 {
+        for i in 43..51 {
             insert_deferred(&d, &mut book, &mut live, i);
         }
         let built = Dedupe::build(ticket, snapshot.iter().map(|&s| (s, h(s))));
@@ -642,22 +665,22 @@ mod tests {
         d.finish_growth(&mut book, built);
         assert!(d.table().mask + 1 >= 128, "published");
         assert_eq!(book.live as usize, live.len());
-        for i in 0..45u32 {
+        for i in 0..55u32 {
             assert_eq!(d.find(h(i), |s| s == i).is_some(), live.contains(&i), "slot {i}");
         }
         // Removed after the growth: the new table's entry goes.
-        remove(&d, &mut book, &mut live, 40);
-        assert_eq!(d.find(h(40), |s| s == 40), None);
+        remove(&d, &mut book, &mut live, 50);
+        assert_eq!(d.find(h(50), |s| s == 50), None);
     }
 
     /// The same slot added and removed again and again while a growth is
     /// built outside the lock reuses one marker of the current table, but
-    /// would take a new entry of the grown one each time: past three
-    /// quarters, the growth is dropped (a full table's probes never end),
+    /// would take a new entry of the grown one each time: past seven
+    /// eighths, the growth is dropped (a full table's probes never end),
     /// to be begun again.
     #[test]
     fn a_growth_overrun_by_changes_is_dropped() {
-        let (d, mut book, mut live) = deferred(0..33);
+        let (d, mut book, mut live) = deferred(0..43);
         let built = grow(&d, &mut book, &live);
         for _ in 0..1000 {
             insert_deferred(&d, &mut book, &mut live, 100);
@@ -677,11 +700,11 @@ mod tests {
 
     #[test]
     fn a_rebuild_or_a_clear_overtakes_a_growth() {
-        let (d, mut book, mut live) = deferred(0..33);
+        let (d, mut book, mut live) = deferred(0..43);
         let stale = grow(&d, &mut book, &live);
-        // Filled to three quarters while the growth is under way: rebuilt
+        // Filled past seven eighths while the growth is under way: rebuilt
         // under the lock, which overtakes it.
-        for i in 33..49 {
+        for i in 43..57 {
             insert_deferred(&d, &mut book, &mut live, i);
         }
         assert!(d.table().mask + 1 >= 128);
@@ -694,7 +717,7 @@ mod tests {
         // A clear overtakes one too.
         let mut live: Vec<u32> = Vec::new();
         d.clear(&mut book);
-        for i in 100..133 {
+        for i in 100..143 {
             insert_deferred(&d, &mut book, &mut live, i);
         }
         let stale = grow(&d, &mut book, &live);
