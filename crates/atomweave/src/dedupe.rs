@@ -80,7 +80,7 @@ impl Table {
     fn new(capacity: usize) -> Box<Table> {
         let capacity = capacity.next_power_of_two().max(64);
         let entries: Box<[AtomicU32]> = (0..capacity).map(|_| AtomicU32::new(EMPTY)).collect();
-        populate(&entries);
+        crate::pages::populate(&entries);
         Box::new(Table { mask: capacity - 1, entries, prev: std::ptr::null_mut() })
     }
 
@@ -469,10 +469,12 @@ impl Dedupe {
         // The old table lives on, owned by `t`, for readers that may still
         // probe it; it is freed only with exclusive access.
         let old = self.current.load(Ordering::Relaxed);
-        // SAFETY: see `table`.
-        release_pages(unsafe { &*old });
         t.prev = old;
         self.current.store(Box::into_raw(t), Ordering::Release);
+        // After the new table is current: a reader that misses in the
+        // zeroed old one confirms the miss against the new one.
+        // SAFETY: see `table`; `t` owns the old table now.
+        crate::pages::release(unsafe { &(*old).entries });
     }
 
     /// Empties the table (the caller holds the write lock; readers may still
@@ -501,63 +503,6 @@ impl Dedupe {
         let t = self.table();
         std::iter::once(t).chain(t.retired()).map(|r| (r.mask + 1) * 4).sum()
     }
-}
-
-// Under Miri, which has no `madvise`, neither page call does anything: the
-// pages are mapped on first touch, and a retired table keeps its entries
-// (readers find what they found before).
-
-/// Maps a new table's pages writable before `rebuild` probes them. A fresh
-/// zeroed allocation is mapped on first touch, and a rebuild reads an entry
-/// before writing it: the read mapped the shared zero page, then the write
-/// faulted again to replace it, and replacing a mapping flushes it from
-/// every core running the process (an interrupt to each, costly under a
-/// hypervisor) while the shard's lock is held. One call maps them all.
-fn populate(entries: &[AtomicU32]) {
-    #[cfg(all(target_os = "linux", not(miri)))]
-    if let Some((from, len)) = whole_pages(entries) {
-        // SAFETY: whole pages of a live allocation of ours; populating
-        // changes no contents (the pages are zero either way).
-        if unsafe { libc::madvise(from as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE) } != 0 {
-            // Kernels before 5.14: one write per page does the same.
-            let per_page = page_size() / 4;
-            for e in entries.iter().step_by(per_page) {
-                e.store(EMPTY, Ordering::Relaxed);
-            }
-        }
-    }
-    #[cfg(any(not(target_os = "linux"), miri))]
-    let _ = entries;
-}
-
-#[cfg(all(target_os = "linux", not(miri)))]
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).max(4096) as usize
-}
-
-/// The start and length of the whole pages inside `entries`, if any.
-#[cfg(all(target_os = "linux", not(miri)))]
-fn whole_pages(entries: &[AtomicU32]) -> Option<(usize, usize)> {
-    let page = page_size();
-    let start = entries.as_ptr() as usize;
-    let end = start + entries.len() * 4;
-    let (from, to) = (start.next_multiple_of(page), end / page * page);
-    (to > from).then(|| (from, to - from))
-}
-
-/// Gives a retired table's whole pages back to the system, keeping them
-/// mapped: later reads see zeroes.
-fn release_pages(t: &Table) {
-    #[cfg(all(target_os = "linux", not(miri)))]
-    if let Some((from, len)) = whole_pages(&t.entries) {
-        // SAFETY: whole pages inside this table's live allocation, which
-        // stays mapped until the table is dropped; no one writes a retired
-        // table, and readers treat zeroes as empty.
-        unsafe { libc::madvise(from as *mut libc::c_void, len, libc::MADV_DONTNEED) };
-    }
-    #[cfg(any(not(target_os = "linux"), miri))]
-    let _ = t;
 }
 
 impl Drop for Dedupe {

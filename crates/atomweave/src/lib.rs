@@ -27,6 +27,7 @@ pub mod foreign;
 mod handle;
 mod lock;
 mod order;
+mod pages;
 pub mod query;
 mod read;
 mod segvec;

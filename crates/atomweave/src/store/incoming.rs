@@ -55,6 +55,10 @@ impl Inc {
     }
 }
 
+/// The smallest block class whose pages go back to the system when the
+/// block is freed: 4,096 members, 16 KiB.
+const RELEASED_CLASS: u32 = 12;
+
 /// Size-classed blocks of incoming-set members. The cells live in the
 /// shard's lock-free half ([`Records`]) and never move: lock-free readers
 /// copy blocks under the shard's sequence lock. This is the bookkeeping,
@@ -79,7 +83,16 @@ impl Pool {
         off
     }
 
-    fn release(&mut self, off: u32, class: u32) {
+    /// Frees the block at `off`. A big one gives its pages back to the
+    /// system until it is handed out again: the largest sets (a predicate
+    /// every link of a kind holds) grow through blocks that no other set
+    /// is big enough to take, which stayed resident, as big as the set.
+    /// Lock-free readers copying it meanwhile read zeroes under a sequence
+    /// count that sends them back to read again.
+    fn release(&mut self, cells: &SegVec<AtomicU32>, off: u32, class: u32) {
+        if class >= RELEASED_CLASS {
+            crate::pages::release(cells.slice(off as usize, 1 << class));
+        }
         self.free[class as usize].push(off);
     }
 }
@@ -375,7 +388,7 @@ impl Shard {
             cell_set(cells, off as usize, inc.first);
         } else {
             cells_copy(cells, inc.first.0 as usize, off as usize, n);
-            self.pool.release(inc.first.0, class - 1);
+            self.pool.release(cells, inc.first.0, class - 1);
         }
         cell_set(cells, off as usize + n, link);
         Inc { first: Handle(off), meta: (n as u32 + 1) | (class << 27) }
@@ -402,13 +415,13 @@ impl Shard {
                 let n = n - 1;
                 let new = if n == 1 {
                     let only = cell_get(cells, off);
-                    self.pool.release(off as u32, class);
+                    self.pool.release(cells, off as u32, class);
                     Inc { first: only, meta: 1 }
                 } else if class > 2 && n <= 1 << (class - 2) {
                     // Shrink at a quarter full, so a set that hovers at a size never thrashes.
                     let new_off = self.pool.alloc(cells, class - 1);
                     cells_copy(cells, off, new_off as usize, n);
-                    self.pool.release(off as u32, class);
+                    self.pool.release(cells, off as u32, class);
                     Inc { first: Handle(new_off), meta: n as u32 | ((class - 1) << 27) }
                 } else {
                     Inc { first: inc.first, meta: n as u32 | (class << 27) }
