@@ -308,7 +308,10 @@ pub fn refuse_invalid_utf8(path: &Path, options: &mut LoadOptions) -> Result<(),
         loaded: 0,
         at: Place::START,
     })?;
-    scan_utf8(file, Place::START, options)
+    scan_utf8(file, Place::START, options).map_err(|mut e| {
+        e.error.message.push_str(": a strict load refuses the file whole");
+        e
+    })
 }
 
 #[cfg(test)]
