@@ -162,9 +162,9 @@ def test_load_file_reads_invalid_utf8_as_u_fffd_or_strict_refuses(tmp_path, capf
     dst = AtomSpace()
     load_file(path, dst)
     assert dst.get_node(types.ConceptNode, "b\ufffd") is not None
-    assert f"{path}: line 2, column 17: invalid UTF-8" in capfd.readouterr().err
+    assert f"{path}: line 2, column 16: invalid UTF-8" in capfd.readouterr().err
     strict = AtomSpace()
-    with pytest.raises(ValueError, match="line 2, column 17: invalid UTF-8"):
+    with pytest.raises(ValueError, match="line 2, column 16: invalid UTF-8"):
         load_file(path, strict, strict=True)
     assert len(strict) == 0
 
