@@ -82,7 +82,9 @@ impl FileStore {
             None => false,
             Some("strict") => true,
             Some(other) => {
-                let msg = format!("unknown option `{other}`: a file store takes `?strict` (refuse a file that is not valid UTF-8); a `?` in a path starts its options");
+                let msg = format!(
+                    "unknown option `{other}`: a file store takes `?strict` (refuse a file that is not valid UTF-8); a `?` in a path starts its options"
+                );
                 return Err(StoreError::Open { url: url.into(), msg });
             }
         };

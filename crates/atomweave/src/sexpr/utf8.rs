@@ -17,7 +17,7 @@ use super::load::{LoadError, LoadOptions};
 use super::parse::{advance_wide, ParseError, Place, Pos};
 
 /// Places shown one line each; the rest of a file's are counted.
-pub const SHOWN: usize = 10;
+pub(crate) const SHOWN: usize = 10;
 
 /// One bad sequence: where it starts, and its first byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +45,7 @@ pub(crate) fn message(byte: u8) -> String {
 /// The bad sequences a load read as U+FFFD.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct InvalidUtf8 {
-    /// The first [`SHOWN`], in input order.
+    /// The first ten, in input order; the rest are only counted.
     pub places: Vec<BadUtf8>,
     /// All of them.
     pub count: u64,
@@ -68,7 +68,8 @@ impl InvalidUtf8 {
     /// The warnings for `file`, a line each: the places shown, then how
     /// many more there were.
     pub fn warnings(&self, file: &str) -> Vec<String> {
-        let mut lines: Vec<String> = self.places.iter().map(|b| format!("{file}: line {}, column {}: {}, read as U+FFFD", b.pos.line, b.pos.col, b.message())).collect();
+        let mut lines: Vec<String> =
+            self.places.iter().map(|b| format!("{file}: line {}, column {}: {}, read as U+FFFD", b.pos.line, b.pos.col, b.message())).collect();
         let more = self.count - self.places.len() as u64;
         if more > 0 {
             lines.push(format!("{file}: {more} more places of invalid UTF-8, each read as U+FFFD ({} in all)", self.count));
@@ -90,7 +91,10 @@ impl InvalidUtf8 {
 pub(crate) enum Piece<'a> {
     Text(&'a str),
     /// A bad sequence, and what follows it in the chunk.
-    Bad { seq: &'a [u8], rest: &'a [u8] },
+    Bad {
+        seq: &'a [u8],
+        rest: &'a [u8],
+    },
 }
 
 /// Splits input that comes in chunks into text and bad sequences. A
