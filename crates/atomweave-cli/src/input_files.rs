@@ -29,6 +29,11 @@ pub struct ReadArgs {
     /// a Link (reported on stderr), instead of refusing the file.
     #[arg(long)]
     pub declare_unknown: bool,
+    /// Refuse a file that is not valid UTF-8, naming the first bad place.
+    /// Without it each bad byte sequence is read as U+FFFD (as Guile reads
+    /// it) and its place reported on stderr.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl ReadArgs {
@@ -83,7 +88,7 @@ pub fn load_files(target: &mut Target, files: &[PathBuf], quiet: bool, args: &Re
 /// [`load_files`], reading and adding on one thread when `one_thread`.
 pub fn load_files_with(target: &mut Target, files: &[PathBuf], quiet: bool, args: &ReadArgs, one_thread: bool) -> Result<u64, String> {
     args.enable_types()?;
-    let mut options = LoadOptions { declare_unknown: args.declare_unknown, one_thread, ..LoadOptions::default() };
+    let mut options = LoadOptions { declare_unknown: args.declare_unknown, strict: args.strict, one_thread, ..LoadOptions::default() };
     let mut expressions = 0;
     for (done, path) in files.iter().enumerate() {
         let loaded = load_file(target, path, quiet, args.data_only, &mut options).map_err(|e| {
@@ -97,6 +102,7 @@ pub fn load_files_with(target: &mut Target, files: &[PathBuf], quiet: bool, args
             }
             format!("{}: {message}; nothing was loaded: not the {} expressions before it in this file{before}", path.display(), e.loaded)
         })?;
+        options.invalid_utf8.report(&path.display().to_string());
         expressions += loaded;
     }
     if !options.declared.is_empty() {
@@ -127,13 +133,13 @@ fn load_file(target: &mut Target, path: &Path, quiet: bool, data_only: bool, opt
     bar.set_message(path.display().to_string());
     let progress = |bytes| bar.set_position(bytes);
     let reader = BufReader::with_capacity(1 << 16, file);
-    let strict = match target {
+    let by_core = match target {
         Target::Table(t) => sexpr::load_from(&mut **t, reader, Place::START, options, progress),
         Target::Space(s) if data_only => sexpr::load_from(&mut &*s, reader, Place::START, options, progress),
         // Guile starts only if the file holds Scheme.
         Target::Space(s) => atomweave_guile::load_file(s, path, Place::START, options, progress),
     };
-    let result = match strict {
+    let result = match by_core {
         Err(e) if !data_only && matches!(target, Target::Table(_)) => {
             let before = e.loaded;
             atomweave_guile::load_file(target.space(), path, e.at, options, progress)

@@ -264,6 +264,35 @@ fn scheme_in_data_is_evaluated_and_families_are_asked_for() {
     assert!(out.status.success() && err.contains("declared 2 unknown type(s): FooBarNode (Node), QuuxLink (Link)"), "{err}");
 }
 
+/// Invalid UTF-8 is read as U+FFFD with a warning that names the place
+/// (a binary file's capped); `--strict` refuses the file instead.
+#[test]
+fn invalid_utf8_is_reported_or_with_strict_refused() {
+    let dir = tempdir();
+    let file = dir.path().join("bad.scm");
+    let mut text = b"(Concept \"a\")\n(Concept \"\xC3\xA9\xFF\")\n".to_vec();
+    for _ in 0..12 {
+        text.extend_from_slice(b"; \xFE\n");
+    }
+    std::fs::write(&file, &text).unwrap();
+    let f = file.to_str().unwrap();
+    let out = atomweave(&["dump", f]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("(ConceptNode \"\u{e9}\u{FFFD}\")"));
+    let warnings: Vec<&str> = err.lines().collect();
+    assert_eq!(warnings.len(), 11, "{err}");
+    assert_eq!(warnings[0], format!("atomweave: {f}: line 2, column 12: invalid UTF-8: a bad or cut-short sequence starts with byte 0xFF, read as U+FFFD"));
+    assert_eq!(warnings[1], format!("atomweave: {f}: line 3, column 3: invalid UTF-8: a bad or cut-short sequence starts with byte 0xFE, read as U+FFFD"));
+    assert_eq!(warnings[10], format!("atomweave: {f}: 3 more places of invalid UTF-8, each read as U+FFFD (13 in all)"));
+
+    let out = atomweave(&["load", "--strict", f]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains(&format!("{f}: line 2, column 12: invalid UTF-8: a bad or cut-short sequence starts with byte 0xFF")), "{err}");
+    assert!(err.contains("nothing was loaded") && !err.contains("read as U+FFFD"), "{err}");
+}
+
 #[test]
 fn dumps_of_the_same_atoms_match_after_a_store_round_trip() {
     let dir = tempdir();

@@ -15,6 +15,11 @@
 //! that fails half-way may have added atoms, as it would in Guile. Columns
 //! on a line after a form Guile read are counted as Guile counts them (a
 //! tab to the next multiple of 8).
+//!
+//! Guile's port reads invalid UTF-8 as U+FFFD without a word, so before
+//! Guile reads anything the rest of the file is checked: each bad place is
+//! recorded for a warning, as the core's reader records those it reads, or,
+//! in a strict load, the file is refused there before any Scheme runs.
 
 use std::fs::File;
 use std::io::{BufReader, Seek};
@@ -40,6 +45,7 @@ pub fn load_file(space: &AtomSpace, path: &Path, start: Place, options: &mut Loa
         Ok(stats) => return Ok(stats),
         Err(e) => e,
     };
+    check_rest(&mut reader, &failed, options)?;
     // In a Guile that loaded the extension itself, its modules are loaded.
     if !initialized() {
         boot(space.clone());
@@ -121,12 +127,21 @@ fn read_data(
     options: &mut LoadOptions,
     progress: &mut impl FnMut(u64),
 ) -> Result<LoadStats, LoadError> {
-    let unseekable = |e: std::io::Error| {
-        io_error(at, std::io::Error::new(e.kind(), format!("{e}: a file that holds Scheme is read again from where Scheme starts, so it cannot be a pipe")))
-    };
-    let now = reader.stream_position().map_err(unseekable)?;
-    reader.seek_relative(at.offset as i64 - now as i64).map_err(unseekable)?;
+    let now = reader.stream_position().map_err(|e| unseekable(at, e))?;
+    reader.seek_relative(at.offset as i64 - now as i64).map_err(|e| unseekable(at, e))?;
     sexpr::load_from(&mut &*space, reader, at, options, progress)
+}
+
+/// Checks the file from where the core's reader stopped to its end for
+/// invalid UTF-8, as `options` say (see the module's doc).
+fn check_rest(reader: &mut BufReader<File>, failed: &LoadError, options: &mut LoadOptions) -> Result<(), LoadError> {
+    reader.seek(std::io::SeekFrom::Start(failed.at.offset)).map_err(|e| unseekable(failed.at, e))?;
+    sexpr::scan_utf8(reader, failed.at, options).map_err(|e| LoadError { loaded: failed.loaded, ..e })
+}
+
+/// A seek that failed: the file is a pipe.
+fn unseekable(at: Place, e: std::io::Error) -> LoadError {
+    io_error(at, std::io::Error::new(e.kind(), format!("{e}: a file that holds Scheme is read again from where Scheme starts, so it cannot be a pipe")))
 }
 
 fn io_error(at: Place, e: std::io::Error) -> LoadError {

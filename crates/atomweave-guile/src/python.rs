@@ -76,8 +76,7 @@ impl Scheme for GuileScheme {
         within(space, |_| Ok(crate::eval_scm(text).map(smob::space_of)?.map(|i| smob::space_at(i).clone())))
     }
 
-    fn load_file(&self, space: &AtomSpace, path: &Path) -> Result<(), String> {
-        let options = &mut atomweave::sexpr::LoadOptions::default();
+    fn load_file(&self, space: &AtomSpace, path: &Path, options: &mut atomweave::sexpr::LoadOptions) -> Result<(), String> {
         crate::load_file(space, path, atomweave::sexpr::Place::START, options, |_| {}).map(drop).map_err(|e| e.to_string())
     }
 

@@ -91,3 +91,36 @@ proptest! {
         prop_assert_eq!(lines(&mixed), lines(&guile), "{}", text(&pieces));
     }
 }
+
+/// Guile's port reads invalid UTF-8 as U+FFFD; so does the core's reader.
+/// Every place is reported, in the data and in the Scheme Guile reads; a
+/// strict load refuses the file there, before Guile runs anything.
+#[test]
+fn invalid_utf8_is_read_as_guile_reads_it_and_reported_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.scm");
+    std::fs::write(&path, b"(Concept \"a\xFF\")\n(define (f x) (Concept x))\n(f \"b\xFE\")\n(Concept \"c\xC3\")\n").unwrap();
+    boot(AtomSpace::new());
+    let (mixed, guile) = (AtomSpace::new(), AtomSpace::new());
+    let options = &mut LoadOptions::default();
+    load_file(&mixed, &path, Place::START, options, |_| {}).unwrap();
+    let index = register_space(guile.clone());
+    with_guile(|| {
+        select_space(index);
+        eval(&format!("(primitive-load {:?})", path.to_str().unwrap())).unwrap();
+    });
+    assert_eq!(lines(&mixed), lines(&guile));
+    assert!(lines(&mixed).contains(&"(ConceptNode \"b\u{FFFD}\")".to_string()), "{:?}", lines(&mixed));
+    let places: Vec<_> = options.invalid_utf8.places.iter().map(|b| (b.pos.line, b.pos.col, b.byte)).collect();
+    assert_eq!(places, [(1, 12, 0xFF), (3, 6, 0xFE), (4, 12, 0xC3)]);
+    assert_eq!(options.invalid_utf8.count, 3);
+
+    // Strict, with the only bad byte in Scheme: the data before it is
+    // loaded (as at any bad expression), the Scheme is not run.
+    std::fs::write(&path, b"(Concept \"a\")\n(define (f x) (Concept x))\n(f \"b\xFE\")\n(Concept \"c\")\n").unwrap();
+    let strict = AtomSpace::new();
+    let e = load_file(&strict, &path, Place::START, &mut LoadOptions { strict: true, ..LoadOptions::default() }, |_| {}).unwrap_err();
+    assert_eq!((e.error.line, e.error.col, e.loaded), (3, 6, 1), "{e}");
+    assert!(e.error.message.contains("invalid UTF-8"), "{e}");
+    assert_eq!(lines(&strict), ["(ConceptNode \"a\")"]);
+}

@@ -1017,6 +1017,30 @@
   (test-equal "the buffered atom is in the store" (stv 0.25 0.5) (cog-tv (Concept "buffered")))
   (cog-set-atomspace! prev))
 
+;; A DynamicDataProxy's procedure: twice the atom's price.
+(define (price-twice atom)
+  (FloatValue (* 2 (cog-value-ref (cog-value atom (Predicate "price")) 0))))
+
+(test-group "dynamic data"
+  (define s (cog-new-atomspace))
+  (define prev (cog-set-atomspace! s))
+  (define dyn (DynamicDataProxy "dyn"))
+  (cog-set-value! dyn (Predicate "twice") (GroundedSchema "scm:price-twice"))
+  (cog-open dyn)
+  (define item (Concept "item"))
+  (cog-set-value! item (Predicate "price") (FloatValue 21))
+  (fetch-value item (Predicate "twice"))
+  (test-equal "a Scheme procedure on the proxy computes the value on fetch"
+    (FloatValue 42) (cog-value item (Predicate "twice")))
+  (cog-set-value! item (Predicate "price") (FloatValue 4))
+  (fetch-atom item)
+  (test-equal "again at each fetch, from what the atom holds then"
+    (FloatValue 8) (cog-value item (Predicate "twice")))
+  (test-assert "it does not write"
+    (raises-with? "does not write" (lambda () (store-atom item))))
+  (cog-close dyn)
+  (cog-set-atomspace! prev))
+
 (test-group "persistence"
   (define dir (tmpdir))
   (define sn (RocksStorageNode (string-append "rocks://" dir)))

@@ -9,6 +9,7 @@
 
 use std::path::Path;
 
+use atomweave::sexpr::LoadOptions;
 use atomweave::{AtomSpace, Handle, Value};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -30,7 +31,7 @@ pub trait Scheme: Sync {
     /// The atomspace the text gives.
     fn eval_space(&self, space: &AtomSpace, text: &str) -> Result<Option<AtomSpace>, String>;
     /// Loads an Atomese file, evaluating what is not data.
-    fn load_file(&self, space: &AtomSpace, path: &Path) -> Result<(), String>;
+    fn load_file(&self, space: &AtomSpace, path: &Path, options: &mut LoadOptions) -> Result<(), String>;
     /// Makes file stores read Scheme in their files (called at import).
     fn install_file_loader(&self);
 }
@@ -103,12 +104,12 @@ pub fn scheme_eval_as(py: Python<'_>, text: &str) -> PyResult<Option<PySpace>> {
 
 /// Loads a file that may hold Scheme: through the linked Scheme, else as
 /// data only.
-pub(crate) fn load_file(space: &AtomSpace, path: &Path) -> Result<(), String> {
+pub(crate) fn load_file(space: &AtomSpace, path: &Path, options: &mut LoadOptions) -> Result<(), String> {
     match linked() {
-        Some(s) => s.load_file(space, path),
+        Some(s) => s.load_file(space, path, options),
         None => {
             let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-            atomweave::sexpr::load(&mut &*space, std::io::BufReader::new(file), |_| {})
+            atomweave::sexpr::load_from(&mut &*space, std::io::BufReader::new(file), atomweave::sexpr::Place::START, options, |_| {})
                 .map(drop)
                 .map_err(|e| format!("{e} (if the file holds Scheme code: this atomweave was built without Scheme, which evaluates it)"))
         }

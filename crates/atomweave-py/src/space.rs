@@ -446,18 +446,22 @@ pub fn evaluate_atom(py: Python<'_>, atomspace: Py<PySpace>, atom: &Bound<'_, Py
 /// Loads an Atomese (`.scm`) file into `atomspace` (default: the default
 /// space), as `guile -l FILE` would: data through the core's reader, and
 /// what is Scheme (definitions, module uses, calls) evaluated by Guile,
-/// unless `data_only`, which refuses it.
+/// unless `data_only`, which refuses it. Invalid UTF-8 is read as U+FFFD
+/// and each place reported on stderr; `strict` refuses such a file whole
+/// instead.
 #[pyfunction]
-#[pyo3(signature = (path, atomspace=None, data_only=false))]
-pub fn load_file(py: Python<'_>, path: std::path::PathBuf, atomspace: Option<Py<PySpace>>, data_only: bool) -> PyResult<()> {
+#[pyo3(signature = (path, atomspace=None, data_only=false, strict=false))]
+pub fn load_file(py: Python<'_>, path: std::path::PathBuf, atomspace: Option<Py<PySpace>>, data_only: bool, strict: bool) -> PyResult<()> {
     let space = space_or_default(py, atomspace)?;
     let me = space.get();
     py.allow_threads(|| -> PyResult<()> {
         let file = std::fs::File::open(&path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
-        let loaded = match data_only {
-            true => sexpr::load(&mut &me.space, std::io::BufReader::new(file), |_| {}).map(drop).map_err(|e| e.to_string()),
-            false => crate::scheme::load_file(&me.space, &path),
-        };
+        let options = &mut sexpr::LoadOptions { strict, ..sexpr::LoadOptions::default() };
+        let loaded = sexpr::refuse_invalid_utf8(&path, options).map_err(|e| e.to_string()).and_then(|()| match data_only {
+            true => sexpr::load_from(&mut &me.space, std::io::BufReader::new(file), sexpr::Place::START, options, |_| {}).map(drop).map_err(|e| e.to_string()),
+            false => crate::scheme::load_file(&me.space, &path, options),
+        });
+        options.invalid_utf8.report(&path.display().to_string());
         loaded.map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))
     })
 }

@@ -156,6 +156,19 @@ def test_load_file_into_default_space(space, tmp_path):
     assert space.get_node(types.ConceptNode, "from-file") is not None
 
 
+def test_load_file_reads_invalid_utf8_as_u_fffd_or_strict_refuses(tmp_path, capfd):
+    path = tmp_path / "bad.scm"
+    path.write_bytes(b'(ConceptNode "a")\n(ConceptNode "b\xff")\n')
+    dst = AtomSpace()
+    load_file(path, dst)
+    assert dst.get_node(types.ConceptNode, "b\ufffd") is not None
+    assert f"{path}: line 2, column 16: invalid UTF-8" in capfd.readouterr().err
+    strict = AtomSpace()
+    with pytest.raises(ValueError, match="line 2, column 16: invalid UTF-8"):
+        load_file(path, strict, strict=True)
+    assert len(strict) == 0
+
+
 def test_load_file_missing_is_os_error(tmp_path):
     with pytest.raises(OSError):
         load_file(tmp_path / "nope.scm", AtomSpace())

@@ -10,6 +10,11 @@
 //! value removed since is removed again where `store_value` stored the
 //! removal (`#f`), as a whole atom's line names only the values it has.
 //!
+//! `file:///path.scm?strict` refuses a file that is not valid UTF-8 at its
+//! first bad place, before anything of it is loaded (the core's
+//! `LoadOptions::strict`); without it, each bad place is read as U+FFFD and
+//! reported on stderr. A `?` in the path always starts these options.
+//!
 //! Appended lines wait in the store's buffer until it fills or a barrier.
 //! A write that fails (a full disk) is cut back to the last whole line and
 //! its lines stay buffered, for the next write to try again: the file
@@ -43,6 +48,8 @@ pub fn set_scheme_loader(loader: SchemeLoader) {
 pub struct FileStore {
     url: String,
     path: String,
+    /// `?strict`: refuse invalid UTF-8.
+    strict: bool,
     appender: Option<Appender>,
 }
 
@@ -60,8 +67,27 @@ struct Appender {
     broken: Option<String>,
 }
 
+/// A file store's path without its options, and the options (`strict`).
+pub(crate) fn split_options(path: &str) -> (&str, Option<&str>) {
+    match path.split_once('?') {
+        Some((path, options)) => (path, Some(options)),
+        None => (path, None),
+    }
+}
+
 impl FileStore {
     pub fn open(url: &str, path: &str) -> Result<FileStore> {
+        let (path, options) = split_options(path);
+        let strict = match options {
+            None => false,
+            Some("strict") => true,
+            Some(other) => {
+                let msg = format!(
+                    "unknown option `{other}`: a file store takes `?strict` (refuse a file that is not valid UTF-8); a `?` in a path starts its options"
+                );
+                return Err(StoreError::Open { url: url.into(), msg });
+            }
+        };
         if path.is_empty() || path.ends_with('/') {
             return Err(StoreError::Open { url: url.into(), msg: "name a file: file:///path/to/file.scm".into() });
         }
@@ -74,7 +100,7 @@ impl FileStore {
                 return Err(StoreError::Open { url: url.into(), msg: "not a file a store can be kept in (a FIFO, socket or directory)".into() });
             }
         }
-        Ok(FileStore { url: url.into(), path: path.into(), appender: None })
+        Ok(FileStore { url: url.into(), path: path.into(), strict, appender: None })
     }
 
     fn io(&self, err: std::io::Error) -> StoreError {
@@ -171,12 +197,14 @@ impl FileStore {
             f => f.map_err(|e| self.io(e))?,
         };
         // The file names the types it holds: their families are enabled.
-        let mut options = LoadOptions { enable_families: true, ..LoadOptions::default() };
+        let mut options = LoadOptions { enable_families: true, strict: self.strict, ..LoadOptions::default() };
         let fail = |e: LoadError| StoreError::Backend(format!("{}: {e}", self.path));
+        sexpr::refuse_invalid_utf8(Path::new(&self.path), &mut options).map_err(fail)?;
         let stats = match SCHEME.get() {
             Some(scheme) => scheme(space, Path::new(&self.path), &mut options),
             None => sexpr::load_from(&mut &*space, BufReader::new(f), Place::START, &mut options, |_| {}),
         };
+        options.invalid_utf8.report(&self.path);
         stats.map(|s| s.expressions).map_err(fail)
     }
 }

@@ -238,7 +238,7 @@ pub fn url_of_node(t: Type, name: &str) -> Result<String> {
 pub fn open_existing(url: &str) -> Result<Box<dyn StorageNode>> {
     let path = url.strip_prefix("lmdb://").or_else(|| url.strip_prefix("file://")).unwrap_or(url);
     let there = if url.starts_with("file://") {
-        std::path::Path::new(path).is_file()
+        std::path::Path::new(file::split_options(path).0).is_file()
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         return Ok(Box::new(pg::PgStore::open(url, false)?));
     } else if url.contains("://") && !url.starts_with("lmdb://") {

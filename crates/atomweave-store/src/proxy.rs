@@ -13,6 +13,8 @@
 //!   yet (an atom with values, a value, an incoming set); it writes nothing.
 //! - `WriteBufferProxy`: writes held back and passed on in batches
 //!   ([`crate::buffer`]).
+//! - `DynamicDataProxy`: values computed on fetch by the procedures the
+//!   proxy atom holds as values; no targets (`dynamic`).
 //!
 //! A proxy that does not write (or read) refuses the call with an error
 //! that says so: a write that goes nowhere must not look stored.
@@ -24,6 +26,8 @@ use atomweave::{types, AtomSpace, Handle, Type, Value};
 use crate::registry::StoreHandle;
 use crate::{open, url_of_node, Result, StorageNode, StoreError};
 use std::collections::HashMap;
+
+mod dynamic;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum Kind {
@@ -91,6 +95,7 @@ fn open_node_in(space: &AtomSpace, h: Handle, depth: usize, opened: &mut Opened)
     let url = format!("({} \"{name}\")", t.name());
     let unsupported = |why: &str| StoreError::Unsupported(format!("{url}: {why}"));
     let kind = match t.name() {
+        "DynamicDataProxyNode" => return Ok(Box::new(dynamic::DynamicData::new(url, t, name))),
         "NullProxyNode" => Kind::Null,
         "WriteThruProxyNode" => Kind::WriteThru,
         "ReadThruProxyNode" => Kind::ReadThru,
@@ -100,7 +105,7 @@ fn open_node_in(space: &AtomSpace, h: Handle, depth: usize, opened: &mut Opened)
         "WriteBufferProxyNode" => Kind::WriteBuffer,
         other => {
             return Err(unsupported(&format!(
-                "{other} is not supported by atomweave (NullProxy, WriteThruProxy, ReadThruProxy, SequentialReadProxy, ReadWriteProxy, CachingProxy and WriteBufferProxy are)"
+                "{other} is not supported by atomweave (NullProxy, WriteThruProxy, ReadThruProxy, SequentialReadProxy, ReadWriteProxy, CachingProxy, WriteBufferProxy and DynamicDataProxy are)"
             )))
         }
     };

@@ -177,3 +177,24 @@ fn a_fifo_or_directory_is_refused_at_open() {
         assert!(err.contains("not a file a store can be kept in"), "{}: {err}", path.display());
     }
 }
+
+/// A file that is not valid UTF-8 loads with U+FFFD where the bad bytes
+/// were; `?strict` refuses it whole, and any other option is an error.
+#[test]
+fn invalid_utf8_is_read_as_u_fffd_or_with_strict_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("bad.scm");
+    std::fs::write(&path, b"(Concept \"a\")\n(Concept \"b\xFF\")\n").unwrap();
+    let space = load(&path);
+    assert!(space.get_node(CONCEPT_NODE, "b\u{FFFD}").is_some());
+
+    let strict = AtomSpace::new();
+    let mut store = atomweave_store::open_existing(&format!("{}?strict", url(&path))).unwrap();
+    let err = store.load_atomspace(&strict, &mut |_| {}).unwrap_err().to_string();
+    assert!(err.contains("line 2, column 12: invalid UTF-8") && err.contains("refuses the file whole"), "{err}");
+    assert_eq!(strict.size(), 0, "nothing of the file is loaded");
+    store.close().unwrap();
+
+    let err = open(&format!("{}?strikt", url(&path))).err().unwrap().to_string();
+    assert!(err.contains("unknown option `strikt`"), "{err}");
+}

@@ -3,7 +3,7 @@
 
 use atomweave::sexpr::load_str;
 use atomweave::types::*;
-use atomweave::{AtomSpace, Handle, TruthValue};
+use atomweave::{AtomSpace, Handle, TruthValue, Value};
 use atomweave_store::proxy::open_node;
 
 mod common;
@@ -112,7 +112,6 @@ fn a_badly_configured_proxy_does_not_open() {
         ("(ProxyParameters (WriteThruProxy \"self\") (WriteThruProxy \"self\"))", "nest more than"),
         ("(ProxyParameters (CachingProxy \"cache\") (List (NullProxy \"n\") (NullProxy \"m\")))", "one target"),
         ("(ProxyParameters (WriteBufferProxy \"zero\") (NullProxy \"n\") (Number 0))", "above 0"),
-        ("(DynamicDataProxy \"unknown\")", "not supported"),
         ("(ProxyParameters (ReadWriteProxy \"one\") (NullProxy \"n\"))", "two targets"),
     ];
     for (text, want) in cases {
@@ -124,6 +123,43 @@ fn a_badly_configured_proxy_does_not_open() {
         let err = open_node(&space, proxy).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err.contains(want), "{text}: {err}");
     }
+}
+
+/// A DynamicDataProxy runs, at each fetch, the procedure the proxy atom
+/// holds under the key on the atom fetched; a value that is no procedure
+/// is copied. It keeps no atoms: writes are refused.
+#[test]
+fn a_dynamic_data_proxy_computes_values_when_they_are_fetched() {
+    let space = AtomSpace::new();
+    let proxy = atom(&space, "(DynamicDataProxy \"dyn\")");
+    let double = atom(&space, "(DefinedSchema \"double\")");
+    atom(&space, "(Define (DefinedSchema \"double\") (Lambda (Variable \"$x\") (Times (ValueOf (Variable \"$x\") (Predicate \"price\")) (Number 2))))");
+    let [price, doubled, label, missing] = ["price", "doubled", "label", "missing"].map(|k| space.add_node(PREDICATE_NODE, k).unwrap());
+    space.set_value(proxy, doubled, Value::Atom(double)).unwrap();
+    space.set_value(proxy, label, Value::String(vec!["fixed".to_string()].into())).unwrap();
+    let a = atom(&space, "(Concept \"a\")");
+    space.set_value(a, price, Value::float(vec![3.0])).unwrap();
+    let mut store = open_node(&space, proxy).unwrap();
+    assert!(store.fetch_value(&space, a, doubled).unwrap());
+    assert_eq!(space.get_value(a, doubled), Some(Value::float(vec![6.0])));
+    // Computed again at each fetch, from what the atom holds then.
+    space.set_value(a, price, Value::float(vec![5.0])).unwrap();
+    assert!(store.fetch_value(&space, a, doubled).unwrap());
+    assert_eq!(space.get_value(a, doubled), Some(Value::float(vec![10.0])));
+    // fetch-atom: every key the proxy has.
+    let b = atom(&space, "(Concept \"b\")");
+    space.set_value(b, price, Value::float(vec![0.5])).unwrap();
+    assert!(store.fetch_atom(&space, b).unwrap());
+    assert_eq!(space.get_value(b, doubled), Some(Value::float(vec![1.0])));
+    assert_eq!(space.get_value(b, label), Some(Value::String(vec!["fixed".to_string()].into())));
+    assert!(!store.fetch_value(&space, b, missing).unwrap(), "the proxy has nothing under the key");
+    // The ExecutionOutputLinks made to run it are gone again.
+    assert!([a, b].iter().all(|&x| space.get_link(LIST_LINK, &[x]).is_none()));
+    assert_eq!(space.count_of_type(EXECUTION_OUTPUT_LINK, false), 0);
+    assert!(store.monitor().contains("3 values computed, 1 copied"), "{}", store.monitor());
+    let err = store.store_atom(&space, a).unwrap_err().to_string();
+    assert!(err.contains("does not write"), "{err}");
+    store.close().unwrap();
 }
 
 /// A WriteBufferProxy over an LMDB store in `dir`, waiting `seconds`.

@@ -1053,21 +1053,24 @@ def scheme_eval_as(text: str) -> Optional[AtomSpace]:
         RuntimeError: a Scheme error, or the module was built without Scheme.
     """
     ...
-def load_file(path: Union[str, PathLike[str]], atomspace: Optional[AtomSpace] = None, data_only: bool = False) -> None:
+def load_file(path: Union[str, PathLike[str]], atomspace: Optional[AtomSpace] = None, data_only: bool = False, strict: bool = False) -> None:
     """Loads an Atomese (``.scm``) file into ``atomspace``, as ``guile -l FILE`` would.
 
     Data goes through the core's reader; what is Scheme (definitions, module
     uses, calls) is evaluated by Guile, unless ``data_only``, which refuses it.
+    Invalid UTF-8 is read as U+FFFD, each place reported on stderr.
 
     Args:
         path: the file.
         atomspace: the space to load into; default: the default space.
         data_only: read atoms and values only.
+        strict: refuse a file that is not valid UTF-8, loading nothing of it.
 
     Raises:
         OSError: the file cannot be opened.
         ValueError: the file cannot be read or evaluated (the message says
-            where); what came before the error is loaded.
+            where); what came before the error is loaded. Under ``strict``,
+            invalid UTF-8 (its line and column said), with nothing loaded.
     """
     ...
 def load_str(text: str, atomspace: Optional[AtomSpace] = None) -> list[Atom]:

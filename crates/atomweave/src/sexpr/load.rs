@@ -13,6 +13,7 @@ use super::parse::{Expr, ParseError, Parser, Place, Pos, MAX_NESTING};
 
 use super::data_reader;
 use super::recorder::{Batch, Recorder};
+use super::utf8::InvalidUtf8;
 use crate::sink::AtomSink;
 use crate::table::NodeFinder;
 use crate::types::{self, Type};
@@ -98,6 +99,13 @@ pub struct LoadOptions {
     pub declare_unknown: bool,
     /// The types declared so, in the order met.
     pub declared: Vec<Type>,
+    /// Refuse invalid UTF-8 (`--strict`): the load stops with an error at
+    /// the first bad sequence, as at a bad expression. Otherwise each is
+    /// read as U+FFFD, as Guile reads it, and recorded in `invalid_utf8`.
+    pub strict: bool,
+    /// Where the load read invalid UTF-8 as U+FFFD, for the caller to
+    /// report ([`InvalidUtf8::report`]).
+    pub invalid_utf8: InvalidUtf8,
     /// Read and add on the calling thread alone, no second thread reading
     /// ahead (`--threads 1`).
     pub one_thread: bool,
@@ -168,6 +176,9 @@ fn load_on<S: AtomSink, R: BufRead + Send>(
     mut progress: impl FnMut(u64),
 ) -> Result<LoadStats, LoadError> {
     let mut parser = Parser::resume(input, start);
+    if !options.strict {
+        parser = parser.read_invalid_utf8();
+    }
     let mut stats = LoadStats { expressions: 0, bytes: start.offset };
     // Whether more follows the batch.
     let mut add = |read: &mut Read, stats: &mut LoadStats| -> Result<bool, LoadError> {
@@ -276,6 +287,9 @@ fn read_batch<R: BufRead>(parser: &mut Parser<R>, options: &mut LoadOptions, mut
         }
         expressions += 1;
     };
+    for bad in parser.take_bad() {
+        options.invalid_utf8.record(bad);
+    }
     Read { batch, expressions, start, bytes: parser.bytes_read(), end }
 }
 

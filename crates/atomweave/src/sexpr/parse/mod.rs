@@ -18,6 +18,7 @@ use memchr::{memchr, memchr2};
 
 use super::data_reader::Scan;
 use super::literals::{parse_number, unescape};
+use super::utf8::{BadUtf8, Decoder, Intake, Piece};
 
 /// Bytes taken from the reader per refill. Bounds how much of a `&[u8]` or
 /// other large-buffered reader is copied at once.
@@ -184,11 +185,10 @@ pub struct Parser<R: BufRead> {
     base: u64,
     /// The reader has reported the end of input.
     eof: bool,
-    /// The start of a character cut by the end of the last chunk read.
-    carry: Vec<u8>,
-    /// Input from the first invalid UTF-8 sequence on (a snippet's worth),
-    /// reported as an error once the parser reaches it.
-    invalid: Option<Vec<u8>>,
+    decoder: Decoder,
+    /// What is kept of invalid UTF-8: where the input stops, or where
+    /// U+FFFD stands for it ([`Parser::read_invalid_utf8`]).
+    intake: Intake,
     /// Position of `buf[pos - uncounted]`.
     line: u32,
     col: u32,
@@ -222,8 +222,8 @@ impl<R: BufRead> Parser<R> {
             pos: 0,
             base: 0,
             eof: false,
-            carry: Vec::new(),
-            invalid: None,
+            decoder: Decoder::default(),
+            intake: Intake::default(),
             line: 1,
             col: 1,
             uncounted: 0,
@@ -246,6 +246,21 @@ impl<R: BufRead> Parser<R> {
         (p.line, p.col) = (place.pos.line, place.pos.col);
         p.last_complete = place.pos;
         p
+    }
+
+    /// Reads each invalid UTF-8 sequence as U+FFFD, as Guile does, instead
+    /// of stopping there with an error; [`take_bad`](Parser::take_bad)
+    /// says where they were.
+    pub fn read_invalid_utf8(mut self) -> Self {
+        self.intake.lossy = true;
+        self
+    }
+
+    /// The invalid UTF-8 sequences read as U+FFFD since the last call, in
+    /// order; decoded ahead of the parse, so some may be past the last
+    /// expression returned.
+    pub fn take_bad(&mut self) -> Vec<BadUtf8> {
+        std::mem::take(&mut self.intake.bad)
     }
 
     /// Where the next top-level expression is read from: just past the last
@@ -293,7 +308,7 @@ impl<R: BufRead> Parser<R> {
                     Err(e) => {
                         // Invalid UTF-8 is met again where it is; a read
                         // error, which the reader may not repeat, is kept.
-                        if self.invalid.is_none() {
+                        if self.intake.stopped.is_none() {
                             self.unread_error = Some(e.message);
                         }
                         return None;
@@ -309,7 +324,7 @@ impl<R: BufRead> Parser<R> {
     /// This counts bytes parsed, not bytes buffered: right after an
     /// expression is returned it is the offset just past that expression.
     pub fn bytes_read(&self) -> u64 {
-        self.base + self.pos as u64
+        self.base + self.pos as u64 - self.intake.grown_before(self.pos)
     }
 
     /// Position just after the last complete top-level expression returned
@@ -676,7 +691,7 @@ impl<R: BufRead> Parser<R> {
         // so that a token longer than a chunk is not moved once per chunk.
         if self.pos > 0 && self.pos >= self.buf.len() - self.pos {
             self.buf.drain(..self.pos);
-            self.base += self.pos as u64;
+            self.base += self.pos as u64 - self.intake.drained(self.pos);
             self.pos = 0;
         }
         if self.buf.len() - self.pos > MAX_TOKEN {
@@ -705,30 +720,35 @@ impl<R: BufRead> Parser<R> {
             if let Some(message) = self.unread_error.take() {
                 return Err(fail(self.here(), message, String::new()));
             }
-            if self.invalid.is_some() {
+            if self.intake.stopped.is_some() {
                 return Err(self.invalid_utf8());
             }
             if self.eof {
                 return Ok(false);
             }
+            // Where bad sequences are counted from: the first byte not counted yet.
+            let mut from = (self.pos - self.uncounted, self.here());
+            let base = self.base;
             let data = match self.reader.fill_buf() {
                 Ok(data) => data,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(fail(self.here(), format!("cannot read input: {e}"), String::new())),
             };
+            let before = self.buf.len();
+            let mut take = |piece: Piece<'_>| self.intake.take(piece, &mut self.buf, &mut from, base);
             if data.is_empty() {
                 self.eof = true;
-                if !self.carry.is_empty() {
-                    self.invalid = Some(std::mem::take(&mut self.carry));
+                self.decoder.finish(&mut take);
+                if self.buf.len() > before {
+                    return Ok(true);
                 }
                 continue;
             }
             let n = data.len().min(self.chunk);
             self.chunk = (self.chunk * 2).min(CHUNK);
-            let before = self.buf.len();
-            append_utf8(&data[..n], &mut self.buf, &mut self.carry, &mut self.invalid);
+            self.decoder.feed(&data[..n], &mut take);
             self.reader.consume(n);
-            if let Some(bad) = &mut self.invalid {
+            if let Some(bad) = &mut self.intake.stopped {
                 // Keep a snippet's worth from the bad bytes on, reading more
                 // if needed so that the error does not depend on where the
                 // reader's buffer ends.
@@ -752,12 +772,11 @@ impl<R: BufRead> Parser<R> {
 
     /// The error for the invalid UTF-8 just past the end of `buf`.
     fn invalid_utf8(&self) -> Fail {
-        let bad = self.invalid.as_deref().unwrap_or_default();
+        let bad = self.intake.stopped.as_deref().unwrap_or_default();
         let at = advance(self.here(), &self.buf.as_bytes()[self.pos..]);
         let line = &bad[..memchr2(b'\n', b'\r', bad).unwrap_or(bad.len())];
         let byte = bad.first().copied().unwrap_or_default();
-        let message = format!("invalid UTF-8: a bad or cut-short sequence starts with byte 0x{byte:02X}");
-        fail(at, message, String::from_utf8_lossy(line).chars().take(SNIPPET_CHARS).collect())
+        fail(at, super::utf8::message(byte), String::from_utf8_lossy(line).chars().take(SNIPPET_CHARS).collect())
     }
 
     /// An error at `buf[idx]`, which is at or after `buf[pos]`.
@@ -837,7 +856,7 @@ fn advance(mut at: Pos, text: &[u8]) -> Pos {
 /// [`advance`] over whole expressions, a word at a time where `advance`
 /// takes a branch per byte: newlines found by `memchr`, and characters
 /// counted as the bytes that do not continue one.
-fn advance_wide(at: Pos, text: &[u8]) -> Pos {
+pub(super) fn advance_wide(at: Pos, text: &[u8]) -> Pos {
     fn chars(bytes: &[u8]) -> usize {
         const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
         let words = bytes.chunks_exact(8);
@@ -897,43 +916,6 @@ fn sketch_expr(expr: &Expr, out: &mut String) {
             out.push('\'');
             if out.len() < SNIPPET_CHARS {
                 sketch_expr(inner, out);
-            }
-        }
-    }
-}
-
-/// Appends the text in `data` to `buf`. A character cut by the end of `data`
-/// waits in `carry` for the next chunk; from the first invalid sequence on,
-/// the bytes go to `invalid` instead.
-fn append_utf8(mut data: &[u8], buf: &mut String, carry: &mut Vec<u8>, invalid: &mut Option<Vec<u8>>) {
-    if !carry.is_empty() {
-        // A character is at most 4 bytes: finish the one that was cut.
-        let old = carry.len();
-        let take = data.len().min(4 - old);
-        carry.extend_from_slice(&data[..take]);
-        let valid = match std::str::from_utf8(carry) {
-            Ok(text) => text.len(),
-            Err(e) if e.valid_up_to() > 0 => e.valid_up_to(),
-            // Still cut short: this chunk was smaller than the rest of the character.
-            Err(e) if e.error_len().is_none() => return,
-            Err(_) => {
-                carry.extend_from_slice(&data[take..]);
-                *invalid = Some(std::mem::take(carry));
-                return;
-            }
-        };
-        buf.push_str(std::str::from_utf8(&carry[..valid]).unwrap_or_default());
-        data = &data[valid - old..];
-        carry.clear();
-    }
-    match std::str::from_utf8(data) {
-        Ok(text) => buf.push_str(text),
-        Err(e) => {
-            let (good, rest) = data.split_at(e.valid_up_to());
-            buf.push_str(std::str::from_utf8(good).unwrap_or_default());
-            match e.error_len() {
-                None => carry.extend_from_slice(rest),
-                Some(_) => *invalid = Some(rest.to_vec()),
             }
         }
     }
