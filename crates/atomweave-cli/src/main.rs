@@ -353,10 +353,12 @@ fn cmd_load(files: &[PathBuf], to: Option<&str>, quiet: bool, threads: u16, read
     let bytes: u64 = files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
     println!("rate         {:.0} atoms/s, {:.1} MB/s", atoms as f64 / secs.max(1e-9), bytes as f64 / 1e6 / secs.max(1e-9));
     println!("memory       {:.1} MiB resident growth, {:.1} MiB by the table's count", mib(rss), mib(heap));
-    if atoms > 0 {
+    // Below this, the process's own start (Guile's heap, say) is most of
+    // the growth, and a figure per atom says nothing of the atoms.
+    if atoms >= 10_000 {
         println!("per atom     {:.1} bytes resident, {:.1} bytes by the table's count", rss as f64 / atoms as f64, heap as f64 / atoms as f64);
         let per_atom: Vec<String> = parts.iter().map(|(part, bytes)| format!("{part} {:.1}", *bytes as f64 / atoms as f64)).collect();
-        println!("             {}", per_atom.join(", "));
+        println!("by part      {}", per_atom.join(", "));
     }
     if let Some(url) = to {
         let space = target.into_space();
