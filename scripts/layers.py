@@ -7,7 +7,7 @@ exits 1 if there is one. `make check` and `make test` run it.
 The core's layers, lowest first; a module may name modules of its own
 layer and the layers below, never above:
 
-  foundation  handles, types, errors, batches, arenas, locks, tables of slots
+  foundation  handles, types, errors, batches, arenas, locks, pages, tables of slots
   atoms       values, the store, tables, spaces and their readers
   text        the Atomese reader and writer, foreign ASTs
   execution   the pattern matcher and the executor
@@ -30,7 +30,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORE = ROOT / "crates/atomweave/src"
 
 LAYERS = [
-    ("foundation", {"handle", "segvec", "lock", "watch", "arena", "dedupe", "types", "error", "batch", "prefetch"}),
+    ("foundation", {"handle", "segvec", "lock", "watch", "arena", "dedupe", "pages", "types", "error", "batch", "prefetch"}),
     ("atoms", {"value", "store", "read", "order", "table", "sink", "space", "copies", "csv"}),
     ("text", {"sexpr", "foreign"}),
     ("execution", {"query"}),
