@@ -11,7 +11,7 @@ pub mod write;
 
 pub use crate::read::AtomSource;
 pub use crate::value::{AV_KEY, TV_KEY};
-pub use load::{check, eval, is_tv_key_expr, load, load_from, load_str, lookup, value_key_atoms, LoadError, LoadOptions, LoadStats};
+pub use load::{check, eval, eval_value, is_tv_key_expr, load, load_from, load_str, lookup, value_key_atoms, LoadError, LoadOptions, LoadStats};
 pub use parse::{parse_str, Expr, ParseError, Parser, Place, Pos};
 pub use write::{
     atom_prefix, atom_to_string, dump, dump_space, fmt_f64, write_atom, write_str_literal, write_structure, write_structure_upto, write_tv, write_value,
