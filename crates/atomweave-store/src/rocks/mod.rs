@@ -82,6 +82,8 @@ impl RocksStore {
         opts.set_max_open_files(open_files_allowed());
         let db = DB::open(&opts, dir).map_err(|e| open_err(format!("cannot open: {e}")))?;
         let version = db.get(keys::VERSION_KEY).map_err(backend)?;
+        // A new store issues id 1 first, as upstream's does.
+        let mut first_aid = None;
         match version.as_deref() {
             Some(v) if keys::VERSIONS.contains(&v) => {}
             Some(v) => {
@@ -98,6 +100,7 @@ impl RocksStore {
                 b.put(keys::VERSION_KEY, keys::NEW_VERSION);
                 b.put(keys::AID_KEY, keys::sid(1));
                 db.write(b).map_err(backend)?;
+                first_aid = Some(1);
             }
         }
         if let Some((k, _)) = db.prefix_iterator(keys::FRAME_PREFIX).next().transpose().map_err(backend)?.filter(|(k, _)| k.starts_with(keys::FRAME_PREFIX)) {
@@ -107,6 +110,7 @@ impl RocksStore {
             )));
         }
         let next_aid = match db.get(keys::AID_KEY).map_err(backend)? {
+            _ if first_aid.is_some() => 1,
             Some(s) => keys::aid(&s)?.checked_add(1).ok_or_else(|| open_err("a damaged `*-NextUnusedAID-*`".into()))?,
             None => 1,
         };

@@ -134,7 +134,7 @@ impl RocksStore {
     pub(super) fn text_of(space: &AtomSpace, h: Handle) -> Result<(bool, String)> {
         let mut s = String::new();
         push_atom(space, h, &mut s)?;
-        Ok((space.outgoing(h).is_some(), s))
+        Ok((space.name(h).is_none(), s))
     }
 
     /// The id of the atom with this text, if the store holds it.
