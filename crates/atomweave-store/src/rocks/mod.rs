@@ -57,6 +57,9 @@ pub struct RocksStore {
     ids: IdCache,
     /// The id of `(PredicateNode "*-TruthValueKey-*")`, once found or made.
     tv_aid: Option<u64>,
+    /// A whole space is being stored into an empty store, one copy of each
+    /// content: no atom can be found stored, so none is looked for.
+    fresh: bool,
 }
 
 impl RocksStore {
@@ -123,6 +126,7 @@ impl RocksStore {
             pending_space: None,
             ids: IdCache::new(0),
             tv_aid: None,
+            fresh: false,
         })
     }
 

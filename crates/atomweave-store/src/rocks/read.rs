@@ -223,6 +223,14 @@ impl RocksStore {
         Ok(out)
     }
 
+    /// Whether any key starts with `prefix`: the first such key.
+    pub(super) fn scan_first(&self, prefix: &[u8]) -> Result<Option<Box<[u8]>>> {
+        match self.db.prefix_iterator(prefix).next().transpose().map_err(backend)? {
+            Some((k, _)) if k.starts_with(prefix) => Ok(Some(k)),
+            _ => Ok(None),
+        }
+    }
+
     /// `fetch_value`: one stored value of `h`.
     pub(super) fn fetch_one_value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<bool> {
         let Some(aid) = self.lookup(space, h)? else { return Ok(false) };

@@ -59,7 +59,8 @@ impl RocksStore {
                 }
                 None => {
                     let (link, text) = Self::text_of(space, x)?;
-                    match self.find_text(link, &text)? {
+                    let found = if self.fresh { None } else { self.find_text(link, &text)? };
+                    match found {
                         Some(aid) => aid,
                         None if !link => self.new_atom(b, t, &text, &[])?,
                         None => {
@@ -218,13 +219,21 @@ impl RocksStore {
     pub(super) fn store_chunks(&mut self, space: &AtomSpace, progress: &mut dyn FnMut(u64)) -> Result<u64> {
         let all = space.one_copy_each().into_kept();
         let flags = self.flag_ids()?;
+        // A space that may see one content twice (not `is_chain`) is stored by content.
+        let empty = self.scan_first(b"a@")?.is_none();
+        self.fresh = empty && space.is_chain();
         let mut n = 0u64;
+        let mut result = Ok(());
         for chunk in all.chunks(BATCH) {
-            self.write(|s, b| chunk.iter().try_for_each(|&h| s.put_atom(b, space, h, &flags)))?;
+            result = self.write(|s, b| chunk.iter().try_for_each(|&h| s.put_atom(b, space, h, &flags)));
+            if result.is_err() {
+                break;
+            }
             n += chunk.len() as u64;
             progress(n);
         }
-        Ok(n)
+        self.fresh = false;
+        result.map(|()| n)
     }
 }
 
