@@ -396,6 +396,44 @@ pub(crate) trait Batching {
     }
 }
 
+/// The three writes a database store's transaction makes of a batch's
+/// [`Op`]s, called by [`apply_ops`].
+pub(crate) trait OpWriter {
+    /// Stores the atom with its truth value and values.
+    fn atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()>;
+    /// Stores the value the space holds under `key` (none: removes it).
+    fn value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()>;
+    /// Adds `delta` to the stored value.
+    fn update(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<()>;
+}
+
+/// Applies a batch's writes in order, in one transaction of `w`'s. Atoms
+/// (and keys) removed from the space since are not stored; stores of atoms
+/// or values write what the space holds now, which already counts every
+/// update of this batch: those updates are not added again.
+pub(crate) fn apply_ops(w: &mut impl OpWriter, space: &AtomSpace, ops: &[Op]) -> Result<()> {
+    let snapshot: HashSet<(Handle, Option<Handle>)> = ops
+        .iter()
+        .filter_map(|op| match op {
+            Op::Atom(h) => Some((*h, None)),
+            Op::Value(h, k) => Some((*h, Some(*k))),
+            Op::Update(..) => None,
+        })
+        .collect();
+    for op in ops {
+        match op {
+            Op::Atom(h) if space.contains(*h) => w.atom(space, *h)?,
+            Op::Value(h, k) if space.contains(*h) && space.contains(*k) && space.get_value(*h, *k).is_none_or(|v| holds_only_live(space, &v)) => {
+                w.value(space, *h, *k)?
+            }
+            Op::Update(h, k, _) if snapshot.contains(&(*h, None)) || snapshot.contains(&(*h, Some(*k))) => {}
+            Op::Update(h, k, delta) if space.contains(*h) && space.contains(*k) => w.update(space, *h, *k, delta)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// A database store's `delete`: refused (false, nothing touched) while
 /// links in the space hold the atom and `recursive` is not set; else
 /// `from_store` deletes it from the store, saying whether the store held

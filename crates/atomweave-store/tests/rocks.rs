@@ -232,3 +232,23 @@ fn an_lmdb_store_under_a_rocks_url_still_opens() {
     let back = load(&format!("rocks://{}", d.path().display()));
     assert_eq!(canon_set(&back), canon_set(&space));
 }
+
+/// A new scope link is refused, naming it, and its batch leaves nothing
+/// behind: the atoms stored with it are not in the store, the ids it
+/// issued are issued again.
+#[test]
+fn a_refused_batch_writes_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let space = AtomSpace::new();
+    let [x, cat] = [(VARIABLE_NODE, "$x"), (CONCEPT_NODE, "cat")].map(|(t, n)| space.add_node(t, n).unwrap());
+    let lambda = space.add_link(LAMBDA_LINK, &[x, cat]).unwrap();
+    let mut store = open(&url(&d)).unwrap();
+    store.store_atom(&space, cat).unwrap();
+    store.store_atom(&space, lambda).unwrap();
+    let err = store.barrier().unwrap_err().to_string();
+    assert!(err.contains("LambdaLink") && err.contains("lmdb://"), "{err}");
+    store.close().ok();
+    let db = rocksdb::DB::open_default(d.path().join("db")).unwrap();
+    let keys: Vec<String> = Writer::all(&db).into_iter().map(|(k, _)| k).collect();
+    assert_eq!(keys, ["*-NextUnusedAID-*", "*-Version-*"]);
+}

@@ -46,7 +46,11 @@ impl RocksStore {
 
     /// Puts the deletion of atom `aid`'s records into the batch.
     fn remove_atom(&mut self, b: &mut Batch, aid: u64) -> Result<()> {
-        let record = self.db.get(atom_key(aid)).map_err(backend)?.ok_or_else(|| StoreError::Corrupt(format!("atom {} is in an incoming set but not stored", aid_text(aid))))?;
+        let record = self
+            .db
+            .get(atom_key(aid))
+            .map_err(backend)?
+            .ok_or_else(|| StoreError::Corrupt(format!("atom {} is in an incoming set but not stored", aid_text(aid))))?;
         let record = String::from_utf8(record).map_err(|_| StoreError::Corrupt(format!("atom {}'s text is not UTF-8", aid_text(aid))))?;
         let open = record.find('(').ok_or_else(|| StoreError::Corrupt(format!("atom {}'s record holds no s-expression", aid_text(aid))))?;
         let (hash, text) = record.split_at(open);

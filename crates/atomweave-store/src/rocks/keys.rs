@@ -136,7 +136,8 @@ pub(super) fn split_value_key(key: &[u8]) -> Result<(u64, u64)> {
 
 /// The link id at the end of an `i@SID:TYPE-LID` key.
 pub(super) fn incoming_link(key: &[u8]) -> Result<u64> {
-    let dash = key.iter().rposition(|&c| c == b'-').ok_or_else(|| StoreError::Corrupt(format!("`{}` is not an incoming-set key", String::from_utf8_lossy(key))))?;
+    let dash =
+        key.iter().rposition(|&c| c == b'-').ok_or_else(|| StoreError::Corrupt(format!("`{}` is not an incoming-set key", String::from_utf8_lossy(key))))?;
     aid(&key[dash + 1..])
 }
 

@@ -118,7 +118,10 @@ impl RocksStore {
             }
             let made = add_chunk(space, &tree)?;
             for &(aid, root) in &roots {
-                let slot = usize::try_from(aid).ok().filter(|&a| a < u32::MAX as usize).ok_or_else(|| StoreError::Corrupt(format!("atom id {aid} is beyond what a store makes")))?;
+                let slot = usize::try_from(aid)
+                    .ok()
+                    .filter(|&a| a < u32::MAX as usize)
+                    .ok_or_else(|| StoreError::Corrupt(format!("atom id {aid} is beyond what a store makes")))?;
                 if handle_of.len() <= slot {
                     handle_of.resize((slot + 1).max(handle_of.len() * 2), u32::MAX);
                 }

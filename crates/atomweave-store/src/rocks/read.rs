@@ -168,7 +168,11 @@ impl RocksStore {
 
     /// The text of the atom stored as `aid`.
     pub(super) fn stored_text(&self, aid: u64) -> Result<String> {
-        let bytes = self.db.get_pinned(atom_key(aid)).map_err(backend)?.ok_or_else(|| StoreError::Corrupt(format!("atom {} is referred to but not stored", aid_text(aid))))?;
+        let bytes = self
+            .db
+            .get_pinned(atom_key(aid))
+            .map_err(backend)?
+            .ok_or_else(|| StoreError::Corrupt(format!("atom {} is referred to but not stored", aid_text(aid))))?;
         Ok(atom_record_text(aid, &bytes)?.to_string())
     }
 

@@ -442,7 +442,9 @@ mod tests {
         let Item::Node { start, end, .. } = tree.items[2] else { panic!() };
         assert_eq!(tree.name(start, end), "b\"\\c");
         assert_eq!(tree.items[3], Item::Link { t: LIST_LINK, arity: 3 });
-        for bad in ["(ConceptNode a)", "(ListLink (ConceptNode \"a\")", "(MartianNode \"x\")", "(FloatValue 1)", "(ConceptNode \"a\") x", "", "(ConceptNode \"a"] {
+        for bad in
+            ["(ConceptNode a)", "(ListLink (ConceptNode \"a\")", "(MartianNode \"x\")", "(FloatValue 1)", "(ConceptNode \"a\") x", "", "(ConceptNode \"a"]
+        {
             let before = tree.items.len();
             let err = tree.push(bad).unwrap_err().to_string();
             assert_eq!(tree.items.len(), before, "{bad}: nothing kept");

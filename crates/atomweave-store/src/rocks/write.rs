@@ -19,7 +19,7 @@ use super::keys::{self, atom_key, content_key, incoming_key, value_key, values_p
 use super::read::{decode_value, node_text};
 use super::text::push_value;
 use super::{backend, RocksStore, IS_KEY_FLAG, IS_MESSAGE_FLAG};
-use crate::{add, holds_only_live, live_values, Batching, HashSet, Op, Result, StoreError, BATCH};
+use crate::{add, apply_ops, live_values, Batching, HashSet, Op, OpWriter, Result, StoreError, BATCH};
 
 /// A write batch, and the values it writes (`None`: deleted), for reads
 /// within it.
@@ -245,31 +245,28 @@ impl Batching for RocksStore {
     fn write_batch(&mut self, space: &AtomSpace, ops: &[Op]) -> Result<()> {
         self.ids.use_space(space);
         let flags = self.flag_ids()?;
-        self.write(|s, b| {
-            // Stores of atoms or values write what the space holds now, which
-            // already counts every update of this batch: those are not added again.
-            let snapshot: HashSet<(Handle, Option<Handle>)> = ops
-                .iter()
-                .filter_map(|op| match op {
-                    Op::Atom(h) => Some((*h, None)),
-                    Op::Value(h, k) => Some((*h, Some(*k))),
-                    Op::Update(..) => None,
-                })
-                .collect();
-            for op in ops {
-                match op {
-                    // Atoms (and keys) removed from the space since are not stored.
-                    Op::Atom(h) if space.contains(*h) => s.put_atom(b, space, *h, &flags)?,
-                    Op::Value(h, k) if space.contains(*h) && space.contains(*k) && space.get_value(*h, *k).is_none_or(|v| holds_only_live(space, &v)) => {
-                        let aid = s.id_for(b, space, *h)?;
-                        s.put_value(b, space, aid, *k, space.get_value(*h, *k).as_ref())?;
-                    }
-                    Op::Update(h, k, _) if snapshot.contains(&(*h, None)) || snapshot.contains(&(*h, Some(*k))) => {}
-                    Op::Update(h, k, delta) if space.contains(*h) && space.contains(*k) => s.apply_update(b, space, *h, *k, delta)?,
-                    _ => {}
-                }
-            }
-            Ok(())
-        })
+        self.write(|s, b| apply_ops(&mut Writes { s, b, flags: &flags }, space, ops))
+    }
+}
+
+/// A batch's writes into one RocksDB write batch.
+struct Writes<'a> {
+    s: &'a mut RocksStore,
+    b: &'a mut Batch,
+    flags: &'a [u64],
+}
+
+impl OpWriter for Writes<'_> {
+    fn atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
+        self.s.put_atom(self.b, space, h, self.flags)
+    }
+
+    fn value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
+        let aid = self.s.id_for(self.b, space, h)?;
+        self.s.put_value(self.b, space, aid, key, space.get_value(h, key).as_ref())
+    }
+
+    fn update(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<()> {
+        self.s.apply_update(self.b, space, h, key, delta)
     }
 }
