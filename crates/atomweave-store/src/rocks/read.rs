@@ -18,6 +18,9 @@ use super::text::{excerpt, push_atom, push_quoted, Item, Tree};
 use super::{backend, RocksStore, IS_KEY_FLAG, IS_MESSAGE_FLAG};
 use crate::{Batching, HashMap, HashSet, Result, StoreError};
 
+/// A key and its value, as read.
+pub(super) type Entry = (Box<[u8]>, Box<[u8]>);
+
 /// What a key atom of a stored value is to the space.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum KeyKind {
@@ -215,7 +218,7 @@ impl RocksStore {
     }
 
     /// Every key and value under `prefix`, read before any is used.
-    pub(super) fn scan(&self, prefix: &[u8]) -> Result<Vec<(Box<[u8]>, Box<[u8]>)>> {
+    pub(super) fn scan(&self, prefix: &[u8]) -> Result<Vec<Entry>> {
         let mut out = Vec::new();
         for entry in self.db.prefix_iterator(prefix) {
             let (k, v) = entry.map_err(backend)?;
