@@ -233,22 +233,36 @@ fn an_lmdb_store_under_a_rocks_url_still_opens() {
     assert_eq!(canon_set(&back), canon_set(&space));
 }
 
-/// A new scope link is refused, naming it, and its batch leaves nothing
-/// behind: the atoms stored with it are not in the store, the ids it
-/// issued are issued again.
+/// A value upstream's layout cannot hold (an AtomSpace held as a value)
+/// is refused, naming it, and its batch leaves nothing behind: the atoms
+/// stored with it are not in the store, the ids it issued are issued again.
 #[test]
 fn a_refused_batch_writes_nothing() {
     let d = tempfile::tempdir().unwrap();
     let space = AtomSpace::new();
-    let [x, cat] = [(VARIABLE_NODE, "$x"), (CONCEPT_NODE, "cat")].map(|(t, n)| space.add_node(t, n).unwrap());
+    let [x, cat, key] = [(VARIABLE_NODE, "$x"), (CONCEPT_NODE, "cat"), (PREDICATE_NODE, "key")].map(|(t, n)| space.add_node(t, n).unwrap());
     let lambda = space.add_link(LAMBDA_LINK, &[x, cat]).unwrap();
+    space.set_value(x, key, Value::Space(AtomSpace::new_named("inner").into())).unwrap();
     let mut store = open(&url(&d)).unwrap();
-    store.store_atom(&space, cat).unwrap();
     store.store_atom(&space, lambda).unwrap();
+    store.store_atom(&space, x).unwrap();
     let err = store.barrier().unwrap_err().to_string();
-    assert!(err.contains("LambdaLink") && err.contains("lmdb://"), "{err}");
+    assert!(err.contains("AtomSpace held as a value"), "{err}");
     store.close().ok();
     let db = rocksdb::DB::open_default(d.path().join("db")).unwrap();
     let keys: Vec<String> = Writer::all(&db).into_iter().map(|(k, _)| k).collect();
     assert_eq!(keys, ["*-NextUnusedAID-*", "*-Version-*"]);
+    drop(db);
+    // A scope link on its own is stored (without upstream's hash) and found by its text.
+    space.remove_value(x, key).unwrap();
+    let mut store = open(&url(&d)).unwrap();
+    store.store_atom(&space, lambda).unwrap();
+    store.close().unwrap();
+    let back = load(&url(&d));
+    let (x2, cat2) = (back.get_node(VARIABLE_NODE, "$x").unwrap(), back.get_node(CONCEPT_NODE, "cat").unwrap());
+    assert!(back.get_link(LAMBDA_LINK, &[x2, cat2]).is_some());
+    let db = rocksdb::DB::open_default(d.path().join("db")).unwrap();
+    let text = "(LambdaLink (VariableNode \"$x\")(ConceptNode \"cat\"))";
+    let sid = String::from_utf8(db.get(format!("l@{text}")).unwrap().unwrap()).unwrap();
+    assert_eq!(db.get(format!("a@{sid}:")).unwrap().unwrap(), text.as_bytes(), "no hash before it");
 }

@@ -13,9 +13,9 @@
 //! upstream's data. A directory that holds atomweave's LMDB files is
 //! opened as LMDB (see [`crate::open`]). What it does not do: frames
 //! (nested AtomSpaces, upstream's `store-frames`): a store holding them is
-//! refused when opened, naming them. New scope links (LambdaLink, ...) are
-//! refused too: upstream finds those by its alpha-equivalence hash, which
-//! is its C++ code's own.
+//! refused when opened, naming them. Nor upstream's alpha-equivalence
+//! hash (its C++ code's own): scope links (LambdaLink, GetLink, ...) are
+//! found by their text, and new ones written without it.
 //!
 //! Invariant: a batch of writes is one RocksDB write batch, all or
 //! nothing, with the highest id it issued (`*-NextUnusedAID-*`); an atom

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use atomweave::types::{PREDICATE_NODE, SCOPE_LINK};
+use atomweave::types::PREDICATE_NODE;
 use atomweave::{AtomSource, AtomSpace, Handle, TruthValue, Type, Value};
 use rocksdb::WriteBatch;
 
@@ -19,7 +19,7 @@ use super::keys::{self, atom_key, content_key, incoming_key, value_key, values_p
 use super::read::{decode_value, node_text};
 use super::text::push_value;
 use super::{backend, RocksStore, IS_KEY_FLAG, IS_MESSAGE_FLAG};
-use crate::{add, apply_ops, live_values, Batching, HashSet, Op, OpWriter, Result, StoreError, BATCH};
+use crate::{add, apply_ops, live_values, Batching, HashSet, Op, OpWriter, Result, BATCH};
 
 /// A write batch, and the values it writes (`None`: deleted), for reads
 /// within it.
@@ -78,13 +78,9 @@ impl RocksStore {
     }
 
     /// Issues an id to a new atom, whose members are stored as `members`.
+    /// A scope link is written without the alpha-equivalence hash upstream
+    /// puts before it (its C++ code's own): atomweave finds it by its text.
     fn new_atom(&mut self, b: &mut Batch, t: Type, text: &str, members: &[u64]) -> Result<u64> {
-        if t.is_link() && t.is_a(SCOPE_LINK) {
-            return Err(StoreError::Unsupported(format!(
-                "a new {} cannot be stored in an upstream RocksDB store: upstream finds scope links by its own alpha-equivalence hash, which atomweave does not compute; store it in lmdb://",
-                t.name()
-            )));
-        }
         let aid = self.next_aid;
         self.next_aid += 1;
         b.wb.put(content_key(t.is_link(), text), keys::sid(aid));
