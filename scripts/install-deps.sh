@@ -16,6 +16,10 @@ python3 -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need_apt+=(postgresql)
 # The Guile extension builds against libguile; its tests run `guile`.
 [ -f /usr/include/guile/3.0/libguile.h ] && have guile || need_apt+=(guile-3.0-dev guile-3.0)
+# rocks:// (upstream's RocksDB stores) links Debian's librocksdb, whose
+# bindings bindgen makes with libclang (.cargo/config.toml).
+[ -f /usr/include/rocksdb/c.h ] || need_apt+=(librocksdb-dev)
+compgen -G '/usr/lib/llvm-*/lib/libclang.so*' >/dev/null || compgen -G '/usr/lib/*/libclang-*.so*' >/dev/null || need_apt+=(libclang-dev)
 # bench-plot draws its labels with DejaVu Sans.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 

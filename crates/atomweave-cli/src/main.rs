@@ -90,7 +90,7 @@ enum UserCommand {
     Query(query::QueryArgs),
     /// Copy every atom and value of one store into another.
     Copy {
-        /// Store to read (lmdb:///dir, file:///f.scm, ...).
+        /// Store to read (lmdb:///dir, rocks:///dir: upstream's RocksDB store, file:///f.scm, ...).
         src: String,
         /// Store to write.
         dst: String,

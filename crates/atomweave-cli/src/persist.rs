@@ -65,7 +65,7 @@ pub struct PersistBenchArgs {
     /// Words to draw from.
     #[arg(long, default_value_t = 100_000)]
     words: usize,
-    /// Directory for the LMDB store (default: a fresh temporary one, removed after).
+    /// Directory for the LMDB or RocksDB store (default: a fresh temporary one, removed after).
     #[arg(long)]
     dir: Option<std::path::PathBuf>,
     /// PostgreSQL database to use, which must hold no atomweave store yet
@@ -85,6 +85,8 @@ pub struct PersistBenchArgs {
 pub enum Backend {
     Lmdb,
     Postgres,
+    /// Upstream's RocksDB layout (`rocks://`); its table adds a copy into LMDB.
+    Rocks,
 }
 
 struct Phase {
@@ -111,6 +113,7 @@ impl Target {
                 atomweave_store::lmdb::LmdbStore::open(&self.url, dir).and_then(|s| s.disk_bytes())
             }
             Backend::Postgres => atomweave_store::pg::PgStore::open(&self.url, false).and_then(|mut s| s.disk_bytes()),
+            Backend::Rocks => return Ok(dir_bytes(std::path::Path::new(self.url.strip_prefix("rocks://").unwrap_or(&self.url)))),
         };
         r.map_err(|e| e.to_string())
     }
@@ -126,12 +129,17 @@ impl Target {
     }
 }
 
+/// Bytes the files directly in `dir` take.
+fn dir_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir).map(|d| d.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum()).unwrap_or(0)
+}
+
 /// The seed's table: store N `(EvaluationLink (PredicateNode ..) (ListLink
 /// (WordNode ..) (WordNode ..)))` with truth values on the links and words,
 /// load them into an empty space, update all their values.
 pub fn bench(args: PersistBenchArgs) -> Result<(), String> {
     match args.backend {
-        Backend::Lmdb => {
+        Backend::Lmdb | Backend::Rocks => {
             let tmp;
             let dir = match &args.dir {
                 Some(d) => d.clone(),
@@ -143,7 +151,8 @@ pub fn bench(args: PersistBenchArgs) -> Result<(), String> {
             if args.dir.is_some() && std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some()) {
                 return Err(format!("{}: not empty; persist-bench writes a new store, give it a new or empty directory", dir.display()));
             }
-            let target = Target { url: format!("lmdb://{}", dir.display()), backend: Backend::Lmdb, server_pid: None };
+            let scheme = if args.backend == Backend::Rocks { "rocks" } else { "lmdb" };
+            let target = Target { url: format!("{scheme}://{}", dir.display()), backend: args.backend, server_pid: None };
             let result = run(&args, &target);
             if args.dir.is_none() {
                 let _ = std::fs::remove_dir_all(&dir);
@@ -246,12 +255,25 @@ fn run(args: &PersistBenchArgs, target: &Target) -> Result<(), String> {
         Ok(())
     })?;
     store.close().map_err(|e| e.to_string())?;
+    let mut phases = vec![stored, load, updates];
+    // Upstream's stores are read to leave them: `atomweave copy rocks:// lmdb://`.
+    if target.backend == Backend::Rocks {
+        let into = std::env::temp_dir().join(format!("atomweave-persist-bench-copy-{}", std::process::id()));
+        let dst = format!("lmdb://{}", into.display());
+        let copied = timed("copy", atoms, target, || {
+            let space = AtomSpace::new();
+            load_all(&space, url, args.quiet)?;
+            store_all(&space, &dst, args.quiet).map(drop)
+        });
+        let _ = std::fs::remove_dir_all(&into);
+        phases.push(copied?);
+    }
 
     println!();
     println!("   phase        atoms    seconds        atoms/s   CPU s (atomweave)   CPU s (server)");
-    for p in [stored, load, updates] {
+    for p in phases {
         let server = match (target.backend, p.server_cpu) {
-            (Backend::Lmdb, _) => "- (embedded)".to_string(),
+            (Backend::Lmdb | Backend::Rocks, _) => "- (embedded)".to_string(),
             (Backend::Postgres, Some(s)) => format!("{s:.2}"),
             (Backend::Postgres, None) => "- (remote)".to_string(),
         };

@@ -170,13 +170,14 @@ fn load_to_dump_from_copy_and_persist_bench() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("cannot be reached"), "{err}");
     assert_eq!(err.matches("127.0.0.1:1").count(), 1, "the URL once: {err}");
-    for backend in ["lmdb", "postgres"] {
+    for backend in ["lmdb", "postgres", "rocks"] {
         let out = atomweave(&["persist-bench", "-n", "2000", "--words", "100", "-q", "--backend", backend]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let report = String::from_utf8(out.stdout).unwrap();
         for phase in ["store", "load", "update", "bytes per atom"] {
             assert!(report.contains(phase), "{report}");
         }
+        assert_eq!(report.contains("copy"), backend == "rocks", "{report}");
         // The server's CPU is measured for PostgreSQL (a number, not a dash).
         let server_cpu = report.lines().find(|l| l.trim_start().starts_with("store")).unwrap().split_whitespace().last().unwrap().to_string();
         assert_eq!(server_cpu.parse::<f64>().is_ok(), backend == "postgres", "{report}");
@@ -222,6 +223,38 @@ fn a_failed_load_says_nothing_was_loaded() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(atom_lines(&["dump", "--from", &store]), ["(ConceptNode \"a\")", "(ConceptNode \"b\")", "(ConceptNode \"c\")"]);
 }
+
+/// A store written in upstream's RocksDB layout (the store crate's
+/// fixture writer) is dumped whole, and copied into LMDB the same.
+#[test]
+fn dump_and_copy_read_an_upstream_rocks_store() {
+    let dir = tempfile::tempdir().unwrap();
+    rocks_fixture::write_sample(&dir.path().join("rocks"));
+    let rocks = format!("rocks://{}", dir.path().join("rocks").display());
+    let lines = atom_lines(&["dump", "--from", &rocks]);
+    let text = lines.join("\n");
+    // Atoms no link holds, each with its members and values inline.
+    for want in [
+        "(InheritanceLink (alist (cons (PredicateNode \"*-TruthValueKey-*\")(SimpleTruthValue 0.9 0.8))",
+        "(ConceptNode \"cat\" (alist (cons (PredicateNode \"*-TruthValueKey-*\")(CountTruthValue 1 0.5 42))(cons (PredicateNode \"key\")(FloatValue 1 2.5 -3 1e20))))",
+        "(ConceptNode \"animal\" (alist (cons (PredicateNode \"key\")(StringValue \"a\" \"b\\\"c\"))))",
+        "(LinkValue (ConceptNode \"x\")(FloatValue 0.5)(ListLink (ConceptNode \"y\")))",
+        "(BoolValue #t #f #t)",
+        "(ListLink (alist (cons (PredicateNode \"key\")(VoidValue))))",
+        "(ConceptNode \"say \\\"hi\\\"\\\\\")",
+        "(ConceptNode \"far\" (alist (cons (PredicateNode \"key\")(ConceptNode \"cat\"))))",
+        "(LambdaLink (alist (cons (PredicateNode \"key\")(FloatValue 3))) (VariableNode \"$x\")",
+    ] {
+        assert!(text.contains(want), "{want} in:\n{text}");
+    }
+    let lmdb = format!("lmdb://{}", dir.path().join("lmdb").display());
+    let out = atomweave(&["copy", "-q", &rocks, &lmdb]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(atom_lines(&["dump", "--from", &lmdb]), lines);
+}
+
+#[path = "../../atomweave-store/tests/rocks_fixture/mod.rs"]
+mod rocks_fixture;
 
 fn corpus(name: &str) -> String {
     format!("{}/../../tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"))

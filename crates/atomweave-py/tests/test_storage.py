@@ -31,7 +31,8 @@ from atomweave import (
 
 
 def test_upstream_style_rocks_script_round_trip(space, tmp_path):
-    # As an upstream script writes it; RocksStorageNode opens the embedded store.
+    # As an upstream script writes it: RocksStorageNode writes upstream's
+    # atomspace-rocks layout (a RocksDB database, not atomweave's LMDB).
     sn = atomweave.RocksStorageNode(f"rocks://{tmp_path}/kb")
     cog_open(sn)
     a = ConceptNode("Apple", TruthValue(1, 0.8))
@@ -43,6 +44,7 @@ def test_upstream_style_rocks_script_round_trip(space, tmp_path):
     store_atom(a)
     barrier()
     cog_close(sn)
+    assert (tmp_path / "kb" / "CURRENT").is_file() and not (tmp_path / "kb" / "data.mdb").exists()
 
     fresh = AtomSpace()
     sn2 = atomweave.RocksStorageNode(f"rocks://{tmp_path}/kb", atomspace=fresh)

@@ -3,6 +3,10 @@
 //! A store is named by a URL and opened with [`open`]:
 //! - `lmdb:///path/dir` (or a plain path): the embedded default, an LMDB
 //!   environment in a directory, with a compact binary layout ([`lmdb`]);
+//! - `rocks:///path/dir`: a store of upstream's atomspace-rocks, in its own
+//!   RocksDB layout, read and written (`rocks`, with the `rocks` feature);
+//!   a directory that holds atomweave's LMDB files (made when `rocks://`
+//!   named the LMDB store) opens as LMDB, with a warning;
 //! - `file:///path/file.scm`: Atomese text, for exchange and inspection
 //!   ([`file`](mod@file));
 //! - `postgres://user@host:port/db`: a PostgreSQL database that many
@@ -107,6 +111,8 @@ pub mod lmdb;
 pub mod pg;
 pub mod proxy;
 pub mod registry;
+#[cfg(feature = "rocks")]
+pub mod rocks;
 mod spill;
 mod type_codes;
 mod wire;
@@ -212,14 +218,14 @@ pub trait StorageNode: Send {
 }
 
 /// The URL a StorageNode atom names: `(LmdbStorageNode "lmdb:///dir")`,
-/// `(RocksStorageNode "rocks:///dir")` (upstream's embedded store; here the
-/// LMDB one), `(FileStorageNode "/f.scm")`, `(PostgresStorageNode
-/// "postgres://...")`, `(CogStorageNode "cog://host:port")`.
+/// `(RocksStorageNode "rocks:///dir")` (upstream's RocksDB store),
+/// `(FileStorageNode "/f.scm")`, `(PostgresStorageNode "postgres://...")`,
+/// `(CogStorageNode "cog://host:port")`.
 pub fn url_of_node(t: Type, name: &str) -> Result<String> {
     let bad = |want: &str| StoreError::Open { url: name.to_string(), msg: format!("a {} names {want}", t.name()) };
     Ok(match t.name() {
         "LmdbStorageNode" => name.starts_with("lmdb://").then(|| name.to_string()).ok_or_else(|| bad("lmdb:///dir"))?,
-        "RocksStorageNode" => format!("lmdb://{}", name.strip_prefix("rocks://").ok_or_else(|| bad("rocks:///dir"))?),
+        "RocksStorageNode" => name.starts_with("rocks://").then(|| name.to_string()).ok_or_else(|| bad("rocks:///dir"))?,
         "FileStorageNode" => {
             if name.starts_with("file://") {
                 name.to_string()
@@ -236,6 +242,9 @@ pub fn url_of_node(t: Type, name: &str) -> Result<String> {
 /// Opens a store that must exist already: for reading from (a copy's
 /// source, a dump), where a mistyped URL must not make an empty store.
 pub fn open_existing(url: &str) -> Result<Box<dyn StorageNode>> {
+    if let Some(path) = url.strip_prefix("rocks://") {
+        return open_rocks(url, path, false);
+    }
     let path = url.strip_prefix("lmdb://").or_else(|| url.strip_prefix("file://")).unwrap_or(url);
     let there = if url.starts_with("file://") {
         std::path::Path::new(file::split_options(path).0).is_file()
@@ -261,6 +270,9 @@ pub fn open(url: &str) -> Result<Box<dyn StorageNode>> {
     if let Some(path) = url.strip_prefix("file://") {
         return Ok(Box::new(file::FileStore::open(url, path)?));
     }
+    if let Some(path) = url.strip_prefix("rocks://") {
+        return open_rocks(url, path, true);
+    }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         return Ok(Box::new(pg::PgStore::open(url, true)?));
     }
@@ -268,9 +280,32 @@ pub fn open(url: &str) -> Result<Box<dyn StorageNode>> {
         return Ok(Box::new(cog::CogStore::open(url)?));
     }
     if url.contains("://") {
-        return Err(open_err("unknown kind of store: use lmdb:///dir, file:///file.scm, postgres://... or cog://host:port"));
+        return Err(open_err("unknown kind of store: use lmdb:///dir, rocks:///dir, file:///file.scm, postgres://... or cog://host:port"));
     }
     Ok(Box::new(lmdb::LmdbStore::open(url, url)?))
+}
+
+/// `rocks:///dir`: upstream's RocksDB store, or, where the directory holds
+/// atomweave's LMDB files (`rocks://` named the LMDB store before
+/// atomweave read upstream's), that LMDB store, with a warning once per
+/// directory saying to name it `lmdb://`.
+fn open_rocks(url: &str, path: &str, create: bool) -> Result<Box<dyn StorageNode>> {
+    if std::path::Path::new(path).join("data.mdb").is_file() {
+        static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+        let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+        if !warned.iter().any(|p| p == path) {
+            warned.push(path.to_string());
+            eprintln!("atomweave: warning: {url} holds atomweave's own LMDB store, not an upstream RocksDB one: opened as LMDB; name it lmdb://{path} (rocks:// now opens upstream's atomspace-rocks stores)");
+        }
+        return Ok(Box::new(lmdb::LmdbStore::open(url, path)?));
+    }
+    #[cfg(feature = "rocks")]
+    return Ok(Box::new(rocks::RocksStore::open(url, path, create)?));
+    #[cfg(not(feature = "rocks"))]
+    {
+        let _ = create;
+        Err(StoreError::Unsupported(format!("{url}: this atomweave was built without RocksDB (atomweave-store's `rocks` feature)")))
+    }
 }
 
 /// A pending write of a batching store.
@@ -359,6 +394,44 @@ pub(crate) trait Batching {
         self.queue(space, op)?;
         Ok(new)
     }
+}
+
+/// The three writes a database store's transaction makes of a batch's
+/// [`Op`]s, called by [`apply_ops`].
+pub(crate) trait OpWriter {
+    /// Stores the atom with its truth value and values.
+    fn atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()>;
+    /// Stores the value the space holds under `key` (none: removes it).
+    fn value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()>;
+    /// Adds `delta` to the stored value.
+    fn update(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<()>;
+}
+
+/// Applies a batch's writes in order, in one transaction of `w`'s. Atoms
+/// (and keys) removed from the space since are not stored; stores of atoms
+/// or values write what the space holds now, which already counts every
+/// update of this batch: those updates are not added again.
+pub(crate) fn apply_ops(w: &mut impl OpWriter, space: &AtomSpace, ops: &[Op]) -> Result<()> {
+    let snapshot: HashSet<(Handle, Option<Handle>)> = ops
+        .iter()
+        .filter_map(|op| match op {
+            Op::Atom(h) => Some((*h, None)),
+            Op::Value(h, k) => Some((*h, Some(*k))),
+            Op::Update(..) => None,
+        })
+        .collect();
+    for op in ops {
+        match op {
+            Op::Atom(h) if space.contains(*h) => w.atom(space, *h)?,
+            Op::Value(h, k) if space.contains(*h) && space.contains(*k) && space.get_value(*h, *k).is_none_or(|v| holds_only_live(space, &v)) => {
+                w.value(space, *h, *k)?
+            }
+            Op::Update(h, k, _) if snapshot.contains(&(*h, None)) || snapshot.contains(&(*h, Some(*k))) => {}
+            Op::Update(h, k, delta) if space.contains(*h) && space.contains(*k) => w.update(space, *h, *k, delta)?,
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// A database store's `delete`: refused (false, nothing touched) while

@@ -13,7 +13,7 @@ use heed::RwTxn;
 
 use super::layout::{be, distinct, edge_data, encode_record, link_key, node_key, put_varint, split_record, value_key, Record};
 use super::{backend, LmdbStore};
-use crate::{add, codec, holds_only_live, live_values, Batching, HashSet, Op, Result, StoreError, BATCH};
+use crate::{add, apply_ops, codec, live_values, Batching, Op, OpWriter, Result, StoreError, BATCH};
 
 impl LmdbStore {
     /// Replaces the truth value in atom `id`'s record.
@@ -199,31 +199,27 @@ impl Batching for LmdbStore {
 
     fn write_batch(&mut self, space: &AtomSpace, ops: &[Op]) -> Result<()> {
         self.ids.use_space(space);
-        self.write(|s, w| {
-            // Stores of atoms or values write what the space holds now, which
-            // already counts every update of this batch: those updates are not added again.
-            let snapshot: HashSet<(Handle, Option<Handle>)> = ops
-                .iter()
-                .filter_map(|op| match op {
-                    Op::Atom(h) => Some((*h, None)),
-                    Op::Value(h, k) => Some((*h, Some(*k))),
-                    Op::Update(..) => None,
-                })
-                .collect();
-            for op in ops {
-                match op {
-                    // Atoms (and keys) removed from the space since are not stored.
-                    Op::Atom(h) if space.contains(*h) => s.put_atom(w, space, *h, false)?,
-                    Op::Value(h, k) if space.contains(*h) && space.contains(*k) && space.get_value(*h, *k).is_none_or(|v| holds_only_live(space, &v)) => {
-                        let id = s.id_for(w, space, *h)?;
-                        s.put_value(w, space, id, *k, space.get_value(*h, *k).as_ref())?;
-                    }
-                    Op::Update(h, k, _) if snapshot.contains(&(*h, None)) || snapshot.contains(&(*h, Some(*k))) => {}
-                    Op::Update(h, k, delta) if space.contains(*h) && space.contains(*k) => s.apply_update(w, space, *h, *k, delta)?,
-                    _ => {}
-                }
-            }
-            Ok(())
-        })
+        self.write(|s, w| apply_ops(&mut Writes { s, w }, space, ops))
+    }
+}
+
+/// A batch's writes into one LMDB transaction.
+struct Writes<'a, 't> {
+    s: &'a mut LmdbStore,
+    w: &'a mut RwTxn<'t>,
+}
+
+impl OpWriter for Writes<'_, '_> {
+    fn atom(&mut self, space: &AtomSpace, h: Handle) -> Result<()> {
+        self.s.put_atom(self.w, space, h, false)
+    }
+
+    fn value(&mut self, space: &AtomSpace, h: Handle, key: Handle) -> Result<()> {
+        let id = self.s.id_for(self.w, space, h)?;
+        self.s.put_value(self.w, space, id, key, space.get_value(h, key).as_ref())
+    }
+
+    fn update(&mut self, space: &AtomSpace, h: Handle, key: Handle, delta: &[f64]) -> Result<()> {
+        self.s.apply_update(self.w, space, h, key, delta)
     }
 }

@@ -365,6 +365,14 @@ pub fn eval<S: AtomSink>(sink: &mut S, expr: &Expr) -> Result<Handle, ParseError
     Builder { sink, depth: 0, value_depth: 0, lookup: false }.top(expr)
 }
 
+/// Reads one value expression (`(FloatValue 1 2)`, `(stv 0.5 0.8)`,
+/// `(LinkValue (Concept "a") (StringValue "b"))`, an atom) and adds the
+/// atoms it holds: for stores that keep values as Atomese text.
+pub fn eval_value<S: AtomSink>(sink: &mut S, expr: &Expr) -> Result<Value, ParseError> {
+    Builder { sink: &mut DryRun, depth: 0, value_depth: 0, lookup: false }.value(expr)?;
+    Builder { sink, depth: 0, value_depth: 0, lookup: false }.value(expr)
+}
+
 /// Checks one top-level expression as [`eval`] would, adding nothing: for
 /// callers that must check several before they add any.
 pub fn check(expr: &Expr) -> Result<(), ParseError> {

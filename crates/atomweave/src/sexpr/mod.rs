@@ -12,7 +12,7 @@ pub mod write;
 
 pub use crate::read::AtomSource;
 pub use crate::value::{AV_KEY, TV_KEY};
-pub use load::{check, eval, is_tv_key_expr, load, load_from, load_str, lookup, value_key_atoms, LoadError, LoadOptions, LoadStats};
+pub use load::{check, eval, eval_value, is_tv_key_expr, load, load_from, load_str, lookup, value_key_atoms, LoadError, LoadOptions, LoadStats};
 pub use parse::{parse_str, Expr, ParseError, Parser, Place, Pos};
 pub use utf8::{refuse_invalid_utf8, scan_utf8, BadUtf8, InvalidUtf8};
 pub use write::{
