@@ -14,7 +14,7 @@ BIN := target/release/atomweave
 VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 
-.PHONY: all deps check house build build-release build-guile profile test-profile test-report test test-rust test-python test-types wheel test-wheel test-scheme test-fuzz fuzz miri py-build guile-env install-guile bench clean
+.PHONY: all deps check house build build-release build-guile profile test-profile test-report test test-rust test-python test-types wheel test-wheel test-scheme test-fuzz fuzz miri py-build guile-env install-guile bench bench-scale clean
 
 all: build
 
@@ -175,8 +175,15 @@ bench: build-release py-build
 	$(BIN) load -q $(RESULTS)/random-1m.scm | tee $(RESULTS)/load-1m.txt
 	$(BIN) dump --stats $(RESULTS)/random-1m.scm 2>&1 > /dev/null | tee $(RESULTS)/dump-1m.txt
 	$(BIN) shell-bench | tee $(RESULTS)/shell-bench.txt
+	scripts/bench-scale.sh $(BIN) $(RESULTS) 1000000
 	@scripts/bench-summary.sh $(RESULTS)
 	@echo "-- the report (tables, upstream's figures, charts): $$($(BIN) report $(RESULTS))"
+
+# Word pairs at 1 M, 10 M and 100 M atoms (issue 53's figures): minutes,
+# about 7 GB of memory and 25 GB of disk at the last size. Not in `test`.
+SCALE_SIZES ?= 1000000 10000000 100000000
+bench-scale: build-release
+	scripts/bench-scale.sh $(BIN) $(RESULTS) $(SCALE_SIZES)
 
 clean:
 	$(CARGO) clean

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The scale benchmark (`make bench-scale`; `make bench` runs its first
+# size): word-pair data (`atomweave generate --shape pairs`) at each size
+# given, generated, loaded, dumped, stored into LMDB and read back, with
+# the rates, the resident bytes an atom and the disk bytes an atom.
+#
+#   scripts/bench-scale.sh BIN OUTDIR SIZE...
+#
+# Each size takes about 60 bytes an atom of memory and 250 of disk (the
+# text, the store and a sort's files), in OUTDIR/scale-SIZE, removed after.
+set -euo pipefail
+bin=$1 out=$2
+shift 2
+mkdir -p "$out"
+summary=$out/scale.txt
+printf '%-11s %9s %10s %9s %9s %9s %8s %8s %6s\n' atoms "gen M/s" "load M/s" "B/atom" "peak GB" "dump M/s" "store K/s" "disk B" same > "$summary"
+
+# Seconds since the epoch, to the millisecond.
+now() { date +%s.%N; }
+# $1 per ($3 - $2) seconds, divided by $4.
+per_second() { awk -v n="$1" -v a="$2" -v b="$3" -v d="$4" 'BEGIN { printf "%.2f", n / (b - a) / d }'; }
+
+for n in "$@"; do
+    dir=$out/scale-$n
+    rm -rf "$dir" && mkdir -p "$dir"
+    echo "== $n atoms (in $dir)"
+
+    t0=$(now)
+    "$bin" generate --shape pairs -n "$n" -o "$dir/pairs.scm"
+    t1=$(now)
+    atoms=$(head -1 "$dir/pairs.scm" | sed -E 's/^;; Word pairs: ([0-9]+) atoms.*/\1/')
+    gen=$(per_second "$atoms" "$t0" "$t1" 1e6)
+
+    /usr/bin/time -f '%M' -o "$dir/load.rss" "$bin" load -q -T 2 "$dir/pairs.scm" | tee "$dir/load.txt"
+    load=$(awk '/^rate/ { printf "%.2f", $2 / 1e6 }' "$dir/load.txt")
+    per_atom=$(awk '/^per atom/ { print $3 }' "$dir/load.txt")
+    peak=$(awk '{ printf "%.2f", $1 / 1048576 }' "$dir/load.rss")
+
+    t0=$(now)
+    "$bin" dump "$dir/pairs.scm" > /dev/null
+    t1=$(now)
+    dump=$(per_second "$atoms" "$t0" "$t1" 1e6)
+
+    "$bin" load -q -T 2 "$dir/pairs.scm" --to "lmdb://$dir/lmdb" | tee "$dir/store.txt"
+    store=$(awk '/^stored/ { gsub(/\(/, "", $(NF-1)); printf "%.0f", $(NF-1) / 1e3 }' "$dir/store.txt")
+    disk=$(du -sb "$dir/lmdb" | awk -v n="$atoms" '{ printf "%.1f", $1 / n }')
+
+    # The store reopened holds the same atoms as the text: the same lines
+    # dumped, in whatever order.
+    digest() { "$bin" dump "$@" | LC_ALL=C sort -S 1G -T "$dir" | md5sum; }
+    if [ "$(digest "$dir/pairs.scm")" = "$(digest --from "lmdb://$dir/lmdb")" ]; then same=yes; else same=NO; fi
+
+    printf '%-11s %9s %10s %9s %9s %9s %8s %8s %6s\n' "$atoms" "$gen" "$load" "$per_atom" "$peak" "$dump" "$store" "$disk" "$same" >> "$summary"
+    rm -rf "$dir"
+    [ "$same" = yes ] || { echo "bench-scale: the store reopened does not hold the atoms of the text ($n)" >&2; exit 1; }
+done
+echo
+echo "-- scale: word pairs (gen, load -T 2 and dump rates in M atoms/s; resident bytes an atom; peak resident; LMDB store rate; disk bytes an atom)"
+cat "$summary"
