@@ -3,6 +3,7 @@
 import pytest
 
 import atomweave
+from conftest import PORTABLE
 from atomweave import (
     AtomSpace,
     ConceptNode,
@@ -30,6 +31,7 @@ from atomweave import (
 )
 
 
+@pytest.mark.skipif(PORTABLE, reason="the portable wheel has no RocksDB")
 def test_upstream_style_rocks_script_round_trip(space, tmp_path):
     # As an upstream script writes it: RocksStorageNode writes upstream's
     # atomspace-rocks layout (a RocksDB database, not atomweave's LMDB).
@@ -56,6 +58,12 @@ def test_upstream_style_rocks_script_round_trip(space, tmp_path):
     assert a2.tv == TruthValue(1, 0.8)
     assert a2.get_value(fresh.get_node(types.PredicateNode, "weight")) == FloatValue([1.5, 2.5])
     assert fresh.get_link(types.InheritanceLink, [a2, b2]).tv == TruthValue(0.5, 0.5)
+
+
+@pytest.mark.skipif(not PORTABLE, reason="the development module has RocksDB")
+def test_the_portable_wheel_says_it_has_no_rocksdb(space, tmp_path):
+    with pytest.raises(RuntimeError, match="built without RocksDB"):
+        cog_open(atomweave.RocksStorageNode(f"rocks://{tmp_path}/kb"))
 
 
 def test_fetches_deletes_and_updates(space, tmp_path):
