@@ -22,9 +22,10 @@ fuzz_target!(|data: &[u8]| with_spaces(4, |spaces| {
     assert_same_space(whole, general, true);
 
     // The expressions before a failure, evaluated alone, make exactly what
-    // the failed load kept: the failing one added nothing.
+    // the failed load kept: the failing one added nothing. Invalid UTF-8
+    // read as the load reads it by default: as U+FFFD.
     if let Err(e) = whole_result {
-        let mut parser = Parser::new(text);
+        let mut parser = Parser::new(text).read_invalid_utf8();
         for _ in 0..e.loaded {
             let expr = parser.next_expr().unwrap().unwrap();
             sexpr::eval(&mut &*before, &expr).unwrap();
