@@ -58,7 +58,8 @@ include!(concat!(env!("OUT_DIR"), "/modules.rs"));
 /// Loads one of [`MODULES`]: runs its bytecode; or, when this process's
 /// Guile cannot run what the build's Guile made (another version of it),
 /// compiles the source, as slowly as Guile does (seconds), saying why once.
-const LOAD_MODULE: &std::ffi::CStr = c"(define (%atomweave-load-module code source)
+const LOAD_MODULE: &std::ffi::CStr = c"(define %atomweave-compiling? #f)
+(define (%atomweave-load-module code source)
   (let ((thunk (catch #t
                  (lambda () (load-thunk-from-memory code))
                  (lambda (key . args)
@@ -176,7 +177,6 @@ fn start() {
             // A file a loaded file loads is evaluated, not compiled into
             // the user's cache with notes on stderr.
             ffi::scm_c_eval_string(c"(set! %load-should-auto-compile #f)".as_ptr());
-            ffi::scm_c_eval_string(c"(define %atomweave-compiling? #f)".as_ptr());
             ffi::scm_c_eval_string(LOAD_MODULE.as_ptr());
             let load = ffi::scm_c_eval_string(c"%atomweave-load-module".as_ptr());
             for m in MODULES {

@@ -3,7 +3,7 @@
 //! pool. Elsewhere (and under Miri, which has no `madvise`) both calls do
 //! nothing: pages are mapped on first touch, and given-back contents stay.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::AtomicU32;
 
 /// Maps the whole pages of `words`, all zero, writable at once. A fresh
 /// zeroed allocation is mapped on first touch, and a reader of an entry
@@ -19,12 +19,12 @@ pub(crate) fn populate(words: &[AtomicU32]) {
         if unsafe { libc::madvise(from as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE) } != 0 {
             // Kernels before 5.14: one write per page does the same.
             for w in words.iter().step_by(page_size() / 4) {
-                w.store(0, Ordering::Relaxed);
+                w.store(0, std::sync::atomic::Ordering::Relaxed);
             }
         }
     }
     #[cfg(any(not(target_os = "linux"), miri))]
-    let _ = (words, Ordering::Relaxed);
+    let _ = words;
 }
 
 /// Gives the whole pages of `words` back to the system, keeping them

@@ -221,10 +221,11 @@ impl Records {
         }
     }
 
-    /// Replaces `h`'s simple truth value with the simple `tv`, without the
-    /// shard's lock: one 16-byte store. Only where `h` is live and has a
-    /// simple truth value already (its page exists and the `HAS_TV` flag,
-    /// which changes only under the lock, is set) and `tv` is not the
+    /// Replaces `h`'s truth value with the simple `tv`, without the shard's
+    /// lock: one 16-byte store. Only where `h` is live and its entry holds
+    /// its truth value already, simple or an inline count (its page exists,
+    /// the `HAS_TV` flag, which changes only under the lock, is set, and no
+    /// mark names something kept beside it) and `tv` is not the
     /// default (which resets the entry). Else returns false, and the caller
     /// takes the locked path (so do base atoms overlaid in a child store:
     /// their slot here holds flags, not a live record); by then the record
