@@ -7,7 +7,7 @@
 //! every entry whether it is a vector or a hash map, and never holds the
 //! `absent` mark as a value.
 
-use atomweave::{AtomSpace, Handle};
+use atomweave::{AtomSpace, Handle, WeakSpace};
 
 use crate::HashMap;
 
@@ -131,7 +131,9 @@ impl<V: Copy + PartialEq> std::ops::Index<&Handle> for HandleMap<V> {
 /// ([`use_space`](Self::use_space)).
 pub(crate) struct SpaceIds<V> {
     ids: HandleMap<V>,
-    space: Option<AtomSpace>,
+    /// Held weakly: a read-through space holds its store, which must not
+    /// hold the space alive in turn.
+    space: Option<WeakSpace>,
 }
 
 impl<V: Copy + PartialEq> SpaceIds<V> {
@@ -142,9 +144,9 @@ impl<V: Copy + PartialEq> SpaceIds<V> {
 
     /// Ids of atoms of `space` from here on: another space's are forgotten.
     pub(crate) fn use_space(&mut self, space: &AtomSpace) {
-        if self.space.as_ref() != Some(space) {
+        if !self.space.as_ref().is_some_and(|w| w.is(space)) {
             self.ids.clear();
-            self.space = Some(space.clone());
+            self.space = Some(space.downgrade());
         }
     }
 }

@@ -66,6 +66,15 @@ macro_rules! forward_calls {
         fn barrier(&mut self) -> Result<()> {
             self.$via(|s| s.barrier())
         }
+        fn incoming_count(&mut self, space: &AtomSpace, h: Handle, limit: usize) -> Result<Option<usize>> {
+            self.$via(|s| s.incoming_count(space, h, limit))
+        }
+        fn fetch_node(&mut self, space: &AtomSpace, t: Type, name: &str) -> Result<Option<Handle>> {
+            self.$via(|s| s.fetch_node(space, t, name))
+        }
+        fn fetch_link(&mut self, space: &AtomSpace, t: Type, outgoing: &[Handle]) -> Result<Option<Handle>> {
+            self.$via(|s| s.fetch_link(space, t, outgoing))
+        }
     };
 }
 
@@ -110,6 +119,7 @@ mod handle_map;
 pub mod lmdb;
 pub mod pg;
 pub mod proxy;
+pub mod read_through;
 pub mod registry;
 #[cfg(feature = "rocks")]
 pub mod rocks;
@@ -205,6 +215,31 @@ pub trait StorageNode: Send {
             "{} cannot run queries: fetch-query needs a cog:// store; load the atoms (load-atomspace, fetch-incoming-set) and use cog-execute!",
             self.url()
         )))
+    }
+
+    /// Can a space read through this store ([`read_through`])? It must
+    /// answer the three calls below.
+    fn reads_through(&self) -> bool {
+        false
+    }
+
+    /// How many stored links hold the atom, counting no further than
+    /// `limit`; `None` where the store cannot tell without loading them.
+    fn incoming_count(&mut self, space: &AtomSpace, h: Handle, limit: usize) -> Result<Option<usize>> {
+        let _ = (space, h, limit);
+        Ok(None)
+    }
+
+    /// Loads the stored node of this type and name, if any.
+    fn fetch_node(&mut self, space: &AtomSpace, t: Type, name: &str) -> Result<Option<Handle>> {
+        let _ = (space, t, name);
+        Err(StoreError::Unsupported(format!("{} cannot find atoms by content alone", self.url())))
+    }
+
+    /// Loads the stored link of this type over these atoms, if any.
+    fn fetch_link(&mut self, space: &AtomSpace, t: Type, outgoing: &[Handle]) -> Result<Option<Handle>> {
+        let _ = (space, t, outgoing);
+        Err(StoreError::Unsupported(format!("{} cannot find atoms by content alone", self.url())))
     }
 
     /// A report on the store for people (upstream's `monitor-storage`):

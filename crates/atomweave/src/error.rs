@@ -39,6 +39,9 @@ pub enum Error {
     Interrupted(String),
     #[error("the AtomSpace is read-only: {0}")]
     ReadOnly(String),
+    /// A read-through space could not read its store (`space/read_through.rs`).
+    #[error("reading through the store {0}")]
+    Backing(String),
     #[error(transparent)]
     Parse(#[from] crate::sexpr::ParseError),
     #[error(transparent)]

@@ -307,6 +307,22 @@ impl StorageNode for LmdbStore {
         self.env.force_sync().map_err(backend)
     }
 
+    fn reads_through(&self) -> bool {
+        true
+    }
+
+    fn incoming_count(&mut self, space: &AtomSpace, h: Handle, limit: usize) -> Result<Option<usize>> {
+        self.count_incoming(space, h, limit).map(Some)
+    }
+
+    fn fetch_node(&mut self, space: &AtomSpace, t: Type, name: &str) -> Result<Option<Handle>> {
+        self.fetch_content(space, t, Some(name), &[])
+    }
+
+    fn fetch_link(&mut self, space: &AtomSpace, t: Type, outgoing: &[Handle]) -> Result<Option<Handle>> {
+        self.fetch_content(space, t, None, outgoing)
+    }
+
     fn close(mut self: Box<Self>) -> Result<()> {
         self.barrier()
     }

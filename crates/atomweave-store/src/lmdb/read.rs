@@ -199,6 +199,54 @@ impl LmdbStore {
         Ok(())
     }
 
+    /// `incoming_count`: the stored links holding `h`, counted no further than `limit`.
+    pub(super) fn count_incoming(&mut self, space: &AtomSpace, h: Handle, limit: usize) -> Result<usize> {
+        self.flush()?;
+        self.ids.use_space(space);
+        self.reading(|s, r| {
+            let Some(id) = s.lookup(r, space, h)? else { return Ok(0) };
+            let Some(edges) = s.db.incoming.get_duplicates(r, &be(id)).map_err(backend)? else { return Ok(0) };
+            let mut n = 0;
+            for e in edges.take(limit) {
+                e.map_err(backend)?;
+                n += 1;
+            }
+            Ok(n)
+        })
+    }
+
+    /// `fetch_node` and `fetch_link`: the stored atom of this type and
+    /// name, or over these atoms of the space, loaded with its values.
+    pub(super) fn fetch_content(&mut self, space: &AtomSpace, t: Type, name: Option<&str>, outgoing: &[Handle]) -> Result<Option<Handle>> {
+        self.flush()?;
+        self.ids.use_space(space);
+        self.reading(|s, r| {
+            let id = match name {
+                Some(name) => {
+                    let Some(code) = s.types.known(t) else { return Ok(None) };
+                    let (key, hashed) = node_key(code, name);
+                    s.find(r, &key, hashed, |rec| matches!(rec, Record::Node(rt, n, _) if *rt == t && n == name), s.db.nodes)?
+                }
+                None => {
+                    let mut members = Vec::with_capacity(outgoing.len());
+                    for &m in outgoing {
+                        let Some(id) = s.lookup(r, space, m)? else { return Ok(None) };
+                        members.push(id);
+                    }
+                    if t.is_unordered() {
+                        members.sort_unstable();
+                    }
+                    s.find_link(r, t, &members)?
+                }
+            };
+            let Some(id) = id else { return Ok(None) };
+            let mut known = HashMap::default();
+            let h = s.materialize(r, space, id, &mut known)?;
+            s.load_values(r, space, id, h, &mut known)?;
+            Ok(Some(h))
+        })
+    }
+
     /// `fetch_incoming_set` (and, of type `t`, `fetch_incoming_by_type`).
     pub(super) fn fetch_incoming(&mut self, space: &AtomSpace, h: Handle, t: Option<Type>, recursive: bool) -> Result<usize> {
         self.flush()?;

@@ -145,7 +145,16 @@ pub enum Executed {
 pub fn execute_value(space: &AtomSpace, h: Handle) -> Result<Value> {
     check_deadline()?;
     let _session = transient::Session::enter();
-    flow::execute(space, h)
+    read_through_failure(space, flow::execute(space, h))
+}
+
+/// `r`, unless a read through the space's store failed meanwhile: then
+/// the work saw less than the store holds, and its answer is that error.
+fn read_through_failure<T>(space: &AtomSpace, r: Result<T>) -> Result<T> {
+    match space.take_backing_error() {
+        Some(e) => Err(e),
+        None => r,
+    }
 }
 
 /// The numbers a value stands for (a NumberNode's, a FloatValue's, a
@@ -164,7 +173,7 @@ pub fn value_numbers(space: &AtomSpace, v: &Value, at: Handle) -> Result<Vec<f64
 pub fn execute(space: &AtomSpace, query: Handle) -> Result<Executed> {
     check_deadline()?;
     let _session = transient::Session::enter();
-    run(space, query)
+    read_through_failure(space, run(space, query))
 }
 
 /// [`execute`], stopping with [`Error::TimedOut`] once `deadline` has passed.
@@ -182,7 +191,7 @@ pub fn execute_until(space: &AtomSpace, query: Handle, deadline: Instant) -> Res
 pub fn evaluate(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
     check_deadline()?;
     let _session = transient::Session::enter();
-    nested(|| {
+    let tv = nested(|| {
         // Tail calls loop here instead of nesting: a definition that
         // recurses in its last step (a loop) runs in constant depth.
         let mut h = h;
@@ -208,7 +217,8 @@ pub fn evaluate(space: &AtomSpace, h: Handle) -> Result<TruthValue> {
             }
             h = next;
         }
-    })
+    });
+    read_through_failure(space, tv)
 }
 
 /// An evaluation's verdict, or the atom whose verdict is its own (a tail

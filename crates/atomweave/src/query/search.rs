@@ -63,6 +63,9 @@ enum Ground {
     Open,
 }
 
+/// One step of a path down a term: a link term and a member position.
+type Step = (TermId, usize);
+
 /// What a clause search starts from.
 pub(super) enum Anchor {
     Ground(Handle),
@@ -298,10 +301,10 @@ impl<'a> Search<'a> {
         match anchor {
             Anchor::Choice(alts) => alts.iter().map(|(t, a)| self.cost(a, *t)).fold(0, usize::saturating_add),
             Anchor::Ground(_) | Anchor::Nothing => 0,
-            Anchor::Up(h, _) => self.space.incoming_size(*h).unwrap_or(0).max(1),
+            Anchor::Up(h, _) => self.space.incoming_size_hint(*h, usize::MAX).max(1),
             Anchor::Scan => match self.pat.term(root) {
-                Term::Link { ty, .. } => self.space.count_of_type(*ty, false).saturating_add(1 << 24),
-                _ => self.space.size().saturating_add(1 << 26),
+                Term::Link { ty, .. } => self.space.count_hint(Some(*ty)).saturating_add(1 << 24),
+                _ => self.space.count_hint(None).saturating_add(1 << 26),
             },
         }
     }
@@ -318,23 +321,28 @@ impl<'a> Search<'a> {
             Ground::Missing => return Anchor::Nothing,
             Ground::Open => {}
         }
-        let mut best = None;
-        self.find_anchor(root, b, &mut Vec::new(), &mut best);
-        match best {
-            Some((_, h, path)) => Anchor::Up(h, path),
-            None => Anchor::Scan,
-        }
+        // The atom with the thinnest incoming set, then the path down to it.
+        let mut atoms: SmallVec<[Handle; 4]> = SmallVec::new();
+        self.find_anchor(root, b, &mut Vec::new(), &mut |h, _| atoms.push(h));
+        let Some(pick) = self.space.thinnest(&atoms) else { return Anchor::Scan };
+        let (mut i, mut found) = (0, None);
+        self.find_anchor(root, b, &mut Vec::new(), &mut |h, path| {
+            if i == pick {
+                found = Some(Anchor::Up(h, path.to_vec()));
+            }
+            i += 1;
+        });
+        found.expect("the same walk finds the same atoms")
     }
 
-    /// Walks the term for constants and grounded variables, keeping the one
-    /// with the smallest incoming set and the path of links down to it.
-    #[allow(clippy::type_complexity)]
-    fn find_anchor(&self, t: TermId, b: &Bindings<'_>, path: &mut Vec<(TermId, usize)>, best: &mut Option<(usize, Handle, Vec<(TermId, usize)>)>) {
+    /// Walks the term for constants and grounded variables, giving each
+    /// with the path of links down to it, in one order every time.
+    fn find_anchor(&self, t: TermId, b: &Bindings<'_>, path: &mut Vec<(TermId, usize)>, visit: &mut dyn FnMut(Handle, &[Step])) {
         let at = match self.pat.term(t) {
             Term::Link { kids, .. } => {
                 for (i, &k) in kids.iter().enumerate() {
                     path.push((t, i));
-                    self.find_anchor(k, b, path, best);
+                    self.find_anchor(k, b, path, visit);
                     path.pop();
                 }
                 return;
@@ -352,10 +360,7 @@ impl<'a> Search<'a> {
                 _ => return,
             },
         };
-        let n = self.space.incoming_size(at).unwrap_or(0);
-        if best.as_ref().is_none_or(|(m, _, _)| n < *m) {
-            *best = Some((n, at, path.clone()));
-        }
+        visit(at, path);
     }
 
     /// Candidate groundings of `root` from its anchor.

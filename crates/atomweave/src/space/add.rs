@@ -309,13 +309,13 @@ impl AtomSpace {
 
     /// The node of this type and name, if present.
     pub fn get_node(&self, t: Type, name: &str) -> Option<Handle> {
-        self.find_visible(|r| r.find_node(r.hash_node(t, name), t, name))
+        self.find_visible(|r| r.find_node(r.hash_node(t, name), t, name)).or_else(|| self.through_lookup(t, Some(name), &[]))
     }
 
     /// The link of this type and outgoing set, if present.
     pub fn get_link(&self, t: Type, outgoing: &[Handle]) -> Option<Handle> {
         let out = link_key(t, outgoing, self).ok()?;
-        self.find_visible(|r| r.find_link(r.hash_link(t, &out), t, &out))
+        self.find_visible(|r| r.find_link(r.hash_link(t, &out), t, &out)).or_else(|| self.through_lookup(t, None, outgoing))
     }
 
     /// The atom that `find` finds in the store of this space or of a space

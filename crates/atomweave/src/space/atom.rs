@@ -2,6 +2,9 @@
 //! value and values, as the space sees it (a frame's own values over its
 //! bases').
 //!
+//! Over a store (`read_through.rs`), an incoming set or a value is
+//! fetched before its first reading.
+//!
 //! **Invariant:** nothing here takes a write lock; values are read under
 //! the owning shard's read lock, the rest without a lock.
 
@@ -76,6 +79,14 @@ impl AtomSpace {
     /// a copy, taken without a lock in a space without child spaces.
     #[inline]
     pub fn incoming(&self, h: Handle) -> Option<Incoming> {
+        self.through_incoming(h);
+        self.incoming_here(h)
+    }
+
+    /// [`incoming`](Self::incoming) of what the space holds now, nothing
+    /// read through a store.
+    #[inline]
+    fn incoming_here(&self, h: Handle) -> Option<Incoming> {
         let mut links = SmallVec::new();
         if self.is_root() && !self.has_children() {
             match self.recs().incoming_copy(h, &mut links) {
@@ -95,6 +106,13 @@ impl AtomSpace {
     /// child spaces.
     #[inline]
     pub fn incoming_size(&self, h: Handle) -> Option<usize> {
+        self.through_incoming(h);
+        self.incoming_size_here(h)
+    }
+
+    /// [`incoming_size`](Self::incoming_size) of what the space holds now.
+    #[inline]
+    pub(super) fn incoming_size_here(&self, h: Handle) -> Option<usize> {
         if self.is_root() && !self.has_children() {
             let size = self.recs().incoming_size(h);
             // A child space made meanwhile may have registered its links here.
@@ -102,7 +120,7 @@ impl AtomSpace {
                 return size;
             }
         }
-        self.incoming(h).map(|i| i.len())
+        self.incoming_here(h).map(|i| i.len())
     }
 
     /// The links of type `t` that contain the atom.
@@ -119,6 +137,7 @@ impl AtomSpace {
     /// the stream itself, whose reading reports the failure).
     #[inline]
     pub fn get_tv(&self, h: Handle) -> Option<TruthValue> {
+        self.through_values(h);
         if self.is_root() {
             let rec = self.recs().rec(h)?;
             if !rec.has_tv() {
@@ -147,6 +166,7 @@ impl AtomSpace {
     /// that shows `h` does. No lock is held when it returns: a stream's
     /// reading runs code that may change this space.
     pub(super) fn tv_entry(&self, h: Handle) -> Option<TvEntry> {
+        self.through_values(h);
         self.owner(h)?;
         self.view_path(h).into_iter().find_map(|s| s.recs().get_tv_in(&s.read_shard(h.shard()), h))
     }
@@ -156,6 +176,7 @@ impl AtomSpace {
         if self.is_tv_key(key) {
             return self.get_tv_value(h);
         }
+        self.through_values(h);
         self.owner(h)?;
         self.value_through(h, key)
     }
@@ -167,6 +188,7 @@ impl AtomSpace {
     /// Keys and values of the atom, truth value excluded; a child's values
     /// override its bases' under the same key.
     pub fn key_values(&self, h: Handle) -> Vec<(Handle, Value)> {
+        self.through_values(h);
         if self.owner(h).is_none() {
             return Vec::new();
         }

@@ -28,6 +28,10 @@ impl AtomSpace {
     /// atom of a child space, the value is kept for the child alone.
     pub fn set_tv(&self, h: Handle, tv: TruthValue) -> Result<()> {
         self.writable("no truth value is changed")?;
+        // Over a store, its stored values first: this change is the newer.
+        if !self.through_values(h) {
+            return Ok(());
+        }
         self.inner.watch.note(|| Change::Atom(h));
         // Replacing a root atom's simple truth value is one store; the lock
         // (out of line, so this stays small) is for the rest.
@@ -47,6 +51,9 @@ impl AtomSpace {
     /// the truth value runs it (upstream's `cog-set-tv!` of a stream).
     pub fn set_tv_stream(&self, h: Handle, stream: StreamValue) -> Result<()> {
         self.writable("no truth value is changed")?;
+        if !self.through_values(h) {
+            return Ok(());
+        }
         self.inner.watch.note(|| Change::Atom(h));
         if stream.stream_type() != crate::types::FORMULA_TRUTH_VALUE {
             return Err(Error::InvalidValue(format!("a truth value is a number pair or a FormulaTruthValue, not a {}", stream.stream_type().name())));
@@ -58,6 +65,7 @@ impl AtomSpace {
     /// Atomically adds `n` to the atom's count and returns the new truth value.
     pub fn increment_count(&self, h: Handle, n: f64) -> Result<TruthValue> {
         self.writable("no truth value is changed")?;
+        self.through_values(h);
         self.inner.watch.note(|| Change::Atom(h));
         let foreign = !self.is_root() && self.foreign(h)?;
         // Read before the lock: a base's truth value may be a stream, whose
@@ -78,6 +86,9 @@ impl AtomSpace {
     /// likes: the loader drops them on its reading thread.
     pub(crate) fn replace_value(&self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
         self.writable("no value is changed")?;
+        if !self.through_values(h) {
+            return Ok(None);
+        }
         v.check_shape()?;
         if self.is_tv_key(key) {
             return match v {
@@ -95,6 +106,9 @@ impl AtomSpace {
     /// child space this removes the child's own value; a base's shows again.
     pub fn remove_value(&self, h: Handle, key: Handle) -> Result<()> {
         self.writable("no value is changed")?;
+        if !self.through_values(h) {
+            return Ok(());
+        }
         if self.is_tv_key(key) {
             return self.set_tv(h, TruthValue::DEFAULT);
         }

@@ -22,6 +22,7 @@ mod atom;
 mod change;
 mod extract;
 mod frames;
+mod read_through;
 mod scan;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -37,6 +38,7 @@ use crate::watch::Watch;
 
 pub use atom::Incoming;
 use frames::foreign_memberships;
+pub use read_through::BackingStore;
 
 /// A thread-safe AtomSpace. Cloning it is cheap and yields the same space
 /// (like upstream's `AtomSpacePtr`); it is `Send + Sync`.
@@ -78,6 +80,10 @@ struct Inner {
     name: Box<str>,
     /// Recordings of changes under way ([`AtomSpace::recording`]).
     watch: Watch,
+    /// Does this space read through a store? The hot paths test this alone.
+    backed: AtomicBool,
+    /// The store it reads through ([`AtomSpace::set_backing`]).
+    backing: Mutex<Option<Arc<read_through::ReadThrough>>>,
 }
 
 /// What the spaces of one hierarchy (a root and its frames) share.
@@ -220,6 +226,8 @@ impl From<AtomTable> for AtomSpace {
                 scratch: false,
                 name: Box::default(),
                 watch: Watch::default(),
+                backed: AtomicBool::new(false),
+                backing: Mutex::default(),
             }),
         }
     }

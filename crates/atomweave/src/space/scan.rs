@@ -1,4 +1,5 @@
-//! Whole-space reads: the atoms of a type, and counts.
+//! Whole-space reads: the atoms of a type, and counts. Over a store
+//! (`read_through.rs`), each reads the store's atoms of its types first.
 
 use crate::handle::{Handle, SHARDS};
 use crate::read::AtomRead;
@@ -13,6 +14,7 @@ impl AtomSpace {
     /// copies only the list of slot blocks (one entry per 64 atoms) and reads
     /// records lock-free; atoms added or removed meanwhile may or may not show.
     pub fn handles_by_type(&self, t: Type, subtypes: bool) -> Box<dyn Iterator<Item = Handle> + '_> {
+        self.through_types(t, subtypes);
         let own = self.own_by_type(t, subtypes);
         if self.is_root() {
             return Box::new(own);
@@ -58,6 +60,12 @@ impl AtomSpace {
 
     /// Number of atoms.
     pub fn size(&self) -> usize {
+        self.through_types(crate::types::ATOM, true);
+        self.size_here()
+    }
+
+    /// [`size`](Self::size) of what the space holds now.
+    pub(super) fn size_here(&self) -> usize {
         if self.is_root() {
             self.read_own().size()
         } else {
@@ -67,6 +75,7 @@ impl AtomSpace {
 
     /// Number of nodes.
     pub fn num_nodes(&self) -> usize {
+        self.through_types(crate::types::ATOM, true);
         if self.is_root() {
             self.read_own().num_nodes()
         } else {
@@ -77,6 +86,7 @@ impl AtomSpace {
 
     /// Number of links.
     pub fn num_links(&self) -> usize {
+        self.through_types(crate::types::ATOM, true);
         if self.is_root() {
             self.read_own().num_links()
         } else {
@@ -86,10 +96,20 @@ impl AtomSpace {
 
     /// Number of atoms of type `t` (and its subtypes when `subtypes`).
     pub fn count_of_type(&self, t: Type, subtypes: bool) -> usize {
+        self.through_types(t, subtypes);
         if self.is_root() {
             self.read_own().count_of_type(t, subtypes)
         } else {
             self.handles_by_type(t, subtypes).count()
+        }
+    }
+
+    /// Atoms of exactly type `t` the space holds now.
+    pub(super) fn count_of_type_here(&self, t: Type) -> usize {
+        if self.is_root() {
+            self.read_own().count_of_type(t, false)
+        } else {
+            self.handles_by_type(t, false).count()
         }
     }
 }

@@ -1,0 +1,188 @@
+//! A space read through an LMDB store answers as the loaded store does:
+//! on random small spaces, random queries (joins through a constant,
+//! typed scans, a predicate of many links beside a rare atom), incoming
+//! sets, truth values, values and counts by type give the same answers
+//! over the store opened without loading as over the store loaded whole.
+
+use std::collections::BTreeSet;
+
+use atomweave::query::{execute, Executed};
+use atomweave::sexpr;
+use atomweave::types::*;
+use atomweave::{AtomSpace, Handle, TruthValue, Value};
+use atomweave_store::{open, read_through};
+use proptest::prelude::*;
+
+mod common;
+use common::{canon, canon_entry};
+
+#[derive(Clone, Debug)]
+struct Spec {
+    words: usize,
+    pairs: Vec<(usize, usize, u8)>,
+    isa: Vec<(usize, usize)>,
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    (2usize..=12, prop::collection::vec((any::<usize>(), any::<usize>(), any::<u8>()), 0..40), prop::collection::vec((any::<usize>(), any::<usize>()), 0..15))
+        .prop_map(|(words, pairs, isa)| Spec { words, pairs, isa })
+}
+
+/// Word pairs under two predicates with count truth values, a FloatValue
+/// on some, and InheritanceLinks between words.
+fn build(s: &Spec) -> AtomSpace {
+    let space = AtomSpace::new();
+    let words: Vec<Handle> = (0..s.words).map(|i| space.add_node(WORD_NODE, &format!("w{i}")).unwrap()).collect();
+    let preds = [space.add_node(PREDICATE_NODE, "ANY").unwrap(), space.add_node(PREDICATE_NODE, "rare").unwrap()];
+    let key = space.add_node(PREDICATE_NODE, "mi").unwrap();
+    for &(a, b, k) in &s.pairs {
+        let pair = space.add_link(LIST_LINK, &[words[a % s.words], words[b % s.words]]).unwrap();
+        let pred = preds[usize::from(k % 5 == 0)];
+        let e = space.add_link(EVALUATION_LINK, &[pred, pair]).unwrap();
+        space.set_tv(e, TruthValue::count(1.0, 0.0, f64::from(k) + 1.0)).unwrap();
+        if k % 3 == 0 {
+            space.set_value(pair, key, Value::Float(vec![f64::from(k), 0.5].into())).unwrap();
+        }
+    }
+    for &(a, b) in &s.isa {
+        space.add_link(INHERITANCE_LINK, &[words[a % s.words], words[b % s.words]]).unwrap();
+    }
+    space
+}
+
+/// A query's answer as handle-free text.
+fn answer(space: &AtomSpace, text: &str) -> BTreeSet<String> {
+    let q = sexpr::load_str(&mut &*space, text).unwrap()[0];
+    match execute(space, q).unwrap() {
+        Executed::Atom(h) => space.outgoing(h).unwrap().iter().map(|&g| canon(space, g)).collect(),
+        Executed::Value(v) => BTreeSet::from([format!("{v:?}")]),
+    }
+}
+
+fn queries(x: usize, y: usize) -> Vec<String> {
+    vec![
+        // The two-clause join of the scale benchmark: pairs (a, b) through x.
+        format!(
+            r#"(Get (VariableList (Variable "$a") (Variable "$b")) (And (Evaluation (Predicate "ANY") (List (Variable "$a") (Word "w{x}"))) (Evaluation (Predicate "ANY") (List (Word "w{x}") (Variable "$b")))))"#
+        ),
+        format!(r#"(Get (Evaluation (Predicate "rare") (List (Word "w{x}") (Variable "$b"))))"#),
+        format!(r#"(Get (VariableList (Variable "$p") (Variable "$b")) (Evaluation (Variable "$p") (List (Word "w{y}") (Variable "$b"))))"#),
+        format!(r#"(Get (And (Inheritance (Variable "$a") (Word "w{y}")) (Evaluation (Predicate "ANY") (List (Variable "$a") (Variable "$a")))))"#),
+        r#"(Get (VariableList (Variable "$a") (Variable "$b")) (Inheritance (Variable "$a") (Variable "$b")))"#.to_string(),
+        r#"(Get (TypedVariable (Variable "$w") (Type "WordNode")) (Inheritance (Variable "$w") (Variable "$w")))"#.to_string(),
+    ]
+}
+
+/// What the two spaces say of one word: incoming sets and values.
+fn facts(space: &AtomSpace, x: usize) -> Vec<String> {
+    let Some(w) = space.get_node(WORD_NODE, &format!("w{x}")) else { return vec!["absent".into()] };
+    let mut inc: Vec<String> = space.incoming(w).unwrap().iter().map(|&l| canon_entry(space, l)).collect();
+    inc.sort();
+    inc.push(format!("size {}", space.incoming_size(w).unwrap()));
+    for l in space.incoming(w).unwrap().iter() {
+        for e in space.incoming(*l).unwrap().iter() {
+            inc.push(canon_entry(space, *e));
+        }
+    }
+    inc.sort();
+    inc
+}
+
+fn stored(space: &AtomSpace, dir: &tempfile::TempDir) -> String {
+    let url = format!("lmdb://{}", dir.path().join("db").display());
+    let mut store = open(&url).unwrap();
+    store.store_atomspace(space, &mut |_| {}).unwrap();
+    store.close().unwrap();
+    url
+}
+
+fn loaded(url: &str) -> AtomSpace {
+    let space = AtomSpace::new();
+    let mut store = open(url).unwrap();
+    store.load_atomspace(&space, &mut |_| {}).unwrap();
+    store.close().unwrap();
+    space
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn reading_through_answers_as_loading(s in spec(), x in any::<usize>(), y in any::<usize>()) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = stored(&build(&s), &dir);
+        let (x, y) = (x % s.words, y % s.words);
+        for q in queries(x, y) {
+            // Fresh spaces each time: each query starts from nothing read,
+            // and no query's atoms are another's data.
+            let whole = loaded(&url);
+            let through = read_through::open_space(&url).unwrap();
+            prop_assert_eq!(answer(&through, &q), answer(&whole, &q), "{}", q);
+            drop(through);
+        }
+        let whole = loaded(&url);
+        let through = read_through::open_space(&url).unwrap();
+        prop_assert_eq!(facts(&through, x), facts(&whole, x));
+        prop_assert_eq!(through.count_of_type(LIST_LINK, false), whole.count_of_type(LIST_LINK, false));
+        let all = |sp: &AtomSpace| sp.handles_by_type(ATOM, true).map(|h| canon_entry(sp, h)).collect::<BTreeSet<_>>();
+        prop_assert_eq!(all(&through), all(&whole));
+    }
+}
+
+#[test]
+fn a_query_reads_only_what_it_touches() {
+    // One rare word beside a predicate that holds every pair.
+    let space = AtomSpace::new();
+    let any = space.add_node(PREDICATE_NODE, "ANY").unwrap();
+    let words: Vec<Handle> = (0..2000).map(|i| space.add_node(WORD_NODE, &format!("w{i}")).unwrap()).collect();
+    for i in 0..2000 {
+        for j in [1, 7, 31] {
+            let pair = space.add_link(LIST_LINK, &[words[i], words[(i + j) % 2000]]).unwrap();
+            space.add_link(EVALUATION_LINK, &[any, pair]).unwrap();
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let url = stored(&space, &dir);
+    let through = read_through::open_space(&url).unwrap();
+    let got = answer(&through, &queries(5, 0)[0]);
+    // (a, w5) for a in w4, w1998, w1974; (w5, b) for b in w6, w12, w36.
+    assert_eq!(got.len(), 9);
+    // The query, the pairs through w5 and their members: far from 14,001 atoms.
+    let held = atomweave::AtomRead::size(&through.read().unwrap());
+    assert!(held < 100, "read {held} atoms");
+}
+
+#[test]
+fn a_store_that_cannot_read_through_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.scm");
+    std::fs::write(&path, "(Concept \"a\")\n").unwrap();
+    let err = read_through::open_space(&format!("file://{}", path.display())).err().unwrap().to_string();
+    assert!(err.contains("only an LMDB store"), "{err}");
+}
+
+#[test]
+fn changes_stay_in_the_space_and_store_back_on_request() {
+    let space = AtomSpace::new();
+    let a = space.add_node(CONCEPT_NODE, "a").unwrap();
+    let b = space.add_node(CONCEPT_NODE, "b").unwrap();
+    let l = space.add_link(INHERITANCE_LINK, &[a, b]).unwrap();
+    space.set_tv(l, TruthValue::simple(0.5, 0.5)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let url = stored(&space, &dir);
+
+    let through = read_through::open_space(&url).unwrap();
+    // Added by content: the stored truth value is there to read.
+    let a2 = through.add_node(CONCEPT_NODE, "a").unwrap();
+    let b2 = through.add_node(CONCEPT_NODE, "b").unwrap();
+    let l2 = through.add_link(INHERITANCE_LINK, &[a2, b2]).unwrap();
+    assert_eq!(through.get_tv(l2), Some(TruthValue::simple(0.5, 0.5)));
+    // A change made here is the newer: the stored value does not return over it.
+    through.set_tv(l2, TruthValue::simple(0.9, 0.9)).unwrap();
+    assert_eq!(through.incoming(a2).unwrap().len(), 1);
+    assert_eq!(through.get_tv(l2), Some(TruthValue::simple(0.9, 0.9)));
+    drop(through);
+    let back = loaded(&url);
+    let ends = [back.get_node(CONCEPT_NODE, "a").unwrap(), back.get_node(CONCEPT_NODE, "b").unwrap()];
+    assert_eq!(back.get_tv(back.get_link(INHERITANCE_LINK, &ends).unwrap()), Some(TruthValue::simple(0.5, 0.5)));
+}

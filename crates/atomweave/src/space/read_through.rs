@@ -1,0 +1,350 @@
+//! Read-through: a space over a store that it reads as calls need atoms.
+//!
+//! A root space given a [`BackingStore`] (upstream's name for what a store
+//! offers the pattern matcher) is a cache of that store. The calls that
+//! answer for the whole store ask it first, once per atom or type:
+//! - an atom's incoming set (`incoming`, `incoming_size`, and the
+//!   matcher's walks up from its anchors) fetches the stored links that
+//!   hold it;
+//! - an atom's values (read or changed) fetch its stored values first;
+//! - a lookup by content that misses (`get_node`, `get_link`) looks in
+//!   the store;
+//! - the atoms of a type, and counts, fetch every stored atom of the type.
+//!
+//! What is fetched stays in the space; changes stay here until stored
+//! (`store_atom`), as with any StorageNode. The matcher estimates an
+//! anchor's incoming set from the store without fetching it
+//! ([`AtomSpace::incoming_size_hint`]), so a query anchored at a rare
+//! word never reads the 50 M links of the predicate beside it.
+//!
+//! This is not a cache with a size cap: what a query touches stays until
+//! the space is dropped or cleared. It is not write-through either.
+//!
+//! **Invariant:** calls the backing makes on the space are not read
+//! through (`FILLING`, per thread: a backing fills the space on the
+//! thread that asked), and change only the values of atoms whose values
+//! were not here before (a fill never undoes a change made here); no lock
+//! of the space is held while the backing runs; each atom's incoming set,
+//! values, and each type are fetched at most once per attachment. A fetch that fails is kept
+//! ([`AtomSpace::take_backing_error`]) and ends the query that met it.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use crate::error::{Error, Result};
+use crate::handle::Handle;
+use crate::types::Type;
+
+use super::frames::Visit;
+use super::AtomSpace;
+
+type HashSet<K> = hashbrown::HashSet<K, foldhash::fast::RandomState>;
+type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
+
+/// A store a space reads through: each call brings what the store holds
+/// into `space` (by content, with values), or counts it.
+pub trait BackingStore: Send + Sync {
+    /// The store's URL, for messages.
+    fn url(&self) -> String;
+
+    /// Brings in the stored links that hold `h`, with their members and values.
+    fn fetch_incoming(&self, space: &AtomSpace, h: Handle) -> Result<()>;
+
+    /// How many stored links hold `h`, counting no further than `limit`
+    /// (a count of `limit` means "at least"); `None` if the store cannot
+    /// tell without fetching them.
+    fn incoming_count(&self, space: &AtomSpace, h: Handle, limit: usize) -> Result<Option<usize>>;
+
+    /// Brings in every stored atom of type `t` (and its subtypes, with
+    /// `subtypes`: `Atom` with subtypes is the whole store), with values.
+    fn fetch_type(&self, space: &AtomSpace, t: Type, subtypes: bool) -> Result<()>;
+
+    /// Brings in the stored values of `h`, if the store holds it.
+    fn fetch_values(&self, space: &AtomSpace, h: Handle) -> Result<()>;
+
+    /// Brings in the stored node of this type and name, if any.
+    fn fetch_node(&self, space: &AtomSpace, t: Type, name: &str) -> Result<Option<Handle>>;
+
+    /// Brings in the stored link of this type over these atoms of the space, if any.
+    fn fetch_link(&self, space: &AtomSpace, t: Type, outgoing: &[Handle]) -> Result<Option<Handle>>;
+}
+
+thread_local! {
+    /// The fill under way on this thread (0: none): a backing fills a
+    /// space on the thread that asked.
+    static FILLING: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Numbers fills, so that a fill writes the values of the atoms it
+/// brings and never those read or changed here before it.
+static FILLS: AtomicU64 = AtomicU64::new(1);
+
+/// A backing attached to a space, and what it has fetched.
+pub(super) struct ReadThrough {
+    backing: Box<dyn BackingStore>,
+    incoming: RwLock<HashSet<Handle>>,
+    /// Atoms whose stored values are here, and the fill that brought them.
+    values: RwLock<HashMap<Handle, u64>>,
+    types: Mutex<HashSet<Type>>,
+    /// Stored incoming counts seen: (count, exact).
+    counts: Mutex<HashMap<Handle, (usize, bool)>>,
+    error: Mutex<Option<Error>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn filling() -> bool {
+    FILLING.with(Cell::get) != 0
+}
+
+impl ReadThrough {
+    /// Runs one backing call as fill `fill` (a new one for 0), with the
+    /// space's read-through off on this thread; a failure is kept for the
+    /// query to report.
+    fn fill<T>(&self, fill: u64, f: impl FnOnce(&dyn BackingStore) -> Result<T>) -> Option<T> {
+        let fill = if fill == 0 { FILLS.fetch_add(1, Ordering::Relaxed) } else { fill };
+        let was = FILLING.with(|c| c.replace(fill));
+        let r = f(&*self.backing);
+        FILLING.with(|c| c.set(was));
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                let mut slot = lock(&self.error);
+                if slot.is_none() {
+                    let msg = match e {
+                        Error::Backing(msg) => msg,
+                        e => e.to_string(),
+                    };
+                    *slot = Some(Error::Backing(format!("{}: {msg}", self.backing.url())));
+                }
+                None
+            }
+        }
+    }
+
+    /// Marks `h`'s incoming set fetched; true if it was not before.
+    fn first_incoming(&self, h: Handle) -> bool {
+        if self.incoming.read().unwrap_or_else(|e| e.into_inner()).contains(&h) {
+            return false;
+        }
+        self.incoming.write().unwrap_or_else(|e| e.into_inner()).insert(h)
+    }
+}
+
+impl AtomSpace {
+    /// Makes this root space read through `backing` (or, with `None`,
+    /// stop): from now on it answers as if it held the store's atoms too.
+    pub fn set_backing(&self, backing: Option<Box<dyn BackingStore>>) -> Result<()> {
+        if !self.is_root() {
+            return Err(Error::Hierarchy("only a root space can read through a store; its child spaces see what it reads".into()));
+        }
+        let rt = backing.map(|backing| {
+            Arc::new(ReadThrough {
+                backing,
+                incoming: RwLock::default(),
+                values: RwLock::default(),
+                types: Mutex::default(),
+                counts: Mutex::default(),
+                error: Mutex::default(),
+            })
+        });
+        let mut slot = lock(&self.inner.backing);
+        self.inner.backed.store(rt.is_some(), Ordering::Release);
+        *slot = rt;
+        Ok(())
+    }
+
+    /// Does this space, or a space below it, read through a store?
+    pub fn is_read_through(&self) -> bool {
+        self.read_through().is_some()
+    }
+
+    /// The first failure of a fetch since the last call, if any: a read
+    /// through a store that failed answered from what the space held.
+    pub fn take_backing_error(&self) -> Option<Error> {
+        let (_, rt) = self.read_through()?;
+        let taken = lock(&rt.error).take();
+        taken
+    }
+
+    /// The space that reads through a store (this one or one below) and
+    /// its backing.
+    fn read_through(&self) -> Option<(&AtomSpace, Arc<ReadThrough>)> {
+        let backed = |s: &AtomSpace| s.inner.backed.load(Ordering::Acquire).then(|| lock(&s.inner.backing).clone()).flatten();
+        if self.is_root() {
+            return backed(self).map(|rt| (self, rt));
+        }
+        self.walk(|s| match backed(s) {
+            Some(rt) => Visit::Found((s, rt)),
+            None => Visit::Descend,
+        })
+    }
+
+    /// Fetches the stored incoming set of `h`, once.
+    #[inline]
+    pub(super) fn through_incoming(&self, h: Handle) {
+        if self.inner.backed.load(Ordering::Relaxed) || !self.is_root() {
+            self.through_incoming_slow(h);
+        }
+    }
+
+    #[inline(never)]
+    fn through_incoming_slow(&self, h: Handle) {
+        if filling() {
+            return;
+        }
+        let Some((s, rt)) = self.read_through() else { return };
+        if s.contains(h) && rt.first_incoming(h) {
+            rt.fill(0, |b| b.fetch_incoming(s, h));
+        }
+    }
+
+    /// Fetches the stored values of `h`, once, before its first reading
+    /// or change here. Whether a change of `h`'s values goes ahead: always,
+    /// but in a fill, which changes only the atoms it brings, never those
+    /// whose values were here before it.
+    #[inline]
+    pub(super) fn through_values(&self, h: Handle) -> bool {
+        if self.inner.backed.load(Ordering::Relaxed) || !self.is_root() {
+            return self.through_values_slow(h);
+        }
+        true
+    }
+
+    #[inline(never)]
+    fn through_values_slow(&self, h: Handle) -> bool {
+        let Some((s, rt)) = self.read_through() else { return true };
+        if !s.contains(h) {
+            return true;
+        }
+        let fill = FILLING.with(Cell::get);
+        if let Some(&by) = rt.values.read().unwrap_or_else(|e| e.into_inner()).get(&h) {
+            return fill == 0 || by == fill;
+        }
+        let mine = if fill == 0 { FILLS.fetch_add(1, Ordering::Relaxed) } else { fill };
+        let by = *rt.values.write().unwrap_or_else(|e| e.into_inner()).entry(h).or_insert(mine);
+        if fill != 0 {
+            return by == fill;
+        }
+        if by == mine {
+            rt.fill(mine, |b| b.fetch_values(s, h));
+        }
+        true
+    }
+
+    /// Fetches every stored atom of type `t` (and subtypes), once.
+    #[inline]
+    pub(super) fn through_types(&self, t: Type, subtypes: bool) {
+        if self.inner.backed.load(Ordering::Relaxed) || !self.is_root() {
+            self.through_types_slow(t, subtypes);
+        }
+    }
+
+    #[inline(never)]
+    fn through_types_slow(&self, t: Type, subtypes: bool) {
+        if filling() {
+            return;
+        }
+        let Some((s, rt)) = self.read_through() else { return };
+        let types = crate::read::query_types(t, subtypes);
+        let todo: Vec<Type> = {
+            let mut done = lock(&rt.types);
+            types.iter().copied().filter(|t| done.insert(*t)).collect()
+        };
+        // One call for the lot where none was fetched before (the whole
+        // store, for `Atom` and its subtypes), else one a type.
+        if todo.len() == types.len() {
+            rt.fill(0, |b| b.fetch_type(s, t, subtypes));
+        } else {
+            for t in todo {
+                rt.fill(0, |b| b.fetch_type(s, t, false));
+            }
+        }
+    }
+
+    /// A lookup by content that missed here, tried in the store.
+    pub(super) fn through_lookup(&self, t: Type, name: Option<&str>, outgoing: &[Handle]) -> Option<Handle> {
+        if (!self.inner.backed.load(Ordering::Relaxed) && self.is_root()) || filling() {
+            return None;
+        }
+        let (s, rt) = self.read_through()?;
+        if outgoing.iter().any(|&m| !s.contains(m)) {
+            return None;
+        }
+        let found = rt.fill(0, |b| match name {
+            Some(name) => b.fetch_node(s, t, name),
+            None => b.fetch_link(s, t, outgoing),
+        })??;
+        // Its values came with it.
+        rt.values.write().unwrap_or_else(|e| e.into_inner()).entry(found).or_insert(0);
+        self.contains(found).then_some(found)
+    }
+
+    /// The size of `h`'s incoming set, for choosing where a search starts:
+    /// exact in a space that holds everything it shows; over a store, the
+    /// stored count (counted no further than `limit`) without fetching,
+    /// or what is here if more.
+    pub(crate) fn incoming_size_hint(&self, h: Handle, limit: usize) -> usize {
+        let here = || self.incoming_size_here(h).unwrap_or(0);
+        if !self.inner.backed.load(Ordering::Relaxed) && self.is_root() {
+            return here();
+        }
+        let Some((s, rt)) = self.read_through().filter(|_| !filling()) else { return here() };
+        if !s.contains(h) || rt.incoming.read().unwrap_or_else(|e| e.into_inner()).contains(&h) {
+            return here();
+        }
+        let known = lock(&rt.counts).get(&h).copied();
+        let stored = match known {
+            Some((n, exact)) if exact || n >= limit => Some(n),
+            _ => {
+                let n = rt.fill(0, |b| b.incoming_count(s, h, limit)).flatten();
+                if let Some(n) = n {
+                    lock(&rt.counts).insert(h, (n, n < limit));
+                }
+                n
+            }
+        };
+        match stored {
+            Some(n) => n.max(here()),
+            None => self.incoming_size(h).unwrap_or(0),
+        }
+    }
+
+    /// Of `atoms`, the index of the one with the thinnest incoming set
+    /// (the first of equals). Over a store, each is counted no further
+    /// than a limit that grows eightfold until one is under it: the work
+    /// is a few times the thinnest set's size, not the thickest's.
+    pub(crate) fn thinnest(&self, atoms: &[Handle]) -> Option<usize> {
+        let mut limit = if self.is_read_through() { 64 } else { usize::MAX };
+        loop {
+            let (i, n) = atoms.iter().map(|&h| self.incoming_size_hint(h, limit)).enumerate().min_by_key(|&(_, n)| n)?;
+            if n < limit || limit == usize::MAX {
+                return Some(i);
+            }
+            limit = limit.saturating_mul(8);
+        }
+    }
+
+    /// How many atoms of type `t` (all atoms, for `None`) there are, for
+    /// choosing where a search starts: over a store not yet read for `t`,
+    /// the store's count if it can tell, else a count that makes a scan
+    /// the last resort.
+    pub(crate) fn count_hint(&self, t: Option<Type>) -> usize {
+        let here = || t.map_or_else(|| self.size_here(), |t| self.count_of_type_here(t));
+        if !self.inner.backed.load(Ordering::Relaxed) && self.is_root() {
+            return here();
+        }
+        let Some((_, rt)) = self.read_through().filter(|_| !filling()) else { return here() };
+        let done = match t {
+            Some(t) => lock(&rt.types).contains(&t),
+            None => false,
+        };
+        if done {
+            return here();
+        }
+        usize::MAX >> 8
+    }
+}
