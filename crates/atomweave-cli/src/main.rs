@@ -118,6 +118,8 @@ enum BenchCommand {
     ShellBench(shell_bench::ShellBenchArgs),
     /// Execute one query in a loop, for a profiler (upstream's profile_bindlink; see make profile).
     ProfileQuery(query::ProfileArgs),
+    /// Query stored word pairs without loading them: incoming-set fetches and a join, cold and warm.
+    ReadThroughBench(bench::read_through::ReadThroughArgs),
     /// Write a reproducible Atomese file: random atoms, or word-pair counts (--shape pairs).
     Generate {
         /// Roughly how many atoms.
@@ -325,6 +327,7 @@ fn run_bench(c: BenchCommand) -> Result<(), String> {
         BenchCommand::PersistBench(args) => persist::bench(args),
         BenchCommand::ShellBench(args) => shell_bench::run(args),
         BenchCommand::ProfileQuery(args) => query::profile(args),
+        BenchCommand::ReadThroughBench(args) => bench::read_through::run(args),
         BenchCommand::Generate { atoms, seed, output, shape } => generate::run(shape, atoms, seed, output.as_deref()),
         BenchCommand::BenchPlot { dir } => bench::plot::plot_dir(&dir).map(|pngs| {
             for p in pngs {

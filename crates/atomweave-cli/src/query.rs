@@ -18,6 +18,11 @@ pub struct QueryArgs {
     /// A file of queries (repeatable).
     #[arg(short = 'f', long = "file", value_name = "QUERY.scm")]
     query_files: Vec<PathBuf>,
+    /// Query this LMDB store without loading it (lmdb:///dir): atoms are
+    /// read from it as the queries need them; the data files are added
+    /// over it. Nothing is written to it.
+    #[arg(long, value_name = "URL")]
+    from: Option<String>,
     /// Threads for large searches (default: one per core).
     #[arg(short = 'T', long)]
     threads: Option<usize>,
@@ -32,7 +37,11 @@ pub fn run(args: QueryArgs) -> Result<(), String> {
     if args.exprs.is_empty() && args.query_files.is_empty() {
         return Err("no query: give one with -e 'QUERY' or -f QUERY.scm".into());
     }
-    let mut target = super::input_files::Target::Space(AtomSpace::new());
+    let space = match &args.from {
+        Some(url) => atomweave_store::read_through::open_space(url).map_err(|e| e.to_string())?,
+        None => AtomSpace::new(),
+    };
+    let mut target = super::input_files::Target::Space(space);
     super::input_files::load_files(&mut target, &args.files, args.quiet, &args.read)?;
     let space = target.into_space();
     let mut texts: Vec<(String, String)> = args.exprs.iter().enumerate().map(|(i, e)| (format!("-e #{}", i + 1), e.clone())).collect();
@@ -64,8 +73,9 @@ fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, String> {
 /// A result in the REPL form.
 fn show(space: &AtomSpace, r: &Executed) -> Result<String, String> {
     // Through the read view when there is one; else (a truth value that is
-    // a stream, read by running it) through the space.
-    match space.read() {
+    // a stream, read by running it; a store read through for values)
+    // through the space.
+    match space.read().filter(|_| !space.is_read_through()) {
         Some(view) => show_in(&view, r),
         None => show_in(space, r),
     }

@@ -2,9 +2,19 @@
 
 /// Resident set size of this process, from `/proc/self/status` (0 where unavailable).
 pub fn rss_bytes() -> usize {
+    status_bytes("VmRSS:")
+}
+
+/// The most this process has had resident (0 where unavailable).
+pub fn peak_rss_bytes() -> usize {
+    status_bytes("VmHWM:")
+}
+
+/// A size in `/proc/self/status`, in bytes.
+fn status_bytes(field: &str) -> usize {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|kb| kb.parse::<usize>().ok()))
+        .and_then(|s| s.lines().find(|l| l.starts_with(field)).and_then(|l| l.split_whitespace().nth(1)).and_then(|kb| kb.parse::<usize>().ok()))
         .map_or(0, |kb| kb * 1024)
 }
 

@@ -7,6 +7,7 @@ pub mod atom_bench;
 mod methods;
 pub mod plot;
 mod python_layer;
+pub mod read_through;
 pub mod report;
 mod scheme_layer;
 mod server_layer;

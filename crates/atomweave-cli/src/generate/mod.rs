@@ -3,7 +3,7 @@
 //! (word-pair counts, as the language-learning pipelines store them, at
 //! any size). The same size and seed give the same bytes.
 
-mod pairs;
+pub mod pairs;
 mod random;
 
 use std::path::Path;

@@ -172,31 +172,41 @@ impl Member {
     /// Pushes the member's text: pushed, not formatted, which made the
     /// whole file a third slower.
     fn push(self, buf: &mut String) {
-        const CONSONANTS: &[u8] = b"bdfghklmnprstvz";
-        const VOWELS: &[u8] = b"aeiou";
-        const SYLLABLES: usize = CONSONANTS.len() * VOWELS.len();
-        let mut rank = match self {
+        match self {
             Member::Any(wall) => {
                 buf.push_str("(AnyNode \"");
                 buf.push_str(wall);
-                buf.push_str("\")");
-                return;
             }
-            Member::Word(rank) => rank,
-        };
-        buf.push_str("(WordNode \"");
-        loop {
-            let s = rank % SYLLABLES;
-            buf.push(CONSONANTS[s / VOWELS.len()] as char);
-            buf.push(VOWELS[s % VOWELS.len()] as char);
-            // Bijective: names of one syllable, then of two, and so on.
-            rank /= SYLLABLES;
-            if rank == 0 {
-                break;
+            Member::Word(rank) => {
+                buf.push_str("(WordNode \"");
+                push_word(rank, buf);
             }
-            rank -= 1;
         }
         buf.push_str("\")");
+    }
+}
+
+/// The name of the word of rank `rank` (rank 0 is "ba").
+pub fn word(rank: usize) -> String {
+    let mut name = String::new();
+    push_word(rank, &mut name);
+    name
+}
+
+fn push_word(mut rank: usize, buf: &mut String) {
+    const CONSONANTS: &[u8] = b"bdfghklmnprstvz";
+    const VOWELS: &[u8] = b"aeiou";
+    const SYLLABLES: usize = CONSONANTS.len() * VOWELS.len();
+    loop {
+        let s = rank % SYLLABLES;
+        buf.push(CONSONANTS[s / VOWELS.len()] as char);
+        buf.push(VOWELS[s % VOWELS.len()] as char);
+        // Bijective: names of one syllable, then of two, and so on.
+        rank /= SYLLABLES;
+        if rank == 0 {
+            break;
+        }
+        rank -= 1;
     }
 }
 
