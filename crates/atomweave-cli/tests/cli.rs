@@ -143,6 +143,33 @@ fn query_prints_each_result_and_fails_on_a_bad_query() {
 }
 
 #[test]
+fn query_from_a_store_answers_as_over_the_file_and_read_through_bench_runs() {
+    let dir = tempdir();
+    let data = dir.path().join("pairs.scm");
+    let out = atomweave(&["generate", "--shape", "pairs", "-n", "20000", "-o", data.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let store = format!("lmdb://{}", dir.path().join("db").display());
+    assert!(atomweave(&["load", "-q", data.to_str().unwrap(), "--to", &store]).status.success());
+    let join = r#"(Get (VariableList (Variable "$a") (Variable "$b")) (And (Evaluation (Predicate "ANY") (List (Variable "$a") (Word "ba"))) (Evaluation (Predicate "ANY") (List (Word "ba") (Variable "$b")))))"#;
+    let loaded = atomweave(&["query", "-q", data.to_str().unwrap(), "-e", join]);
+    let through = atomweave(&["query", "--from", &store, "-e", join]);
+    assert!(loaded.status.success() && through.status.success(), "{}", String::from_utf8_lossy(&through.stderr));
+    assert!(loaded.stdout.len() > 1000, "a join of some size: {}", String::from_utf8_lossy(&loaded.stdout));
+    assert_eq!(String::from_utf8(through.stdout).unwrap(), String::from_utf8(loaded.stdout).unwrap());
+
+    let missing = atomweave(&["query", "--from", &format!("lmdb://{}", dir.path().join("none").display()), "-e", join]);
+    assert!(!missing.status.success() && String::from_utf8_lossy(&missing.stderr).contains("no store there"));
+
+    let words = std::fs::read_to_string(&data).unwrap().lines().next().unwrap().split(' ').nth(5).unwrap().to_string();
+    let bench = atomweave(&["read-through-bench", "--from", &store, "--words", &words, "-n", "50", "--loaded"]);
+    assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));
+    let text = String::from_utf8(bench.stdout).unwrap();
+    for line in ["fetches cold", "fetches warm", "join    cold", "join    warm", "join    loaded", "peak"] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+}
+
+#[test]
 fn load_to_dump_from_copy_and_persist_bench() {
     let dir = tempdir();
     let data = dir.path().join("store.scm");
@@ -478,7 +505,9 @@ fn help_lists_the_users_commands_apart_from_the_benchmarks() {
         for c in ["load", "dump", "query", "copy", "serve"] {
             assert!(users.iter().any(|u| u == c) && !benches.iter().any(|b| b == c), "{c} among the user's commands: {text}");
         }
-        for c in ["bench", "atom-bench", "query-bench", "persist-bench", "shell-bench", "profile-query", "generate", "bench-plot", "report"] {
+        for c in
+            ["bench", "atom-bench", "query-bench", "persist-bench", "shell-bench", "profile-query", "read-through-bench", "generate", "bench-plot", "report"]
+        {
             assert!(benches.iter().any(|b| b == c) && !users.iter().any(|u| u == c), "{c} among the benchmarks: {text}");
             assert!(atomweave(&[c, "--help"]).status.success(), "{c} --help");
         }

@@ -4,7 +4,7 @@
 //! last and still open, as upstream's do.
 
 use atomweave::{Handle, Value};
-use atomweave_store::registry::Registry;
+use atomweave_store::registry::{Registry, StoreRef};
 use atomweave_store::StorageNode;
 
 use crate::error::{Error, R};
@@ -56,11 +56,16 @@ pub fn give_store(space: u32, store: Box<dyn StorageNode>) {
 
 /// Runs `f` on the store `node` names (or the current one).
 fn with_store<T>(node: Option<Atom>, f: impl FnOnce(&mut dyn StorageNode) -> atomweave_store::Result<T>) -> R<T> {
-    let named = OPEN.named_or_current(node.map(opened_by), "cog-open");
-    let given = || node.is_none().then(|| GIVEN.find(|&s| s == crate::api::current())).flatten();
-    let store = named.or_else(|e| given().ok_or(e)).map_err(Error::msg)?;
+    let store = store_of(node)?;
     let mut store = store.lock_open().map_err(Error::msg)?;
     Ok(f(&mut *store)?)
+}
+
+/// The store `node` names (or the current one), unlocked.
+fn store_of(node: Option<Atom>) -> R<StoreRef> {
+    let named = OPEN.named_or_current(node.map(opened_by), "cog-open");
+    let given = || node.is_none().then(|| GIVEN.find(|&s| s == crate::api::current())).flatten();
+    named.or_else(|e| given().ok_or(e)).map_err(Error::msg)
 }
 
 fn atom(x: Scm) -> R<Atom> {
@@ -164,7 +169,8 @@ subrs! {
                 node = Some(w);
             }
         }
-        let v = with_store(node, |s| s.fetch_query(&a.space(), a.h, key, fresh))?;
+        // Unlocked: over LMDB the query reads through the store as it runs.
+        let v = atomweave_store::read_through::fetch_query(&a.space(), &store_of(node)?, a.h, key, fresh)?;
         Ok(match v {
             Value::Atom(h) => Atom { space: a.space, h }.to_scm(),
             v => smob::to_scm(&v, a.space),

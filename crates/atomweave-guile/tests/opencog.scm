@@ -1102,6 +1102,38 @@
   (system* "rm" "-rf" dir)
   (cog-set-atomspace! prev))
 
+;; ----- fetch-query over an LMDB store: the query reads the store -----
+(test-group "fetch-query over LMDB"
+  (define prev (cog-atomspace))
+  (define dir (string-append (or (getenv "TMPDIR") "/tmp") "/aw-fetch-query-" (number->string (getpid))))
+  (system* "rm" "-rf" dir)
+  (define a (cog-new-atomspace))
+  (cog-set-atomspace! a)
+  (define sn (LmdbStorageNode (string-append "lmdb://" dir)))
+  (cog-open sn)
+  (store-atom (Evaluation (Predicate "likes") (List (Concept "ann") (Concept "bob"))))
+  (store-atom (Evaluation (stv 0.5 0.5) (Predicate "likes") (List (Concept "bob") (Concept "cy"))))
+  (store-atom (Evaluation (Predicate "likes") (List (Concept "dan") (Concept "eve"))))
+  (cog-close sn)
+
+  (define b (cog-new-atomspace))
+  (cog-set-atomspace! b)
+  (define sn2 (LmdbStorageNode (string-append "lmdb://" dir)))
+  (cog-open sn2)
+  (test-equal "opening loads nothing" 0 (cog-count-atoms 'EvaluationLink))
+  (define q (Get (Evaluation (Predicate "likes") (List (Concept "bob") (Variable "$x")))))
+  (define r (fetch-query q (Predicate "results")))
+  (test-equal "fetch-query answers from the store" (Set (Concept "cy")) r)
+  (test-equal "and keeps the answer on the query" r (cog-value q (Predicate "results")))
+  (test-equal "the links it read are here, with their values"
+    (stv 0.5 0.5) (cog-tv (cog-link 'EvaluationLink (Predicate "likes") (cog-link 'ListLink (Concept "bob") (Concept "cy")))))
+  (test-assert "what it did not touch was not read"
+    (null? (cog-link 'ListLink (Concept "dan") (Concept "eve"))))
+  (test-equal "unless fresh, the kept answer is given again" r (fetch-query q (Predicate "results")))
+  (cog-close sn2)
+  (system* "rm" "-rf" dir)
+  (cog-set-atomspace! prev))
+
 ;; ----- the shell's reader -----
 (define (guile-read-all text)
   (call-with-input-string text

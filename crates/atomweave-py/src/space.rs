@@ -113,6 +113,15 @@ impl PySpace {
         Ok(PySpace { space: AtomSpace::new_child(&bases).or_py()? })
     }
 
+    /// A new space over the LMDB store at `url`, read as calls need its
+    /// atoms (queries, incoming sets, values), never loaded whole; changes
+    /// stay in the space until stored.
+    #[staticmethod]
+    fn open(py: Python<'_>, url: &str) -> PyResult<PySpace> {
+        let space = py.allow_threads(|| atomweave_store::read_through::open_space(url)).map_err(crate::storage::store_err)?;
+        Ok(PySpace { space })
+    }
+
     /// Adds (or finds) the node of type `t` and this name.
     #[pyo3(signature = (t, name, tv=None))]
     fn add_node(slf: &Bound<'_, Self>, t: &Bound<'_, PyAny>, name: &str, tv: Option<&Bound<'_, PyTruthValue>>) -> PyResult<PyAtom> {

@@ -24,7 +24,7 @@ fn opened_by(space: &AtomSpace, node: Handle) -> impl Fn(&(AtomSpace, Handle)) -
     move |(s, n)| *n == node && s.same_hierarchy(space)
 }
 
-fn store_err(e: StoreError) -> PyErr {
+pub(crate) fn store_err(e: StoreError) -> PyErr {
     match e {
         StoreError::Space(e) => crate::to_py(e),
         StoreError::Io { .. } => PyOSError::new_err(e.to_string()),

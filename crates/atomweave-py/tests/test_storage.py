@@ -129,3 +129,34 @@ def test_file_storage_and_errors(space, tmp_path):
         cog_open(atomweave.RocksStorageNode("/no/scheme"))
     with pytest.raises(RuntimeError, match="cannot"):
         cog_open(atomweave.LmdbStorageNode("lmdb:///proc/nowhere/db"))
+
+
+def test_a_space_opened_over_lmdb_reads_what_it_needs(space, tmp_path):
+    sn = atomweave.LmdbStorageNode(f"lmdb://{tmp_path}/db")
+    cog_open(sn)
+    likes = PredicateNode("likes")
+    for a, b in [("ann", "bob"), ("bob", "cy"), ("dan", "eve")]:
+        atomweave.EvaluationLink(likes, ListLink(ConceptNode(a), ConceptNode(b)), tv=TruthValue(0.5, 0.25))
+    ConceptNode("bob").set_value(PredicateNode("weight"), FloatValue([70.0]))
+    store_atomspace()
+    cog_close(sn)
+
+    kb = AtomSpace.open(f"lmdb://{tmp_path}/db")
+    # Added by content, the stored atom shows its values.
+    bob = kb.add_node(types.ConceptNode, "bob")
+    assert bob.get_value(kb.add_node(types.PredicateNode, "weight")) == FloatValue([70.0])
+    # Its incoming set is read from the store.
+    assert sorted(len(l.out) for l in bob.incoming) == [2, 2]
+    pair = kb.add_link(types.ListLink, [bob, kb.add_node(types.VariableNode, "$x")])
+    get = kb.add_link(types.GetLink, [kb.add_link(types.EvaluationLink, [kb.add_node(types.PredicateNode, "likes"), pair])])
+    assert [a.name for a in atomweave.execute_atom(kb, get).out] == ["cy"]
+    # A lookup by content reads the store too: the space answers as if it held it all.
+    dan, eve = kb.add_node(types.ConceptNode, "dan"), kb.add_node(types.ConceptNode, "eve")
+    assert kb.is_link_in_atomspace(types.ListLink, [dan, eve])
+    assert kb.get_link(types.ListLink, [eve, dan]) is None
+
+    with pytest.raises(RuntimeError, match="no store there"):
+        AtomSpace.open(f"lmdb://{tmp_path}/nothing")
+    (tmp_path / "a.scm").write_text('(Concept "a")\n')
+    with pytest.raises(RuntimeError, match="only an LMDB store"):
+        AtomSpace.open(f"file://{tmp_path}/a.scm")

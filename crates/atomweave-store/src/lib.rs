@@ -207,12 +207,14 @@ pub trait StorageNode: Send {
     fn barrier(&mut self) -> Result<()>;
 
     /// Runs `query` where the atoms are and sets its result on the query
-    /// here, under `key` (upstream's fetch-query). Only a store that runs
-    /// queries itself (`cog://`, a server) can; the others refuse.
+    /// here, under `key` (upstream's fetch-query). A store that runs
+    /// queries itself (`cog://`, a server) does; a store a space reads
+    /// through is queried that way instead ([`read_through::fetch_query`]);
+    /// the others refuse.
     fn fetch_query(&mut self, space: &AtomSpace, query: Handle, key: Handle, fresh: bool) -> Result<atomweave::Value> {
         let _ = (space, query, key, fresh);
         Err(StoreError::Unsupported(format!(
-            "{} cannot run queries: fetch-query needs a cog:// store; load the atoms (load-atomspace, fetch-incoming-set) and use cog-execute!",
+            "{} cannot run queries: fetch-query needs a cog:// or lmdb:// store; load the atoms (load-atomspace, fetch-incoming-set) and use cog-execute!",
             self.url()
         )))
     }

@@ -65,6 +65,33 @@ pub fn open_space(url: &str) -> Result<AtomSpace> {
     Ok(space)
 }
 
+/// Upstream's `fetch-query` on the store `store` reaches: a store that
+/// reads through runs `query` over `space` reading through the store (the
+/// atoms it touches stay in the space, with their stored values, as
+/// fetches leave them), and sets the result on `query` under `key`; unless
+/// `fresh`, a result already there is given again. Any other store runs
+/// its own `fetch_query` (a `cog://` server runs the query there).
+pub fn fetch_query(space: &AtomSpace, store: &StoreRef, query: Handle, key: Handle, fresh: bool) -> Result<atomweave::Value> {
+    if !store.call(|s| Ok(s.reads_through()))? {
+        return store.call(|s| s.fetch_query(space, query, key, fresh));
+    }
+    if !fresh {
+        if let Some(v) = space.get_value(query, key) {
+            return Ok(v);
+        }
+    }
+    let v = if space.is_read_through() {
+        atomweave::query::execute_value(space, query)
+    } else {
+        space.set_backing(Some(Box::new(Backing::over(store.clone())?)))?;
+        let v = atomweave::query::execute_value(space, query);
+        space.set_backing(None)?;
+        v
+    }?;
+    space.set_value(query, key, v.clone())?;
+    Ok(v)
+}
+
 impl BackingStore for Backing {
     fn url(&self) -> String {
         self.store.url().to_string()

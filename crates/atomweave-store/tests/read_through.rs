@@ -186,3 +186,38 @@ fn changes_stay_in_the_space_and_store_back_on_request() {
     let ends = [back.get_node(CONCEPT_NODE, "a").unwrap(), back.get_node(CONCEPT_NODE, "b").unwrap()];
     assert_eq!(back.get_tv(back.get_link(INHERITANCE_LINK, &ends).unwrap()), Some(TruthValue::simple(0.5, 0.5)));
 }
+
+#[test]
+fn a_search_split_across_threads_sees_whole_incoming_sets() {
+    // A hub word with enough partners that the search runs on several
+    // threads, each of which may be the first to ask for a set.
+    let space = AtomSpace::new();
+    let any = space.add_node(PREDICATE_NODE, "ANY").unwrap();
+    let hub = space.add_node(WORD_NODE, "w0").unwrap();
+    for i in 1..2000 {
+        let w = space.add_node(WORD_NODE, &format!("w{i}")).unwrap();
+        let pairs: &[[Handle; 2]] = if i <= 40 { &[[w, hub], [hub, w]] } else { &[[w, hub]] };
+        for &pair in pairs {
+            let l = space.add_link(LIST_LINK, &pair).unwrap();
+            space.add_link(EVALUATION_LINK, &[any, l]).unwrap();
+        }
+    }
+    // Pairs without the hub: the predicate is far thicker than the hub,
+    // so the search starts from the hub, as over real pairs.
+    let words: Vec<Handle> = (1..2000).map(|i| space.get_node(WORD_NODE, &format!("w{i}")).unwrap()).collect();
+    for (i, &w) in words.iter().enumerate() {
+        for j in [1, 2, 3] {
+            let l = space.add_link(LIST_LINK, &[w, words[(i + j) % words.len()]]).unwrap();
+            space.add_link(EVALUATION_LINK, &[any, l]).unwrap();
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let url = stored(&space, &dir);
+    let want = answer(&loaded(&url), &queries(0, 0)[0]);
+    assert_eq!(want.len(), 1999 * 40);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    for _ in 0..3 {
+        let through = read_through::open_space(&url).unwrap();
+        assert_eq!(pool.install(|| answer(&through, &queries(0, 0)[0])), want);
+    }
+}

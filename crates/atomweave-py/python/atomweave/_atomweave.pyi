@@ -88,6 +88,27 @@ class AtomSpace:
             RuntimeError: the bases do not descend from one root space.
         """
         ...
+    @staticmethod
+    def open(url: str) -> AtomSpace:
+        """A new space over a stored one, read as it is used, never loaded whole.
+
+        Queries, incoming sets, values and lookups read the LMDB store at
+        ``url`` when they need its atoms; what they read stays in the space,
+        and the operating system's page cache holds the rest. Changes stay
+        in the space until stored (``store_atom``). Counting every atom
+        (``len``, ``size``) or listing a type reads those atoms.
+
+        Args:
+            url: the store, ``lmdb:///path/to/dir``; it must exist.
+
+        Returns:
+            The new space.
+
+        Raises:
+            RuntimeError: no store there, or one that cannot be read through
+                (only LMDB can), or one another StorageNode of this process holds.
+        """
+        ...
     def add_node(self, t: int, name: str, tv: Optional[TruthValue] = None) -> Atom:
         """Adds the node of type ``t`` and this name to the space, or finds the one there.
 

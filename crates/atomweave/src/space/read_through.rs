@@ -24,13 +24,15 @@
 //! through (`FILLING`, per thread: a backing fills the space on the
 //! thread that asked), and change only the values of atoms whose values
 //! were not here before (a fill never undoes a change made here); no lock
-//! of the space is held while the backing runs; each atom's incoming set,
-//! values, and each type are fetched at most once per attachment. A fetch that fails is kept
+//! of the space is held while the backing runs; fills run one at a time,
+//! and an incoming set, an atom's values or a type is marked read only
+//! once read whole: a reader on another thread waits for it (`fill_lock`),
+//! never sees it half read; each is read at most once per attachment. A fetch that fails is kept
 //! ([`AtomSpace::take_backing_error`]) and ends the query that met it.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use crate::error::{Error, Result};
 use crate::handle::Handle;
@@ -90,6 +92,11 @@ pub(super) struct ReadThrough {
     /// Stored incoming counts seen: (count, exact).
     counts: Mutex<HashMap<Handle, (usize, bool)>>,
     error: Mutex<Option<Error>>,
+    /// Held by each fill: a reader that finds an atom or type not yet
+    /// read takes it, so it waits for a fill of the same under way.
+    fill_lock: Mutex<()>,
+    /// The fill under way (0: none); values it marked are not here yet.
+    current: AtomicU64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -101,14 +108,22 @@ fn filling() -> bool {
 }
 
 impl ReadThrough {
-    /// Runs one backing call as fill `fill` (a new one for 0), with the
-    /// space's read-through off on this thread; a failure is kept for the
-    /// query to report.
-    fn fill<T>(&self, fill: u64, f: impl FnOnce(&dyn BackingStore) -> Result<T>) -> Option<T> {
+    /// Runs one backing call that fills the space, as fill `fill` (a new
+    /// one for 0), fills one at a time (`fill_lock`, which the caller
+    /// holds: what it checked stays true), with the space's read-through
+    /// off on this thread; a failure is kept for the query to report.
+    fn fill<T>(&self, _one_at_a_time: &MutexGuard<'_, ()>, fill: u64, f: impl FnOnce(&dyn BackingStore) -> Result<T>) -> Option<T> {
         let fill = if fill == 0 { FILLS.fetch_add(1, Ordering::Relaxed) } else { fill };
+        self.current.store(fill, Ordering::Release);
         let was = FILLING.with(|c| c.replace(fill));
         let r = f(&*self.backing);
         FILLING.with(|c| c.set(was));
+        self.current.store(0, Ordering::Release);
+        self.kept(r)
+    }
+
+    /// `r`'s value; a failure is kept for the query to report.
+    fn kept<T>(&self, r: Result<T>) -> Option<T> {
         match r {
             Ok(v) => Some(v),
             Err(e) => {
@@ -125,12 +140,13 @@ impl ReadThrough {
         }
     }
 
-    /// Marks `h`'s incoming set fetched; true if it was not before.
-    fn first_incoming(&self, h: Handle) -> bool {
-        if self.incoming.read().unwrap_or_else(|e| e.into_inner()).contains(&h) {
-            return false;
-        }
-        self.incoming.write().unwrap_or_else(|e| e.into_inner()).insert(h)
+    fn incoming_done(&self, h: Handle) -> bool {
+        self.incoming.read().unwrap_or_else(|e| e.into_inner()).contains(&h)
+    }
+
+    /// The fill that brought `h`'s values, if one began.
+    fn values_by(&self, h: Handle) -> Option<u64> {
+        self.values.read().unwrap_or_else(|e| e.into_inner()).get(&h).copied()
     }
 }
 
@@ -149,6 +165,8 @@ impl AtomSpace {
                 types: Mutex::default(),
                 counts: Mutex::default(),
                 error: Mutex::default(),
+                fill_lock: Mutex::default(),
+                current: AtomicU64::new(0),
             })
         });
         let mut slot = lock(&self.inner.backing);
@@ -197,8 +215,15 @@ impl AtomSpace {
             return;
         }
         let Some((s, rt)) = self.read_through() else { return };
-        if s.contains(h) && rt.first_incoming(h) {
-            rt.fill(0, |b| b.fetch_incoming(s, h));
+        if !s.contains(h) || rt.incoming_done(h) {
+            return;
+        }
+        let one = lock(&rt.fill_lock);
+        if !rt.incoming_done(h) {
+            // Marked once whole: another thread reads the set only then.
+            if rt.fill(&one, 0, |b| b.fetch_incoming(s, h)).is_some() {
+                rt.incoming.write().unwrap_or_else(|e| e.into_inner()).insert(h);
+            }
         }
     }
 
@@ -221,16 +246,20 @@ impl AtomSpace {
             return true;
         }
         let fill = FILLING.with(Cell::get);
-        if let Some(&by) = rt.values.read().unwrap_or_else(|e| e.into_inner()).get(&h) {
-            return fill == 0 || by == fill;
-        }
-        let mine = if fill == 0 { FILLS.fetch_add(1, Ordering::Relaxed) } else { fill };
-        let by = *rt.values.write().unwrap_or_else(|e| e.into_inner()).entry(h).or_insert(mine);
         if fill != 0 {
-            return by == fill;
+            // A fill changes the atoms it is the first to bring.
+            return *rt.values.write().unwrap_or_else(|e| e.into_inner()).entry(h).or_insert(fill) == fill;
         }
-        if by == mine {
-            rt.fill(mine, |b| b.fetch_values(s, h));
+        match rt.values_by(h) {
+            Some(by) if by != rt.current.load(Ordering::Acquire) => return true,
+            _ => {}
+        }
+        // Not read yet, or being read: wait for the fill under way.
+        let one = lock(&rt.fill_lock);
+        if rt.values_by(h).is_none() {
+            let mine = FILLS.fetch_add(1, Ordering::Relaxed);
+            rt.values.write().unwrap_or_else(|e| e.into_inner()).insert(h, mine);
+            rt.fill(&one, mine, |b| b.fetch_values(s, h));
         }
         true
     }
@@ -250,17 +279,27 @@ impl AtomSpace {
         }
         let Some((s, rt)) = self.read_through() else { return };
         let types = crate::read::query_types(t, subtypes);
-        let todo: Vec<Type> = {
-            let mut done = lock(&rt.types);
-            types.iter().copied().filter(|t| done.insert(*t)).collect()
+        let todo = || -> Vec<Type> {
+            let done = lock(&rt.types);
+            types.iter().copied().filter(|t| !done.contains(t)).collect()
         };
-        // One call for the lot where none was fetched before (the whole
-        // store, for `Atom` and its subtypes), else one a type.
+        if todo().is_empty() {
+            return;
+        }
+        let one = lock(&rt.fill_lock);
+        let todo = todo();
+        // One call for the lot where none was read before (the whole
+        // store, for `Atom` and its subtypes), else one a type; each
+        // marked once read whole.
         if todo.len() == types.len() {
-            rt.fill(0, |b| b.fetch_type(s, t, subtypes));
+            if rt.fill(&one, 0, |b| b.fetch_type(s, t, subtypes)).is_some() {
+                lock(&rt.types).extend(todo);
+            }
         } else {
             for t in todo {
-                rt.fill(0, |b| b.fetch_type(s, t, false));
+                if rt.fill(&one, 0, |b| b.fetch_type(s, t, false)).is_some() {
+                    lock(&rt.types).insert(t);
+                }
             }
         }
     }
@@ -274,10 +313,12 @@ impl AtomSpace {
         if outgoing.iter().any(|&m| !s.contains(m)) {
             return None;
         }
-        let found = rt.fill(0, |b| match name {
+        let one = lock(&rt.fill_lock);
+        let found = rt.fill(&one, 0, |b| match name {
             Some(name) => b.fetch_node(s, t, name),
             None => b.fetch_link(s, t, outgoing),
         })??;
+        drop(one);
         // Its values came with it.
         rt.values.write().unwrap_or_else(|e| e.into_inner()).entry(found).or_insert(0);
         self.contains(found).then_some(found)
@@ -300,7 +341,8 @@ impl AtomSpace {
         let stored = match known {
             Some((n, exact)) if exact || n >= limit => Some(n),
             _ => {
-                let n = rt.fill(0, |b| b.incoming_count(s, h, limit)).flatten();
+                // Counting adds nothing: no fill.
+                let n = rt.kept(rt.backing.incoming_count(s, h, limit)).flatten();
                 if let Some(n) = n {
                     lock(&rt.counts).insert(h, (n, n < limit));
                 }
