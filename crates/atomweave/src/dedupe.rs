@@ -31,12 +31,13 @@ pub(crate) const MAX_SLOT: u32 = SLOT_MASK - 2;
 /// Fills, as (numerator, denominator) of a table's entries: past `GROW_AT`
 /// the table grows (outside the lock, for a space); past `REBUILD_AT` a
 /// writer rebuilds it under the lock rather than wait for that growth. A
-/// new table is filled to `NEW_AT` at most (a grown one, to a third), so
-/// at least a third as many inserts again fit before it grows. Two thirds,
-/// not a half: the tables were a third of a big space's memory, and at two
-/// thirds full a missed probe walks 5 entries on average (2.5 at a half),
-/// about a cache line's 16.
-const GROW_AT: (usize, usize) = (2, 3);
+/// new table is filled to `NEW_AT` at most (a grown one, to three
+/// eighths), so at least as many inserts again fit before it grows. Three
+/// quarters, not a half: the tables were a third of a big space's memory
+/// (a 100 M-atom space's shards, 75% full, stay in tables half the size),
+/// and at three quarters full a missed probe walks 8.5 entries on average
+/// (2.5 at a half), still within a cache line's 16 or the next.
+const GROW_AT: (usize, usize) = (3, 4);
 const REBUILD_AT: (usize, usize) = (7, 8);
 const NEW_AT: (usize, usize) = (1, 2);
 
@@ -145,7 +146,7 @@ fn encode(hash: u32, slot: u32) -> u32 {
 /// The lock-free half: the current table.
 pub(crate) struct Dedupe {
     current: AtomicPtr<Table>,
-    /// A writer found the table two thirds full and left its growth to be done
+    /// A writer found the table past `GROW_AT` and left its growth to be done
     /// after it unlocks (`find_or_vacancy` with `defer`): see [`Growth`].
     wanted: AtomicBool,
 }
@@ -174,7 +175,7 @@ pub(crate) struct DedupeBook {
 /// lock, every other thread adding to the shard (and with 32 shards, that is
 /// within microseconds) waited for it, so two adding threads spent much of
 /// their time one behind the other. Instead, a writer that finds the table
-/// two thirds full goes on filling it (up to seven eighths) and asks for growth;
+/// past `GROW_AT` goes on filling it (up to seven eighths) and asks for growth;
 /// after it unlocks, the grower ([`Dedupe::begin_growth`]) lists the slot
 /// blocks under the lock, builds the new table from the records without it
 /// ([`Dedupe::build`]), and locks again to replay what changed meanwhile,
@@ -239,7 +240,7 @@ impl Dedupe {
 
     /// [`prefetch_candidate`](Self::prefetch_candidate), the candidate
     /// being the first tag match in the cache line the probe starts in:
-    /// at up to two thirds full, many of the atoms found lie past the first
+    /// at up to three quarters full, many of the atoms found lie past the first
     /// entry. For nodes, which a load finds again often; most links added
     /// are new, and the scan costs them more than it saves.
     #[inline]
@@ -551,10 +552,10 @@ mod tests {
             live.remove(0);
             insert(&d, &mut book, &mut live, i);
         }
-        // Each rebuild (to 128 entries for 63) leaves room for at least 22
-        // more inserts before two thirds.
+        // Each rebuild (to 128 entries for 63) leaves room for at least 33
+        // more inserts before three quarters.
         let rebuilds = d.table().retired().count() - before;
-        assert!(rebuilds <= 2000 / 22 + 1, "{rebuilds} rebuilds");
+        assert!(rebuilds <= 2000 / 33 + 1, "{rebuilds} rebuilds");
         assert!(live.iter().all(|&i| d.find(h(i), |s| s == i).is_some()));
     }
 
@@ -563,8 +564,8 @@ mod tests {
         live.retain(|&s| s != slot);
     }
 
-    /// A table of `slots`, added as a space's writers do: past two thirds
-    /// full for 43 of them, so a growth is wanted.
+    /// A table of `slots`, added as a space's writers do: past three
+    /// quarters full for 49 of them, so a growth is wanted.
     fn deferred(slots: std::ops::Range<u32>) -> (Dedupe, DedupeBook, Vec<u32>) {
         let (d, mut book, mut live) = (Dedupe::new(), DedupeBook::default(), Vec::new());
         for i in slots {
@@ -588,21 +589,21 @@ mod tests {
         let d = Dedupe::new();
         let mut book = DedupeBook::default();
         let mut live: Vec<u32> = Vec::new();
-        for i in 0..42 {
+        for i in 0..48 {
             insert_deferred(&d, &mut book, &mut live, i);
         }
-        assert!(!d.growth_wanted(), "42 of 64 is not yet past two thirds");
-        insert_deferred(&d, &mut book, &mut live, 42);
+        assert!(!d.growth_wanted(), "48 of 64 is not yet past three quarters");
+        insert_deferred(&d, &mut book, &mut live, 48);
         assert!(d.growth_wanted());
         assert_eq!(d.table().mask + 1, 64, "a deferring writer does not rebuild");
         let ticket = d.begin_growth(&mut book).expect("growth begins");
         assert!(!d.growth_wanted() && d.begin_growth(&mut book).is_none(), "one growth at a time");
-        // What the grower reads without the lock: slots 0..=42, except that
-        // it sees 50 (filled meanwhile) and still sees 5 (removed meanwhile).
-        let snapshot: Vec<u32> = live.iter().copied().chain([50]).collect();
+        // What the grower reads without the lock: slots 0..=48, except that
+        // it sees 54 (filled meanwhile) and still sees 5 (removed meanwhile).
+        let snapshot: Vec<u32> = live.iter().copied().chain([54]).collect();
         remove(&d, &mut book, &mut live, 5);
         remove(&d, &mut book, &mut live, 7);
-        for i in 43..51 {
+        for i in 49..55 {
             insert_deferred(&d, &mut book, &mut live, i);
         }
         let built = Dedupe::build(ticket, snapshot.iter().map(|&s| (s, h(s))));
@@ -614,8 +615,8 @@ mod tests {
             assert_eq!(d.find(h(i), |s| s == i).is_some(), live.contains(&i), "slot {i}");
         }
         // Removed after the growth: the new table's entry goes.
-        remove(&d, &mut book, &mut live, 50);
-        assert_eq!(d.find(h(50), |s| s == 50), None);
+        remove(&d, &mut book, &mut live, 54);
+        assert_eq!(d.find(h(54), |s| s == 54), None);
     }
 
     /// The same slot added and removed again and again while a growth is
@@ -625,7 +626,7 @@ mod tests {
     /// to be begun again.
     #[test]
     fn a_growth_overrun_by_changes_is_dropped() {
-        let (d, mut book, mut live) = deferred(0..43);
+        let (d, mut book, mut live) = deferred(0..49);
         let built = grow(&d, &mut book, &live);
         for _ in 0..1000 {
             insert_deferred(&d, &mut book, &mut live, 100);
@@ -645,11 +646,11 @@ mod tests {
 
     #[test]
     fn a_rebuild_or_a_clear_overtakes_a_growth() {
-        let (d, mut book, mut live) = deferred(0..43);
+        let (d, mut book, mut live) = deferred(0..49);
         let stale = grow(&d, &mut book, &live);
         // Filled past seven eighths while the growth is under way: rebuilt
         // under the lock, which overtakes it.
-        for i in 43..57 {
+        for i in 49..63 {
             insert_deferred(&d, &mut book, &mut live, i);
         }
         assert!(d.table().mask + 1 >= 128);
@@ -662,7 +663,7 @@ mod tests {
         // A clear overtakes one too.
         let mut live: Vec<u32> = Vec::new();
         d.clear(&mut book);
-        for i in 100..143 {
+        for i in 100..149 {
             insert_deferred(&d, &mut book, &mut live, i);
         }
         let stale = grow(&d, &mut book, &live);
