@@ -126,6 +126,9 @@ proptest! {
         prop_assert_eq!(through.count_of_type(LIST_LINK, false), whole.count_of_type(LIST_LINK, false));
         let all = |sp: &AtomSpace| sp.handles_by_type(ATOM, true).map(|h| canon_entry(sp, h)).collect::<BTreeSet<_>>();
         prop_assert_eq!(all(&through), all(&whole));
+        // Cleared, it reads the store again.
+        through.clear();
+        prop_assert_eq!(through.count_of_type(LIST_LINK, false), whole.count_of_type(LIST_LINK, false));
     }
 }
 

@@ -170,5 +170,7 @@ impl AtomSpace {
         let values: Vec<_> = (0..SHARDS).map(|s| self.recs().clear_shard(locks.shard(s), s)).collect();
         drop(locks);
         drop(values);
+        // Over a store, what was read is gone: it is read again when asked for.
+        self.forget_read();
     }
 }

@@ -188,6 +188,16 @@ impl AtomSpace {
         taken
     }
 
+    /// Forgets what was read through this space's store (after a clear).
+    pub(super) fn forget_read(&self) {
+        let Some(rt) = self.inner.backed.load(Ordering::Acquire).then(|| lock(&self.inner.backing).clone()).flatten() else { return };
+        let _one = lock(&rt.fill_lock);
+        rt.incoming.write().unwrap_or_else(|e| e.into_inner()).clear();
+        rt.values.write().unwrap_or_else(|e| e.into_inner()).clear();
+        lock(&rt.types).clear();
+        lock(&rt.counts).clear();
+    }
+
     /// The space that reads through a store (this one or one below) and
     /// its backing.
     fn read_through(&self) -> Option<(&AtomSpace, Arc<ReadThrough>)> {
@@ -319,8 +329,8 @@ impl AtomSpace {
             None => b.fetch_link(s, t, outgoing),
         })??;
         drop(one);
-        // Its values came with it.
-        rt.values.write().unwrap_or_else(|e| e.into_inner()).entry(found).or_insert(0);
+        // Its values came with it (marked by no fill, if it has none).
+        rt.values.write().unwrap_or_else(|e| e.into_inner()).entry(found).or_insert(u64::MAX);
         self.contains(found).then_some(found)
     }
 
