@@ -53,7 +53,12 @@ pub fn run(args: QueryArgs) -> Result<(), String> {
         let queries = sexpr::load_str(&mut &space, &text).map_err(|e| format!("{origin}: {e}"))?;
         for q in queries {
             let result = pool.install(|| execute(&space, q)).map_err(|e| format!("{origin}: {e}"))?;
-            println!("{}", show(&space, &result).map_err(|e| format!("{origin}: {e}"))?);
+            let text = show(&space, &result).map_err(|e| format!("{origin}: {e}"))?;
+            // Showing reads values, through the store too.
+            if let Some(e) = space.take_backing_error() {
+                return Err(format!("{origin}: {e}"));
+            }
+            println!("{text}");
         }
     }
     Ok(())

@@ -58,7 +58,8 @@ pub fn give_store(space: u32, store: Box<dyn StorageNode>) {
 fn with_store<T>(node: Option<Atom>, f: impl FnOnce(&mut dyn StorageNode) -> atomweave_store::Result<T>) -> R<T> {
     let store = store_of(node)?;
     let mut store = store.lock_open().map_err(Error::msg)?;
-    Ok(f(&mut *store)?)
+    // Locked: a space reading through this store (fetch-query) must not call it.
+    Ok(atomweave::without_read_through(|| f(&mut *store))?)
 }
 
 /// The store `node` names (or the current one), unlocked.

@@ -42,7 +42,7 @@ fn with_store<T: Send>(
     py.allow_threads(|| {
         let store = OPEN.named_or_current(key.as_ref().map(|(space, node)| opened_by(space, *node)), "cog_open").map_err(PyRuntimeError::new_err)?;
         let mut store = store.lock_open().map_err(PyRuntimeError::new_err)?;
-        f(&mut *store).map_err(store_err)
+        atomweave::without_read_through(|| f(&mut *store)).map_err(store_err)
     })
 }
 

@@ -67,10 +67,12 @@ pub fn open_space(url: &str) -> Result<AtomSpace> {
 
 /// Upstream's `fetch-query` on the store `store` reaches: a store that
 /// reads through runs `query` over `space` reading through the store (the
-/// atoms it touches stay in the space, with their stored values, as
-/// fetches leave them), and sets the result on `query` under `key`; unless
-/// `fresh`, a result already there is given again. Any other store runs
-/// its own `fetch_query` (a `cog://` server runs the query there).
+/// atoms it touches stay in the space, and take their stored values, as
+/// `fetch-incoming-set` gives them), and sets the result on `query` under
+/// `key`; unless `fresh`, a result already there is given again. Any
+/// other store runs its own `fetch_query` (a `cog://` server runs the
+/// query there). One fetch-query at a time attaches the store: another
+/// thread's waits; one nested in it (a grounded call) runs in its reading.
 pub fn fetch_query(space: &AtomSpace, store: &StoreRef, query: Handle, key: Handle, fresh: bool) -> Result<atomweave::Value> {
     if !store.call(|s| Ok(s.reads_through()))? {
         return store.call(|s| s.fetch_query(space, query, key, fresh));
@@ -80,13 +82,31 @@ pub fn fetch_query(space: &AtomSpace, store: &StoreRef, query: Handle, key: Hand
             return Ok(v);
         }
     }
-    let v = if space.is_read_through() {
+    thread_local! {
+        static ATTACHED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let v = if ATTACHED.with(|a| a.get()) {
         atomweave::query::execute_value(space, query)
     } else {
-        space.set_backing(Some(Box::new(Backing::over(store.clone())?)))?;
-        let v = atomweave::query::execute_value(space, query);
-        space.set_backing(None)?;
-        v
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        if space.is_read_through() {
+            // A space opened over a store: it reads through it already.
+            atomweave::query::execute_value(space, query)
+        } else {
+            /// Detaches the store however the query ends.
+            struct Attached<'a>(&'a AtomSpace);
+            impl Drop for Attached<'_> {
+                fn drop(&mut self) {
+                    ATTACHED.with(|a| a.set(false));
+                    let _ = self.0.set_backing(None);
+                }
+            }
+            space.set_backing(Some(Box::new(Backing::over(store.clone())?)))?;
+            ATTACHED.with(|a| a.set(true));
+            let _attached = Attached(space);
+            atomweave::query::execute_value(space, query)
+        }
     }?;
     space.set_value(query, key, v.clone())?;
     Ok(v)

@@ -85,9 +85,11 @@ impl StoreRef {
     }
 
     /// Runs `f` on the store, locked alone; an error once it is closed.
+    /// Nothing is read through on this thread meanwhile: the store may be
+    /// the one a space reads through, and it is locked.
     pub fn call<T>(&self, f: impl FnOnce(&mut dyn StorageNode) -> Result<T>) -> Result<T> {
         match self.lock() {
-            Some(mut store) => f(&mut *store),
+            Some(mut store) => atomweave::without_read_through(|| f(&mut *store)),
             None => Err(StoreError::Unsupported(format!("{}: {CLOSED}", self.url()))),
         }
     }

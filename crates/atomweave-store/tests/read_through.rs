@@ -224,3 +224,60 @@ fn a_search_split_across_threads_sees_whole_incoming_sets() {
         assert_eq!(pool.install(|| answer(&through, &queries(0, 0)[0])), want);
     }
 }
+
+#[test]
+fn a_member_brought_with_a_link_still_shows_all_its_values() {
+    let space = AtomSpace::new();
+    let (a, b) = (space.add_node(CONCEPT_NODE, "a").unwrap(), space.add_node(CONCEPT_NODE, "b").unwrap());
+    let key = space.add_node(PREDICATE_NODE, "k").unwrap();
+    space.set_tv(b, TruthValue::simple(0.25, 0.5)).unwrap();
+    space.set_value(b, key, Value::Float(vec![7.0].into())).unwrap();
+    space.add_link(LIST_LINK, &[a, b]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let url = stored(&space, &dir);
+
+    let through = read_through::open_space(&url).unwrap();
+    let a2 = through.add_node(CONCEPT_NODE, "a").unwrap();
+    let list = through.incoming(a2).unwrap()[0];
+    let b2 = through.outgoing(list).unwrap()[1];
+    // The fetch brought b's truth value with the link; its values are read whole.
+    let key2 = through.add_node(PREDICATE_NODE, "k").unwrap();
+    assert_eq!(through.get_value(b2, key2), Some(Value::Float(vec![7.0].into())));
+    assert_eq!(through.get_tv(b2), Some(TruthValue::simple(0.25, 0.5)));
+}
+
+#[test]
+fn a_stored_state_brought_in_does_not_undo_a_new_one() {
+    let space = AtomSpace::new();
+    let anchor = space.add_node(ANCHOR_NODE, "light").unwrap();
+    let off = space.add_node(CONCEPT_NODE, "off").unwrap();
+    space.add_link(STATE_LINK, &[anchor, off]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let url = stored(&space, &dir);
+
+    let through = read_through::open_space(&url).unwrap();
+    let anchor2 = through.add_node(ANCHOR_NODE, "light").unwrap();
+    let on = through.add_node(CONCEPT_NODE, "on").unwrap();
+    let state = through.add_link(STATE_LINK, &[anchor2, on]).unwrap();
+    assert!(through.contains(state), "the new state stands");
+    let states = through.incoming_by_type(anchor2, STATE_LINK);
+    assert_eq!(states, vec![state], "the anchor's one state");
+}
+
+#[test]
+fn a_store_call_while_a_space_reads_through_that_store_does_not_wait_for_itself() {
+    use atomweave_store::registry::StoreHandle;
+    let dir = tempfile::tempdir().unwrap();
+    let url = stored(&build(&Spec { words: 3, pairs: vec![(0, 1, 1)], isa: vec![] }), &dir);
+    let held = StoreHandle::new(open(&url).unwrap());
+    let space = AtomSpace::new();
+    space.set_backing(Some(Box::new(read_through::Backing::over(held.store().clone()).unwrap()))).unwrap();
+    let w = space.add_node(WORD_NODE, "w9").unwrap();
+    // store_atom reads the atom's values, which would read through the
+    // store it holds locked.
+    held.store().call(|s| s.store_atom(&space, w)).unwrap();
+    held.store().call(|s| s.barrier()).unwrap();
+    assert_eq!(space.incoming(space.add_node(WORD_NODE, "w0").unwrap()).unwrap().len(), 1);
+    drop(space);
+    held.close().unwrap();
+}

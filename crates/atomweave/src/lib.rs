@@ -47,7 +47,7 @@ pub use handle::Handle;
 pub use order::content_cmp;
 pub use read::{AtomRead, AtomSource};
 pub use sink::AtomSink;
-pub use space::{AtomSpace, BackingStore, Incoming, SpaceRead, WeakSpace};
+pub use space::{without_read_through, AtomSpace, BackingStore, Incoming, SpaceRead, WeakSpace};
 pub use table::AtomTable;
 pub use types::Type;
 pub use value::{QueueValue, StreamValue, TruthValue, Value, MAX_VALUE_NESTING, MAX_VALUE_SIZE};

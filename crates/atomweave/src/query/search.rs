@@ -301,7 +301,8 @@ impl<'a> Search<'a> {
         match anchor {
             Anchor::Choice(alts) => alts.iter().map(|(t, a)| self.cost(a, *t)).fold(0, usize::saturating_add),
             Anchor::Ground(_) | Anchor::Nothing => 0,
-            Anchor::Up(h, _) => self.space.incoming_size_hint(*h, usize::MAX).max(1),
+            // Over a store, counted to a million at most: a cost, not a size.
+            Anchor::Up(h, _) => self.space.incoming_size_hint(*h, 1 << 20).max(1),
             Anchor::Scan => match self.pat.term(root) {
                 Term::Link { ty, .. } => self.space.count_hint(Some(*ty)).saturating_add(1 << 24),
                 _ => self.space.count_hint(None).saturating_add(1 << 26),

@@ -95,6 +95,8 @@ impl AtomSpace {
     /// Every member must be in the space.
     pub fn add_link(&self, t: Type, outgoing: &[Handle]) -> Result<Handle> {
         match t {
+            // What a store holds is brought in as it is (`read_through.rs`).
+            _ if super::read_through::in_fill() => self.add_link_as_is(t, outgoing),
             crate::types::STATE_LINK => self.add_state(outgoing),
             crate::types::GRANT_LINK => self.add_grant(outgoing),
             _ => self.add_link_as_is(t, outgoing),

@@ -154,6 +154,9 @@ impl AtomSpace {
             ));
         }
         let hierarchy = anchor.inner.hierarchy.get_or_init(Arc::default).clone();
+        if bases.iter().any(|b| b.inner.backed.load(Ordering::Acquire)) {
+            hierarchy.backed.store(true, Ordering::Release);
+        }
         for b in bases {
             // A root that never held an atom takes the anchor's slot numbers
             // and registry of children (a lost race to add its first atom

@@ -38,7 +38,7 @@ use crate::watch::Watch;
 
 pub use atom::Incoming;
 use frames::foreign_memberships;
-pub use read_through::BackingStore;
+pub use read_through::{without_read_through, BackingStore};
 
 /// A thread-safe AtomSpace. Cloning it is cheap and yields the same space
 /// (like upstream's `AtomSpacePtr`); it is `Send + Sync`.
@@ -93,6 +93,9 @@ struct Hierarchy {
     children: Mutex<Vec<Weak<Inner>>>,
     /// Child spaces alive; while there are none, a root takes its fast paths.
     live_children: AtomicUsize,
+    /// Has a space of the hierarchy ever read through a store? Then its
+    /// child spaces look for the store on their reads (`read_through.rs`).
+    backed: AtomicBool,
 }
 
 impl Drop for Inner {
@@ -347,7 +350,8 @@ impl AtomSpace {
     /// [`Error::ReadOnly`] if the space is read-only.
     #[inline]
     fn writable(&self, what: &str) -> Result<()> {
-        if self.inner.read_only.load(Ordering::Relaxed) {
+        // A read-only space over a store still brings in what it reads.
+        if self.inner.read_only.load(Ordering::Relaxed) && !read_through::in_fill() {
             return Err(Error::ReadOnly(what.to_string()));
         }
         Ok(())

@@ -103,8 +103,38 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn filling() -> bool {
+/// The fill mark of an atom that a lookup brought with no value to fill.
+const DONE: u64 = u64::MAX;
+/// `FILLING` while a caller works on the space's store itself: no hook runs.
+const QUIET: u64 = u64::MAX - 1;
+
+/// Is a backing filling a space on this thread (or a store call under way,
+/// [`without_read_through`])? Then nothing is read through.
+pub(super) fn filling() -> bool {
     FILLING.with(Cell::get) != 0
+}
+
+/// Is a backing filling a space on this thread (not a store call)?
+pub(super) fn in_fill() -> bool {
+    !matches!(FILLING.with(Cell::get), 0 | QUIET)
+}
+
+/// Runs `f` with nothing read through on this thread: for calls on a
+/// store that a space may read through (a StorageNode's own `store_atom`,
+/// `fetch_atom`, ...), which hold the store while they run.
+pub fn without_read_through<T>(f: impl FnOnce() -> T) -> T {
+    if filling() {
+        return f();
+    }
+    FILLING.with(|c| c.set(QUIET));
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            FILLING.with(|c| c.set(0));
+        }
+    }
+    let _reset = Reset;
+    f()
 }
 
 impl ReadThrough {
@@ -133,7 +163,10 @@ impl ReadThrough {
                         Error::Backing(msg) => msg,
                         e => e.to_string(),
                     };
-                    *slot = Some(Error::Backing(format!("{}: {msg}", self.backing.url())));
+                    let e = Error::Backing(format!("{}: {msg}", self.backing.url()));
+                    // Said at once: a call that is not a query has no error to return.
+                    eprintln!("atomweave: warning: {e}; what was read before stands, and the next query fails with this");
+                    *slot = Some(e);
                 }
                 None
             }
@@ -171,6 +204,9 @@ impl AtomSpace {
         });
         let mut slot = lock(&self.inner.backing);
         self.inner.backed.store(rt.is_some(), Ordering::Release);
+        if let (Some(h), true) = (self.inner.hierarchy.get(), rt.is_some()) {
+            h.backed.store(true, Ordering::Release);
+        }
         *slot = rt;
         Ok(())
     }
@@ -212,9 +248,17 @@ impl AtomSpace {
     }
 
     /// Fetches the stored incoming set of `h`, once.
+    /// Might a read here need the store: does this space read through
+    /// one, or is it a child space in a hierarchy where one does? One or
+    /// two relaxed loads.
+    #[inline]
+    fn maybe_backed(&self) -> bool {
+        self.inner.backed.load(Ordering::Relaxed) || (!self.is_root() && self.inner.hierarchy.get().is_some_and(|h| h.backed.load(Ordering::Relaxed)))
+    }
+
     #[inline]
     pub(super) fn through_incoming(&self, h: Handle) {
-        if self.inner.backed.load(Ordering::Relaxed) || !self.is_root() {
+        if self.maybe_backed() {
             self.through_incoming_slow(h);
         }
     }
@@ -243,7 +287,7 @@ impl AtomSpace {
     /// whose values were here before it.
     #[inline]
     pub(super) fn through_values(&self, h: Handle) -> bool {
-        if self.inner.backed.load(Ordering::Relaxed) || !self.is_root() {
+        if self.maybe_backed() {
             return self.through_values_slow(h);
         }
         true
@@ -251,14 +295,19 @@ impl AtomSpace {
 
     #[inline(never)]
     fn through_values_slow(&self, h: Handle) -> bool {
+        let fill = FILLING.with(Cell::get);
+        if fill == QUIET {
+            return true;
+        }
         let Some((s, rt)) = self.read_through() else { return true };
         if !s.contains(h) {
             return true;
         }
-        let fill = FILLING.with(Cell::get);
         if fill != 0 {
-            // A fill changes the atoms it is the first to bring.
-            return *rt.values.write().unwrap_or_else(|e| e.into_inner()).entry(h).or_insert(fill) == fill;
+            // A fill changes the atoms whose values no one has read or
+            // changed here, or that it is reading whole itself; it marks
+            // none (it may bring an atom's truth value and not its values).
+            return rt.values_by(h).is_none_or(|by| by == fill);
         }
         match rt.values_by(h) {
             Some(by) if by != rt.current.load(Ordering::Acquire) => return true,
@@ -268,8 +317,13 @@ impl AtomSpace {
         let one = lock(&rt.fill_lock);
         if rt.values_by(h).is_none() {
             let mine = FILLS.fetch_add(1, Ordering::Relaxed);
+            // Under way before marked: a reader that sees the mark waits.
+            rt.current.store(mine, Ordering::Release);
             rt.values.write().unwrap_or_else(|e| e.into_inner()).insert(h, mine);
-            rt.fill(&one, mine, |b| b.fetch_values(s, h));
+            if rt.fill(&one, mine, |b| b.fetch_values(s, h)).is_none() {
+                // Read again next time.
+                rt.values.write().unwrap_or_else(|e| e.into_inner()).remove(&h);
+            }
         }
         true
     }
@@ -277,7 +331,7 @@ impl AtomSpace {
     /// Fetches every stored atom of type `t` (and subtypes), once.
     #[inline]
     pub(super) fn through_types(&self, t: Type, subtypes: bool) {
-        if self.inner.backed.load(Ordering::Relaxed) || !self.is_root() {
+        if self.maybe_backed() {
             self.through_types_slow(t, subtypes);
         }
     }
@@ -316,7 +370,7 @@ impl AtomSpace {
 
     /// A lookup by content that missed here, tried in the store.
     pub(super) fn through_lookup(&self, t: Type, name: Option<&str>, outgoing: &[Handle]) -> Option<Handle> {
-        if (!self.inner.backed.load(Ordering::Relaxed) && self.is_root()) || filling() {
+        if !self.maybe_backed() || filling() {
             return None;
         }
         let (s, rt) = self.read_through()?;
@@ -330,7 +384,7 @@ impl AtomSpace {
         })??;
         drop(one);
         // Its values came with it (marked by no fill, if it has none).
-        rt.values.write().unwrap_or_else(|e| e.into_inner()).entry(found).or_insert(u64::MAX);
+        rt.values.write().unwrap_or_else(|e| e.into_inner()).entry(found).or_insert(DONE);
         self.contains(found).then_some(found)
     }
 
@@ -340,7 +394,7 @@ impl AtomSpace {
     /// or what is here if more.
     pub(crate) fn incoming_size_hint(&self, h: Handle, limit: usize) -> usize {
         let here = || self.incoming_size_here(h).unwrap_or(0);
-        if !self.inner.backed.load(Ordering::Relaxed) && self.is_root() {
+        if !self.maybe_backed() {
             return here();
         }
         let Some((s, rt)) = self.read_through().filter(|_| !filling()) else { return here() };
@@ -370,6 +424,9 @@ impl AtomSpace {
     /// than a limit that grows eightfold until one is under it: the work
     /// is a few times the thinnest set's size, not the thickest's.
     pub(crate) fn thinnest(&self, atoms: &[Handle]) -> Option<usize> {
+        if atoms.len() <= 1 {
+            return (!atoms.is_empty()).then_some(0);
+        }
         let mut limit = if self.is_read_through() { 64 } else { usize::MAX };
         loop {
             let (i, n) = atoms.iter().map(|&h| self.incoming_size_hint(h, limit)).enumerate().min_by_key(|&(_, n)| n)?;
@@ -386,7 +443,7 @@ impl AtomSpace {
     /// the last resort.
     pub(crate) fn count_hint(&self, t: Option<Type>) -> usize {
         let here = || t.map_or_else(|| self.size_here(), |t| self.count_of_type_here(t));
-        if !self.inner.backed.load(Ordering::Relaxed) && self.is_root() {
+        if !self.maybe_backed() {
             return here();
         }
         let Some((_, rt)) = self.read_through().filter(|_| !filling()) else { return here() };
