@@ -20,14 +20,16 @@
 //! This is not a cache with a size cap: what a query touches stays until
 //! the space is dropped or cleared. It is not write-through either.
 //!
-//! **Invariant:** calls the backing makes on the space are not read
-//! through (`FILLING`, per thread: a backing fills the space on the
-//! thread that asked), and change only the values of atoms whose values
-//! were not here before (a fill never undoes a change made here); no lock
-//! of the space is held while the backing runs; fills run one at a time,
-//! and an incoming set, an atom's values or a type is marked read only
-//! once read whole: a reader on another thread waits for it (`fill_lock`),
-//! never sees it half read; each is read at most once per attachment. A fetch that fails is kept
+//! **Invariant:** calls the backing makes on the space, and calls on the
+//! store itself ([`without_read_through`]), are not read through
+//! (`FILLING`, per thread: a backing fills the space on the thread that
+//! asked); a fill changes only the values of atoms whose values no one has
+//! read or changed here (it never undoes a change), and adds State and
+//! Grant links as they are; no lock of the space is held while the
+//! backing runs; fills run one at a time, and an incoming set, an atom's
+//! values or a type is marked read only once read whole: a reader on
+//! another thread waits for it (`fill_lock`), never sees it half read.
+//! A fetch that fails is said on stderr, kept
 //! ([`AtomSpace::take_backing_error`]) and ends the query that met it.
 
 use std::cell::Cell;
