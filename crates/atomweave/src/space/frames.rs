@@ -191,7 +191,7 @@ impl AtomSpace {
             name: Box::default(),
             watch: Watch::default(),
             backed: AtomicBool::new(false),
-            backing: std::sync::Mutex::default(),
+            backing: std::sync::RwLock::default(),
         });
         let mut children = hierarchy.children.lock().unwrap_or_else(|e| e.into_inner());
         children.retain(|w| w.strong_count() > 0);

@@ -26,7 +26,7 @@ mod read_through;
 mod scan;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 use crate::error::{Error, Result};
 use crate::handle::{Handle, SHARDS};
@@ -83,7 +83,7 @@ struct Inner {
     /// Does this space read through a store? The hot paths test this alone.
     backed: AtomicBool,
     /// The store it reads through ([`AtomSpace::set_backing`]).
-    backing: Mutex<Option<Arc<read_through::ReadThrough>>>,
+    backing: RwLock<Option<Arc<read_through::ReadThrough>>>,
 }
 
 /// What the spaces of one hierarchy (a root and its frames) share.
@@ -230,7 +230,7 @@ impl From<AtomTable> for AtomSpace {
                 name: Box::default(),
                 watch: Watch::default(),
                 backed: AtomicBool::new(false),
-                backing: Mutex::default(),
+                backing: RwLock::default(),
             }),
         }
     }

@@ -116,6 +116,12 @@ pub(super) fn filling() -> bool {
     FILLING.with(Cell::get) != 0
 }
 
+/// The backing of `s` itself; a read lock, so that threads reading
+/// through one space do not queue for it.
+fn backing_of(s: &AtomSpace) -> Option<Arc<ReadThrough>> {
+    s.inner.backing.read().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
 /// Is a backing filling a space on this thread (not a store call)?
 pub(super) fn in_fill() -> bool {
     !matches!(FILLING.with(Cell::get), 0 | QUIET)
@@ -204,7 +210,7 @@ impl AtomSpace {
                 current: AtomicU64::new(0),
             })
         });
-        let mut slot = lock(&self.inner.backing);
+        let mut slot = self.inner.backing.write().unwrap_or_else(|e| e.into_inner());
         self.inner.backed.store(rt.is_some(), Ordering::Release);
         if let (Some(h), true) = (self.inner.hierarchy.get(), rt.is_some()) {
             h.backed.store(true, Ordering::Release);
@@ -228,7 +234,7 @@ impl AtomSpace {
 
     /// Forgets what was read through this space's store (after a clear).
     pub(super) fn forget_read(&self) {
-        let Some(rt) = self.inner.backed.load(Ordering::Acquire).then(|| lock(&self.inner.backing).clone()).flatten() else { return };
+        let Some(rt) = self.inner.backed.load(Ordering::Acquire).then(|| backing_of(self)).flatten() else { return };
         let _one = lock(&rt.fill_lock);
         rt.incoming.write().unwrap_or_else(|e| e.into_inner()).clear();
         rt.values.write().unwrap_or_else(|e| e.into_inner()).clear();
@@ -239,7 +245,7 @@ impl AtomSpace {
     /// The space that reads through a store (this one or one below) and
     /// its backing.
     fn read_through(&self) -> Option<(&AtomSpace, Arc<ReadThrough>)> {
-        let backed = |s: &AtomSpace| s.inner.backed.load(Ordering::Acquire).then(|| lock(&s.inner.backing).clone()).flatten();
+        let backed = |s: &AtomSpace| s.inner.backed.load(Ordering::Acquire).then(|| backing_of(s)).flatten();
         if self.is_root() {
             return backed(self).map(|rt| (self, rt));
         }
