@@ -80,7 +80,10 @@ fn show(space: &AtomSpace, r: &Executed) -> Result<String, String> {
     // Through the read view when there is one; else (a truth value that is
     // a stream, read by running it; a store read through for values)
     // through the space.
-    match space.read().filter(|_| !space.is_read_through()) {
+    if space.is_read_through() {
+        return show_in(space, r);
+    }
+    match space.read() {
         Some(view) => show_in(&view, r),
         None => show_in(space, r),
     }

@@ -56,10 +56,7 @@ pub fn give_store(space: u32, store: Box<dyn StorageNode>) {
 
 /// Runs `f` on the store `node` names (or the current one).
 fn with_store<T>(node: Option<Atom>, f: impl FnOnce(&mut dyn StorageNode) -> atomweave_store::Result<T>) -> R<T> {
-    let store = store_of(node)?;
-    let mut store = store.lock_open().map_err(Error::msg)?;
-    // Locked: a space reading through this store (fetch-query) must not call it.
-    Ok(atomweave::without_read_through(|| f(&mut *store))?)
+    Ok(store_of(node)?.call(f)?)
 }
 
 /// The store `node` names (or the current one), unlocked.

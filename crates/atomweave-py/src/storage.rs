@@ -41,8 +41,7 @@ fn with_store<T: Send>(
     let key = storage.map(|s| (s.get().space.get().space.clone(), s.get().handle));
     py.allow_threads(|| {
         let store = OPEN.named_or_current(key.as_ref().map(|(space, node)| opened_by(space, *node)), "cog_open").map_err(PyRuntimeError::new_err)?;
-        let mut store = store.lock_open().map_err(PyRuntimeError::new_err)?;
-        atomweave::without_read_through(|| f(&mut *store)).map_err(store_err)
+        store.call(f).map_err(store_err)
     })
 }
 

@@ -78,12 +78,6 @@ impl StoreRef {
         store.is_some().then_some(Locked(store))
     }
 
-    /// [`lock`](Self::lock) for a front end's call: a store closed since the
-    /// call found it is an error that says so.
-    pub fn lock_open(&self) -> Result<Locked<'_>, &'static str> {
-        self.lock().ok_or(CLOSED)
-    }
-
     /// Runs `f` on the store, locked alone; an error once it is closed.
     /// Nothing is read through on this thread meanwhile: the store may be
     /// the one a space reads through, and it is locked.
@@ -399,7 +393,6 @@ mod tests {
         registry.remove_current().unwrap().close().unwrap();
         let err = found.call(|s| s.barrier()).unwrap_err();
         assert_eq!(err.to_string(), "lmdb:///kb: the StorageNode was closed");
-        assert_eq!(found.lock_open().err(), Some("the StorageNode was closed"));
         assert!(found.lock().is_none() && found.take().is_none());
         assert!(registry.find(|k| *k == 7).is_none() && registry.current().is_none() && !registry.contains(|_| true));
         assert_eq!(registry.named_or_current(Some(|k: &u32| *k == 7), "cog-open").err().unwrap(), "that StorageNode is not open: cog-open it first");

@@ -88,12 +88,15 @@ fn facts(space: &AtomSpace, x: usize) -> Vec<String> {
     inc
 }
 
-fn stored(space: &AtomSpace, dir: &tempfile::TempDir) -> String {
+/// The space stored in a new LMDB store: its directory (gone when
+/// dropped) and URL.
+fn stored(space: &AtomSpace) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
     let url = format!("lmdb://{}", dir.path().join("db").display());
     let mut store = open(&url).unwrap();
     store.store_atomspace(space, &mut |_| {}).unwrap();
     store.close().unwrap();
-    url
+    (dir, url)
 }
 
 fn loaded(url: &str) -> AtomSpace {
@@ -109,8 +112,7 @@ proptest! {
 
     #[test]
     fn reading_through_answers_as_loading(s in spec(), x in any::<usize>(), y in any::<usize>()) {
-        let dir = tempfile::tempdir().unwrap();
-        let url = stored(&build(&s), &dir);
+        let (_dir, url) = stored(&build(&s));
         let (x, y) = (x % s.words, y % s.words);
         for q in queries(x, y) {
             // Fresh spaces each time: each query starts from nothing read,
@@ -144,8 +146,7 @@ fn a_query_reads_only_what_it_touches() {
             space.add_link(EVALUATION_LINK, &[any, pair]).unwrap();
         }
     }
-    let dir = tempfile::tempdir().unwrap();
-    let url = stored(&space, &dir);
+    let (_dir, url) = stored(&space);
     let through = read_through::open_space(&url).unwrap();
     let got = answer(&through, &queries(5, 0)[0]);
     // (a, w5) for a in w4, w1998, w1974; (w5, b) for b in w6, w12, w36.
@@ -171,8 +172,7 @@ fn changes_stay_in_the_space_and_store_back_on_request() {
     let b = space.add_node(CONCEPT_NODE, "b").unwrap();
     let l = space.add_link(INHERITANCE_LINK, &[a, b]).unwrap();
     space.set_tv(l, TruthValue::simple(0.5, 0.5)).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let url = stored(&space, &dir);
+    let (_dir, url) = stored(&space);
 
     let through = read_through::open_space(&url).unwrap();
     // Added by content: the stored truth value is there to read.
@@ -214,8 +214,7 @@ fn a_search_split_across_threads_sees_whole_incoming_sets() {
             space.add_link(EVALUATION_LINK, &[any, l]).unwrap();
         }
     }
-    let dir = tempfile::tempdir().unwrap();
-    let url = stored(&space, &dir);
+    let (_dir, url) = stored(&space);
     let want = answer(&loaded(&url), &queries(0, 0)[0]);
     assert_eq!(want.len(), 1999 * 40);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
@@ -233,8 +232,7 @@ fn a_member_brought_with_a_link_still_shows_all_its_values() {
     space.set_tv(b, TruthValue::simple(0.25, 0.5)).unwrap();
     space.set_value(b, key, Value::Float(vec![7.0].into())).unwrap();
     space.add_link(LIST_LINK, &[a, b]).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let url = stored(&space, &dir);
+    let (_dir, url) = stored(&space);
 
     let through = read_through::open_space(&url).unwrap();
     let a2 = through.add_node(CONCEPT_NODE, "a").unwrap();
@@ -252,8 +250,7 @@ fn a_stored_state_brought_in_does_not_undo_a_new_one() {
     let anchor = space.add_node(ANCHOR_NODE, "light").unwrap();
     let off = space.add_node(CONCEPT_NODE, "off").unwrap();
     space.add_link(STATE_LINK, &[anchor, off]).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let url = stored(&space, &dir);
+    let (_dir, url) = stored(&space);
 
     let through = read_through::open_space(&url).unwrap();
     let anchor2 = through.add_node(ANCHOR_NODE, "light").unwrap();
@@ -267,8 +264,7 @@ fn a_stored_state_brought_in_does_not_undo_a_new_one() {
 #[test]
 fn a_store_call_while_a_space_reads_through_that_store_does_not_wait_for_itself() {
     use atomweave_store::registry::StoreHandle;
-    let dir = tempfile::tempdir().unwrap();
-    let url = stored(&build(&Spec { words: 3, pairs: vec![(0, 1, 1)], isa: vec![] }), &dir);
+    let (_dir, url) = stored(&build(&Spec { words: 3, pairs: vec![(0, 1, 1)], isa: vec![] }));
     let held = StoreHandle::new(open(&url).unwrap());
     let space = AtomSpace::new();
     space.set_backing(Some(Box::new(read_through::Backing::over(held.store().clone()).unwrap()))).unwrap();

@@ -45,8 +45,8 @@ impl LmdbStore {
     }
 
     /// The id of a stored link with this content, if any.
-    pub(super) fn find_link(&self, r: &RoTxn<'_>, t: Type, members: &[u64]) -> Result<Option<u64>> {
-        let Some(code) = self.types.known(t) else { return Ok(None) };
+    pub(super) fn find_link(&mut self, r: &RoTxn<'_>, t: Type, members: &[u64]) -> Result<Option<u64>> {
+        let Some(code) = self.types.code(t) else { return Ok(None) };
         let Some(ids) = self.db.links.get_duplicates(r, &be(link_key(code, members))).map_err(backend)? else { return Ok(None) };
         for entry in ids {
             let (_, v) = entry.map_err(backend)?;
@@ -58,18 +58,18 @@ impl LmdbStore {
         Ok(None)
     }
 
+    /// The id of a stored node of this type and name, if any.
+    fn find_node(&mut self, r: &RoTxn<'_>, t: Type, name: &str) -> Result<Option<u64>> {
+        let Some(code) = self.types.code(t) else { return Ok(None) };
+        let (key, hashed) = node_key(code, name);
+        self.find(r, &key, hashed, |rec| matches!(rec, Record::Node(rt, n, _) if *rt == t && n == name), self.db.nodes)
+    }
+
     /// The id of `h` if the store holds it, without storing anything.
     pub(super) fn lookup(&mut self, r: &RoTxn<'_>, space: &AtomSpace, h: Handle) -> Result<Option<u64>> {
-        self.by_content(space, h, |s, x, t, members| {
-            let Some(code) = s.types.code(t) else { return Ok(None) };
-            match members {
-                None => {
-                    let name = space.name(x).unwrap_or_default();
-                    let (key, hashed) = node_key(code, name);
-                    s.find(r, &key, hashed, |rec| matches!(rec, Record::Node(rt, n, _) if *rt == t && n == name), s.db.nodes)
-                }
-                Some(members) => s.find_link(r, t, members),
-            }
+        self.by_content(space, h, |s, x, t, members| match members {
+            None => s.find_node(r, t, space.name(x).unwrap_or_default()),
+            Some(members) => s.find_link(r, t, members),
         })
     }
 
@@ -222,11 +222,7 @@ impl LmdbStore {
         self.ids.use_space(space);
         self.reading(|s, r| {
             let id = match name {
-                Some(name) => {
-                    let Some(code) = s.types.known(t) else { return Ok(None) };
-                    let (key, hashed) = node_key(code, name);
-                    s.find(r, &key, hashed, |rec| matches!(rec, Record::Node(rt, n, _) if *rt == t && n == name), s.db.nodes)?
-                }
+                Some(name) => s.find_node(r, t, name)?,
                 None => {
                     let mut members = Vec::with_capacity(outgoing.len());
                     for &m in outgoing {

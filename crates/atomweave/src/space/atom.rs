@@ -137,8 +137,9 @@ impl AtomSpace {
     /// the stream itself, whose reading reports the failure).
     #[inline]
     pub fn get_tv(&self, h: Handle) -> Option<TruthValue> {
-        self.through_values(h);
         if self.is_root() {
+            // (`tv_entry` fetches for the rest.)
+            self.through_values(h);
             let rec = self.recs().rec(h)?;
             if !rec.has_tv() {
                 return Some(TruthValue::DEFAULT);

@@ -86,9 +86,6 @@ impl AtomSpace {
     /// likes: the loader drops them on its reading thread.
     pub(crate) fn replace_value(&self, h: Handle, key: Handle, v: Value) -> Result<Option<Value>> {
         self.writable("no value is changed")?;
-        if !self.through_values(h) {
-            return Ok(None);
-        }
         v.check_shape()?;
         if self.is_tv_key(key) {
             return match v {
@@ -96,6 +93,9 @@ impl AtomSpace {
                 v => self.set_tv(h, tv_of(&v)?),
             }
             .map(|()| None);
+        }
+        if !self.through_values(h) {
+            return Ok(None);
         }
         let foreign = !self.is_root() && self.foreign(h)?;
         self.inner.watch.note(|| Change::Value(h, key));
@@ -106,11 +106,11 @@ impl AtomSpace {
     /// child space this removes the child's own value; a base's shows again.
     pub fn remove_value(&self, h: Handle, key: Handle) -> Result<()> {
         self.writable("no value is changed")?;
-        if !self.through_values(h) {
-            return Ok(());
-        }
         if self.is_tv_key(key) {
             return self.set_tv(h, TruthValue::DEFAULT);
+        }
+        if !self.through_values(h) {
+            return Ok(());
         }
         let foreign = !self.is_root() && self.foreign(h)?;
         self.inner.watch.note(|| Change::Value(h, key));

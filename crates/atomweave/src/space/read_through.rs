@@ -227,6 +227,9 @@ impl AtomSpace {
     /// The first failure of a fetch since the last call, if any: a read
     /// through a store that failed answered from what the space held.
     pub fn take_backing_error(&self) -> Option<Error> {
+        if !self.maybe_backed() {
+            return None;
+        }
         let (_, rt) = self.read_through()?;
         let taken = lock(&rt.error).take();
         taken
@@ -255,7 +258,6 @@ impl AtomSpace {
         })
     }
 
-    /// Fetches the stored incoming set of `h`, once.
     /// Might a read here need the store: does this space read through
     /// one, or is it a child space in a hierarchy where one does? One or
     /// two relaxed loads.
@@ -264,6 +266,7 @@ impl AtomSpace {
         self.inner.backed.load(Ordering::Relaxed) || (!self.is_root() && self.inner.hierarchy.get().is_some_and(|h| h.backed.load(Ordering::Relaxed)))
     }
 
+    /// Fetches the stored incoming set of `h`, once.
     #[inline]
     pub(super) fn through_incoming(&self, h: Handle) {
         if self.maybe_backed() {
@@ -406,7 +409,7 @@ impl AtomSpace {
             return here();
         }
         let Some((s, rt)) = self.read_through().filter(|_| !filling()) else { return here() };
-        if !s.contains(h) || rt.incoming.read().unwrap_or_else(|e| e.into_inner()).contains(&h) {
+        if !s.contains(h) || rt.incoming_done(h) {
             return here();
         }
         let known = lock(&rt.counts).get(&h).copied();
@@ -435,7 +438,7 @@ impl AtomSpace {
         if atoms.len() <= 1 {
             return (!atoms.is_empty()).then_some(0);
         }
-        let mut limit = if self.is_read_through() { 64 } else { usize::MAX };
+        let mut limit = if self.maybe_backed() { 64 } else { usize::MAX };
         loop {
             let (i, n) = atoms.iter().map(|&h| self.incoming_size_hint(h, limit)).enumerate().min_by_key(|&(_, n)| n)?;
             if n < limit || limit == usize::MAX {
@@ -447,10 +450,9 @@ impl AtomSpace {
 
     /// How many atoms of type `t` (all atoms, for `None`) there are, for
     /// choosing where a search starts: over a store not yet read for `t`,
-    /// the store's count if it can tell, else a count that makes a scan
-    /// the last resort.
+    /// a count that makes a scan the last resort.
     pub(crate) fn count_hint(&self, t: Option<Type>) -> usize {
-        let here = || t.map_or_else(|| self.size_here(), |t| self.count_of_type_here(t));
+        let here = || t.map_or_else(|| self.size_here(), |t| self.count_of_type_here(t, false));
         if !self.maybe_backed() {
             return here();
         }

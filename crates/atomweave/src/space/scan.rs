@@ -97,19 +97,15 @@ impl AtomSpace {
     /// Number of atoms of type `t` (and its subtypes when `subtypes`).
     pub fn count_of_type(&self, t: Type, subtypes: bool) -> usize {
         self.through_types(t, subtypes);
+        self.count_of_type_here(t, subtypes)
+    }
+
+    /// [`count_of_type`](Self::count_of_type) of what the space holds now.
+    pub(super) fn count_of_type_here(&self, t: Type, subtypes: bool) -> usize {
         if self.is_root() {
             self.read_own().count_of_type(t, subtypes)
         } else {
             self.handles_by_type(t, subtypes).count()
-        }
-    }
-
-    /// Atoms of exactly type `t` the space holds now.
-    pub(super) fn count_of_type_here(&self, t: Type) -> usize {
-        if self.is_root() {
-            self.read_own().count_of_type(t, false)
-        } else {
-            self.handles_by_type(t, false).count()
         }
     }
 }
