@@ -87,6 +87,10 @@ pub enum Backend {
     Postgres,
     /// Upstream's RocksDB layout (`rocks://`); its table adds a copy into LMDB.
     Rocks,
+    /// One scratch `redis-server` on loopback (`redis://`).
+    Redis,
+    /// A scratch Redis Cluster on loopback: 3 masters, 3 replicas (`redis+cluster://`).
+    RedisCluster,
 }
 
 struct Phase {
@@ -103,6 +107,8 @@ struct Target {
     backend: Backend,
     /// The PostgreSQL server's main process, when it runs on this machine.
     server_pid: Option<u32>,
+    /// The Redis servers' processes (a scratch cluster's, all of them).
+    redis_pids: Vec<u32>,
 }
 
 impl Target {
@@ -114,12 +120,16 @@ impl Target {
             }
             Backend::Postgres => atomweave_store::pg::PgStore::open(&self.url, false).and_then(|mut s| s.disk_bytes()),
             Backend::Rocks => return Ok(dir_bytes(std::path::Path::new(self.url.strip_prefix("rocks://").unwrap_or(&self.url)))),
+            Backend::Redis | Backend::RedisCluster => atomweave_store::redis::RedisStore::open(&self.url).and_then(|s| s.usage()).map(|(_, bytes)| bytes),
         };
         r.map_err(|e| e.to_string())
     }
 
     /// CPU seconds of the server: its main process and every backend, live or ended.
     fn server_cpu(&self) -> Option<f64> {
+        if !self.redis_pids.is_empty() {
+            return self.redis_pids.iter().map(|p| sys::cpu_seconds(&p.to_string())).sum();
+        }
         let pid = self.server_pid?;
         let mut total = sys::cpu_seconds_with_children(pid)?;
         for child in sys::children(pid) {
@@ -152,7 +162,7 @@ pub fn bench(args: PersistBenchArgs) -> Result<(), String> {
                 return Err(format!("{}: not empty; persist-bench writes a new store, give it a new or empty directory", dir.display()));
             }
             let scheme = if args.backend == Backend::Rocks { "rocks" } else { "lmdb" };
-            let target = Target { url: format!("{scheme}://{}", dir.display()), backend: args.backend, server_pid: None };
+            let target = Target { url: format!("{scheme}://{}", dir.display()), backend: args.backend, server_pid: None, redis_pids: Vec::new() };
             let result = run(&args, &target);
             if args.dir.is_none() {
                 let _ = std::fs::remove_dir_all(&dir);
@@ -176,9 +186,20 @@ pub fn bench(args: PersistBenchArgs) -> Result<(), String> {
             }
             let mut probe = atomweave_store::pg::PgStore::open(&url, true).map_err(|e| e.to_string())?;
             let backend = probe.backend_pid().map_err(|e| e.to_string())?;
-            let target = Target { url, backend: Backend::Postgres, server_pid: sys::parent(backend) };
+            let target = Target { url, backend: Backend::Postgres, server_pid: sys::parent(backend), redis_pids: Vec::new() };
             drop(probe);
             run(&args, &target)
+        }
+        Backend::Redis | Backend::RedisCluster => {
+            use atomweave_store::redis::scratch::Scratch;
+            let cluster = args.backend == Backend::RedisCluster;
+            if !args.quiet {
+                eprintln!("persist-bench: starting a scratch Redis {} on loopback", if cluster { "cluster (3 masters, 3 replicas)" } else { "server" });
+            }
+            let scratch = if cluster { Scratch::cluster(3, 1) } else { Scratch::single() }.map_err(|e| e.to_string())?;
+            let target = Target { url: scratch.url(""), backend: args.backend, server_pid: None, redis_pids: scratch.pids() };
+            let empty = target.disk_bytes()?;
+            run_from(&args, &target, empty)
         }
     }
 }
@@ -195,6 +216,11 @@ fn timed(name: &'static str, atoms: u64, target: &Target, f: impl FnOnce() -> Re
 }
 
 fn run(args: &PersistBenchArgs, target: &Target) -> Result<(), String> {
+    run_from(args, target, 0)
+}
+
+/// The benchmark, where the store held `empty` bytes before it began.
+fn run_from(args: &PersistBenchArgs, target: &Target, empty: u64) -> Result<(), String> {
     let url = target.url.as_str();
     let err = |e: atomweave::Error| e.to_string();
     let space = AtomSpace::new();
@@ -221,7 +247,7 @@ fn run(args: &PersistBenchArgs, target: &Target) -> Result<(), String> {
     println!("persist-bench: {} EvaluationLink structures, {atoms} atoms ({} words), into {url}", args.n, words.len());
 
     let stored = timed("store", atoms, target, || store_all(&space, url, args.quiet).map(drop))?;
-    let disk = target.disk_bytes()?;
+    let disk = target.disk_bytes()?.saturating_sub(empty);
     drop(space);
 
     // Loaded and updated through one StorageNode, as an application would:
@@ -255,7 +281,21 @@ fn run(args: &PersistBenchArgs, target: &Target) -> Result<(), String> {
         Ok(())
     })?;
     store.close().map_err(|e| e.to_string())?;
-    let mut phases = vec![stored, load, updates];
+    // Pieces fetched into an empty space, as a program working on part of
+    // a store does: 1,000 random words' incoming sets, then every word.
+    let pieces = AtomSpace::new();
+    let mut store = atomweave_store::open_existing(url).map_err(|e| e.to_string())?;
+    let incoming = timed("incoming", 1000, target, || {
+        for _ in 0..1000 {
+            let w = pieces.add_node(types::WORD_NODE, &format!("word-{}", rng.gen_range(0..args.words.max(2)))).map_err(err)?;
+            store.fetch_incoming_set(&pieces, w, false).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    })?;
+    let words = args.words.max(2) as u64;
+    let by_type = timed("by-type", words, target, || store.load_atoms_of_type(&pieces, types::WORD_NODE).map(drop).map_err(|e| e.to_string()))?;
+    store.close().map_err(|e| e.to_string())?;
+    let mut phases = vec![stored, load, updates, incoming, by_type];
     // Upstream's stores are read to leave them: `atomweave copy rocks:// lmdb://`.
     if target.backend == Backend::Rocks {
         let into = std::env::temp_dir().join(format!("atomweave-persist-bench-copy-{}", std::process::id()));
@@ -271,14 +311,23 @@ fn run(args: &PersistBenchArgs, target: &Target) -> Result<(), String> {
 
     println!();
     println!("   phase        atoms    seconds        atoms/s   CPU s (atomweave)   CPU s (server)");
+    println!("   (incoming: fetch-incoming-set of 1,000 random words, one call each; by-type: load-atoms-of-type WordNode)");
     for p in phases {
         let server = match (target.backend, p.server_cpu) {
             (Backend::Lmdb | Backend::Rocks, _) => "- (embedded)".to_string(),
-            (Backend::Postgres, Some(s)) => format!("{s:.2}"),
-            (Backend::Postgres, None) => "- (remote)".to_string(),
+            (_, Some(s)) => format!("{s:.2}"),
+            (_, None) => "- (remote)".to_string(),
         };
         println!("   {:<8} {:>9} {:>10.2} {:>14.0} {:>19.2} {:>16}", p.name, p.atoms, p.secs, p.atoms as f64 / p.secs.max(1e-9), p.cpu, server);
     }
-    println!("\n   disk: {:.1} MiB, {:.1} bytes per atom", disk as f64 / 1048576.0, disk as f64 / atoms as f64);
+    if matches!(target.backend, Backend::Redis | Backend::RedisCluster) {
+        println!(
+            "\n   memory (the masters' used_memory, less the empty store's): {:.1} MiB, {:.1} bytes per atom per copy",
+            disk as f64 / 1048576.0,
+            disk as f64 / atoms as f64
+        );
+    } else {
+        println!("\n   disk: {:.1} MiB, {:.1} bytes per atom", disk as f64 / 1048576.0, disk as f64 / atoms as f64);
+    }
     Ok(())
 }

@@ -158,5 +158,5 @@ def test_a_space_opened_over_lmdb_reads_what_it_needs(space, tmp_path):
     with pytest.raises(RuntimeError, match="no store there"):
         AtomSpace.open(f"lmdb://{tmp_path}/nothing")
     (tmp_path / "a.scm").write_text('(Concept "a")\n')
-    with pytest.raises(RuntimeError, match="only an LMDB store"):
+    with pytest.raises(RuntimeError, match="only an LMDB .lmdb:...dir. or Redis"):
         AtomSpace.open(f"file://{tmp_path}/a.scm")

@@ -13,6 +13,9 @@
 //!   processes share ([`pg`]);
 //! - `cog://host:port`: the space of a running CogServer (`atomweave
 //!   serve`, or upstream's), over the network ([`cog`]);
+//! - `redis://host:port` and `redis+cluster://host:port,...`: a Redis
+//!   server or a Redis Cluster that many hosts share (`redis`, with the
+//!   `redis` feature);
 //! - a proxy atom (`WriteThruProxy`, `ReadThruProxy`, `CachingProxy`,
 //!   ...) passing calls to the stores its ProxyParametersLink names
 //!   ([`proxy`], opened from the atom by [`proxy::open_node`]; the
@@ -120,6 +123,8 @@ pub mod lmdb;
 pub mod pg;
 pub mod proxy;
 pub mod read_through;
+#[cfg(feature = "redis")]
+pub mod redis;
 pub mod registry;
 #[cfg(feature = "rocks")]
 pub mod rocks;
@@ -257,7 +262,7 @@ pub trait StorageNode: Send {
 /// The URL a StorageNode atom names: `(LmdbStorageNode "lmdb:///dir")`,
 /// `(RocksStorageNode "rocks:///dir")` (upstream's RocksDB store),
 /// `(FileStorageNode "/f.scm")`, `(PostgresStorageNode "postgres://...")`,
-/// `(CogStorageNode "cog://host:port")`.
+/// `(CogStorageNode "cog://host:port")`, `(RedisStorageNode "redis://host:port")`.
 pub fn url_of_node(t: Type, name: &str) -> Result<String> {
     let bad = |want: &str| StoreError::Open { url: name.to_string(), msg: format!("a {} names {want}", t.name()) };
     Ok(match t.name() {
@@ -272,6 +277,9 @@ pub fn url_of_node(t: Type, name: &str) -> Result<String> {
         }
         "PostgresStorageNode" => name.to_string(),
         "CogStorageNode" => name.to_string(),
+        "RedisStorageNode" => (name.starts_with("redis://") || name.starts_with("redis+cluster://"))
+            .then(|| name.to_string())
+            .ok_or_else(|| bad("redis://host:port or redis+cluster://host:port,..."))?,
         _ => return Err(StoreError::Unsupported(format!("{} is not a StorageNode type", t.name()))),
     })
 }
@@ -316,8 +324,14 @@ pub fn open(url: &str) -> Result<Box<dyn StorageNode>> {
     if url.starts_with("cog://") {
         return Ok(Box::new(cog::CogStore::open(url)?));
     }
+    if url.starts_with("redis://") || url.starts_with("redis+cluster://") {
+        #[cfg(feature = "redis")]
+        return Ok(Box::new(redis::RedisStore::open(url)?));
+        #[cfg(not(feature = "redis"))]
+        return Err(StoreError::Unsupported(format!("{url}: this atomweave was built without Redis (atomweave-store's `redis` feature)")));
+    }
     if url.contains("://") {
-        return Err(open_err("unknown kind of store: use lmdb:///dir, rocks:///dir, file:///file.scm, postgres://... or cog://host:port"));
+        return Err(open_err("unknown kind of store: use lmdb:///dir, rocks:///dir, file:///file.scm, postgres://..., cog://host:port, redis://host:port or redis+cluster://host:port,..."));
     }
     Ok(Box::new(lmdb::LmdbStore::open(url, url)?))
 }

@@ -4,7 +4,7 @@
 //! `space/read_through.rs` says when).
 //!
 //! Only a store that finds atoms by content cheaply reads through (LMDB,
-//! [`StorageNode::reads_through`]); the others are refused with a word on
+//! Redis: [`StorageNode::reads_through`]); the others are refused with a word on
 //! what to do instead. This is not where fetched atoms are kept (the
 //! space) nor how they are found (the store's `fetch_*` calls).
 
@@ -48,7 +48,7 @@ impl Backing {
             return Ok(());
         }
         Err(StoreError::Unsupported(format!(
-            "{}: only an LMDB store (lmdb:///dir) can be read through; load this one (load-atomspace, `atomweave load`) or copy it to LMDB (`atomweave copy`)",
+            "{}: only an LMDB (lmdb:///dir) or Redis (redis://, redis+cluster://) store can be read through; load this one (load-atomspace, `atomweave load`) or copy it to LMDB (`atomweave copy`)",
             store.url()
         )))
     }

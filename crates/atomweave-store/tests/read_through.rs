@@ -14,7 +14,7 @@ use atomweave_store::{open, read_through};
 use proptest::prelude::*;
 
 mod common;
-use common::{canon, canon_entry};
+use common::{canon, canon_entry, load_store};
 
 #[derive(Clone, Debug)]
 struct Spec {
@@ -99,14 +99,6 @@ fn stored(space: &AtomSpace) -> (tempfile::TempDir, String) {
     (dir, url)
 }
 
-fn loaded(url: &str) -> AtomSpace {
-    let space = AtomSpace::new();
-    let mut store = open(url).unwrap();
-    store.load_atomspace(&space, &mut |_| {}).unwrap();
-    store.close().unwrap();
-    space
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -117,12 +109,12 @@ proptest! {
         for q in queries(x, y) {
             // Fresh spaces each time: each query starts from nothing read,
             // and no query's atoms are another's data.
-            let whole = loaded(&url);
+            let whole = load_store(&url);
             let through = read_through::open_space(&url).unwrap();
             prop_assert_eq!(answer(&through, &q), answer(&whole, &q), "{}", q);
             drop(through);
         }
-        let whole = loaded(&url);
+        let whole = load_store(&url);
         let through = read_through::open_space(&url).unwrap();
         prop_assert_eq!(facts(&through, x), facts(&whole, x));
         prop_assert_eq!(through.count_of_type(LIST_LINK, false), whole.count_of_type(LIST_LINK, false));
@@ -132,6 +124,34 @@ proptest! {
         through.clear();
         prop_assert_eq!(through.count_of_type(LIST_LINK, false), whole.count_of_type(LIST_LINK, false));
     }
+}
+
+/// The same property over a Redis store: one scratch server, emptied
+/// between cases.
+#[test]
+fn reading_through_redis_answers_as_loading() {
+    use atomweave_store::redis::scratch::{cli, Scratch};
+    let server = Scratch::single().unwrap();
+    let url = server.url("");
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig { cases: 12, ..ProptestConfig::default() });
+    runner
+        .run(&(spec(), any::<usize>(), any::<usize>()), |(s, x, y)| {
+            cli(server.nodes[0].port, &["FLUSHALL"]).unwrap();
+            let mut store = open(&url).unwrap();
+            store.store_atomspace(&build(&s), &mut |_| {}).unwrap();
+            store.close().unwrap();
+            let (x, y) = (x % s.words, y % s.words);
+            for q in queries(x, y) {
+                let whole = load_store(&url);
+                let through = read_through::open_space(&url).unwrap();
+                prop_assert_eq!(answer(&through, &q), answer(&whole, &q), "{}", q);
+            }
+            let whole = load_store(&url);
+            let through = read_through::open_space(&url).unwrap();
+            prop_assert_eq!(facts(&through, x), facts(&whole, x));
+            Ok(())
+        })
+        .unwrap();
 }
 
 #[test]
@@ -162,7 +182,7 @@ fn a_store_that_cannot_read_through_is_refused_by_name() {
     let path = dir.path().join("a.scm");
     std::fs::write(&path, "(Concept \"a\")\n").unwrap();
     let err = read_through::open_space(&format!("file://{}", path.display())).err().unwrap().to_string();
-    assert!(err.contains("only an LMDB store"), "{err}");
+    assert!(err.contains("only an LMDB (lmdb:///dir) or Redis"), "{err}");
 }
 
 #[test]
@@ -185,7 +205,7 @@ fn changes_stay_in_the_space_and_store_back_on_request() {
     assert_eq!(through.incoming(a2).unwrap().len(), 1);
     assert_eq!(through.get_tv(l2), Some(TruthValue::simple(0.9, 0.9)));
     drop(through);
-    let back = loaded(&url);
+    let back = load_store(&url);
     let ends = [back.get_node(CONCEPT_NODE, "a").unwrap(), back.get_node(CONCEPT_NODE, "b").unwrap()];
     assert_eq!(back.get_tv(back.get_link(INHERITANCE_LINK, &ends).unwrap()), Some(TruthValue::simple(0.5, 0.5)));
 }
@@ -215,7 +235,7 @@ fn a_search_split_across_threads_sees_whole_incoming_sets() {
         }
     }
     let (_dir, url) = stored(&space);
-    let want = answer(&loaded(&url), &queries(0, 0)[0]);
+    let want = answer(&load_store(&url), &queries(0, 0)[0]);
     assert_eq!(want.len(), 1999 * 40);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
     for _ in 0..3 {

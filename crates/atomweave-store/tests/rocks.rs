@@ -9,26 +9,18 @@ use atomweave_store::{open, open_existing};
 
 mod common;
 mod rocks_fixture;
-use common::{canon_set, random_space};
+use common::{canon_set, load_store, random_space};
 use rocks_fixture::{write_sample, Writer};
 
 fn url(d: &tempfile::TempDir) -> String {
     format!("rocks://{}", d.path().join("db").display())
 }
 
-fn load(url: &str) -> AtomSpace {
-    let space = AtomSpace::new();
-    let mut store = open_existing(url).unwrap();
-    store.load_atomspace(&space, &mut |_| {}).unwrap();
-    store.close().unwrap();
-    space
-}
-
 #[test]
 fn an_upstream_store_is_read_whole() {
     let d = tempfile::tempdir().unwrap();
     write_sample(&d.path().join("db"));
-    let space = load(&url(&d));
+    let space = load_store(&url(&d));
     let node = |t, n: &str| space.get_node(t, n).unwrap_or_else(|| panic!("({t:?} {n:?}) loaded"));
     let [cat, animal, key, far] = [(CONCEPT_NODE, "cat"), (CONCEPT_NODE, "animal"), (PREDICATE_NODE, "key"), (CONCEPT_NODE, "far")].map(|(t, n)| node(t, n));
     let quoted = node(CONCEPT_NODE, "say \"hi\"\\");
@@ -84,12 +76,12 @@ fn a_random_space_survives_store_close_open_load() {
     let stored = store.store_atomspace(&space, &mut |_| {}).unwrap();
     assert_eq!(stored as usize, space.size());
     store.close().unwrap();
-    assert_eq!(canon_set(&load(&url(&d))), want);
+    assert_eq!(canon_set(&load_store(&url(&d))), want);
     // Stored again: nothing doubles, values replaced.
     let mut store = open(&url(&d)).unwrap();
     store.store_atomspace(&space, &mut |_| {}).unwrap();
     store.close().unwrap();
-    let again = load(&url(&d));
+    let again = load_store(&url(&d));
     assert_eq!((again.size(), canon_set(&again)), (space.size(), want));
 }
 
@@ -109,7 +101,7 @@ fn incoming_sets_at_every_position() {
 fn deleted_atoms_leave_no_key_behind() {
     let d = tempfile::tempdir().unwrap();
     write_sample(&d.path().join("db"));
-    let space = load(&url(&d));
+    let space = load_store(&url(&d));
     let cat = space.get_node(CONCEPT_NODE, "cat").unwrap();
     let mut store = open(&url(&d)).unwrap();
     assert!(!store.delete(&space, cat, false).unwrap(), "links hold it");
@@ -125,7 +117,7 @@ fn deleted_atoms_leave_no_key_behind() {
     // The scope link left its hash's list; animal's incoming index is empty.
     assert!(!left.iter().any(|kv| kv.starts_with("h@") || kv.starts_with("i@3:")), "{left:?}");
     drop(db);
-    let after = load(&url(&d));
+    let after = load_store(&url(&d));
     // cat comes back only as the atom a value holds: no links, no values.
     let cat = after.get_node(CONCEPT_NODE, "cat").unwrap();
     assert_eq!((after.incoming_size(cat), after.get_tv(cat)), (Some(0), Some(TruthValue::DEFAULT)));
@@ -229,7 +221,7 @@ fn an_lmdb_store_under_a_rocks_url_still_opens() {
     let mut store = open(&format!("lmdb://{}", d.path().display())).unwrap();
     store.store_atomspace(&space, &mut |_| {}).unwrap();
     store.close().unwrap();
-    let back = load(&format!("rocks://{}", d.path().display()));
+    let back = load_store(&format!("rocks://{}", d.path().display()));
     assert_eq!(canon_set(&back), canon_set(&space));
 }
 
@@ -258,7 +250,7 @@ fn a_refused_batch_writes_nothing() {
     let mut store = open(&url(&d)).unwrap();
     store.store_atom(&space, lambda).unwrap();
     store.close().unwrap();
-    let back = load(&url(&d));
+    let back = load_store(&url(&d));
     let (x2, cat2) = (back.get_node(VARIABLE_NODE, "$x").unwrap(), back.get_node(CONCEPT_NODE, "cat").unwrap());
     assert!(back.get_link(LAMBDA_LINK, &[x2, cat2]).is_some());
     let db = rocksdb::DB::open_default(d.path().join("db")).unwrap();

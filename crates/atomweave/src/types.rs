@@ -416,7 +416,7 @@ mod tests {
         // The 225 types of upstream's table, then WordNode, ParseNode, the
         // six StorageNode types, the ten of the proxies and the attention
         // module's AttentionValue.
-        assert_eq!(BUILTIN_COUNT, 244);
+        assert_eq!(BUILTIN_COUNT, 245);
         assert!(WRITE_BUFFER_PROXY_NODE.is_a(WRITE_THRU_PROXY_NODE) && PROXY_NODE.is_a(STORAGE_NODE));
         assert_eq!(Type::from_name("WriteThruProxy"), Some(WRITE_THRU_PROXY_NODE));
         assert!(ATTENTION_VALUE.is_a(FLOAT_VALUE) && !ATTENTION_VALUE.is_atom());

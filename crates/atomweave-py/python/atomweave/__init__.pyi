@@ -422,6 +422,7 @@ __all__ = [
     "FileStorageNode",
     "PostgresStorageNode",
     "CogStorageNode",
+    "RedisStorageNode",
     "ProxyNode",
     "NullProxyNode",
     "ReadThruProxyNode",

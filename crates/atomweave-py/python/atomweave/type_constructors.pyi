@@ -211,6 +211,7 @@ __all__ = [
     "FileStorageNode",
     "PostgresStorageNode",
     "CogStorageNode",
+    "RedisStorageNode",
     "ProxyNode",
     "NullProxyNode",
     "ReadThruProxyNode",
@@ -429,6 +430,7 @@ RocksStorageNode: TypeConstructor
 FileStorageNode: TypeConstructor
 PostgresStorageNode: TypeConstructor
 CogStorageNode: TypeConstructor
+RedisStorageNode: TypeConstructor
 ProxyNode: TypeConstructor
 NullProxyNode: TypeConstructor
 ReadThruProxyNode: TypeConstructor

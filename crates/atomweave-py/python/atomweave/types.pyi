@@ -236,6 +236,7 @@ RocksStorageNode: int
 FileStorageNode: int
 PostgresStorageNode: int
 CogStorageNode: int
+RedisStorageNode: int
 ProxyNode: int
 NullProxyNode: int
 ReadThruProxyNode: int

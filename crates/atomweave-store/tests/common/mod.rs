@@ -58,6 +58,15 @@ pub fn canon_entry(space: &AtomSpace, h: Handle) -> String {
     format!("{} {:?} {kv:?}", canon(space, h), space.get_tv(h).unwrap())
 }
 
+/// Every atom of the store at `url` (which must exist), loaded into a new space.
+pub fn load_store(url: &str) -> AtomSpace {
+    let space = AtomSpace::new();
+    let mut store = atomweave_store::open_existing(url).unwrap();
+    store.load_atomspace(&space, &mut |_| {}).unwrap();
+    store.close().unwrap();
+    space
+}
+
 /// A random space with truth values and every kind of value.
 pub fn random_space(n: usize) -> AtomSpace {
     let space = AtomSpace::new();
