@@ -43,7 +43,7 @@ mod smob;
 
 pub use ffi::Scm;
 pub use interrupt::{eval_within, interrupt, EvalGroup};
-pub use load::{install_file_loader, load_file};
+pub use load::{exit_on_quit, install_file_loader, load_file};
 pub use persist::give_store;
 
 /// A module [`boot`] loads: its source, and its bytecode, compiled by the

@@ -155,7 +155,23 @@ pub fn install_file_loader() {
     atomweave_store::file::set_scheme_loader(|space, path, options| load_file(space, path, Place::START, options, |_| {}));
 }
 
+/// Whether a file's `(exit)` ends the process ([`exit_on_quit`]).
+static EXIT_ON_QUIT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes a Scheme file's `(exit)` (Guile's `quit`) end the process, its
+/// ports flushed, with the status it gives, as `guile -l FILE` does: for a
+/// program that runs users' files as Guile would (`atomweave load`).
+/// Otherwise (a server, Python) the `quit` stops the file's load, as an
+/// error of it: one client's file does not end a process others share.
+pub fn exit_on_quit(on: bool) {
+    EXIT_ON_QUIT.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 subrs! {
+    exit_on_quit_p "%atomweave-exit-on-quit?" () {
+        Ok(if EXIT_ON_QUIT.load(std::sync::atomic::Ordering::Relaxed) { ffi::BOOL_T } else { ffi::BOOL_F })
+    }
+
     data_head "%atomweave-data-head?" (head) {
         let data = ffi::symbol_name(head).is_some_and(|h| {
             matches!(h.as_str(), "cog-set-tv!" | "cog-set-value!" | "cog-set-values!") || atomweave::Type::from_name(&h).is_some_and(|t| t.is_atom())
@@ -167,7 +183,7 @@ subrs! {
 /// The primitive the loader's Scheme half uses: is a form that starts with
 /// this symbol data (an atom, or a value set on one)?
 pub(crate) fn primitives() -> Vec<(&'static str, i32, i32, i32, ffi::Subr)> {
-    vec![("%atomweave-data-head?", 1, 0, 0, data_head as ffi::Subr)]
+    vec![("%atomweave-data-head?", 1, 0, 0, data_head as ffi::Subr), ("%atomweave-exit-on-quit?", 0, 0, 0, exit_on_quit_p as ffi::Subr)]
 }
 
 /// Expressions Guile hands back that the core's reader refuses at once, in

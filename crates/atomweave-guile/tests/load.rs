@@ -124,3 +124,17 @@ fn invalid_utf8_is_read_as_guile_reads_it_and_reported_or_refused() {
     assert!(e.error.message.contains("invalid UTF-8"), "{e}");
     assert_eq!(lines(&strict), ["(ConceptNode \"a\")"]);
 }
+
+#[test]
+fn a_files_exit_stops_its_load_with_an_error_where_the_process_is_shared() {
+    // Not `exit_on_quit`: as in a server or Python, the process goes on.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("exits.scm");
+    std::fs::write(&path, "(Concept \"a\")\n(define x 1)\n(exit 3)\n(Concept \"b\")\n").unwrap();
+    boot(AtomSpace::new());
+    let space = AtomSpace::new();
+    let e = load_file(&space, &path, Place::START, &mut LoadOptions::default(), |_| {}).unwrap_err();
+    assert_eq!(e.error.line, 3, "{e}");
+    assert!(e.error.message.contains("quit"), "{e}");
+    assert_eq!(lines(&space), ["(ConceptNode \"a\")"]);
+}

@@ -227,6 +227,14 @@ grounded procedure's name after scm:) to ARGS; its value."
 ;; What `read` gave when it raised instead.
 (define unreadable (list 'unreadable))
 
+(define (exit-status args)
+  "The process status of Guile's (exit ARGS ...): 0 for none or #t, 1 for
+#f, an exact integer's low eight bits (as the system keeps), else 1."
+  (cond ((null? args) 0)
+        ((eq? (car args) #t) 0)
+        ((exact-integer? (car args)) (logand (car args) 255))
+        (else 1)))
+
 (define (shell-load-form port place)
   "PLACE is (offset line . column), line and column from 1. Reads the form
 there and evaluates it, then the forms after it up to the next that is data
@@ -246,7 +254,11 @@ before it, its place and what went wrong."
                    (if line
                        (cons* (car here) (+ 1 line) (+ 1 (source-property form 'column)))
                        here)))
-             (failed (lambda (key . args) (cons #t (cons* n at (error-text key args))))))
+             (failed (lambda (key . args)
+                       (when (and (eq? key 'quit) (%atomweave-exit-on-quit?))
+                         (flush-all-ports)
+                         (primitive-exit (exit-status args)))
+                       (cons #t (cons* n at (error-text key args))))))
         (cond ((and (pair? form) (eq? (car form) unreadable)) (apply failed (cdr form)))
               ((eof-object? form) (cons #t (cons n #f)))
               ((and (> n 0) (not (scheme-owns-rest port)) (pair? form) (%atomweave-data-head? (car form)))

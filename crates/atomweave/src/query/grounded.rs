@@ -73,6 +73,9 @@ fn resolve(space: &AtomSpace, node: Handle) -> Result<(Arc<dyn Procedures>, Stri
     let Some((prefix, name)) = full.split_once(':') else {
         return Err(Error::Procedure(format!("{full:?} names no procedure: a grounded procedure is prefix:name, such as py:func or scm:proc")));
     };
+    if super::limits::grounded_refused() {
+        return Err(Error::Procedure(format!("{full}: grounded procedures are refused in this query (it runs for a client that may only read)")));
+    }
     let procedures = {
         let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
         registry.iter().find(|(p, _)| p == prefix).map(|(_, f)| f.clone())

@@ -32,6 +32,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
+use super::found::{self, Found};
 use super::pattern::{Clause, Kind, Term, TermId};
 use super::search::{bound_set, Anchor, Bindings, Bound, Ctx, Flow, Grounding, Search};
 use super::{HashMap, HashSet};
@@ -438,7 +439,7 @@ impl<'a> Search<'a> {
     }
 
     /// Every grounding of the conjunction, by the join.
-    pub(super) fn join(&self, ctx: &Ctx<'_>, plan: &Plan) -> Result<HashSet<Grounding>> {
+    pub(super) fn join(&self, ctx: &Ctx<'_>, plan: &Plan) -> Result<Vec<Grounding>> {
         let b: Bindings<'a> = vec![None; self.pat.vars.len()];
         let shared = Shared { shards: (0..SHARDS).map(|_| Mutex::new(HashMap::default())).collect(), held: Default::default() };
         // The lists known from the start, each shape read whole once.
@@ -475,23 +476,21 @@ impl<'a> Search<'a> {
         let mut first = Vec::new();
         let mut st = state(None);
         intersect(&st.lists[0], &mut first);
-        let run = |chunk: &[Handle], st: &mut State<'_>| -> Result<HashSet<Grounding>> {
+        let run = |chunk: &[Handle], st: &mut State<'_>| -> Result<Found> {
             let mut b = b.clone();
-            let mut out = HashSet::default();
+            let mut out = Found::default();
             self.bind_each(ctx, plan, 0, chunk, &mut b, st, &mut out)?;
             Ok(out)
         };
         if first.len() < PARALLEL_MIN || rayon::current_num_threads() < 2 || ctx.first_only {
-            return run(&first, &mut st);
+            return run(&first, &mut st).and_then(|f| f.into_sorted(ctx.max_groundings));
         }
         // Small parts: the work of a first candidate may vary a hundredfold.
         let chunk = first.len().div_ceil(rayon::current_num_threads() * 64).max(4);
-        let found = super::split(super::search_stack(self.pat.match_size), |inherited| {
-            first.par_chunks(chunk).map_init(|| state(Some(&shared)), |s, c| inherited.enter(|| run(c, s))).try_reduce(HashSet::default, |mut a, b| {
-                a.extend(b);
-                Ok(a)
-            })
+        let parts = super::split(super::search_stack(self.pat.match_size), |inherited| {
+            first.par_chunks(chunk).map_init(|| state(Some(&shared)), |s, c| inherited.enter(|| run(c, s))).collect::<Result<Vec<Found>>>()
         })?;
+        let found = found::joined(parts);
         super::check_groundings(found.len(), ctx.max_groundings)?;
         Ok(found)
     }
@@ -626,16 +625,7 @@ impl<'a> Search<'a> {
 
     /// Binds step `i`'s variable to each of `cands` in turn, then the steps after.
     #[allow(clippy::too_many_arguments)]
-    fn bind_each(
-        &self,
-        ctx: &Ctx<'_>,
-        plan: &Plan,
-        i: usize,
-        cands: &[Handle],
-        b: &mut Bindings<'a>,
-        st: &mut State<'_>,
-        out: &mut HashSet<Grounding>,
-    ) -> Result<Flow> {
+    fn bind_each(&self, ctx: &Ctx<'_>, plan: &Plan, i: usize, cands: &[Handle], b: &mut Bindings<'a>, st: &mut State<'_>, out: &mut Found) -> Result<Flow> {
         let v = plan.order[i];
         // The first step: no clause was evaluated yet, as the backtracking search.
         let before = (i > 0 && ctx.evals).then(|| bound_set(b));
@@ -654,7 +644,7 @@ impl<'a> Search<'a> {
     }
 
     /// Step `i`'s variable is bound: the steps after it.
-    fn descend(&self, ctx: &Ctx<'_>, plan: &Plan, i: usize, b: &mut Bindings<'a>, st: &mut State<'_>, out: &mut HashSet<Grounding>) -> Result<Flow> {
+    fn descend(&self, ctx: &Ctx<'_>, plan: &Plan, i: usize, b: &mut Bindings<'a>, st: &mut State<'_>, out: &mut Found) -> Result<Flow> {
         if i + 1 == plan.order.len() {
             return self.finish(ctx, b, out);
         }

@@ -35,6 +35,10 @@ pub struct Limits {
     /// with [`Error::TimedOut`]. What a front end hooks its user's
     /// interrupt (Ctrl-C) to; see [`with_interrupt`].
     pub interrupt: Option<Interrupt>,
+    /// Refuse every call of a grounded procedure (`py:`, `scm:`) with an
+    /// error: for a query run for a client that may only read, since the
+    /// code could do anything.
+    pub refuse_grounded: bool,
 }
 
 /// A check for [`Limits::interrupt`]. Made often, so it should cost little
@@ -64,7 +68,7 @@ impl Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { deadline: None, cancel: None, max_groundings: 1 << 24, interrupt: None }
+        Limits { deadline: None, cancel: None, max_groundings: 1 << 24, interrupt: None, refuse_grounded: false }
     }
 }
 
@@ -201,6 +205,11 @@ pub fn with_limits<R>(limits: Limits, f: impl FnOnce() -> R) -> R {
 /// This thread's query limits.
 pub(crate) fn limits() -> Limits {
     LIMITS.with_borrow(Limits::clone)
+}
+
+/// Are this thread's query's calls of grounded procedures refused?
+pub(crate) fn grounded_refused() -> bool {
+    LIMITS.with_borrow(|l| l.refuse_grounded)
 }
 
 /// The most groundings this thread's query may find.

@@ -2,7 +2,7 @@
 //! SatisfactionLink, BindLink, QueryLink and DualLink, and how their
 //! groundings become results (tuples, rewrites, groups, anchors).
 //!
-//! **Invariant:** results come out in a stable order (groundings sorted),
+//! **Invariant:** results come out in a stable order (groundings sorted, `found.rs`),
 //! the same on any number of threads; a query refused for its shape adds
 //! nothing to the space.
 
@@ -14,8 +14,10 @@ use super::limits::MAX_NESTED;
 use super::pattern::{self, is_vardecl_type, Pattern};
 use super::search::{Bindings, Bound, Flow, Grounding, Search, Val};
 use super::{
-    bad, beta, check_deadline, crisp, describe, eval, free_variables, has_variables, run, search_stack, type_of, unify, with_stack, Executed, HashMap, HashSet,
+    bad, beta, check_deadline, crisp, describe, eval, free_variables, has_variables, instantiate, run, search_stack, type_of, unify, with_stack, Executed,
+    HashMap, HashSet,
 };
+use smallvec::SmallVec;
 
 /// One grounding's rewrites among the results: a Bind's all go into its
 /// SetLink; a Query's several are one LinkValue.
@@ -72,13 +74,6 @@ fn run_rewrite(space: &AtomSpace, built: Handle, bind: bool) -> Result<Option<Va
         }
         v => Ok(Some(v)),
     }
-}
-
-/// Groundings in a stable order, so results come out the same on any number of threads.
-fn sorted(found: HashSet<Grounding>) -> Vec<Grounding> {
-    let mut v: Vec<Grounding> = found.into_iter().collect();
-    v.sort_unstable();
-    v
 }
 
 /// One result: the grounding of one variable; for several, a ListLink of
@@ -149,18 +144,16 @@ fn solved_tuple(space: &AtomSpace, vars: &[(Handle, Handle)], m: &HashMap<Handle
 /// A SetLink of the results added to the space (they are atoms), or a
 /// QueueValue of them, as upstream's Meet and Query give.
 fn deliver(space: &AtomSpace, as_set: bool, mut found: Vec<Value>) -> Result<Executed> {
-    // Atoms and LinkValues of atoms are keyed by their handles (a
-    // LinkValue's after a marker no handle has); other values (computed
-    // by a rewrite) are all kept.
-    let key = |v: &Value| -> Option<Vec<Handle>> {
-        match v {
-            Value::Atom(h) => Some(vec![*h]),
-            Value::Link(vs) => std::iter::once(Some(Handle(u32::MAX))).chain(vs.iter().map(|x| if let Value::Atom(h) = x { Some(*h) } else { None })).collect(),
-            _ => None,
-        }
-    };
-    let mut seen = HashSet::default();
-    found.retain(|v| key(v).is_none_or(|k| seen.insert(k)));
+    // Atoms and LinkValues of atoms are kept once, by their handles; other
+    // values (computed by a rewrite) are all kept.
+    let mut atoms: HashSet<Handle> = HashSet::default();
+    let mut lists: HashSet<SmallVec<[Handle; 4]>> = HashSet::default();
+    let atoms_of = |vs: &[Value]| vs.iter().map(|x| if let Value::Atom(h) = x { Some(*h) } else { None }).collect::<Option<SmallVec<_>>>();
+    found.retain(|v| match v {
+        Value::Atom(h) => atoms.insert(*h),
+        Value::Link(vs) => atoms_of(vs).is_none_or(|k| lists.insert(k)),
+        _ => true,
+    });
     if as_set {
         let atoms: Vec<Handle> = found.iter().filter_map(|v| if let Value::Atom(h) = v { Some(*h) } else { None }).collect();
         return Ok(Executed::Atom(space.add_link(types::SET_LINK, &atoms)?));
@@ -222,7 +215,7 @@ pub(super) fn get(space: &AtomSpace, query: Handle, t: Type, out: &[Handle]) -> 
     // Anchored: every grounding goes on the anchor, in a MemberLink
     // (several variables' in a ListLink, in declaration order).
     if let Some(anchor) = pat.anchor {
-        let results = sorted(search.groundings(false)?);
+        let results = search.groundings(false)?;
         let wanted: Vec<usize> = (0..pat.vars.len()).filter(|&i| pat.grounded & (1 << i) != 0 && !pat.vars[i].hidden).collect();
         for g in &results {
             let Value::Atom(member) = tuple(space, &pat, &wanted, g, true)? else {
@@ -239,7 +232,7 @@ pub(super) fn get(space: &AtomSpace, query: Handle, t: Type, out: &[Handle]) -> 
         let found = !search.groundings(true)?.is_empty();
         return Ok(Executed::Value(Value::Truth(crisp(found))));
     }
-    let results = sorted(search.groundings(false)?);
+    let results = search.groundings(false)?;
     if pat.group.is_some() && t != types::MEET_LINK {
         return Err(bad(format!("{}: a GroupLink groups the results of a MeetLink or a QueryLink", describe(space, query))));
     }
@@ -277,13 +270,22 @@ pub(super) fn bind(space: &AtomSpace, query: Handle, t: Type, out: &[Handle]) ->
     if pat.group.is_some() && bind {
         return Err(bad(format!("{}: a GroupLink groups the results of a MeetLink or a QueryLink", describe(space, query))));
     }
-    let results = sorted(Search { space, pat: &pat }.groundings(false)?);
+    let results = Search { space, pat: &pat }.groundings(false)?;
     let mut found = Vec::with_capacity(results.len());
-    for g in &results {
-        let b: Bindings = g.iter().map(|v| v.as_ref().map(Bound::from)).collect();
-        let built = pat.rewrites.iter().map(|&r| rewrite(space, &pat, r, &b, bind)).collect::<Result<Vec<_>>>()?;
-        // Not a BindLink here when grouped: one result per grounding.
-        add_rewrites(&mut found, built.into_iter().flatten().collect(), bind);
+    let plans: Option<Vec<instantiate::Plan>> = pat.rewrites.iter().map(|&r| instantiate::plan(&pat, r)).collect();
+    if let Some(plans) = plans {
+        // Building is all the rewrites do: in batches.
+        let built = plans.iter().map(|p| instantiate::build(space, &pat, p, &results)).collect::<Result<Vec<_>>>()?;
+        for i in 0..results.len() {
+            add_rewrites(&mut found, built.iter().map(|b| Value::Atom(b[i])).collect(), bind);
+        }
+    } else {
+        for g in &results {
+            let b: Bindings = g.iter().map(|v| v.as_ref().map(Bound::from)).collect();
+            let built = pat.rewrites.iter().map(|&r| rewrite(space, &pat, r, &b, bind)).collect::<Result<Vec<_>>>()?;
+            // Not a BindLink here when grouped: one result per grounding.
+            add_rewrites(&mut found, built.into_iter().flatten().collect(), bind);
+        }
     }
     if let Some(group) = &pat.group {
         return deliver(space, false, grouped(group, &results, found));

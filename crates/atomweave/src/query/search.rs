@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use smallvec::SmallVec;
 
 use super::eval;
+use super::found::{self, Found};
 use super::pattern::{Clause, Kind, Pattern, Term, TermId};
 use crate::error::Result;
 use crate::{AtomSpace, Handle};
@@ -45,8 +46,14 @@ pub(crate) enum Flow {
     Stop,
 }
 
-/// First-clause candidates above which the search is split across threads.
-const PARALLEL_MIN: usize = 256;
+/// First-clause candidates above which the search is split across threads:
+/// two chunks of the smallest size at least. A candidate's work is often
+/// large (a neighbour's incoming set read, for each neighbour of a gene in
+/// the genomics loop's triangles, half of whose time went to genes of fewer
+/// than 256 neighbours), and the split costs a few microseconds.
+const PARALLEL_MIN: usize = 32;
+/// [`PARALLEL_MIN`] for searches with evaluatable clauses.
+const PARALLEL_MIN_EVALS: usize = 256;
 
 pub(crate) struct Search<'a> {
     pub space: &'a AtomSpace,
@@ -90,26 +97,30 @@ pub(super) struct Ctx<'c> {
 }
 
 impl<'a> Search<'a> {
-    /// Every distinct grounding of the pattern (all alternatives), or just
-    /// the first when `first_only`.
-    pub fn groundings(&self, first_only: bool) -> Result<HashSet<Grounding>> {
+    /// Every distinct grounding of the pattern (all alternatives), sorted,
+    /// or just the first when `first_only`.
+    pub fn groundings(&self, first_only: bool) -> Result<Vec<Grounding>> {
         super::with_stack(super::search_stack(self.pat.match_size), || self.groundings_here(first_only))
     }
 
-    fn groundings_here(&self, first_only: bool) -> Result<HashSet<Grounding>> {
-        let mut all = HashSet::default();
+    fn groundings_here(&self, first_only: bool) -> Result<Vec<Grounding>> {
+        let mut all = Vec::new();
         for alt in &self.pat.alternatives {
-            all.extend(self.solve_alternative(alt, first_only)?);
+            all.push(self.solve_alternative(alt, first_only)?);
             // A search stopped by its deadline may look complete.
             super::check_deadline()?;
-            if first_only && !all.is_empty() {
+            if first_only && all.last().is_some_and(|g| !g.is_empty()) {
                 break;
             }
         }
-        Ok(all)
+        Ok(match all.len() {
+            1 => all.pop().unwrap_or_default(),
+            _ => found::joined(all.into_iter().map(Found::from).collect()),
+        })
     }
 
-    fn solve_alternative(&self, alt: &[Clause], first_only: bool) -> Result<HashSet<Grounding>> {
+    /// The alternative's distinct groundings, sorted.
+    fn solve_alternative(&self, alt: &[Clause], first_only: bool) -> Result<Vec<Grounding>> {
         let always: Vec<&Clause> = alt.iter().filter(|c| c.kind == Kind::Always).collect();
         let ctx = Ctx {
             alt,
@@ -122,11 +133,11 @@ impl<'a> Search<'a> {
         let mut found = if ctx.present.is_empty() {
             // Nothing to search: the conditions alone decide.
             let mut b: Bindings = vec![None; self.pat.vars.len()];
-            let mut out = HashSet::default();
+            let mut out = Found::default();
             if self.evals_hold(&ctx, &b, None)? {
                 self.finish(&ctx, &mut b, &mut out)?;
             }
-            out
+            out.into_sorted(ctx.max_groundings)?
         } else if let Some(plan) = self.join_plan(&ctx) {
             self.join(&ctx, &plan)?
         } else {
@@ -139,12 +150,12 @@ impl<'a> Search<'a> {
     }
 
     /// The first clause, over its candidates, in parallel when there are many.
-    fn solve_top(&self, ctx: &Ctx<'_>) -> Result<HashSet<Grounding>> {
+    fn solve_top(&self, ctx: &Ctx<'_>) -> Result<Vec<Grounding>> {
         let empty: Bindings<'a> = vec![None; self.pat.vars.len()];
-        let Some((ci, cands)) = self.next_clause(ctx, &empty, 0) else { return Ok(HashSet::default()) };
-        let run = |chunk: &[Handle]| -> Result<HashSet<Grounding>> {
+        let Some((ci, cands)) = self.next_clause(ctx, &empty, 0) else { return Ok(Vec::new()) };
+        let run = |chunk: &[Handle]| -> Result<Found> {
             let mut b = empty.clone();
-            let mut out = HashSet::default();
+            let mut out = Found::default();
             for &cand in chunk {
                 if ctx.stop.load(Ordering::Relaxed) || self.over(ctx, ci, cand, &mut b, 1 << ci, &mut out, None)? == Flow::Stop {
                     break;
@@ -152,16 +163,17 @@ impl<'a> Search<'a> {
             }
             Ok(out)
         };
-        if cands.len() < PARALLEL_MIN || rayon::current_num_threads() < 2 || ctx.first_only {
-            return run(&cands);
+        // Conditions (grounded predicates, which may have effects) run on
+        // one thread up to more candidates: their calls go in turns more often.
+        let min = if ctx.evals { PARALLEL_MIN_EVALS } else { PARALLEL_MIN };
+        if cands.len() < min || rayon::current_num_threads() < 2 || ctx.first_only {
+            return run(&cands).and_then(|f| f.into_sorted(ctx.max_groundings));
         }
         let chunk = cands.len().div_ceil(rayon::current_num_threads() * 8).max(16);
-        let found = super::split(super::search_stack(self.pat.match_size), |inherited| {
-            cands.par_chunks(chunk).map(|c| inherited.enter(|| run(c))).try_reduce(HashSet::default, |mut a, b| {
-                a.extend(b);
-                Ok(a)
-            })
+        let parts = super::split(super::search_stack(self.pat.match_size), |inherited| {
+            cands.par_chunks(chunk).map(|c| inherited.enter(|| run(c))).collect::<Result<Vec<Found>>>()
         })?;
+        let found = found::joined(parts);
         // Each chunk counted its own.
         super::check_groundings(found.len(), ctx.max_groundings)?;
         Ok(found)
@@ -171,7 +183,7 @@ impl<'a> Search<'a> {
     /// `before`: the variables bound before it (`None` for the first
     /// clause: no clause was evaluated yet).
     #[allow(clippy::too_many_arguments)]
-    fn over(&self, ctx: &Ctx<'_>, ci: usize, cand: Handle, b: &mut Bindings<'a>, done: u64, out: &mut HashSet<Grounding>, before: Option<u64>) -> Result<Flow> {
+    fn over(&self, ctx: &Ctx<'_>, ci: usize, cand: Handle, b: &mut Bindings<'a>, done: u64, out: &mut Found, before: Option<u64>) -> Result<Flow> {
         if self.pat.forbidden.contains(self.space, cand) {
             return Ok(Flow::Go);
         }
@@ -188,7 +200,7 @@ impl<'a> Search<'a> {
 
     /// Grounds the remaining clauses (`done`: the present clauses grounded;
     /// `before`: the variables bound before the last one was).
-    fn step(&self, ctx: &Ctx<'_>, b: &mut Bindings<'a>, done: u64, out: &mut HashSet<Grounding>, before: Option<u64>) -> Result<Flow> {
+    fn step(&self, ctx: &Ctx<'_>, b: &mut Bindings<'a>, done: u64, out: &mut Found, before: Option<u64>) -> Result<Flow> {
         if !self.evals_hold(ctx, b, before)? {
             return Ok(Flow::Go);
         }
@@ -208,14 +220,13 @@ impl<'a> Search<'a> {
 
     /// Every present clause is grounded and the evaluatable ones hold:
     /// check the rest and keep the grounding.
-    pub(super) fn finish(&self, ctx: &Ctx<'_>, b: &mut Bindings<'a>, out: &mut HashSet<Grounding>) -> Result<Flow> {
+    pub(super) fn finish(&self, ctx: &Ctx<'_>, b: &mut Bindings<'a>, out: &mut Found) -> Result<Flow> {
         for cl in ctx.alt.iter().filter(|c| c.kind == Kind::Absent) {
             if self.holds(cl, b)? {
                 return Ok(Flow::Go);
             }
         }
-        out.insert(b.iter().map(|v| v.as_ref().map(Val::from)).collect());
-        super::check_groundings(out.len(), ctx.max_groundings)?;
+        out.push(b.iter().map(|v| v.as_ref().map(Val::from)).collect(), ctx.max_groundings)?;
         if ctx.first_only {
             ctx.stop.store(true, Ordering::Relaxed);
             return Ok(Flow::Stop);
@@ -243,7 +254,7 @@ impl<'a> Search<'a> {
 
     /// Keeps the groups of groundings (by the variables outside the Always
     /// clauses) in which every grounding satisfies them.
-    fn filter_always(&self, always: &[&Clause], found: HashSet<Grounding>) -> Result<HashSet<Grounding>> {
+    fn filter_always(&self, always: &[&Clause], mut found: Vec<Grounding>) -> Result<Vec<Grounding>> {
         let inside = always.iter().fold(0u64, |m, c| m | c.vars);
         let key = |g: &Grounding| -> Grounding { g.iter().enumerate().map(|(i, v)| if inside & (1 << i) == 0 { v.clone() } else { None }).collect() };
         let mut failed: HashSet<Grounding> = HashSet::default();
@@ -256,7 +267,8 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        Ok(found.into_iter().filter(|g| !failed.contains(&key(g))).collect())
+        found.retain(|g| !failed.contains(&key(g)));
+        Ok(found)
     }
 
     /// Does an Absent or Always clause hold under `b`: evaluated, or found in the space?
