@@ -8,6 +8,9 @@ use atomweave::sexpr::{self, Form};
 use atomweave::{AtomSpace, Handle};
 use clap::Args;
 
+mod genomics;
+mod mork;
+
 #[derive(Args)]
 pub struct QueryArgs {
     /// Atomese data files, loaded in order before the queries run.
@@ -117,7 +120,16 @@ pub struct QueryBenchArgs {
     /// Random seed of the graph.
     #[arg(short = 'R', long, default_value_t = 1)]
     seed: u64,
-    /// Run only this part.
+    /// Which workloads: atomweave's own, MORK's kernel benchmarks
+    /// (cliques, transitive steps, a finite domain), or upstream's genomics
+    /// loop (triangles and pentagons through Scheme).
+    #[arg(long, value_enum, default_value_t = Suite::Atomweave)]
+    suite: Suite,
+    /// Divide the sizes of MORK's transitive and finite-domain workloads,
+    /// or of the genomics graph, by this (1: the peer's own).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    scale: u32,
+    /// Run only this part (of the suite's).
     #[arg(long, value_enum)]
     only: Option<Part>,
     /// Leave the graph queries' worker threads to the scheduler, instead of
@@ -206,10 +218,32 @@ pub fn profile(args: ProfileArgs) -> Result<(), String> {
 const ANIMALS_BIND: &str = r#"(Bind (Variable "$x") (Inheritance (Variable "$x") (Concept "bird")) (Evaluation (Predicate "flies") (List (Variable "$x"))))"#;
 
 #[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
+pub enum Suite {
+    Atomweave,
+    Mork,
+    Genomics,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug, clap::ValueEnum)]
 pub enum Part {
     Animals,
     Triangles,
     Execution,
+    Cliques,
+    Transitive,
+    FiniteDomain,
+    GeneTriangles,
+    Pentagons,
+}
+
+impl Part {
+    fn suite(self) -> Suite {
+        match self {
+            Part::Animals | Part::Triangles | Part::Execution => Suite::Atomweave,
+            Part::Cliques | Part::Transitive | Part::FiniteDomain => Suite::Mork,
+            Part::GeneTriangles | Part::Pentagons => Suite::Genomics,
+        }
+    }
 }
 
 const ANIMALS: &str = r#"
@@ -226,7 +260,20 @@ pub fn bench(args: QueryBenchArgs) -> Result<(), String> {
     if args.threads == 0 {
         return Err("-T needs at least one thread".into());
     }
+    if let Some(only) = args.only.filter(|o| o.suite() != args.suite) {
+        use clap::ValueEnum;
+        let name = |p: &Part| p.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default();
+        let theirs: Vec<String> = Part::value_variants().iter().filter(|p| p.suite() == args.suite).map(name).collect();
+        return Err(format!("--only {}: not a part of this suite, whose parts are {}", name(&only), theirs.join(", ")));
+    }
     let run = |p: Part| args.only.is_none_or(|o| o == p);
+    if args.suite == Suite::Mork {
+        let pools = Pools::new(&args)?;
+        return mork::run(&args, &pools, run);
+    }
+    if args.suite == Suite::Genomics {
+        return genomics::run(&args, run);
+    }
     if run(Part::Animals) {
         animals(args.iterations)?;
     }

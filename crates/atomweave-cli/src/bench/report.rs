@@ -24,6 +24,7 @@ const TABLES: &[(&str, &str)] = &[
     ("load-1m.txt", "Atomese load of a random 1M-atom file"),
     ("dump-1m.txt", "Atomese dump of the same atoms"),
     ("shell-bench.txt", "shell-bench (the CogServer protocol)"),
+    ("persist-redis-cluster.txt", "persist-bench into a Redis Cluster (3 masters, 3 replicas, loopback)"),
     ("bench-scaling.txt", "atomspace_bm as the space grows (-S)"),
 ];
 
