@@ -128,7 +128,8 @@ enum BenchCommand {
         /// Random seed.
         #[arg(short = 'R', long, default_value_t = 1)]
         seed: u64,
-        /// Output file (stdout when absent).
+        /// Output file (stdout when absent); the directory of the files
+        /// with `--shape genomics`.
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// What the file holds.
@@ -189,12 +190,17 @@ struct ServeArgs {
     /// Serve no HTTP or WebSocket port.
     #[arg(long)]
     no_http: bool,
-    /// Address to listen on. Anything but loopback needs --token.
+    /// Address to listen on. Anything but loopback needs --token or --token-file.
     #[arg(long, default_value = "127.0.0.1")]
     bind: std::net::IpAddr,
-    /// Clients must send this as their first line.
+    /// A token that may do everything (the write role); clients send it as
+    /// their first line, or as `Authorization: Bearer` on the web port.
     #[arg(long, env = "ATOMWEAVE_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// Tokens with their roles, one a line: `TOKEN read` (query and fetch
+    /// only) or `TOKEN write`; `#` starts a comment line. Adds to --token.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<std::path::PathBuf>,
     /// Store behind the space (lmdb:///dir, postgres://..., file:///f.scm):
     /// loaded at start, written through, flushed at shutdown.
     #[arg(long, value_name = "URL")]
@@ -231,16 +237,28 @@ struct ServeArgs {
     /// A web page (`Origin`, e.g. https://app.example) allowed to use the web port; repeatable.
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
+    /// The server's certificate chain (PEM): both ports speak TLS (the web
+    /// port serves https and wss). Needs --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<std::path::PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<std::path::PathBuf>,
 }
 
 fn cmd_serve(a: ServeArgs) -> Result<(), String> {
     let http_port = (!a.no_http).then_some(a.http_port);
     let secs = |s: u64| (s > 0).then(|| std::time::Duration::from_secs(s));
+    let mut tokens: Vec<atomweave_server::Token> = a.token.into_iter().map(atomweave_server::Token::write).collect();
+    if let Some(path) = &a.token_file {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("--token-file {}: {e}", path.display()))?;
+        tokens.extend(atomweave_server::parse_token_file(&text).map_err(|e| format!("--token-file {}: {e}", path.display()))?);
+    }
     let config = atomweave_server::Config {
         bind: a.bind,
         port: a.port,
         http_port,
-        token: a.token,
+        tokens,
         store: a.store,
         max_line: a.max_line,
         sync: a.sync,
@@ -252,12 +270,18 @@ fn cmd_serve(a: ServeArgs) -> Result<(), String> {
         allow_origins: a.allow_origin,
         scm_max_heap: (a.scm_max_heap > 0).then_some(a.scm_max_heap << 20),
         write_timeout: std::time::Duration::from_secs(a.write_timeout.max(1)),
+        tls: match (&a.tls_cert, &a.tls_key) {
+            (Some(cert), Some(key)) => Some(atomweave_server::tls_config(cert, key)?),
+            _ => None,
+        },
         ..Default::default()
     };
     let store = config.store.clone();
+    let tls = config.tls.is_some();
     let space = atomweave_server::serve_blocking(config, |addr, web| {
-        let web = web.map_or(String::new(), |w| format!(", ws://{w}/json and /sexpr"));
-        eprintln!("atomweave serve: listening on {addr} (telnet: `nc {} {}`){web}; shutdown, SIGTERM or Ctrl-C stops it", addr.ip(), addr.port());
+        let (ws, telnet) = if tls { ("wss", format!("`openssl s_client -connect {addr}`")) } else { ("ws", format!("`nc {} {}`", addr.ip(), addr.port())) };
+        let web = web.map_or(String::new(), |w| format!(", {ws}://{w}/json and /sexpr"));
+        eprintln!("atomweave serve: listening on {addr} (telnet: {telnet}){web}; shutdown, SIGTERM or Ctrl-C stops it");
         if let Some(url) = &store {
             eprintln!(
                 "atomweave serve: writes of the sexpr and json shells go through to {url}; the scm shell's do not (as upstream's): there, write with store-atom"
@@ -293,6 +317,13 @@ fn main() -> ExitCode {
     }
     // `--from file://...`, `copy`: a file store's file may hold Scheme.
     atomweave_guile::install_file_loader();
+    // `load` runs users' files as `guile -l` runs them: their `(exit)` ends
+    // the process. Not where work follows the files (`load --to` stores
+    // them, `dump`, `query`, `copy` use them: a quit is an error of the
+    // file there), nor in a server, whose clients' files must not end it.
+    if matches!(cli.command, Command::User(UserCommand::Load { to: None, .. })) {
+        atomweave_guile::exit_on_quit(true);
+    }
     let result = match cli.command {
         Command::User(c) => run_user(c),
         Command::Bench(c) => run_bench(c),

@@ -197,18 +197,44 @@ fn load_to_dump_from_copy_and_persist_bench() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("cannot be reached"), "{err}");
     assert_eq!(err.matches("127.0.0.1:1").count(), 1, "the URL once: {err}");
-    for backend in ["lmdb", "postgres", "rocks"] {
+    for backend in ["lmdb", "postgres", "rocks", "redis", "redis-cluster"] {
         let out = atomweave(&["persist-bench", "-n", "2000", "--words", "100", "-q", "--backend", backend]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let report = String::from_utf8(out.stdout).unwrap();
-        for phase in ["store", "load", "update", "bytes per atom"] {
+        for phase in ["store", "load", "update", "incoming", "by-type", "bytes per atom"] {
             assert!(report.contains(phase), "{report}");
         }
-        assert_eq!(report.contains("copy"), backend == "rocks", "{report}");
-        // The server's CPU is measured for PostgreSQL (a number, not a dash).
+        assert_eq!(report.lines().any(|l| l.trim_start().starts_with("copy")), backend == "rocks", "{report}");
+        // The servers' CPU is measured where they run here (a number, not a dash).
         let server_cpu = report.lines().find(|l| l.trim_start().starts_with("store")).unwrap().split_whitespace().last().unwrap().to_string();
-        assert_eq!(server_cpu.parse::<f64>().is_ok(), backend == "postgres", "{report}");
+        assert_eq!(server_cpu.parse::<f64>().is_ok(), !matches!(backend, "lmdb" | "rocks"), "{report}");
     }
+}
+
+#[test]
+fn a_copy_through_a_redis_cluster_holds_the_same_atoms() {
+    let dir = tempdir();
+    let gen = dir.path().join("gen.scm");
+    assert!(atomweave(&["generate", "-n", "20000", "-R", "3", "-o", gen.to_str().unwrap()]).status.success());
+    let a = format!("lmdb://{}", dir.path().join("a").display());
+    assert!(atomweave(&["load", "-q", gen.to_str().unwrap(), "--to", &a]).status.success());
+    let cluster = atomweave_store::redis::scratch::Scratch::cluster(3, 1).unwrap();
+    let redis = cluster.url("");
+    let b = dir.path().join("b.scm");
+    for (from, to) in [(a.clone(), redis.clone()), (redis.clone(), format!("file://{}", b.display()))] {
+        let out = atomweave(&["copy", "-q", &from, &to]);
+        assert!(out.status.success(), "copy {from} {to}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = atomweave(&["dump", "--from", &a]);
+    assert!(out.status.success());
+    let sorted = |text: &str| {
+        let mut lines: Vec<String> = text.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect();
+        lines.sort();
+        lines
+    };
+    let (want, got) = (sorted(&String::from_utf8(out.stdout).unwrap()), sorted(&std::fs::read_to_string(&b).unwrap()));
+    assert!(want.len() > 1_000, "{} lines", want.len());
+    assert!(want == got, "the dumps differ: {} lines against {}", want.len(), got.len());
 }
 
 #[test]
@@ -455,6 +481,69 @@ fn query_bench_checks_its_graph_queries_against_direct_counts() {
         };
         assert_eq!(text.contains("worker threads each kept on a core of its own"), cores >= 2, "{cores} cores: {text}");
     }
+}
+
+#[test]
+fn query_bench_runs_morks_workloads_on_morks_data() {
+    let out = atomweave(&["query-bench", "--suite", "mork", "--only", "cliques", "-T", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}{}", text, String::from_utf8_lossy(&out.stderr));
+    // The counts `mork bench clique` prints for its graph, which is this one.
+    for (k, n) in [(3, 7824), (4, 2320), (5, 102), (6, 0)] {
+        assert!(text.contains(&format!("{k}-cliques {n:>6}:")), "{k}-cliques: {text}");
+    }
+    // Smaller than MORK's, each checked against its direct computation.
+    for part in ["transitive", "finite-domain"] {
+        let out = atomweave(&["query-bench", "--suite", "mork", "--only", part, "--scale", "100", "-T", "2"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{part}: {}{}", text, String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains("-T 2"), "{part}: {text}");
+    }
+    let wrong = atomweave(&["query-bench", "--suite", "mork", "--only", "triangles"]);
+    assert!(!wrong.status.success());
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(said.contains("--only triangles: not a part of this suite, whose parts are cliques, transitive, finite-domain"), "{said}");
+}
+
+#[test]
+fn a_files_exit_ends_the_load_as_guile_l_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("exits.scm");
+    for (exit, status) in [("(exit)", 0), ("(exit 3)", 3), ("(exit #f)", 1)] {
+        std::fs::write(&file, format!("(Concept \"a\")\n(display \"before\")\n(newline)\n{exit}\n(display \"after\")\n(Concept \"b\")\n")).unwrap();
+        let out = atomweave(&["load", "-q", file.to_str().unwrap()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(status), "{exit}: {text}{}", String::from_utf8_lossy(&out.stderr));
+        // Its output flushed, and nothing after the exit run.
+        assert!(text.contains("before") && !text.contains("after"), "{exit}: {text}");
+        assert!(out.stderr.is_empty(), "{exit}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // Where work follows the file (a dump of it), the quit is an error of
+    // the file, not a silent end.
+    let out = atomweave(&["dump", file.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("quit"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn query_bench_runs_the_genomics_loop_through_scheme_and_checks_its_counts() {
+    let out = atomweave(&["query-bench", "--suite", "genomics", "--scale", "100"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}{}", text, String::from_utf8_lossy(&out.stderr));
+    for part in ["triangles, 681 genes", "pentagons, the short run's 12 pathways", "pentagons, the listed genes'"] {
+        let line = text.lines().find(|l| l.contains(part)).unwrap_or_else(|| panic!("{part}: {text}"));
+        assert!(line.ends_with("as the direct count"), "{line}");
+    }
+    // Its files are the benchmark's, in a directory of their own.
+    let dir = tempfile::tempdir().unwrap();
+    let out = atomweave(&["generate", "--shape", "genomics", "-n", "20000", "-o", dir.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let interactions = std::fs::read_to_string(dir.path().join("biogrid-full.scm")).unwrap();
+    assert!(interactions.starts_with("(e i (l (g \""), "{}", &interactions[..80]);
+    assert!(std::fs::read_to_string(dir.path().join("gene-list.scm")).unwrap().contains("(define gene-list (list"));
+    let out = atomweave(&["generate", "--shape", "genomics"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("name their directory with -o DIR"));
 }
 
 #[test]

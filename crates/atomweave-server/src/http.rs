@@ -1,6 +1,7 @@
-//! The web port (18080): WebSocket shells at `/json`, `/sexpr` and `/scm`,
-//! the figures for Prometheus at `/metrics`, and a plain-text status page
-//! for any other GET.
+//! The web port (18080): the browser UI at `/` (its files embedded) and its
+//! JSON API under `/api/`, WebSocket shells at `/json`, `/sexpr` and
+//! `/scm`, the figures for Prometheus at `/metrics`, and a plain-text
+//! status page at `/status`.
 //!
 //! On a WebSocket each text message is one command and gets one text
 //! message back: the reply line the telnet shell would send, without
@@ -15,14 +16,13 @@
 use std::sync::Arc;
 
 use futures_util::{SinkExt, StreamExt};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio_tungstenite::tungstenite::protocol::{Role as Side, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
 use crate::telnet::{evaluate, stats, Open};
-use crate::Shared;
+use crate::{Role, Shared};
 
 /// The server's figures now, for `/metrics`.
 fn snapshot(shared: &Shared) -> crate::metrics::Snapshot {
@@ -42,6 +42,11 @@ fn snapshot(shared: &Shared) -> crate::metrics::Snapshot {
         store_lag: shared.state.lag(),
     }
 }
+
+/// A connection to the web port: a plain socket, or TLS over one.
+pub(crate) trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
+
+impl<S: AsyncRead + AsyncWrite + Unpin + Send> Stream for S {}
 
 /// Longest request head accepted.
 const MAX_HEAD: usize = 16 * 1024;
@@ -87,19 +92,22 @@ enum Kind {
 
 /// A connection to the web port: its request read and checked, then a
 /// page, or a WebSocket shell until either side closes it.
-pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream, _open: Open) {
+pub(crate) async fn serve<S: Stream>(shared: Arc<Shared>, mut sock: S, _open: Open) {
     let head = tokio::time::timeout(shared.config.handshake_timeout, read_head(&mut sock)).await.unwrap_or_default();
     let Some(head) = head else {
         let _ = respond(&mut sock, "400 Bad Request", "text/plain", "a request head of at most 16 KiB, ending in an empty line, was expected\n").await;
         return;
     };
     let request = Request::parse(head);
-    if let Err((status, why)) = admit(&shared, &request) {
-        let _ = respond(&mut sock, status, "text/plain", &why).await;
-        return;
-    }
+    let role = match admit(&shared, &request) {
+        Ok(role) => role,
+        Err((status, why)) => {
+            let _ = respond(&mut sock, status, "text/plain", &why).await;
+            return;
+        }
+    };
     if !request.is_upgrade() {
-        serve_page(&shared, &mut sock, &request.path).await;
+        serve_page(&shared, &mut sock, &request, role).await;
         return;
     }
     let kind = match shell_at(&request.path) {
@@ -109,60 +117,92 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut sock: TcpStream, _open: Open)
             return;
         }
     };
+    if kind == Kind::Scm && role == Role::Read {
+        let _ = respond(&mut sock, "403 Forbidden", "text/plain", &format!("{}\n", crate::read_only_refusal("the scm shell"))).await;
+        return;
+    }
     let Some(key) = request.header("sec-websocket-key") else {
         let _ = respond(&mut sock, "400 Bad Request", "text/plain", "a WebSocket upgrade needs Sec-WebSocket-Key\n").await;
         return;
     };
     let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
     let reply = format!("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n\r\n");
-    if sock.write_all(reply.as_bytes()).await.is_err() {
+    if sock.write_all(reply.as_bytes()).await.is_err() || sock.flush().await.is_err() {
         return;
     }
     let limit = shared.config.max_line;
     let config = WebSocketConfig::default().max_message_size(Some(limit)).max_frame_size(Some(limit));
-    let ws = WebSocketStream::from_raw_socket(sock, Role::Server, Some(config)).await;
-    run_shell(&shared, ws, kind).await;
+    let ws = WebSocketStream::from_raw_socket(sock, Side::Server, Some(config)).await;
+    run_shell(&shared, ws, kind, role).await;
 }
 
-/// Whether the server answers a request at all: GET only; the token, if
-/// the server has one; no web page's `Origin` but those allowed; without a
-/// token, a loopback `Host`. Else the status and why.
-fn admit(shared: &Shared, request: &Request) -> Result<(), (&'static str, String)> {
+/// Whether the server answers a request at all, and the role of the
+/// client: GET only; a token of the server's, if it has any; no web
+/// page's `Origin` but those allowed; without a token, a loopback `Host`.
+/// Else the status and why.
+fn admit(shared: &Shared, request: &Request) -> Result<Role, (&'static str, String)> {
     if request.method != "GET" {
         return Err(("501 Not Implemented", "only GET is served here\n".into()));
     }
-    if let Some(token) = &shared.config.token {
-        let given = request
-            .header("authorization")
-            .and_then(|a| a.strip_prefix("Bearer ").map(str::to_string))
-            .or_else(|| request.query.split('&').find_map(|kv| kv.strip_prefix("token=")).map(str::to_string));
-        if !given.is_some_and(|g| crate::same_secret(g.as_bytes(), token.as_bytes())) {
-            return Err(("401 Unauthorized", "this server wants its token: Authorization: Bearer T, or ?token=T\n".into()));
+    let role = match shared.config.open_role() {
+        Some(role) => role,
+        None => {
+            let given = request
+                .header("authorization")
+                .and_then(|a| a.strip_prefix("Bearer ").map(str::to_string))
+                .or_else(|| request.query.split('&').find_map(|kv| kv.strip_prefix("token=")).map(str::to_string));
+            let Some(role) = given.and_then(|g| shared.config.role_of(g.as_bytes())) else {
+                return Err(("401 Unauthorized", "this server wants a token: Authorization: Bearer T, or ?token=T\n".into()));
+            };
+            role
         }
-    }
+    };
     // A browser names the page that opened the socket: any web page the
     // user visits could otherwise drive the server.
     if let Some(origin) = request.header("origin").filter(|o| !shared.config.allow_origins.iter().any(|a| a == o)) {
         return Err(("403 Forbidden", format!("a web page ({origin}) may use this server only if it was started with --allow-origin {origin}\n")));
     }
-    if shared.config.token.is_none() && !request.header("host").is_some_and(|h| loopback_host(&h)) {
+    if !shared.config.wants_token() && !request.header("host").is_some_and(|h| loopback_host(&h)) {
         return Err(("421 Misdirected Request", "without --token this server answers requests for 127.0.0.1, [::1] or localhost only\n".into()));
     }
-    Ok(())
+    Ok(role)
 }
 
-/// A GET that is no WebSocket upgrade: the figures at `/metrics`, the
-/// status page anywhere else.
-async fn serve_page(shared: &Shared, sock: &mut TcpStream, path: &str) {
+/// The browser UI's files, embedded: no network access needed to use it.
+const UI: [(&str, &str, &str); 4] = [
+    ("/", "text/html; charset=utf-8", include_str!("../ui/index.html")),
+    ("/index.html", "text/html; charset=utf-8", include_str!("../ui/index.html")),
+    ("/ui/app.js", "text/javascript; charset=utf-8", include_str!("../ui/app.js")),
+    ("/ui/app.css", "text/css; charset=utf-8", include_str!("../ui/app.css")),
+];
+
+/// A GET that is no WebSocket upgrade: the UI's files, its API under
+/// `/api/`, the figures at `/metrics`, the status text at `/status`.
+async fn serve_page(shared: &Shared, sock: &mut impl Stream, request: &Request, role: Role) {
+    let path = request.path.as_str();
+    if path.starts_with("/api/") {
+        // Off the network threads: a query or a long page may take a while.
+        let (status, body) = tokio::task::block_in_place(|| crate::api::answer(shared, role, path, &request.query));
+        let _ = respond(sock, status, "application/json", &body).await;
+        return;
+    }
     if path == "/metrics" {
         let page = shared.metrics.render(snapshot(shared));
         let _ = respond(sock, "200 OK", crate::metrics::CONTENT_TYPE, &page).await;
         return;
     }
-    let mut page = String::from("atomweave CogServer\n\n");
-    stats(shared, &mut page);
-    page.push_str("\nWebSocket shells: /json, /sexpr, /scm; Prometheus figures: /metrics\n");
-    let _ = respond(sock, "200 OK", "text/plain; charset=utf-8", &page).await;
+    if let Some((_, kind, body)) = UI.iter().find(|(p, _, _)| *p == path) {
+        let _ = respond(sock, "200 OK", kind, body).await;
+        return;
+    }
+    if path == "/status" {
+        let mut page = String::from("atomweave CogServer\n\n");
+        stats(shared, &mut page);
+        page.push_str("\nThe UI: /; WebSocket shells: /json, /sexpr, /scm; Prometheus figures: /metrics; the JSON API: /api/\n");
+        let _ = respond(sock, "200 OK", "text/plain; charset=utf-8", &page).await;
+        return;
+    }
+    let _ = respond(sock, "404 Not Found", "text/plain", &format!("nothing at {path}; the UI is at /\n")).await;
 }
 
 /// The shell at a WebSocket path, or the body of the 404 for a path with none.
@@ -179,7 +219,7 @@ fn shell_at(path: &str) -> Result<Kind, String> {
 /// A WebSocket shell: each text message one command, answered by one text
 /// message, until the client closes, idles past the timeout, takes no
 /// reply for too long, or the server stops.
-async fn run_shell(shared: &Shared, mut ws: WebSocketStream<TcpStream>, kind: Kind) {
+async fn run_shell(shared: &Shared, mut ws: WebSocketStream<impl Stream>, kind: Kind, role: Role) {
     let mut stop = shared.stop.subscribe();
     let mut out = String::new();
     loop {
@@ -206,7 +246,7 @@ async fn run_shell(shared: &Shared, mut ws: WebSocketStream<TcpStream>, kind: Ki
         if !cmd.trim().is_empty() {
             match kind {
                 Kind::Scm => crate::telnet::evaluate_scm(shared, cmd.trim(), &mut out),
-                k => evaluate(shared, k == Kind::Json, cmd.trim(), &mut out),
+                k => evaluate(shared, role, k == Kind::Json, cmd.trim(), &mut out),
             }
         }
         if let Err(msg) = shared.state.durable(crate::State::take_written()).await {
@@ -235,7 +275,7 @@ fn loopback_host(host: &str) -> bool {
 
 /// The request head, up to its empty line; read a byte at a time so that
 /// nothing after it (an eager client's first frame) is consumed.
-async fn read_head(sock: &mut TcpStream) -> Option<String> {
+async fn read_head(sock: &mut impl Stream) -> Option<String> {
     let mut head = Vec::with_capacity(512);
     while !head.ends_with(b"\r\n\r\n") {
         if head.len() >= MAX_HEAD {
@@ -250,8 +290,12 @@ async fn read_head(sock: &mut TcpStream) -> Option<String> {
     String::from_utf8(head).ok()
 }
 
-async fn respond(sock: &mut TcpStream, status: &str, kind: &str, body: &str) -> std::io::Result<()> {
-    let msg = format!("HTTP/1.1 {status}\r\nServer: atomweave\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+async fn respond(sock: &mut impl Stream, status: &str, kind: &str, body: &str) -> std::io::Result<()> {
+    // The UI's page runs its own script only (no inline code, nothing from elsewhere).
+    let msg = format!(
+        "HTTP/1.1 {status}\r\nServer: atomweave\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nContent-Security-Policy: default-src 'self'\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
     sock.write_all(msg.as_bytes()).await?;
     sock.shutdown().await
 }

@@ -27,7 +27,7 @@ use atomweave::types::Type;
 use atomweave::{AtomSpace, Handle, TruthValue, Value};
 use serde_json::{json, Value as Json};
 
-use crate::State;
+use crate::{Role, State};
 
 /// Runs one call and appends its reply line (with the newline); whether it
 /// succeeded (else the reply is an error). A reply longer than
@@ -46,6 +46,35 @@ pub fn eval(cx: &State, line: &str, out: &mut String) -> bool {
         Err(msg) => {
             out.truncate(start);
             error_reply(&msg, out);
+            false
+        }
+    }
+}
+
+/// [`eval`] for a client of role `role`: a read token's may not call a
+/// verb that changes the space, and its `execute` runs in a frame of its
+/// own over the space, dropped after the reply.
+pub fn eval_as(cx: &State, role: Role, line: &str, out: &mut String) -> bool {
+    if role == Role::Write {
+        return eval(cx, line, out);
+    }
+    // Only the verbs named here run: one added later is refused until it
+    // is listed, rather than let through unchecked. A call that does not
+    // parse gets its own error from `eval`.
+    match Call::parse(line).map(|c| c.verb) {
+        Err(_)
+        | Ok("version" | "getSubTypes" | "getSuperTypes" | "getAtoms" | "haveNode" | "haveLink" | "haveAtom" | "getIncoming" | "getValues" | "getTV") => {
+            eval(cx, line, out)
+        }
+        Ok("execute") => match cx.frame() {
+            Ok(frame) => eval(&frame, line, out),
+            Err(msg) => {
+                error_reply(&msg, out);
+                false
+            }
+        },
+        Ok(verb) => {
+            error_reply(&crate::read_only_refusal(verb), out);
             false
         }
     }

@@ -20,14 +20,19 @@ use atomweave::AtomSpace;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+mod api;
 mod http;
 pub mod json_shell;
 mod metrics;
 pub mod sexpr_shell;
 mod state;
 mod telnet;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use state::{Durability, State};
+#[cfg(feature = "tls")]
+pub use tls::tls_config;
 
 /// Upstream's telnet port.
 pub const DEFAULT_PORT: u16 = 17001;
@@ -65,9 +70,12 @@ pub struct Config {
     pub port: u16,
     /// HTTP and WebSocket port; `None` serves none, 0 picks a free one.
     pub http_port: Option<u16>,
-    /// Clients must send this as their first line. Required to bind anywhere
-    /// but loopback: the shells change the space (and upstream's run code).
-    pub token: Option<String>,
+    /// The tokens clients may present (the first line on the telnet port,
+    /// `Authorization: Bearer` on the web port), each with its role. One
+    /// at least is required to bind anywhere but loopback: the shells
+    /// change the space (and upstream's run code). Without any, every
+    /// client may write.
+    pub tokens: Vec<Token>,
     /// Store URL: loaded at start, written through while serving, flushed
     /// and closed at shutdown.
     pub store: Option<String>,
@@ -102,6 +110,11 @@ pub struct Config {
     /// A client that takes none of a reply's bytes for this long is closed:
     /// a reply waiting to be read holds its memory.
     pub write_timeout: Duration,
+    /// TLS for both listeners ([`tls_config`]): the telnet port speaks TLS
+    /// from the first byte, the web port serves `https` and `wss`. `None`:
+    /// plain TCP.
+    #[cfg(feature = "tls")]
+    pub tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
     /// Most memory the `scm` shell's Scheme objects may take, for the whole
     /// process (`None`: no cap); past it an evaluation fails with Guile's
     /// out-of-memory error. Atoms are not counted: they live in the space.
@@ -114,7 +127,7 @@ impl Default for Config {
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port: DEFAULT_PORT,
             http_port: Some(DEFAULT_HTTP_PORT),
-            token: None,
+            tokens: Vec::new(),
             store: None,
             max_line: DEFAULT_MAX_LINE,
             sync: Durability::Always,
@@ -127,7 +140,102 @@ impl Default for Config {
             allow_origins: Vec::new(),
             write_timeout: DEFAULT_WRITE_TIMEOUT,
             scm_max_heap: Some(DEFAULT_SCM_MAX_HEAP),
+            #[cfg(feature = "tls")]
+            tls: None,
         }
+    }
+}
+
+/// What a client may do, by the token it presented.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Query and fetch: no command that changes the space, no Scheme or
+    /// Python shell (either could), no `shutdown`. Queries run in a frame
+    /// of their own over the space, dropped after the reply: the atoms a
+    /// query makes (its own, a GetLink's SetLink) stay out of the space.
+    Read,
+    /// Everything.
+    Write,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Read => "read",
+            Role::Write => "write",
+        }
+    }
+}
+
+/// Why a read token's client may not use `what`.
+pub(crate) fn read_only_refusal(what: &str) -> String {
+    format!("{what} is refused: this connection's token may only read (query and fetch)")
+}
+
+/// A token a client may present, and what it lets that client do.
+#[derive(Clone, Debug)]
+pub struct Token {
+    pub secret: String,
+    pub role: Role,
+}
+
+impl Token {
+    pub fn write(secret: impl Into<String>) -> Token {
+        Token { secret: secret.into(), role: Role::Write }
+    }
+
+    pub fn read(secret: impl Into<String>) -> Token {
+        Token { secret: secret.into(), role: Role::Read }
+    }
+}
+
+/// The tokens of a token file: one token and its role (`read` or `write`)
+/// a line, separated by white space; blank lines and lines starting with
+/// `#` are skipped. Any other line is an error naming its number.
+pub fn parse_token_file(text: &str) -> Result<Vec<Token>, String> {
+    let mut tokens: Vec<Token> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = i + 1;
+        let mut words = line.split_whitespace();
+        let (Some(secret), Some(role), None) = (words.next(), words.next(), words.next()) else {
+            return Err(format!("line {at}: expected a token and its role (read or write)"));
+        };
+        let role = match role {
+            "read" => Role::Read,
+            "write" => Role::Write,
+            other => return Err(format!("line {at}: the role is `read` or `write`, not `{other}`")),
+        };
+        if tokens.iter().any(|t| t.secret == secret) {
+            return Err(format!("line {at}: this token is given twice"));
+        }
+        tokens.push(Token { secret: secret.to_string(), role });
+    }
+    if tokens.is_empty() {
+        return Err("the file holds no token (one token and its role a line)".into());
+    }
+    Ok(tokens)
+}
+
+impl Config {
+    /// Does this server want a token from each client?
+    pub(crate) fn wants_token(&self) -> bool {
+        !self.tokens.is_empty()
+    }
+
+    /// The role of a client that presented `given`; `None` if it is no
+    /// token of this server's. Every token is compared, in time that
+    /// depends on the length of `given` alone.
+    pub(crate) fn role_of(&self, given: &[u8]) -> Option<Role> {
+        self.tokens.iter().fold(None, |found, t| if same_secret(t.secret.as_bytes(), given) { Some(t.role) } else { found })
+    }
+
+    /// The role of a client on a server that wants no token.
+    pub(crate) fn open_role(&self) -> Option<Role> {
+        (!self.wants_token()).then_some(Role::Write)
     }
 }
 
@@ -138,6 +246,8 @@ pub enum ServerError {
     TokenRequired(IpAddr),
     #[error("refusing an empty --token: anyone could send it (was the variable holding it unset?)")]
     EmptyToken,
+    #[error("a token is given twice (with --token and in --token-file?): it can have one role only")]
+    TokenTwice,
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error(transparent)]
@@ -179,6 +289,20 @@ pub(crate) struct Shared {
     pub evals: atomweave_guile::EvalGroup,
 }
 
+impl Shared {
+    /// The limits of a query run for a client of role `role`: the
+    /// server's query timeout, stopped at shutdown, and no grounded
+    /// procedure for a read token's client (its code could do anything).
+    pub(crate) fn query_limits(&self, role: Role) -> atomweave::query::Limits {
+        atomweave::query::Limits {
+            deadline: self.config.query_timeout.map(|t| Instant::now() + t),
+            cancel: Some(self.cancel.clone()),
+            refuse_grounded: role == Role::Read,
+            ..Default::default()
+        }
+    }
+}
+
 /// A bound server, ready to [`run`](Server::run).
 pub struct Server {
     shared: Arc<Shared>,
@@ -200,10 +324,13 @@ impl Server {
     /// Opens the store (loading it into a new space) and binds the port.
     /// Must be called inside a tokio runtime.
     pub async fn bind(config: Config) -> Result<Server, ServerError> {
-        if config.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
+        if config.tokens.iter().any(|t| t.secret.trim().is_empty()) {
             return Err(ServerError::EmptyToken);
         }
-        if !config.bind.is_loopback() && config.token.is_none() {
+        if config.tokens.iter().enumerate().any(|(i, t)| config.tokens[..i].iter().any(|u| u.secret == t.secret)) {
+            return Err(ServerError::TokenTwice);
+        }
+        if !config.bind.is_loopback() && !config.wants_token() {
             return Err(ServerError::TokenRequired(config.bind));
         }
         raise_fd_limit();
@@ -332,15 +459,38 @@ async fn accepted_one(shared: &Arc<Shared>, accepted: std::io::Result<(tokio::ne
     let _ = sock.set_nodelay(true);
     let Some(open) = telnet::Open::take(shared) else {
         shared.stats.refused.fetch_add(1, Ordering::Relaxed);
+        // A TLS client would take plain text for a broken handshake: it
+        // gets a closed connection, as a handshake would cost what the
+        // cap saves.
+        #[cfg(feature = "tls")]
+        if shared.config.tls.is_some() {
+            return;
+        }
         let msg = format!("error: this server has its most connections ({}) open; try again later\n", shared.config.max_connections);
         tokio::spawn(refuse(sock, msg, web));
         return;
     };
     shared.stats.accepted.fetch_add(1, Ordering::Relaxed);
+    #[cfg(feature = "tls")]
+    if let Some(tls) = shared.config.tls.clone() {
+        tokio::spawn(accepted_tls(shared.clone(), tls, sock, open, web));
+        return;
+    }
     if web {
         tokio::spawn(http::serve(shared.clone(), sock, open));
     } else {
         tokio::spawn(telnet::serve(shared.clone(), sock, open));
+    }
+}
+
+/// Serves a connection accepted on a TLS listener, once its handshake is done.
+#[cfg(feature = "tls")]
+async fn accepted_tls(shared: Arc<Shared>, tls: Arc<tokio_rustls::rustls::ServerConfig>, sock: tokio::net::TcpStream, open: telnet::Open, web: bool) {
+    let Some(sock) = tls::accept(&shared, tls, sock).await else { return };
+    if web {
+        http::serve(shared, sock, open).await;
+    } else {
+        telnet::serve_tls(shared, sock, open).await;
     }
 }
 
@@ -392,10 +542,15 @@ pub fn serve_blocking(config: Config, ready: impl FnOnce(SocketAddr, Option<Sock
     served
 }
 
-/// Compares a token in time that depends on its length only, not on where
-/// the first wrong byte is.
-pub(crate) fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// Is `given` the token `secret`? In time that depends on the length of
+/// `given` alone: not on where the first wrong byte is, nor on the
+/// secret's length (a client may not learn the lengths of the tokens).
+pub(crate) fn same_secret(secret: &[u8], given: &[u8]) -> bool {
+    if secret.is_empty() {
+        return given.is_empty();
+    }
+    let differ = given.iter().enumerate().fold(0u8, |acc, (i, g)| acc | (g ^ secret[i % secret.len()]));
+    differ == 0 && secret.len() == given.len()
 }
 
 /// Lifts the soft limit on open files to the hard one: every client is a
@@ -419,4 +574,16 @@ pub(crate) fn resident_bytes() -> u64 {
         .and_then(|s| s.split_whitespace().nth(1).and_then(|p| p.parse::<u64>().ok()))
         // SAFETY: sysconf has no preconditions.
         .map_or(0, |pages| pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_token_matches_itself_only() {
+        let same = super::same_secret;
+        assert!(same(b"s3cret", b"s3cret"));
+        for other in [&b"s3cre"[..], b"s3cret!", b"s3crets3cret", b"S3cret", b""] {
+            assert!(!same(b"s3cret", other), "{:?}", String::from_utf8_lossy(other));
+        }
+    }
 }

@@ -32,14 +32,23 @@ use atomweave::sexpr::{self, parse_str, write_str_literal, write_structure_upto,
 use atomweave::types::Type;
 use atomweave::{AtomSpace, Handle, Value};
 
-use crate::State;
+use crate::{Role, State};
 
 /// Runs one complete command and appends its reply (without the newline);
 /// whether it succeeded (else the reply is an error).
 pub fn eval(cx: &State, command: &str, out: &mut String) -> bool {
+    eval_as(cx, Role::Write, command, out)
+}
+
+/// [`eval`] for a client of role `role`: a read token's may not run a
+/// command that changes the space (adding an atom included), and its
+/// `cog-execute-cache!` runs in a frame of its own over the space, dropped
+/// after the reply.
+pub fn eval_as(cx: &State, role: Role, command: &str, out: &mut String) -> bool {
     let end = out.len().saturating_add(crate::MAX_REPLY);
     let result = parse_str(command).map_err(|e| e.to_string()).and_then(|exprs| match exprs.as_slice() {
         [] => Ok(()),
+        [e] if role == Role::Read => run_read(cx, e, out, end),
         [e] => run(cx, e, out, end),
         _ => Err("one command per line".to_string()),
     });
@@ -127,6 +136,35 @@ impl Balance {
 /// The error of a reply that would pass `end`.
 fn too_long(_: TooLarge) -> String {
     format!("the reply would be longer than {} MiB (members shared inside links print at every place they occur)", crate::MAX_REPLY >> 20)
+}
+
+/// [`run`] for a read token's client.
+/// Only the commands named here run: one added later is refused until it
+/// is listed, rather than let through unchecked.
+fn run_read(cx: &State, e: &Expr, out: &mut String, end: usize) -> Result<(), String> {
+    let head = match e {
+        Expr::Symbol(s, _) => s.as_str(),
+        Expr::List(items, _) => match items.first() {
+            Some(Expr::Symbol(h, _)) => h.as_str(),
+            _ => "",
+        },
+        _ => "",
+    };
+    match head {
+        "cog-node"
+        | "cog-link"
+        | "cog-value"
+        | "cog-keys->alist"
+        | "cog-incoming-set"
+        | "cog-incoming-by-type"
+        | "cog-get-atoms"
+        | "cog-version"
+        | "barrier"
+        | "ping"
+        | "cog-atomspace" => run(cx, e, out, end),
+        "cog-execute-cache!" => run(&cx.frame()?, e, out, end),
+        _ => Err(crate::read_only_refusal(if head.is_empty() { "this command" } else { head })),
+    }
 }
 
 /// Runs a command, its reply written to `out` up to `end` bytes: one

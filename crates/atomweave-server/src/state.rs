@@ -187,6 +187,13 @@ impl State {
         State { space, commits, has_store, updates: Mutex::new(()), committer: Mutex::new(committer) }
     }
 
+    /// A state over a frame of its own above this one's space, with no
+    /// store: what runs in it stays out of the space.
+    pub(crate) fn frame(&self) -> Result<State, String> {
+        let frame = AtomSpace::new_child(&[&self.space]).map_err(|e| format!("a frame for the query: {e}"))?;
+        Ok(State::new(frame, None, Durability::Always))
+    }
+
     /// The store, locked; `Ok(None)` without one, an error once it is
     /// closed or broken.
     fn store(&self) -> Result<Option<Locked<'_>>, String> {

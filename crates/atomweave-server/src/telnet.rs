@@ -12,11 +12,11 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::OwnedWriteHalf;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::tcp::OwnedReadHalf;
 use tokio::net::TcpStream;
 
-use crate::{json_shell, metrics, sexpr_shell, Shared};
+use crate::{json_shell, metrics, sexpr_shell, Role, Shared};
 
 /// The command shell's prompt, as upstream prints it without colour.
 pub(crate) const PROMPT: &str = "opencog> ";
@@ -56,18 +56,26 @@ impl Drop for Open {
     }
 }
 
-pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream, _open: Open) {
-    let (mut rd, mut wr) = sock.into_split();
+/// A plain connection.
+pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream, open: Open) {
+    let (rd, wr) = sock.into_split();
+    session(shared, rd, wr, open).await;
+}
+
+/// A connection over TLS.
+#[cfg(feature = "tls")]
+pub(crate) async fn serve_tls(shared: Arc<Shared>, sock: tokio_rustls::server::TlsStream<TcpStream>, open: Open) {
+    let (rd, wr) = tokio::io::split(sock);
+    session(shared, rd, wr, open).await;
+}
+
+/// A client's session, until either side closes it.
+async fn session<R: AsyncRead + SpinRead + Unpin, W: AsyncWrite + Unpin>(shared: Arc<Shared>, mut rd: R, mut wr: W, _open: Open) {
     let mut stop = shared.stop.subscribe();
     let mut buf = BytesMut::with_capacity(4096);
-    let mut session = Session {
-        shell: Shell::Command,
-        hushed: false,
-        authorized: shared.config.token.is_none(),
-        pending: String::new(),
-        balance: sexpr_shell::Balance::default(),
-    };
-    if session.authorized && write_within(&shared, &mut wr, PROMPT.as_bytes()).await.is_err() {
+    let mut session =
+        Session { shell: Shell::Command, hushed: false, role: shared.config.open_role(), pending: String::new(), balance: sexpr_shell::Balance::default() };
+    if session.role.is_some() && write_within(&shared, &mut wr, PROMPT.as_bytes()).await.is_err() {
         return;
     }
     let mut budget = Budget::new(&shared);
@@ -75,7 +83,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream, _open: Open) {
     let mut out = String::new();
     loop {
         // Before its token a client gets a few seconds; after, the idle limit.
-        let patience = if session.authorized { shared.config.idle_timeout } else { Some(shared.config.handshake_timeout) };
+        let patience = if session.role.is_some() { shared.config.idle_timeout } else { Some(shared.config.handshake_timeout) };
         let read = match spin_read(&shared, &rd, &mut buf) {
             Some(r) => r,
             None => tokio::select! {
@@ -95,7 +103,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, sock: TcpStream, _open: Open) {
         // Every complete line in the buffer; at the end of input, the rest too.
         loop {
             // Before the token, a line is a token: no need for megabytes.
-            let limit = if session.authorized { shared.config.max_line } else { PRE_AUTH_LINE };
+            let limit = if session.role.is_some() { shared.config.max_line } else { PRE_AUTH_LINE };
             // Ctrl-D ends a line of its own, as upstream's reader has it.
             let (raw, end) = match memchr::memchr2(b'\n', CTRL_D, &buf) {
                 Some(i) if i > limit => return refuse_long_line(&shared, &mut wr, &mut replies, wrote, limit).await,
@@ -161,7 +169,7 @@ const REPLY_CHUNK: usize = 64 * 1024;
 
 /// Writes the replies once write `wrote` is durable (see [`crate::State`]);
 /// if it never will be, says so instead and fails.
-async fn send(shared: &Shared, wr: &mut OwnedWriteHalf, replies: &mut String, wrote: u64) -> std::io::Result<()> {
+async fn send(shared: &Shared, wr: &mut (impl AsyncWrite + Unpin), replies: &mut String, wrote: u64) -> std::io::Result<()> {
     if let Err(msg) = shared.state.durable(wrote).await {
         replies.clear();
         let _ = write_within(shared, wr, format!("error: {msg}; closing the connection\n").as_bytes()).await;
@@ -175,7 +183,7 @@ async fn send(shared: &Shared, wr: &mut OwnedWriteHalf, replies: &mut String, wr
 /// Writes `bytes`, failing if the client takes none of them for
 /// [`crate::Config::write_timeout`]: a client that stops reading would
 /// otherwise hold its reply's memory, and its connection, for ever.
-pub(crate) async fn write_within(shared: &Shared, wr: &mut OwnedWriteHalf, mut bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) async fn write_within(shared: &Shared, wr: &mut (impl AsyncWrite + Unpin), mut bytes: &[u8]) -> std::io::Result<()> {
     while !bytes.is_empty() {
         match tokio::time::timeout(shared.config.write_timeout, wr.write(bytes)).await {
             Ok(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
@@ -187,7 +195,11 @@ pub(crate) async fn write_within(shared: &Shared, wr: &mut OwnedWriteHalf, mut b
             }
         }
     }
-    Ok(())
+    // TLS holds the last record until flushed; a socket's flush does nothing.
+    match tokio::time::timeout(shared.config.write_timeout, wr.flush()).await {
+        Ok(flushed) => flushed,
+        Err(_) => Err(std::io::ErrorKind::TimedOut.into()),
+    }
 }
 
 /// Sleeps for `d`, or forever.
@@ -269,7 +281,7 @@ fn strip_telnet_commands(line: &[u8]) -> Cow<'_, [u8]> {
 
 /// Says why, and ends the connection: nothing of the line is evaluated
 /// (the commands before it are answered first).
-async fn refuse_long_line(shared: &Shared, wr: &mut OwnedWriteHalf, replies: &mut String, wrote: u64, limit: usize) {
+async fn refuse_long_line(shared: &Shared, wr: &mut (impl AsyncWrite + Unpin), replies: &mut String, wrote: u64, limit: usize) {
     if send(shared, wr, replies, wrote).await.is_err() {
         return;
     }
@@ -284,18 +296,47 @@ const SPIN: std::time::Duration = std::time::Duration::from_micros(40);
 /// task sleeps: a client that answers at once then finds the server awake,
 /// and a round trip pays one wake-up between cores instead of two (on a
 /// VM, each is tens of microseconds). `None` if nothing came.
-fn spin_read(shared: &Shared, rd: &tokio::net::tcp::OwnedReadHalf, buf: &mut BytesMut) -> Option<std::io::Result<usize>> {
-    if shared.stats.open.load(Ordering::Relaxed) > 2 {
+fn spin_read(shared: &Shared, rd: &impl SpinRead, buf: &mut BytesMut) -> Option<std::io::Result<usize>> {
+    if !rd.can_spin() || shared.stats.open.load(Ordering::Relaxed) > 2 {
         return None;
     }
     let start = std::time::Instant::now();
     while start.elapsed() < SPIN {
-        match rd.try_read_buf(buf) {
+        match rd.read_now(buf) {
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::hint::spin_loop(),
             other => return Some(other),
         }
     }
     None
+}
+
+/// A connection's read half that [`spin_read`] may poll: a plain
+/// socket's. A TLS stream's may not (its records are read and decrypted
+/// only by polling the stream).
+pub(crate) trait SpinRead {
+    fn can_spin(&self) -> bool;
+    /// Reads what has arrived, without waiting (`WouldBlock` if nothing).
+    fn read_now(&self, buf: &mut BytesMut) -> std::io::Result<usize>;
+}
+
+impl SpinRead for OwnedReadHalf {
+    fn can_spin(&self) -> bool {
+        true
+    }
+
+    fn read_now(&self, buf: &mut BytesMut) -> std::io::Result<usize> {
+        self.try_read_buf(buf)
+    }
+}
+
+impl<T> SpinRead for tokio::io::ReadHalf<T> {
+    fn can_spin(&self) -> bool {
+        false
+    }
+
+    fn read_now(&self, _: &mut BytesMut) -> std::io::Result<usize> {
+        Err(std::io::ErrorKind::WouldBlock.into())
+    }
 }
 
 #[cfg(test)]
@@ -337,7 +378,8 @@ struct Session {
     shell: Shell,
     /// `json hush`: no banner, no prompts.
     hushed: bool,
-    authorized: bool,
+    /// What the client may do; `None` until it sends a token.
+    role: Option<Role>,
     /// Lines of an unfinished multi-line expression.
     pending: String,
     balance: sexpr_shell::Balance,
@@ -345,15 +387,15 @@ struct Session {
 
 impl Session {
     fn line(&mut self, shared: &Shared, raw: &[u8], out: &mut String) -> Step {
-        if !self.authorized {
-            if shared.config.token.as_deref().is_some_and(|t| crate::same_secret(t.as_bytes(), raw)) {
-                self.authorized = true;
+        let Some(role) = self.role else {
+            if let Some(role) = shared.config.role_of(raw) {
+                self.role = Some(role);
                 out.push_str(PROMPT);
                 return Step::Continue;
             }
             out.push_str("error: this server wants its token as the first line; closing the connection\n");
             return Step::Close;
-        }
+        };
         let ctrl_d = raw.last() == Some(&CTRL_D);
         let Ok(text) = std::str::from_utf8(raw) else {
             match self.shell {
@@ -378,7 +420,7 @@ impl Session {
                     out.push_str("error: this is the telnet port, not HTTP; closing the connection\n");
                     return Step::Close;
                 }
-                self.command(shared, text.trim(), out)
+                self.command(shared, role, text.trim(), out)
             }
             Shell::Sexpr | Shell::Json | Shell::Scm => {
                 if self.pending.is_empty() && (ctrl_d || text.trim() == ".") {
@@ -410,7 +452,7 @@ impl Session {
                 if self.shell == Shell::Scm {
                     evaluate_scm(shared, cmd.trim(), out);
                 } else {
-                    evaluate(shared, self.shell == Shell::Json, cmd.trim(), out);
+                    evaluate(shared, role, self.shell == Shell::Json, cmd.trim(), out);
                 }
                 self.prompt(out);
                 Step::Continue
@@ -427,9 +469,14 @@ impl Session {
         }
     }
 
-    fn command(&mut self, shared: &Shared, line: &str, out: &mut String) -> Step {
+    fn command(&mut self, shared: &Shared, role: Role, line: &str, out: &mut String) -> Step {
         let mut words = line.split_whitespace();
         let cmd = words.next().unwrap_or("");
+        if role == Role::Read && writes(cmd) {
+            let _ = writeln!(out, "error: {}", crate::read_only_refusal(if cmd.starts_with('(') { "Scheme" } else { cmd }));
+            self.prompt(out);
+            return Step::Continue;
+        }
         match cmd {
             "" => {}
             "help" | "h" => out.push_str(HELP),
@@ -468,16 +515,25 @@ impl Session {
     }
 }
 
+/// Does the command shell's command `cmd` change the space, or run code
+/// that could (a Scheme expression, the `scm` and `py` shells), or stop
+/// the server?
+fn writes(cmd: &str) -> bool {
+    matches!(cmd, "shutdown" | "scm" | "py") || cmd.starts_with('(')
+}
+
 /// Runs one `json` or `sexpr` shell command and appends its reply line.
-pub(crate) fn evaluate(shared: &Shared, json: bool, cmd: &str, out: &mut String) {
+pub(crate) fn evaluate(shared: &Shared, role: Role, json: bool, cmd: &str, out: &mut String) {
     let start = out.len();
-    let limits = atomweave::query::Limits {
-        deadline: shared.config.query_timeout.map(|t| std::time::Instant::now() + t),
-        cancel: Some(shared.cancel.clone()),
-        ..Default::default()
-    };
+    let limits = shared.query_limits(role);
     let run = |out: &mut String| {
-        atomweave::query::with_limits(limits, || if json { json_shell::eval(&shared.state, cmd, out) } else { sexpr_shell::eval(&shared.state, cmd, out) })
+        atomweave::query::with_limits(limits, || {
+            if json {
+                json_shell::eval_as(&shared.state, role, cmd, out)
+            } else {
+                sexpr_shell::eval_as(&shared.state, role, cmd, out)
+            }
+        })
     };
     let began = std::time::Instant::now();
     // A command that may take long, or write to a store (a batch commit,

@@ -1,107 +1,16 @@
 //! A real server on a free loopback port, driven with raw sockets and with
 //! the `cog://` client.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::thread::JoinHandle;
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::time::Duration;
 
 use atomweave::types::*;
 use atomweave::{AtomSpace, TruthValue, Value};
-use atomweave_server::{Config, Server, StopHandle};
+use atomweave_server::{Config, Server, Token};
 
-struct Running {
-    addr: SocketAddr,
-    web: SocketAddr,
-    stop: StopHandle,
-    done: Option<JoinHandle<AtomSpace>>,
-}
-
-impl Running {
-    fn url(&self) -> String {
-        format!("cog://{}", self.addr)
-    }
-
-    /// Stops the server and returns its space.
-    fn finish(mut self) -> AtomSpace {
-        self.stop.stop();
-        self.done.take().unwrap().join().unwrap()
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.stop.stop();
-    }
-}
-
-fn start(config: Config) -> Running {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let done = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-        rt.block_on(async move {
-            let server = Server::bind(Config { port: 0, http_port: Some(0), ..config }).await.unwrap();
-            tx.send((server.local_addr(), server.http_addr().unwrap(), server.stop_handle())).unwrap();
-            server.run().await.unwrap()
-        })
-    });
-    let (addr, web, stop) = rx.recv().unwrap();
-    Running { addr, web, stop, done: Some(done) }
-}
-
-/// A raw client: reads up to and including an expected text.
-struct Client {
-    rd: BufReader<TcpStream>,
-    wr: TcpStream,
-}
-
-impl Client {
-    fn connect(addr: SocketAddr) -> Client {
-        let s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        Client { rd: BufReader::new(s.try_clone().unwrap()), wr: s }
-    }
-
-    fn send(&mut self, text: &str) {
-        self.wr.write_all(text.as_bytes()).unwrap();
-    }
-
-    /// Everything up to and including `until`.
-    fn read_until(&mut self, until: &str) -> String {
-        let mut got = Vec::new();
-        while !got.ends_with(until.as_bytes()) {
-            let mut b = [0u8; 1];
-            let n = self.rd.read(&mut b).unwrap();
-            assert!(n > 0, "closed before {until:?}; got {:?}", String::from_utf8_lossy(&got));
-            got.push(b[0]);
-        }
-        String::from_utf8(got).unwrap()
-    }
-
-    fn line(&mut self) -> String {
-        let mut s = String::new();
-        self.rd.read_line(&mut s).unwrap();
-        s
-    }
-
-    /// Enters the sexpr shell.
-    fn sexpr(addr: SocketAddr) -> Client {
-        let mut c = Client::connect(addr);
-        c.read_until("opencog> ");
-        c.send("sexpr\n");
-        c
-    }
-
-    fn ask(&mut self, cmd: &str) -> String {
-        self.send(&format!("{cmd}\n"));
-        self.line().trim_end_matches('\n').to_string()
-    }
-
-    fn closed(&mut self) -> bool {
-        let mut rest = Vec::new();
-        self.rd.read_to_end(&mut rest).is_ok()
-    }
-}
+mod common;
+use common::*;
 
 #[test]
 fn command_shell_help_stats_and_errors() {
@@ -309,7 +218,7 @@ fn a_token_is_required_off_loopback_and_checked() {
     .unwrap();
     assert!(err.contains("--token"), "{err}");
 
-    let srv = start(Config { token: Some("s3cret".into()), ..Config::default() });
+    let srv = start(Config { tokens: vec![Token::write("s3cret")], ..Config::default() });
     let mut c = Client::connect(srv.addr);
     c.send("help\n");
     assert!(c.line().contains("token"));
@@ -508,35 +417,6 @@ fn cog_storage_round_trip() {
     other.close().unwrap();
 }
 
-fn ws(web: SocketAddr, path: &str) -> Result<tungstenite::WebSocket<TcpStream>, String> {
-    let sock = TcpStream::connect(web).unwrap();
-    sock.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    tungstenite::client::client(format!("ws://{web}{path}"), sock).map(|(ws, _)| ws).map_err(|e| match e {
-        tungstenite::HandshakeError::Failure(tungstenite::Error::Http(r)) => r.status().to_string(),
-        other => other.to_string(),
-    })
-}
-
-fn ws_ask(ws: &mut tungstenite::WebSocket<TcpStream>, cmd: &str) -> String {
-    ws.send(tungstenite::Message::text(cmd)).unwrap();
-    match ws.read().unwrap() {
-        tungstenite::Message::Text(t) => t.to_string(),
-        other => panic!("{other:?}"),
-    }
-}
-
-fn http_get(web: SocketAddr, path: &str) -> String {
-    http_get_as(web, path, &web.to_string())
-}
-
-fn http_get_as(web: SocketAddr, path: &str, host: &str) -> String {
-    let mut s = TcpStream::connect(web).unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes()).unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    out
-}
-
 #[test]
 fn web_pages_and_http_requests_are_refused_without_a_token() {
     let srv = start(Config::default());
@@ -687,8 +567,15 @@ fn websocket_shells_and_the_status_page() {
         assert!(named.starts_with("ERROR: this server was built without Scheme"), "{named}");
     }
     assert_eq!(ws(srv.web, "/py").err().unwrap(), "404 Not Found");
-    let page = http_get(srv.web, "/");
+    let page = http_get(srv.web, "/status");
     assert!(page.starts_with("HTTP/1.1 200 OK") && page.contains("atoms: 1"), "{page}");
+    let ui = http_get(srv.web, "/");
+    assert!(ui.starts_with("HTTP/1.1 200 OK") && ui.contains("text/html") && ui.contains("/ui/app.js"), "{ui}");
+    for (file, kind) in [("/ui/app.js", "text/javascript"), ("/ui/app.css", "text/css")] {
+        let got = http_get(srv.web, file);
+        assert!(got.starts_with("HTTP/1.1 200 OK") && got.contains(kind) && got.len() > 1000, "{file}: {}", &got[..got.len().min(300)]);
+    }
+    assert!(http_get(srv.web, "/nowhere").starts_with("HTTP/1.1 404"));
     assert!(http_get_as(srv.web, "/", "localhost").starts_with("HTTP/1.1 200 OK"));
     // A page whose domain was pointed at 127.0.0.1 (DNS rebinding) reads nothing.
     let rebound = http_get_as(srv.web, "/", "evil.example");
@@ -703,7 +590,7 @@ fn websocket_shells_and_the_status_page() {
     assert!(post.starts_with("HTTP/1.1 501"), "{post}");
     assert_eq!(srv.finish().size(), 1);
 
-    let srv = start(Config { token: Some("t0k".into()), ..Config::default() });
+    let srv = start(Config { tokens: vec![Token::write("t0k")], ..Config::default() });
     assert_eq!(ws(srv.web, "/sexpr").err().unwrap(), "401 Unauthorized");
     assert!(http_get(srv.web, "/").starts_with("HTTP/1.1 401"));
     let mut sx = ws(srv.web, "/sexpr?token=t0k").unwrap();
@@ -719,7 +606,7 @@ fn websocket_shells_and_the_status_page() {
         String::from_utf8(reply).unwrap()
     };
     assert_eq!(from_page(&srv, "http://evil.example"), "HTTP/1.1 403");
-    let srv = start(Config { token: Some("t0k".into()), allow_origins: vec!["https://app.example".into()], ..Config::default() });
+    let srv = start(Config { tokens: vec![Token::write("t0k")], allow_origins: vec!["https://app.example".into()], ..Config::default() });
     assert_eq!(from_page(&srv, "http://evil.example"), "HTTP/1.1 403");
     assert_eq!(from_page(&srv, "https://app.example"), "HTTP/1.1 101");
 }
@@ -874,7 +761,7 @@ fn metrics_count_commands_by_shell_and_outcome() {
 
 #[test]
 fn metrics_follow_the_token_rule() {
-    let srv = start(Config { token: Some("t0k".into()), ..Config::default() });
+    let srv = start(Config { tokens: vec![Token::write("t0k")], ..Config::default() });
     assert!(http_get(srv.web, "/metrics").starts_with("HTTP/1.1 401"));
     let ok = http_get(srv.web, "/metrics?token=t0k");
     assert!(ok.starts_with("HTTP/1.1 200 OK") && ok.contains("atomweave_atoms 0"), "{ok}");
