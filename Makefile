@@ -7,6 +7,11 @@
 # Both work on a fresh Debian machine; scripts/install-deps.sh installs only
 # what is missing.
 
+# A benchmark piped into tee fails the target when it fails (a count that
+# differs from its direct count, say), not only when tee does.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
 CARGO ?= cargo
 RESULTS ?= bench-results
 BIN := target/release/atomweave
@@ -14,7 +19,7 @@ BIN := target/release/atomweave
 VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 
-.PHONY: all deps check house build build-release build-guile profile test-profile test-report test test-rust test-python test-types wheel test-wheel test-scheme test-fuzz fuzz miri py-build guile-env install-guile bench bench-scale clean
+.PHONY: all deps check house build build-release build-guile profile test-profile test-report test test-rust test-python test-types wheel test-wheel test-scheme test-ui test-fuzz fuzz miri py-build guile-env install-guile bench bench-scale bench-ui clean
 
 all: build
 
@@ -39,7 +44,7 @@ check: deps house
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace
 
-test: deps house test-rust test-python test-types test-wheel test-scheme test-profile test-report test-fuzz
+test: deps house test-rust test-python test-types test-wheel test-scheme test-ui test-profile test-report test-fuzz
 
 test-rust:
 	$(CARGO) fmt --all --check
@@ -108,6 +113,21 @@ test-wheel: wheel
 	$(CARGO) build -q -p atomweave-cli
 	ATOMWEAVE_BIN=$(abspath target/debug/atomweave) scripts/test-wheel.sh
 
+# The server's browser UI in headless Chromium, driven by Selenium
+# through chromedriver (Debian's, from install-deps), against a real
+# `atomweave serve` the test starts and stops.
+$(VENV)/.selenium: $(VENV)/bin/maturin
+	$(VENV)/bin/pip install -q "selenium>=4.20"
+	touch $@
+
+# How fast the UI renders over a 1 M-atom space (scripts/ui-bench.py).
+bench-ui: build-release $(VENV)/.selenium
+	$(PYTHON) scripts/ui-bench.py $(abspath $(BIN))
+
+test-ui: deps $(VENV)/.selenium
+	$(CARGO) build -q -p atomweave-cli
+	ATOMWEAVE_BIN=$(abspath target/debug/atomweave) $(PYTHON) -m pytest -q crates/atomweave-server/tests/browser
+
 # The CogStorageNode tests start `atomweave serve`: build it first.
 test-python: py-build
 	$(CARGO) build -q -p atomweave-cli
@@ -167,6 +187,7 @@ bench: build-release py-build
 	$(BIN) atom-bench -n 1000000 | tee $(RESULTS)/atom-bench.txt
 	$(BIN) atom-bench -n 1000000 --batch 1 | tee $(RESULTS)/atom-bench-single.txt
 	$(BIN) query-bench | tee $(RESULTS)/query-bench.txt
+	$(BIN) query-bench --suite genomics --scale 10 | tee $(RESULTS)/genomics.txt
 	$(BIN) bench -A -g -C -r 100 -q -n 1000000 | tee $(RESULTS)/bench-scheme.txt
 	$(BIN) bench -A -g -r 1 -q -n 100000 --repeat 1 | tee $(RESULTS)/bench-scheme-r1.txt
 	ATOMWEAVE_PYTHON=$(PYTHON) $(BIN) bench -A -c -q -n 200000 | tee $(RESULTS)/bench-python.txt
@@ -175,15 +196,20 @@ bench: build-release py-build
 	$(BIN) load -q $(RESULTS)/random-1m.scm | tee $(RESULTS)/load-1m.txt
 	$(BIN) dump --stats $(RESULTS)/random-1m.scm 2>&1 > /dev/null | tee $(RESULTS)/dump-1m.txt
 	$(BIN) shell-bench | tee $(RESULTS)/shell-bench.txt
+	$(BIN) persist-bench -n 1000000 --backend redis-cluster -q | tee $(RESULTS)/persist-redis-cluster.txt
 	scripts/bench-scale.sh $(BIN) $(RESULTS) 1000000
 	@scripts/bench-summary.sh $(RESULTS)
 	@echo "-- the report (tables, upstream's figures, charts): $$($(BIN) report $(RESULTS))"
 
 # Word pairs at 1 M, 10 M and 100 M atoms (issue 53's figures): minutes,
-# about 7 GB of memory and 25 GB of disk at the last size. Not in `test`.
+# about 7 GB of memory and 25 GB of disk at the last size; then the
+# genomics loop at its full size (about 8 minutes, most of it the
+# pathways of the listed genes). Not in `test`.
 SCALE_SIZES ?= 1000000 10000000 100000000
 bench-scale: build-release
+	@mkdir -p $(RESULTS)
 	scripts/bench-scale.sh $(BIN) $(RESULTS) $(SCALE_SIZES)
+	$(BIN) query-bench --suite genomics | tee $(RESULTS)/genomics-full.txt
 
 clean:
 	$(CARGO) clean

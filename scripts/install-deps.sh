@@ -7,6 +7,12 @@ have() { command -v "$1" >/dev/null 2>&1; }
 
 have cc || need_apt+=(build-essential)
 have pkg-config || need_apt+=(pkg-config)
+# The server's TLS (rustls with aws-lc-rs) builds AWS-LC's C with cc, or
+# with cmake where that build does not apply.
+have cmake || need_apt+=(cmake)
+# The browser tests of the server's UI drive Chromium through chromedriver.
+have chromium || need_apt+=(chromium)
+have chromedriver || need_apt+=(chromium-driver)
 # The Python package builds in a virtualenv (maturin, pytest from PyPI).
 have python3 || need_apt+=(python3)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
@@ -14,6 +20,9 @@ python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 python3 -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("LDLIBRARY"))))' || need_apt+=(python3-dev)
 # The PostgreSQL tests start their own throwaway server from these binaries.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need_apt+=(postgresql)
+# The Redis tests and persist-bench start their own servers and clusters.
+have redis-server || need_apt+=(redis-server)
+have redis-cli || need_apt+=(redis-tools)
 # The Guile extension builds against libguile; its tests run `guile`.
 [ -f /usr/include/guile/3.0/libguile.h ] && have guile || need_apt+=(guile-3.0-dev guile-3.0)
 # rocks:// (upstream's RocksDB stores) links Debian's librocksdb, whose
