@@ -28,7 +28,8 @@ have redis-cli || need_apt+=(redis-tools)
 # rocks:// (upstream's RocksDB stores) links Debian's librocksdb, whose
 # bindings bindgen makes with libclang (.cargo/config.toml).
 [ -f /usr/include/rocksdb/c.h ] || need_apt+=(librocksdb-dev)
-compgen -G '/usr/lib/llvm-*/lib/libclang.so*' >/dev/null || compgen -G '/usr/lib/*/libclang-*.so*' >/dev/null || need_apt+=(libclang-dev)
+# (libclang itself: a machine may hold libclang-cpp, LLVM's C++ library, alone.)
+compgen -G '/usr/lib/llvm-*/lib/libclang.so*' >/dev/null || compgen -G '/usr/lib/*/libclang-[0-9]*.so*' >/dev/null || need_apt+=(libclang-dev)
 # bench-plot draws its labels with DejaVu Sans.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 
