@@ -19,7 +19,7 @@ BIN := target/release/atomweave
 VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 
-.PHONY: all deps check house build build-release build-guile profile test-profile test-report test test-rust test-python test-types wheel test-wheel test-scheme test-ui test-fuzz fuzz miri py-build guile-env install-guile bench bench-scale bench-ui clean
+.PHONY: all deps check house build build-release build-guile profile test-profile test-report test test-rust test-python test-types wheel test-wheel test-scheme test-ui test-mcp test-fuzz fuzz miri py-build guile-env install-guile bench bench-scale bench-ui clean
 
 all: build
 
@@ -44,7 +44,7 @@ check: deps house
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace
 
-test: deps house test-rust test-python test-types test-wheel test-scheme test-ui test-profile test-report test-fuzz
+test: deps house test-rust test-python test-types test-wheel test-scheme test-ui test-mcp test-profile test-report test-fuzz
 
 test-rust:
 	$(CARGO) fmt --all --check
@@ -112,6 +112,16 @@ wheel: $(VENV)/bin/maturin
 test-wheel: wheel
 	$(CARGO) build -q -p atomweave-cli
 	ATOMWEAVE_BIN=$(abspath target/debug/atomweave) scripts/test-wheel.sh
+
+# MCP at /mcp, with the protocol's own Python SDK (PyPI's mcp) as the
+# client, in each of its modes, against a real `atomweave serve`.
+$(VENV)/.mcp-sdk: $(VENV)/bin/maturin
+	$(VENV)/bin/pip install -q "mcp>=2.3,<3"
+	touch $@
+
+test-mcp: deps $(VENV)/.mcp-sdk
+	$(CARGO) build -q -p atomweave-cli
+	ATOMWEAVE_BIN=$(abspath target/debug/atomweave) $(PYTHON) -m pytest -q crates/atomweave-server/tests/mcp_sdk
 
 # The server's browser UI in headless Chromium, driven by Selenium
 # through chromedriver (Debian's, from install-deps), against a real

@@ -11,9 +11,10 @@
 //! | `/api/overview` | counts (atoms, nodes, links, by type), connections, commands, uptime, memory, the store's commits and lag |
 //! | `/api/atoms?type=T&prefix=P&subtypes=1&offset=N&limit=L` | the atoms of type T (nodes whose name starts with P), a page of them, and how many there are |
 //! | `/api/atom?atom=A&offset=N&limit=L` | atom A: type, name, outgoing set, a page of its incoming set and its size, its values |
-//! | `/api/query?q=Q` | query Q executed: its result, and its rows (a SetLink's or a LinkValue's members, each a row of its ListLink's members) |
+//! | `/api/query?q=Q&offset=N&limit=L` | query Q executed: its result, how many rows it has, and a page of them (a SetLink's or a LinkValue's members, each a row of its ListLink's members) |
 //!
-//! Errors are `{"error": "..."}` with a 4xx status.
+//! Errors are `{"error": "..."}` with a 4xx status. The MCP tools
+//! ([`crate::mcp`]) answer with the same functions.
 
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -26,7 +27,7 @@ use serde_json::{json, Value as Json};
 use crate::{Role, Shared};
 
 /// Most atoms one page holds.
-const MAX_PAGE: usize = 1000;
+pub(crate) const MAX_PAGE: usize = 1000;
 /// Longest text of one atom or value in a reply; longer ones are cut.
 const MAX_TEXT: usize = 64 * 1024;
 
@@ -55,7 +56,7 @@ impl Params {
     }
 }
 
-fn overview(shared: &Shared) -> Json {
+pub(crate) fn overview(shared: &Shared) -> Json {
     let space = &shared.state.space;
     let mut by_type: Vec<(&str, usize)> = Type::all().into_iter().map(|t| (t.name(), space.count_of_type(t, false))).filter(|&(_, n)| n > 0).collect();
     by_type.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -75,23 +76,35 @@ fn overview(shared: &Shared) -> Json {
     })
 }
 
-/// A page's offset and length from `offset` and `limit` (50 by default).
-fn page(param: &Params) -> Result<(usize, usize), String> {
+/// A page's offset and length from `offset` and `limit` (`default` when
+/// not given).
+fn page(param: &Params, default: usize) -> Result<(usize, usize), String> {
     let number =
         |k: &str, default: usize| param.get(k).map_or(Ok(default), |v| v.parse::<usize>().map_err(|_| format!("{k} must be a whole number, not {v:?}")));
-    let (offset, limit) = (number("offset", 0)?, number("limit", 50)?);
-    if limit == 0 || limit > MAX_PAGE {
-        return Err(format!("limit is from 1 to {MAX_PAGE}"));
-    }
+    let (offset, limit) = (number("offset", 0)?, number("limit", default)?);
+    check_limit(limit)?;
     Ok((offset, limit))
 }
 
+/// Refuses a page of no atoms or of more than [`MAX_PAGE`].
+pub(crate) fn check_limit(limit: usize) -> Result<(), String> {
+    if limit == 0 || limit > MAX_PAGE {
+        return Err(format!("limit is from 1 to {MAX_PAGE}"));
+    }
+    Ok(())
+}
+
 fn atoms(space: &AtomSpace, param: &Params) -> Result<Json, String> {
-    let name = param.get("type").unwrap_or("Atom");
-    let t = Type::from_name(name).ok_or_else(|| format!("unknown type {name:?}"))?;
-    let subtypes = matches!(param.get("subtypes"), Some("1" | "true")) || name == "Atom";
-    let (offset, limit) = page(param)?;
-    let prefix = param.get("prefix").unwrap_or("");
+    let (offset, limit) = page(param, 50)?;
+    let subtypes = matches!(param.get("subtypes"), Some("1" | "true"));
+    atoms_page(space, param.get("type").unwrap_or("Atom"), param.get("prefix").unwrap_or(""), subtypes, offset, limit)
+}
+
+/// The atoms of type `type_name` (and its subtypes with `subtypes`, or for
+/// `Atom`) whose name starts with `prefix`: a page of them, and how many.
+pub(crate) fn atoms_page(space: &AtomSpace, type_name: &str, prefix: &str, subtypes: bool, offset: usize, limit: usize) -> Result<Json, String> {
+    let t = Type::from_name(type_name).ok_or_else(|| format!("unknown type {type_name:?}"))?;
+    let subtypes = subtypes || t == types::ATOM;
     let matching = |h: &Handle| prefix.is_empty() || space.name(*h).is_some_and(|n| n.starts_with(prefix));
     let mut total = 0;
     let mut items = Vec::new();
@@ -104,31 +117,36 @@ fn atoms(space: &AtomSpace, param: &Params) -> Result<Json, String> {
     Ok(json!({ "type": t.name(), "prefix": prefix, "total": total, "offset": offset, "atoms": items }))
 }
 
-/// The atom the parameter `atom` names, which must be in the space.
-fn named(space: &AtomSpace, param: &Params) -> Result<Handle, String> {
-    let given = param.get("atom").ok_or("give the atom as ?atom=(ConceptNode \"a\")")?;
+/// The atom that Atomese text `given` names, which must be in the space.
+pub(crate) fn named(space: &AtomSpace, given: &str) -> Result<Handle, String> {
     let exprs = parse_str(given).map_err(|e| e.to_string())?;
     let [e] = &exprs[..] else { return Err(format!("one atom expected, {} given", exprs.len())) };
     sexpr::lookup(space, e).map_err(|e| e.to_string())?.ok_or_else(|| format!("the space holds no {given}"))
 }
 
 fn atom(space: &AtomSpace, param: &Params) -> Result<Json, String> {
-    let h = named(space, param)?;
-    let (offset, limit) = page(param)?;
+    let h = named(space, param.get("atom").ok_or("give the atom as ?atom=(ConceptNode \"a\")")?)?;
+    let (offset, limit) = page(param, 50)?;
+    atom_page(space, h, offset, limit)
+}
+
+/// Atom `h`: its type, name, outgoing set, a page of its incoming set and
+/// its size, its values.
+pub(crate) fn atom_page(space: &AtomSpace, h: Handle, offset: usize, limit: usize) -> Result<Json, String> {
     let t = space.get_type(h).ok_or("the atom was just removed")?;
     let incoming = space.incoming(h).map(|i| i.to_vec()).unwrap_or_default();
-    let values: Vec<Json> = space
-        .key_values(h)
-        .into_iter()
-        .map(|(k, v)| {
-            let floats = match &v {
-                Value::Float(xs) => Some(xs.to_vec()),
-                Value::Truth(tv) => Some(vec![tv.mean(), tv.confidence()]),
-                _ => None,
-            };
-            json!({ "key": text(space, k), "type": v.value_type().name(), "value": value_text(space, &v), "floats": floats })
-        })
-        .collect();
+    let value = |key: String, v: &Value| {
+        let floats = match v {
+            Value::Float(xs) => Some(xs.to_vec()),
+            Value::Truth(tv) => Some(vec![tv.mean(), tv.confidence()]),
+            _ => None,
+        };
+        json!({ "key": key, "type": v.value_type().name(), "value": value_text(space, v), "floats": floats })
+    };
+    // The truth value first, under its key's name, unless it is the default one.
+    let tv = space.get_tv(h).filter(|tv| !tv.is_default()).and(space.get_tv_value(h));
+    let mut values: Vec<Json> = tv.iter().map(|v| value(format!("(PredicateNode \"{}\")", sexpr::TV_KEY), v)).collect();
+    values.extend(space.key_values(h).into_iter().map(|(k, v)| value(text(space, k), &v)));
     Ok(json!({
         "atom": text(space, h),
         "type": t.name(),
@@ -145,6 +163,14 @@ fn atom(space: &AtomSpace, param: &Params) -> Result<Json, String> {
 
 fn run_query(shared: &Shared, role: Role, param: &Params) -> Result<Json, String> {
     let q = param.get("q").ok_or("give the query as ?q=(Get ...)")?;
+    let (offset, limit) = page(param, MAX_PAGE)?;
+    query_page(shared, role, q, offset, limit)
+}
+
+/// Query `q` (one Atomese expression) executed in a frame of its own over
+/// the space, dropped after: its result, how many rows it has, and a page
+/// of them.
+pub(crate) fn query_page(shared: &Shared, role: Role, q: &str, offset: usize, limit: usize) -> Result<Json, String> {
     let exprs = parse_str(q).map_err(|e| e.to_string())?;
     let [e] = &exprs[..] else { return Err(format!("one query expected, {} given", exprs.len())) };
     let frame = shared.state.frame()?;
@@ -168,11 +194,12 @@ fn run_query(shared: &Shared, role: Role, param: &Params) -> Result<Json, String
             v => vec![value_text(space, v)],
         }
     };
-    Ok(json!({ "result": value_text(space, &result), "rows": members.iter().map(row).collect::<Vec<_>>() }))
+    let rows: Vec<Vec<String>> = members.iter().skip(offset).take(limit).map(row).collect();
+    Ok(json!({ "result": value_text(space, &result), "total": members.len(), "offset": offset, "rows": rows }))
 }
 
 /// An atom's Atomese text, cut at [`MAX_TEXT`].
-fn text(space: &AtomSpace, h: Handle) -> String {
+pub(crate) fn text(space: &AtomSpace, h: Handle) -> String {
     let mut out = String::new();
     if write_structure_upto(space, h, &mut out, MAX_TEXT).is_err() {
         out.push_str(" ...");

@@ -1,7 +1,7 @@
 //! The web port (18080): the browser UI at `/` (its files embedded) and its
 //! JSON API under `/api/`, WebSocket shells at `/json`, `/sexpr` and
-//! `/scm`, the figures for Prometheus at `/metrics`, and a plain-text
-//! status page at `/status`.
+//! `/scm`, MCP at `/mcp` (POST, [`crate::mcp`]), the figures for
+//! Prometheus at `/metrics`, and a plain-text status page at `/status`.
 //!
 //! On a WebSocket each text message is one command and gets one text
 //! message back: the reply line the telnet shell would send, without
@@ -102,10 +102,16 @@ pub(crate) async fn serve<S: Stream>(shared: Arc<Shared>, mut sock: S, _open: Op
     let role = match admit(&shared, &request) {
         Ok(role) => role,
         Err((status, why)) => {
-            let _ = respond(&mut sock, status, "text/plain", &why).await;
+            // RFC 6750: a 401 names the scheme it wants (MCP clients read it).
+            let wants = if status.starts_with("401") { "WWW-Authenticate: Bearer realm=\"atomweave\"\r\n" } else { "" };
+            let _ = respond_with(&mut sock, status, "text/plain", wants, &why).await;
             return;
         }
     };
+    if request.path == "/mcp" {
+        serve_mcp(&shared, &mut sock, &request, role).await;
+        return;
+    }
     if !request.is_upgrade() {
         serve_page(&shared, &mut sock, &request, role).await;
         return;
@@ -137,12 +143,12 @@ pub(crate) async fn serve<S: Stream>(shared: Arc<Shared>, mut sock: S, _open: Op
 }
 
 /// Whether the server answers a request at all, and the role of the
-/// client: GET only; a token of the server's, if it has any; no web
-/// page's `Origin` but those allowed; without a token, a loopback `Host`.
-/// Else the status and why.
+/// client: GET (and anything at `/mcp`, which answers it); a token of the
+/// server's, if it has any; no web page's `Origin` but those allowed;
+/// without a token, a loopback `Host`. Else the status and why.
 fn admit(shared: &Shared, request: &Request) -> Result<Role, (&'static str, String)> {
-    if request.method != "GET" {
-        return Err(("501 Not Implemented", "only GET is served here\n".into()));
+    if request.method != "GET" && request.path != "/mcp" {
+        return Err(("501 Not Implemented", "only GET is served here (and POST at /mcp)\n".into()));
     }
     let role = match shared.config.open_role() {
         Some(role) => role,
@@ -203,6 +209,67 @@ async fn serve_page(shared: &Shared, sock: &mut impl Stream, request: &Request, 
         return;
     }
     let _ = respond(sock, "404 Not Found", "text/plain", &format!("nothing at {path}; the UI is at /\n")).await;
+}
+
+/// A request to `/mcp`: a POST of one JSON-RPC message, its body of at
+/// most `max_line` bytes (counted against the server's input budget),
+/// sent within the write timeout.
+async fn serve_mcp(shared: &Shared, sock: &mut impl Stream, request: &Request, role: Role) {
+    let refuse = |status: &'static str, why: &str| (status, format!("{why}\n"));
+    let body = async {
+        if request.method != "POST" {
+            return Err(refuse("405 Method Not Allowed", "MCP takes a POST of one JSON-RPC message here (no session, so no GET stream and no DELETE)"));
+        }
+        if request.header("transfer-encoding").is_some() {
+            return Err(refuse("501 Not Implemented", "send the body with a Content-Length, not chunked"));
+        }
+        let kind = request.header("content-type").unwrap_or_default();
+        if !kind.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
+            return Err(refuse("415 Unsupported Media Type", "the body is JSON: Content-Type: application/json"));
+        }
+        let accepts = request
+            .header("accept")
+            .is_none_or(|a| a.split(',').any(|t| matches!(t.split(';').next().unwrap_or("").trim(), "application/json" | "application/*" | "*/*")));
+        if !accepts {
+            return Err(refuse("406 Not Acceptable", "the answer is application/json: Accept it"));
+        }
+        let Some(length) = request.header("content-length").and_then(|l| l.parse::<usize>().ok()) else {
+            return Err(refuse("411 Length Required", "give the body's Content-Length"));
+        };
+        if length > shared.config.max_line {
+            return Err(refuse("413 Content Too Large", &format!("a body of at most {} bytes (--max-line)", shared.config.max_line)));
+        }
+        let mut budget = crate::telnet::Budget::new(shared);
+        if !budget.hold(length) {
+            return Err(refuse("503 Service Unavailable", "the server holds as much unfinished input as it may (--max-buffered); try again"));
+        }
+        let mut body = vec![0; length];
+        match tokio::time::timeout(shared.config.write_timeout, sock.read_exact(&mut body)).await {
+            Ok(Ok(_)) => Ok(body),
+            _ => Err(refuse("408 Request Timeout", "the body did not arrive whole in time")),
+        }
+    };
+    let body = match body.await {
+        Ok(body) => body,
+        Err((status, why)) => {
+            let allow = if status.starts_with("405") { "Allow: POST\r\n" } else { "" };
+            let _ = respond_with(sock, status, "text/plain", allow, &why).await;
+            return;
+        }
+    };
+    shared.stats.commands.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let header = |name: &str| request.header(name);
+    // Off the network threads: a query or a batch may take a while.
+    let reply = tokio::task::block_in_place(|| crate::mcp::answer(shared, role, &header, &body));
+    // The tool's writes are durable before the reply that acknowledges them.
+    if let Err(msg) = shared.state.durable(crate::State::take_written()).await {
+        let _ = respond(sock, "503 Service Unavailable", "text/plain", &format!("error: {msg}\n")).await;
+        return;
+    }
+    let _ = match &reply.body {
+        Some(body) => respond(sock, reply.status, "application/json", body).await,
+        None => respond(sock, reply.status, "text/plain", "").await,
+    };
 }
 
 /// The shell at a WebSocket path, or the body of the 404 for a path with none.
@@ -291,9 +358,14 @@ async fn read_head(sock: &mut impl Stream) -> Option<String> {
 }
 
 async fn respond(sock: &mut impl Stream, status: &str, kind: &str, body: &str) -> std::io::Result<()> {
+    respond_with(sock, status, kind, "", body).await
+}
+
+/// A response with `extra` header lines (each ending in CRLF).
+async fn respond_with(sock: &mut impl Stream, status: &str, kind: &str, extra: &str, body: &str) -> std::io::Result<()> {
     // The UI's page runs its own script only (no inline code, nothing from elsewhere).
     let msg = format!(
-        "HTTP/1.1 {status}\r\nServer: atomweave\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nContent-Security-Policy: default-src 'self'\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n{body}",
+        "HTTP/1.1 {status}\r\nServer: atomweave\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n{extra}Content-Security-Policy: default-src 'self'\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     sock.write_all(msg.as_bytes()).await?;

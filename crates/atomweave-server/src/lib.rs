@@ -23,6 +23,7 @@ use tokio::sync::watch;
 mod api;
 mod http;
 pub mod json_shell;
+mod mcp;
 mod metrics;
 pub mod sexpr_shell;
 mod state;

@@ -237,7 +237,7 @@ function queryPage() {
     out.innerHTML = '<p class="muted">Running…</p>';
     try {
       const r = await api("query", { q });
-      out.innerHTML = "<h2>" + r.rows.length + ' results</h2><table id="query-rows">' +
+      out.innerHTML = "<h2>" + r.total + " results" + (r.total > r.rows.length ? " (the first " + r.rows.length + ")" : "") + '</h2><table id="query-rows">' +
         r.rows.map((row) => "<tr>" + row.map((a) => "<td>" + (a.startsWith("(") && !/Value /.test(a) ? atomLink(a) : "<code>" + esc(a) + "</code>") + "</td>").join("") + "</tr>").join("") +
         '</table><h2>As a graph</h2><div id="query-graph-box"></div>';
       const g = new Graph(document.getElementById("query-graph-box"), "query-graph");

@@ -11,7 +11,6 @@ import os
 import re
 import socket
 import struct
-import subprocess
 import tempfile
 import time
 import zlib
@@ -21,8 +20,6 @@ from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-
-BIN = os.environ.get("ATOMWEAVE_BIN", "target/debug/atomweave")
 
 # A known space: a small taxonomy, a FloatValue, and a hub with many
 # incoming links (more than one page of them).
@@ -37,32 +34,14 @@ DATA = "\n".join(
 )
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def server():
+def server(atomweave_serve):
     tmp = tempfile.mkdtemp()
     data = os.path.join(tmp, "data.scm")
     with open(data, "w") as f:
         f.write(DATA + "\n")
-    port, web = free_port(), free_port()
-    proc = subprocess.Popen(
-        [BIN, "serve", "--port", str(port), "--http-port", str(web), "--store", f"file://{data}"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        line = proc.stderr.readline()
-        assert "listening on" in line, line
-        yield {"telnet": port, "url": f"http://127.0.0.1:{web}/", "tmp": tmp}
-    finally:
-        proc.kill()
-        proc.wait()
+    port, web = atomweave_serve("--store", f"file://{data}")
+    return {"telnet": port, "url": f"http://127.0.0.1:{web}/", "tmp": tmp}
 
 
 @pytest.fixture(scope="module")

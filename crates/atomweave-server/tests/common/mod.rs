@@ -132,3 +132,30 @@ pub fn http_get_as(web: SocketAddr, path: &str, host: &str) -> String {
     s.read_to_string(&mut out).unwrap();
     out
 }
+
+/// An HTTP response: its status line, its head's header lines, its body.
+pub struct Response {
+    pub status: String,
+    pub head: String,
+    pub body: String,
+}
+
+/// `method path` with `headers` (each a whole line, no CRLF) and `body`,
+/// on a connection of its own.
+pub fn http_request(web: SocketAddr, method: &str, path: &str, headers: &[String], body: &[u8]) -> Response {
+    let mut s = TcpStream::connect(web).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {web}\r\n");
+    for h in headers {
+        req.push_str(h);
+        req.push_str("\r\n");
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let (head, body) = out.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no head in {out:?}"));
+    let status = head.lines().next().unwrap().to_string();
+    Response { status, head: head.to_string(), body: body.to_string() }
+}

@@ -1,0 +1,45 @@
+"""What the server's Python tests (the browser UI's, MCP's through its
+SDK) share: a real `atomweave serve` (ATOMWEAVE_BIN) on free loopback
+ports, stopped by its pid whatever happens."""
+
+import os
+import socket
+import subprocess
+
+import pytest
+
+BIN = os.environ.get("ATOMWEAVE_BIN", "target/debug/atomweave")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def atomweave_serve():
+    """Starts `atomweave serve ARGS...` on free ports and returns its
+    telnet and web ports once it listens; the servers started are killed
+    when the module's tests end."""
+    procs = []
+
+    def start(*args):
+        port, web = free_port(), free_port()
+        proc = subprocess.Popen(
+            [BIN, "serve", "--port", str(port), "--http-port", str(web), *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        procs.append(proc)
+        line = proc.stderr.readline()
+        assert "listening on" in line, line
+        return port, web
+
+    try:
+        yield start
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
