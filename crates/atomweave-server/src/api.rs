@@ -30,15 +30,20 @@ use crate::{Role, Shared};
 pub(crate) const MAX_PAGE: usize = 1000;
 /// Longest text of one atom or value in a reply; longer ones are cut.
 const MAX_TEXT: usize = 64 * 1024;
+/// Most bytes of atoms' and values' texts one reply gathers: past it the
+/// request is an error, whatever its pages ask (a page of atoms each of
+/// a thousand members would be gigabytes).
+pub(crate) const MAX_TEXTS: usize = crate::MAX_REPLY / 4;
 
 /// The answer to `GET path?query`: a status and a JSON body.
 pub(crate) fn answer(shared: &Shared, role: Role, path: &str, query: &str) -> (&'static str, String) {
     let param = Params(form_urlencoded::parse(query.as_bytes()).into_owned().collect());
+    let texts = &mut Texts::new(MAX_TEXTS);
     let result = match path {
         "/api/overview" => Ok(overview(shared)),
-        "/api/atoms" => atoms(&shared.state.space, &param),
-        "/api/atom" => atom(&shared.state.space, &param),
-        "/api/query" => run_query(shared, role, &param),
+        "/api/atoms" => atoms(&shared.state.space, &param, texts),
+        "/api/atom" => atom(&shared.state.space, &param, texts),
+        "/api/query" => run_query(shared, role, &param, texts),
         _ => Err(format!("no route {path}; the API has /api/overview, /api/atoms, /api/atom and /api/query")),
     };
     match result {
@@ -94,15 +99,22 @@ pub(crate) fn check_limit(limit: usize) -> Result<(), String> {
     Ok(())
 }
 
-fn atoms(space: &AtomSpace, param: &Params) -> Result<Json, String> {
+fn atoms(space: &AtomSpace, param: &Params, texts: &mut Texts) -> Result<Json, String> {
     let (offset, limit) = page(param, 50)?;
     let subtypes = matches!(param.get("subtypes"), Some("1" | "true"));
-    atoms_page(space, param.get("type").unwrap_or("Atom"), param.get("prefix").unwrap_or(""), subtypes, offset, limit)
+    atoms_page(space, param.get("type").unwrap_or("Atom"), param.get("prefix").unwrap_or(""), subtypes, (offset, limit), texts)
 }
 
 /// The atoms of type `type_name` (and its subtypes with `subtypes`, or for
 /// `Atom`) whose name starts with `prefix`: a page of them, and how many.
-pub(crate) fn atoms_page(space: &AtomSpace, type_name: &str, prefix: &str, subtypes: bool, offset: usize, limit: usize) -> Result<Json, String> {
+pub(crate) fn atoms_page(
+    space: &AtomSpace,
+    type_name: &str,
+    prefix: &str,
+    subtypes: bool,
+    (offset, limit): (usize, usize),
+    texts: &mut Texts,
+) -> Result<Json, String> {
     let t = Type::from_name(type_name).ok_or_else(|| format!("unknown type {type_name:?}"))?;
     let subtypes = subtypes || t == types::ATOM;
     let matching = |h: &Handle| prefix.is_empty() || space.name(*h).is_some_and(|n| n.starts_with(prefix));
@@ -110,7 +122,7 @@ pub(crate) fn atoms_page(space: &AtomSpace, type_name: &str, prefix: &str, subty
     let mut items = Vec::new();
     for h in space.handles_by_type(t, subtypes).filter(matching) {
         if total >= offset && items.len() < limit {
-            items.push(text(space, h));
+            items.push(texts.atom(space, h)?);
         }
         total += 1;
     }
@@ -124,53 +136,57 @@ pub(crate) fn named(space: &AtomSpace, given: &str) -> Result<Handle, String> {
     sexpr::lookup(space, e).map_err(|e| e.to_string())?.ok_or_else(|| format!("the space holds no {given}"))
 }
 
-fn atom(space: &AtomSpace, param: &Params) -> Result<Json, String> {
+fn atom(space: &AtomSpace, param: &Params, texts: &mut Texts) -> Result<Json, String> {
     let h = named(space, param.get("atom").ok_or("give the atom as ?atom=(ConceptNode \"a\")")?)?;
-    let (offset, limit) = page(param, 50)?;
-    atom_page(space, h, offset, limit)
+    atom_page(space, h, page(param, 50)?, texts)
 }
 
 /// Atom `h`: its type, name, outgoing set, a page of its incoming set and
 /// its size, its values.
-pub(crate) fn atom_page(space: &AtomSpace, h: Handle, offset: usize, limit: usize) -> Result<Json, String> {
+pub(crate) fn atom_page(space: &AtomSpace, h: Handle, (offset, limit): (usize, usize), texts: &mut Texts) -> Result<Json, String> {
     let t = space.get_type(h).ok_or("the atom was just removed")?;
     let incoming = space.incoming(h).map(|i| i.to_vec()).unwrap_or_default();
-    let value = |key: String, v: &Value| {
-        let floats = match v {
-            Value::Float(xs) => Some(xs.to_vec()),
-            Value::Truth(tv) => Some(vec![tv.mean(), tv.confidence()]),
-            _ => None,
-        };
-        json!({ "key": key, "type": v.value_type().name(), "value": value_text(space, v), "floats": floats })
-    };
     // The truth value first, under its key's name, unless it is the default one.
-    let tv = space.get_tv(h).filter(|tv| !tv.is_default()).and(space.get_tv_value(h));
-    let mut values: Vec<Json> = tv.iter().map(|v| value(format!("(PredicateNode \"{}\")", sexpr::TV_KEY), v)).collect();
-    values.extend(space.key_values(h).into_iter().map(|(k, v)| value(text(space, k), &v)));
+    let mut values = Vec::new();
+    if let Some(tv) = space.get_tv(h).filter(|tv| !tv.is_default()).and(space.get_tv_value(h)) {
+        values.push(value_json(space, texts, format!("(PredicateNode \"{}\")", sexpr::TV_KEY), &tv)?);
+    }
+    for (k, v) in space.key_values(h) {
+        let key = texts.atom(space, k)?;
+        values.push(value_json(space, texts, key, &v)?);
+    }
+    let outgoing: Vec<String> = space.outgoing(h).unwrap_or(&[]).iter().map(|&m| texts.atom(space, m)).collect::<Result<_, _>>()?;
+    let page: Vec<String> = incoming.iter().skip(offset).take(limit).map(|&l| texts.atom(space, l)).collect::<Result<_, _>>()?;
     Ok(json!({
-        "atom": text(space, h),
+        "atom": texts.atom(space, h)?,
         "type": t.name(),
         "name": space.name(h),
-        "outgoing": space.outgoing(h).unwrap_or(&[]).iter().map(|&m| text(space, m)).collect::<Vec<_>>(),
-        "incoming": {
-            "total": incoming.len(),
-            "offset": offset,
-            "atoms": incoming.iter().skip(offset).take(limit).map(|&l| text(space, l)).collect::<Vec<_>>(),
-        },
+        "outgoing": outgoing,
+        "incoming": { "total": incoming.len(), "offset": offset, "atoms": page },
         "values": values,
     }))
 }
 
-fn run_query(shared: &Shared, role: Role, param: &Params) -> Result<Json, String> {
+/// One value of an atom under `key`: its type, its text, and its numbers
+/// (a FloatValue's, a truth value's mean and confidence) for a chart.
+fn value_json(space: &AtomSpace, texts: &mut Texts, key: String, v: &Value) -> Result<Json, String> {
+    let floats = match v {
+        Value::Float(xs) => Some(xs.to_vec()),
+        Value::Truth(tv) => Some(vec![tv.mean(), tv.confidence()]),
+        _ => None,
+    };
+    Ok(json!({ "key": key, "type": v.value_type().name(), "value": texts.value(space, v)?, "floats": floats }))
+}
+
+fn run_query(shared: &Shared, role: Role, param: &Params, texts: &mut Texts) -> Result<Json, String> {
     let q = param.get("q").ok_or("give the query as ?q=(Get ...)")?;
-    let (offset, limit) = page(param, MAX_PAGE)?;
-    query_page(shared, role, q, offset, limit)
+    query_page(shared, role, q, page(param, MAX_PAGE)?, texts)
 }
 
 /// Query `q` (one Atomese expression) executed in a frame of its own over
 /// the space, dropped after: its result, how many rows it has, and a page
 /// of them.
-pub(crate) fn query_page(shared: &Shared, role: Role, q: &str, offset: usize, limit: usize) -> Result<Json, String> {
+pub(crate) fn query_page(shared: &Shared, role: Role, q: &str, (offset, limit): (usize, usize), texts: &mut Texts) -> Result<Json, String> {
     let exprs = parse_str(q).map_err(|e| e.to_string())?;
     let [e] = &exprs[..] else { return Err(format!("one query expected, {} given", exprs.len())) };
     let frame = shared.state.frame()?;
@@ -187,19 +203,48 @@ pub(crate) fn query_page(shared: &Shared, role: Role, q: &str, offset: usize, li
         Value::Queue(q) => q.snapshot(),
         other => vec![other.clone()],
     };
-    let row = |v: &Value| -> Vec<String> {
+    let mut row = |v: &Value| -> Result<Vec<String>, String> {
         match v {
-            Value::Atom(a) if space.get_type(*a) == Some(types::LIST_LINK) => space.outgoing(*a).unwrap_or(&[]).iter().map(|&m| text(space, m)).collect(),
-            Value::Link(vs) => vs.iter().map(|x| value_text(space, x)).collect(),
-            v => vec![value_text(space, v)],
+            Value::Atom(a) if space.get_type(*a) == Some(types::LIST_LINK) => space.outgoing(*a).unwrap_or(&[]).iter().map(|&m| texts.atom(space, m)).collect(),
+            Value::Link(vs) => vs.iter().map(|x| texts.value(space, x)).collect(),
+            v => Ok(vec![texts.value(space, v)?]),
         }
     };
-    let rows: Vec<Vec<String>> = members.iter().skip(offset).take(limit).map(row).collect();
-    Ok(json!({ "result": value_text(space, &result), "total": members.len(), "offset": offset, "rows": rows }))
+    let rows: Vec<Vec<String>> = members.iter().skip(offset).take(limit).map(&mut row).collect::<Result<_, _>>()?;
+    Ok(json!({ "result": texts.value(space, &result)?, "total": members.len(), "offset": offset, "rows": rows }))
+}
+
+/// The texts of atoms and values one reply gathers, counted against a
+/// limit: past it, an error that says so.
+pub(crate) struct Texts {
+    used: usize,
+    limit: usize,
+}
+
+impl Texts {
+    pub(crate) fn new(limit: usize) -> Texts {
+        Texts { used: 0, limit }
+    }
+
+    fn take(&mut self, text: String) -> Result<String, String> {
+        self.used += text.len();
+        if self.used > self.limit {
+            return Err(format!("the answer would hold over {} MiB of Atomese: ask for a smaller page or fewer atoms", self.limit >> 20));
+        }
+        Ok(text)
+    }
+
+    pub(crate) fn atom(&mut self, space: &AtomSpace, h: Handle) -> Result<String, String> {
+        self.take(text(space, h))
+    }
+
+    fn value(&mut self, space: &AtomSpace, v: &Value) -> Result<String, String> {
+        self.take(value_text(space, v))
+    }
 }
 
 /// An atom's Atomese text, cut at [`MAX_TEXT`].
-pub(crate) fn text(space: &AtomSpace, h: Handle) -> String {
+fn text(space: &AtomSpace, h: Handle) -> String {
     let mut out = String::new();
     if write_structure_upto(space, h, &mut out, MAX_TEXT).is_err() {
         out.push_str(" ...");
@@ -214,4 +259,25 @@ fn value_text(space: &AtomSpace, v: &Value) -> String {
         out.push_str(" ...");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_gathers_texts_up_to_its_limit_then_refuses() {
+        let space = AtomSpace::new();
+        let items: Vec<Handle> = (0..100).map(|i| space.add_node(types::CONCEPT_NODE, &format!("{i:040}")).unwrap()).collect();
+        // Each text is 56 bytes: `(ConceptNode "` 14, the name 40, `")` 2.
+        let mut texts = Texts::new(56 * 10);
+        for &h in &items[..10] {
+            assert_eq!(texts.atom(&space, h).unwrap().len(), 56);
+        }
+        let over = texts.atom(&space, items[10]).unwrap_err();
+        assert!(over.contains("smaller page"), "{over}");
+        let page = atoms_page(&space, "ConceptNode", "", false, (0, 100), &mut Texts::new(56 * 50));
+        assert!(page.is_err(), "a page of 100 texts over a limit of 50");
+        assert_eq!(atoms_page(&space, "ConceptNode", "", false, (0, 50), &mut Texts::new(56 * 50)).unwrap()["atoms"].as_array().unwrap().len(), 50);
+    }
 }

@@ -68,9 +68,15 @@ impl Request {
         Request { head, method, path, query }
     }
 
-    /// The value of the header `name` (any case), if given.
+    /// The value of the header `name` (any case), if given (the first,
+    /// if given more than once).
     fn header(&self, name: &str) -> Option<String> {
-        self.head.split("\r\n").skip(1).find_map(|l| {
+        self.headers(name).next()
+    }
+
+    /// Every value of the header `name` (any case).
+    fn headers<'a>(&'a self, name: &'a str) -> impl Iterator<Item = String> + 'a {
+        self.head.split("\r\n").skip(1).filter_map(move |l| {
             let (k, v) = l.split_once(':')?;
             k.trim().eq_ignore_ascii_case(name).then(|| v.trim().to_string())
         })
@@ -104,7 +110,7 @@ pub(crate) async fn serve<S: Stream>(shared: Arc<Shared>, mut sock: S, _open: Op
         Err((status, why)) => {
             // RFC 6750: a 401 names the scheme it wants (MCP clients read it).
             let wants = if status.starts_with("401") { "WWW-Authenticate: Bearer realm=\"atomweave\"\r\n" } else { "" };
-            let _ = respond_with(&mut sock, status, "text/plain", wants, &why).await;
+            refuse(&shared, &mut sock, &request, status, wants, &why).await;
             return;
         }
     };
@@ -211,65 +217,103 @@ async fn serve_page(shared: &Shared, sock: &mut impl Stream, request: &Request, 
     let _ = respond(sock, "404 Not Found", "text/plain", &format!("nothing at {path}; the UI is at /\n")).await;
 }
 
-/// A request to `/mcp`: a POST of one JSON-RPC message, its body of at
-/// most `max_line` bytes (counted against the server's input budget),
-/// sent within the write timeout.
+/// A request to `/mcp`: a POST of one JSON-RPC message, answered by
+/// [`crate::mcp`] off the network threads; the reply waits until the
+/// writes it acknowledges are durable.
 async fn serve_mcp(shared: &Shared, sock: &mut impl Stream, request: &Request, role: Role) {
-    let refuse = |status: &'static str, why: &str| (status, format!("{why}\n"));
-    let body = async {
-        if request.method != "POST" {
-            return Err(refuse("405 Method Not Allowed", "MCP takes a POST of one JSON-RPC message here (no session, so no GET stream and no DELETE)"));
-        }
-        if request.header("transfer-encoding").is_some() {
-            return Err(refuse("501 Not Implemented", "send the body with a Content-Length, not chunked"));
-        }
-        let kind = request.header("content-type").unwrap_or_default();
-        if !kind.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
-            return Err(refuse("415 Unsupported Media Type", "the body is JSON: Content-Type: application/json"));
-        }
-        let accepts = request
-            .header("accept")
-            .is_none_or(|a| a.split(',').any(|t| matches!(t.split(';').next().unwrap_or("").trim(), "application/json" | "application/*" | "*/*")));
-        if !accepts {
-            return Err(refuse("406 Not Acceptable", "the answer is application/json: Accept it"));
-        }
-        let Some(length) = request.header("content-length").and_then(|l| l.parse::<usize>().ok()) else {
-            return Err(refuse("411 Length Required", "give the body's Content-Length"));
-        };
-        if length > shared.config.max_line {
-            return Err(refuse("413 Content Too Large", &format!("a body of at most {} bytes (--max-line)", shared.config.max_line)));
-        }
-        let mut budget = crate::telnet::Budget::new(shared);
-        if !budget.hold(length) {
-            return Err(refuse("503 Service Unavailable", "the server holds as much unfinished input as it may (--max-buffered); try again"));
-        }
-        let mut body = vec![0; length];
-        match tokio::time::timeout(shared.config.write_timeout, sock.read_exact(&mut body)).await {
-            Ok(Ok(_)) => Ok(body),
-            _ => Err(refuse("408 Request Timeout", "the body did not arrive whole in time")),
-        }
-    };
-    let body = match body.await {
+    let mut budget = crate::telnet::Budget::new(shared);
+    let body = match mcp_body(shared, sock, request, &mut budget).await {
         Ok(body) => body,
         Err((status, why)) => {
             let allow = if status.starts_with("405") { "Allow: POST\r\n" } else { "" };
-            let _ = respond_with(sock, status, "text/plain", allow, &why).await;
+            refuse(shared, sock, request, status, allow, &format!("{why}\n")).await;
             return;
         }
     };
     shared.stats.commands.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let header = |name: &str| request.header(name);
-    // Off the network threads: a query or a batch may take a while.
+    let began = std::time::Instant::now();
+    let header = |name: &str| request.headers(name).collect::<Vec<_>>();
     let reply = tokio::task::block_in_place(|| crate::mcp::answer(shared, role, &header, &body));
+    drop((body, budget));
     // The tool's writes are durable before the reply that acknowledges them.
-    if let Err(msg) = shared.state.durable(crate::State::take_written()).await {
-        let _ = respond(sock, "503 Service Unavailable", "text/plain", &format!("error: {msg}\n")).await;
+    let reply = match shared.state.durable(crate::State::take_written()).await {
+        Ok(()) => reply,
+        Err(why) => crate::mcp::not_durable(reply.id, &why),
+    };
+    shared.metrics.command(crate::metrics::Shell::Mcp, reply.ok, Some(began.elapsed()));
+    let (kind, body) = match &reply.body {
+        Some(body) => ("application/json", body.as_str()),
+        None => ("text/plain", ""),
+    };
+    // A client that takes none of the reply for this long is dropped.
+    let _ = tokio::time::timeout(shared.config.write_timeout, respond(sock, reply.status, kind, body)).await;
+}
+
+/// The body of a POST to `/mcp`: JSON, of a `Content-Length` of at most
+/// `max_line` bytes (held against the server's input budget while it is
+/// read and answered), arriving within the handshake timeout as the head
+/// does. Else the status and why.
+async fn mcp_body(
+    shared: &Shared,
+    sock: &mut impl Stream,
+    request: &Request,
+    budget: &mut crate::telnet::Budget<'_>,
+) -> Result<Vec<u8>, (&'static str, String)> {
+    let refuse = |status: &'static str, why: &str| Err((status, why.to_string()));
+    if request.method != "POST" {
+        return refuse("405 Method Not Allowed", "MCP takes a POST of one JSON-RPC message here (no session, so no GET stream and no DELETE)");
+    }
+    if request.header("transfer-encoding").is_some() {
+        return refuse("501 Not Implemented", "send the body with a Content-Length, not chunked");
+    }
+    let kind = request.header("content-type").unwrap_or_default();
+    if !kind.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
+        return refuse("415 Unsupported Media Type", "the body is JSON: Content-Type: application/json");
+    }
+    let accepts = request
+        .header("accept")
+        .is_none_or(|a| a.split(',').any(|t| matches!(t.split(';').next().unwrap_or("").trim(), "application/json" | "application/*" | "*/*")));
+    if !accepts {
+        return refuse("406 Not Acceptable", "the answer is application/json: Accept it");
+    }
+    let Some(length) = request.header("content-length").and_then(|l| l.parse::<usize>().ok()) else {
+        return refuse("411 Length Required", "give the body's Content-Length");
+    };
+    if length > shared.config.max_line {
+        return refuse("413 Content Too Large", &format!("a body of at most {} bytes (--max-line)", shared.config.max_line));
+    }
+    if !budget.hold(length) {
+        return refuse("503 Service Unavailable", "the server holds as much unfinished input as it may (--max-buffered); try again");
+    }
+    let mut body = vec![0; length];
+    match tokio::time::timeout(shared.config.handshake_timeout, sock.read_exact(&mut body)).await {
+        Ok(Ok(_)) => Ok(body),
+        Ok(Err(_)) => refuse("400 Bad Request", "the body ended before its Content-Length"),
+        Err(_) => {
+            shared.stats.timed_out.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            refuse("408 Request Timeout", "the body did not arrive whole in time")
+        }
+    }
+}
+
+/// Refuses a request, then reads (and drops) what body it may still be
+/// sending, for a second at most: a socket closed with unread input sends
+/// a reset, which can destroy the refusal before the client reads it.
+async fn refuse(shared: &Shared, sock: &mut impl Stream, request: &Request, status: &str, extra: &str, why: &str) {
+    if respond_with(sock, status, "text/plain", extra, why).await.is_err() || request.method == "GET" {
         return;
     }
-    let _ = match &reply.body {
-        Some(body) => respond(sock, reply.status, "application/json", body).await,
-        None => respond(sock, reply.status, "text/plain", "").await,
+    let drain = async {
+        let mut left = shared.config.max_line.min(1 << 20);
+        let mut buf = [0u8; 8192];
+        while left > 0 {
+            match sock.read(&mut buf).await {
+                Ok(n) if n > 0 => left = left.saturating_sub(n),
+                _ => break,
+            }
+        }
     };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), drain).await;
 }
 
 /// The shell at a WebSocket path, or the body of the 404 for a path with none.
@@ -364,11 +408,13 @@ async fn respond(sock: &mut impl Stream, status: &str, kind: &str, body: &str) -
 /// A response with `extra` header lines (each ending in CRLF).
 async fn respond_with(sock: &mut impl Stream, status: &str, kind: &str, extra: &str, body: &str) -> std::io::Result<()> {
     // The UI's page runs its own script only (no inline code, nothing from elsewhere).
-    let msg = format!(
-        "HTTP/1.1 {status}\r\nServer: atomweave\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n{extra}Content-Security-Policy: default-src 'self'\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n{body}",
+    let head = format!(
+        "HTTP/1.1 {status}\r\nServer: atomweave\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n{extra}Content-Security-Policy: default-src 'self'\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n",
         body.len()
     );
-    sock.write_all(msg.as_bytes()).await?;
+    // Head and body written apart: a long body is not copied once more.
+    sock.write_all(head.as_bytes()).await?;
+    sock.write_all(body.as_bytes()).await?;
     sock.shutdown().await
 }
 

@@ -39,15 +39,25 @@ const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 /// Most atoms one `get_atoms` call names.
 const MAX_GET: usize = 100;
-/// How long a client may keep `tools/list`'s answer: the tools change only
-/// with the server's binary.
-const TOOLS_TTL_MS: u64 = 3_600_000;
+/// How long a client may keep `tools/list`'s and `server/discover`'s
+/// answers: they change only with the server's binary.
+const LIST_TTL_MS: u64 = 3_600_000;
+
+/// Every version served, newest first.
+fn supported() -> Vec<&'static str> {
+    let mut all = vec![MODERN];
+    all.extend(LEGACY);
+    all
+}
 
 /// The answer to one POST: its status, and its body (none for a
-/// notification, answered 202).
+/// notification, answered 202); the request's id, and whether it did
+/// what was asked (for the server's figures).
 pub(crate) struct Reply {
     pub status: &'static str,
     pub body: Option<String>,
+    pub id: Option<Json>,
+    pub ok: bool,
 }
 
 /// A JSON-RPC error, and the HTTP status it goes with.
@@ -73,10 +83,8 @@ impl Fail {
     }
 
     fn unsupported_version(requested: &str) -> Fail {
-        let mut supported = vec![MODERN];
-        supported.extend(LEGACY);
         Fail {
-            data: Some(json!({ "supported": supported, "requested": requested })),
+            data: Some(json!({ "supported": supported(), "requested": requested })),
             ..Fail::new(
                 "400 Bad Request",
                 -32022,
@@ -93,26 +101,25 @@ enum Era {
     Legacy,
 }
 
-/// The answer to a POST to `/mcp` with JSON body `body`; `header` reads
-/// the request's headers.
-pub(crate) fn answer(shared: &Shared, role: Role, header: &dyn Fn(&str) -> Option<String>, body: &[u8]) -> Reply {
+/// The answer to a POST to `/mcp` with JSON body `body`; `header` gives
+/// every value of a request header.
+pub(crate) fn answer(shared: &Shared, role: Role, header: &dyn Fn(&str) -> Vec<String>, body: &[u8]) -> Reply {
     let msg: Json = match serde_json::from_slice(body) {
         Ok(m) => m,
-        Err(e) => return error(Json::Null, Fail::new("400 Bad Request", -32700, format!("the body is no JSON: {e}"))),
+        Err(e) => return error(None, Fail::new("400 Bad Request", -32700, format!("the body is no JSON: {e}"))),
     };
     let Json::Object(msg) = msg else {
         let why = if msg.is_array() { "one JSON-RPC message a POST: batches are not part of MCP since 2025-06-18" } else { "a JSON-RPC message is an object" };
-        return error(Json::Null, Fail::invalid_request(why));
+        return error(None, Fail::invalid_request(why));
     };
     let id = msg.get("id").cloned();
     if let Some(id) = &id {
         if !(id.is_string() || id.is_i64() || id.is_u64()) {
-            return error(Json::Null, Fail::invalid_request("a request's id is a string or an integer"));
+            return error(None, Fail::invalid_request("a request's id is a string or an integer"));
         }
     }
-    let id_or_null = id.clone().unwrap_or(Json::Null);
     if msg.get("jsonrpc").and_then(Json::as_str) != Some("2.0") {
-        return error(id_or_null, Fail::invalid_request("\"jsonrpc\": \"2.0\" expected"));
+        return error(id, Fail::invalid_request("\"jsonrpc\": \"2.0\" expected"));
     }
     let Some(method) = msg.get("method").and_then(Json::as_str) else {
         let why = if msg.contains_key("result") || msg.contains_key("error") {
@@ -120,37 +127,63 @@ pub(crate) fn answer(shared: &Shared, role: Role, header: &dyn Fn(&str) -> Optio
         } else {
             "a request names its method"
         };
-        return error(id_or_null, Fail::invalid_request(why));
+        return error(id, Fail::invalid_request(why));
     };
     let no_params = Map::new();
     let params = match msg.get("params") {
         None => &no_params,
         Some(Json::Object(p)) => p,
-        Some(_) => return error(id_or_null, Fail::new("400 Bad Request", -32602, "params is an object")),
+        Some(_) => return error(id, Fail::new("400 Bad Request", -32602, "params is an object")),
     };
     let era = match era(header, method, params) {
         Ok(era) => era,
-        Err(fail) => return error(id_or_null, fail),
+        Err(fail) => return error(id, fail),
     };
-    let Some(id) = id else {
+    if id.is_none() {
         // A notification (`notifications/initialized`, ...): nothing to answer.
-        return Reply { status: "202 Accepted", body: None };
-    };
+        return Reply { status: "202 Accepted", body: None, id, ok: true };
+    }
     match call(shared, role, era, method, params) {
         Ok(mut result) => {
+            let ok = result.get("isError") != Some(&Json::Bool(true));
             if era == Era::Modern {
                 result["resultType"] = json!("complete");
                 result["_meta"] = json!({ "io.modelcontextprotocol/serverInfo": server_info() });
             }
-            Reply { status: "200 OK", body: Some(json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string()) }
+            Reply { status: "200 OK", body: Some(json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string()), id, ok }
         }
         Err(fail) => error(id, fail),
     }
 }
 
+/// What a request whose writes the store could not make durable gets
+/// instead of its answer: they are in the space, not acknowledged.
+pub(crate) fn not_durable(id: Option<Json>, why: &str) -> Reply {
+    let why = format!("the store did not make this request's writes durable ({why}); the server acknowledges no further writes");
+    error(id, Fail::new("200 OK", -32603, why))
+}
+
+/// The one value of header `name`, checked: an error if it is given
+/// twice or holds what no header value may.
+fn one_header(header: &dyn Fn(&str) -> Vec<String>, name: &str) -> Result<Option<String>, Fail> {
+    let mut values = header(name);
+    if values.len() > 1 {
+        return Err(Fail::header_mismatch(format!("the {name} header is given {} times", values.len())));
+    }
+    let value = values.pop();
+    if let Some(v) = &value {
+        if !v.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b)) {
+            return Err(Fail::header_mismatch(format!(
+                "the {name} header holds characters a header value may not (non-ASCII values are sent as =?base64?...?=)"
+            )));
+        }
+    }
+    Ok(value)
+}
+
 /// The era of a request, once its headers are found to agree with it.
-fn era(header: &dyn Fn(&str) -> Option<String>, method: &str, params: &Map<String, Json>) -> Result<Era, Fail> {
-    let in_header = header("mcp-protocol-version");
+fn era(header: &dyn Fn(&str) -> Vec<String>, method: &str, params: &Map<String, Json>) -> Result<Era, Fail> {
+    let in_header = one_header(header, "MCP-Protocol-Version")?;
     let meta = params.get("_meta").and_then(Json::as_object);
     let Some(version) = meta.and_then(|m| m.get(META_VERSION)) else {
         return match in_header.as_deref() {
@@ -164,22 +197,22 @@ fn era(header: &dyn Fn(&str) -> Option<String>, method: &str, params: &Map<Strin
         };
     };
     let version = version.as_str().ok_or_else(|| Fail::new("400 Bad Request", -32602, format!("{META_VERSION} is a string")))?;
-    if version != MODERN {
-        return Err(Fail::unsupported_version(version));
-    }
     if in_header.as_deref() != Some(version) {
         return Err(Fail::header_mismatch(format!("the MCP-Protocol-Version header ({in_header:?}) must be the body's {version}")));
+    }
+    if version != MODERN {
+        return Err(Fail::unsupported_version(version));
     }
     if !meta.and_then(|m| m.get(META_CAPABILITIES)).is_some_and(Json::is_object) {
         return Err(Fail::new("400 Bad Request", -32602, format!("{META_CAPABILITIES} (an object) is missing from params._meta")));
     }
-    let given = header("mcp-method");
+    let given = one_header(header, "Mcp-Method")?;
     if given.as_deref() != Some(method) {
         return Err(Fail::header_mismatch(format!("the Mcp-Method header ({given:?}) must be the body's method {method:?}")));
     }
     if method == "tools/call" {
         let name = params.get("name").and_then(Json::as_str);
-        let given = header("mcp-name").map(|h| decode_header(&h)).transpose()?;
+        let given = one_header(header, "Mcp-Name")?.map(|h| decode_header(&h)).transpose()?;
         if given.as_deref() != name {
             return Err(Fail::header_mismatch(format!("the Mcp-Name header ({given:?}) must be the body's tool name {name:?}")));
         }
@@ -198,12 +231,18 @@ fn decode_header(value: &str) -> Result<String, Fail> {
     String::from_utf8(bytes).map_err(|_| Fail::header_mismatch("a base64 header value that is not UTF-8"))
 }
 
-fn error(id: Json, fail: Fail) -> Reply {
+/// A JSON-RPC error; without an id (none given, or none readable) if
+/// `id` is `None`.
+fn error(id: Option<Json>, fail: Fail) -> Reply {
     let mut e = json!({ "code": fail.code, "message": fail.message });
     if let Some(data) = fail.data {
         e["data"] = data;
     }
-    Reply { status: fail.status, body: Some(json!({ "jsonrpc": "2.0", "id": id, "error": e }).to_string()) }
+    let mut body = json!({ "jsonrpc": "2.0", "error": e });
+    if let Some(id) = &id {
+        body["id"] = id.clone();
+    }
+    Reply { status: fail.status, body: Some(body.to_string()), id, ok: false }
 }
 
 fn server_info() -> Json {
@@ -216,11 +255,14 @@ const INSTRUCTIONS: &str = "An AtomSpace: a typed hypergraph of atoms (nodes wit
 fn call(shared: &Shared, role: Role, era: Era, method: &str, params: &Map<String, Json>) -> Result<Json, Fail> {
     let capabilities = json!({ "tools": { "listChanged": false } });
     match (method, era) {
-        ("server/discover", _) => {
-            let mut supported = vec![MODERN];
-            supported.extend(LEGACY);
-            Ok(json!({ "supportedVersions": supported, "capabilities": capabilities, "serverInfo": server_info(), "instructions": INSTRUCTIONS }))
-        }
+        ("server/discover", _) => Ok(json!({
+            "supportedVersions": supported(),
+            "capabilities": capabilities,
+            "serverInfo": server_info(),
+            "instructions": INSTRUCTIONS,
+            "ttlMs": LIST_TTL_MS,
+            "cacheScope": "public",
+        })),
         ("initialize", Era::Legacy) => {
             let asked = params.get("protocolVersion").and_then(Json::as_str).unwrap_or("");
             // A version this server does not speak gets the newest it does; the client decides.
@@ -231,7 +273,7 @@ fn call(shared: &Shared, role: Role, era: Era, method: &str, params: &Map<String
         ("tools/list", _) => {
             let tools: Vec<Json> = TOOLS.iter().filter(|t| role == Role::Write || t.read_only).map(Tool::definition).collect();
             // The list depends on the client's role: no cache shared between clients.
-            Ok(json!({ "tools": tools, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private" }))
+            Ok(json!({ "tools": tools, "ttlMs": LIST_TTL_MS, "cacheScope": "private" }))
         }
         ("tools/call", _) => {
             let name = params.get("name").and_then(Json::as_str).ok_or_else(|| Fail::new("200 OK", -32602, "tools/call names its tool in params.name"))?;
@@ -326,6 +368,8 @@ struct Tool {
     arguments: &'static [(&'static str, &'static str, bool)],
     /// Changes nothing: a read token's client may call it.
     read_only: bool,
+    /// May change what is there (not only add to it).
+    destructive: bool,
     run: fn(&Shared, Role, &Args) -> Result<Json, String>,
 }
 
@@ -339,7 +383,7 @@ impl Tool {
             "title": self.title,
             "description": self.description,
             "inputSchema": { "type": "object", "properties": properties, "required": required, "additionalProperties": false },
-            "annotations": { "readOnlyHint": self.read_only, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false },
+            "annotations": { "readOnlyHint": self.read_only, "destructiveHint": self.destructive, "idempotentHint": true, "openWorldHint": false },
         })
     }
 }
@@ -359,9 +403,9 @@ const TOOLS: [Tool; 6] = [
             LIMIT,
         ],
         read_only: true,
+        destructive: false,
         run: |shared, role, a| {
-            let (offset, limit) = a.page(100)?;
-            api::query_page(shared, role, a.text("atomese")?, offset, limit)
+            api::query_page(shared, role, a.text("atomese")?, a.page(100)?, &mut api::Texts::new(api::MAX_TEXTS))
         },
     },
     Tool {
@@ -374,6 +418,7 @@ const TOOLS: [Tool; 6] = [
             ("incoming_limit", r#"{"type": "integer", "minimum": 1, "maximum": 1000, "description": "Most incoming links given per atom (50)."}"#, false),
         ],
         read_only: true,
+        destructive: false,
         run: |shared, _, a| {
             let space = &shared.state.space;
             let named = match a.0.get("atoms") {
@@ -383,13 +428,16 @@ const TOOLS: [Tool; 6] = [
             let offset = a.number("incoming_offset", 0)?;
             let limit = a.number("incoming_limit", 50)?;
             api::check_limit(limit)?;
-            let found: Vec<Json> = named
-                .iter()
-                .map(|given| {
-                    let got = given.as_str().ok_or_else(|| format!("{given} is no Atomese text")).and_then(|t| api::named(space, t)).and_then(|h| api::atom_page(space, h, offset, limit));
-                    got.unwrap_or_else(|why| json!({ "atom": given, "error": why }))
-                })
-                .collect();
+            // One budget for the whole answer: a hundred atoms' pages could be gigabytes.
+            let texts = &mut api::Texts::new(api::MAX_TEXTS);
+            let mut found = Vec::with_capacity(named.len());
+            for given in named {
+                let Some(text) = given.as_str() else { return Err(format!("{given} is no Atomese text")) };
+                found.push(match api::named(space, text) {
+                    Ok(h) => api::atom_page(space, h, (offset, limit), texts)?,
+                    Err(why) => json!({ "atom": given, "error": why }),
+                });
+            }
             Ok(json!({ "atoms": found }))
         },
     },
@@ -405,19 +453,21 @@ const TOOLS: [Tool; 6] = [
             LIMIT,
         ],
         read_only: true,
+        destructive: false,
         run: |shared, _, a| {
-            let (offset, limit) = a.page(100)?;
             let name = a.text("type")?;
             let subtypes = a.flag("subtypes")? || matches!(name, "Node" | "Link");
-            api::atoms_page(&shared.state.space, name, &a.text_or("prefix", "")?, subtypes, offset, limit)
+            api::atoms_page(&shared.state.space, name, &a.text_or("prefix", "")?, subtypes, a.page(100)?, &mut api::Texts::new(api::MAX_TEXTS))
         },
     },
     Tool {
         name: "add_atoms",
         title: "Add atoms",
-        description: "Adds a batch of Atomese text: any number of atoms, with values and truth values, e.g. (Inheritance (Concept \"cat\") (Concept \"animal\")) or (cog-set-value! (Concept \"cat\") (Predicate \"weight\") (FloatValue 4.2)). Every expression is checked before any is added: a batch with an error adds nothing. The atoms are written through to the server's store before the reply. Needs a write token.",
+        description: "Adds a batch of Atomese text: any number of atoms, with values and truth values, e.g. (Inheritance (Concept \"cat\") (Concept \"animal\")) or (cog-set-value! (Concept \"cat\") (Predicate \"weight\") (FloatValue 4.2)). Every expression is checked before any is added: a batch with a malformed expression adds nothing. The atoms are written through to the server's store before the reply. Needs a write token.",
         arguments: &[("atomese", r#"{"type": "string", "description": "Atomese text: one or more expressions."}"#, true)],
         read_only: false,
+        // A value set replaces the one under its key.
+        destructive: true,
         run: |shared, _, a| add(shared, a.text("atomese")?),
     },
     Tool {
@@ -426,6 +476,7 @@ const TOOLS: [Tool; 6] = [
         description: "How many atoms, nodes and links the space holds, and how many of each type, most first; with the server's figures (connections, commands, memory, the store's lag).",
         arguments: &[],
         read_only: true,
+        destructive: false,
         run: |shared, _, _| Ok(api::overview(shared)),
     },
     Tool {
@@ -434,6 +485,7 @@ const TOOLS: [Tool; 6] = [
         description: "The atom types under one (Atom for all): each with its parents, whether it is a Node or a Link type, and how many atoms of exactly that type the space holds.",
         arguments: &[("under", r#"{"type": "string", "description": "A type name (Atom)."}"#, false)],
         read_only: true,
+        destructive: false,
         run: |shared, _, a| list_types(shared, &a.text_or("under", "Atom")?),
     },
 ];
@@ -449,12 +501,16 @@ fn add(shared: &Shared, text: &str) -> Result<Json, String> {
     }
     let space = &shared.state.space;
     let mut added = Vec::with_capacity(exprs.len());
+    // Checked, an expression fails now only if the space or the store
+    // does (out of room, the store broken): say how far the batch got.
+    let failed = |n: usize, e: String| format!("expression {} failed, after the {n} before it were added: {e}", n + 1);
     for e in &exprs {
-        let h = atomweave::sexpr::eval(&mut &*space, e).map_err(|e| e.to_string())?;
-        shared.state.stored(h)?;
+        let h = atomweave::sexpr::eval(&mut &*space, e).map_err(|e| failed(added.len(), e.to_string()))?;
+        shared.state.stored(h).map_err(|e| failed(added.len(), e))?;
         added.push(h);
     }
-    let shown: Vec<String> = added.iter().take(api::MAX_PAGE).map(|&h| api::text(space, h)).collect();
+    let texts = &mut api::Texts::new(api::MAX_TEXTS);
+    let shown: Vec<String> = added.iter().take(api::MAX_PAGE).map(|&h| texts.atom(space, h)).collect::<Result<_, _>>()?;
     Ok(json!({ "added": added.len(), "atoms": shown, "size": space.size() }))
 }
 

@@ -22,6 +22,8 @@ pub(crate) enum Shell {
     Sexpr,
     Json,
     Scm,
+    /// MCP's requests at `/mcp` (not a shell, but commands as theirs are).
+    Mcp,
 }
 
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
@@ -37,6 +39,7 @@ impl EncodeLabelValue for Shell {
             Shell::Sexpr => "sexpr",
             Shell::Json => "json",
             Shell::Scm => "scm",
+            Shell::Mcp => "mcp",
         })
     }
 }
@@ -61,14 +64,14 @@ struct ShellLabels {
     shell: Shell,
 }
 
-const SHELLS: [Shell; 3] = [Shell::Sexpr, Shell::Json, Shell::Scm];
+const SHELLS: [Shell; 4] = [Shell::Sexpr, Shell::Json, Shell::Scm, Shell::Mcp];
 
 /// The registry, and handles to what commands update (made once, so that
 /// a command touches two atomics and a histogram, no label lookup).
 pub(crate) struct Metrics {
     registry: Registry,
     /// Per shell: (ok, error) counters and the latency histogram.
-    by_shell: [(Counter, Counter, Histogram); 3],
+    by_shell: [(Counter, Counter, Histogram); 4],
     gauges: Gauges,
     /// One scrape at a time: each brings the counters up to the server's.
     scraping: parking_lot::Mutex<()>,

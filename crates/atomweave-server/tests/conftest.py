@@ -5,6 +5,7 @@ ports, stopped by its pid whatever happens."""
 import os
 import socket
 import subprocess
+from dataclasses import dataclass
 
 import pytest
 
@@ -17,11 +18,20 @@ def free_port():
         return s.getsockname()[1]
 
 
+@dataclass
+class Served:
+    """A server started by `atomweave_serve`: its ports and its process."""
+
+    telnet: int
+    web: int
+    proc: subprocess.Popen
+
+
 @pytest.fixture(scope="module")
 def atomweave_serve():
-    """Starts `atomweave serve ARGS...` on free ports and returns its
-    telnet and web ports once it listens; the servers started are killed
-    when the module's tests end."""
+    """Starts `atomweave serve ARGS...` on free ports and returns it once
+    it listens (a `Served`); the servers started are killed when the
+    module's tests end."""
     procs = []
 
     def start(*args):
@@ -35,7 +45,7 @@ def atomweave_serve():
         procs.append(proc)
         line = proc.stderr.readline()
         assert "listening on" in line, line
-        return port, web
+        return Served(port, web, proc)
 
     try:
         yield start

@@ -128,6 +128,7 @@ fn the_2026_era_discovers_and_checks_its_headers() {
     assert_eq!(result["supportedVersions"], json!([MODERN, "2025-11-25", "2025-06-18", "2025-03-26"]));
     assert_eq!(result["serverInfo"]["name"], "atomweave");
     assert_eq!(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "atomweave");
+    assert!(result["ttlMs"].as_u64().unwrap() > 0 && result["cacheScope"] == "public", "{d}");
     let (_, listed) = modern(&srv, "tools/list", json!({}), None);
     assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 6);
     assert!(listed["result"]["ttlMs"].as_u64().unwrap() > 0 && listed["result"]["cacheScope"] == "private", "{listed}");
@@ -143,6 +144,18 @@ fn the_2026_era_discovers_and_checks_its_headers() {
     assert_eq!(code(post(&srv, &["Mcp-Method: tools/list".into()], &body("tools/list", with_meta(json!({}))))), (bad.clone(), -32020));
     let h = |v: &str, m: &str| vec![format!("MCP-Protocol-Version: {v}"), format!("Mcp-Method: {m}")];
     assert_eq!(code(post(&srv, &h("2025-11-25", "tools/list"), &body("tools/list", with_meta(json!({}))))), (bad.clone(), -32020));
+    // A version of the handshake era in _meta: the headers are checked first, then the version.
+    let mut legacy = meta();
+    legacy["io.modelcontextprotocol/protocolVersion"] = json!("2025-11-25");
+    assert_eq!(code(post(&srv, &h(MODERN, "tools/list"), &body("tools/list", json!({ "_meta": legacy.clone() })))), (bad.clone(), -32020));
+    assert_eq!(code(post(&srv, &h("2025-11-25", "tools/list"), &body("tools/list", json!({ "_meta": legacy })))), (bad.clone(), -32022));
+    // A header given twice, or holding what a header may not.
+    let mut twice = h(MODERN, "tools/list");
+    twice.push("Mcp-Method: tools/call".into());
+    assert_eq!(code(post(&srv, &twice, &body("tools/list", with_meta(json!({}))))), (bad.clone(), -32020));
+    let mut raw = h(MODERN, "tools/call");
+    raw.push("Mcp-Name: count_atoms\u{e9}".into());
+    assert_eq!(code(post(&srv, &raw, &body("tools/call", with_meta(json!({ "name": "count_atoms\u{e9}" }))))), (bad.clone(), -32020));
     // The method header missing, or not the body's.
     assert_eq!(code(post(&srv, &[format!("MCP-Protocol-Version: {MODERN}")], &body("tools/list", with_meta(json!({}))))), (bad.clone(), -32020));
     assert_eq!(code(post(&srv, &h(MODERN, "server/discover"), &body("tools/list", with_meta(json!({}))))), (bad.clone(), -32020));
@@ -263,7 +276,7 @@ fn the_roles_apply_and_writes_reach_the_store() {
 
 #[test]
 fn the_http_layer_refuses_what_is_no_mcp_post() {
-    let srv = start(Config { max_line: 4096, ..Config::default() });
+    let srv = start(Config { max_line: 4096, handshake_timeout: std::time::Duration::from_secs(1), ..Config::default() });
     let json_headers = |extra: &[&str]| -> Vec<String> {
         let mut h = vec!["Content-Type: application/json".to_string()];
         h.extend(extra.iter().map(|s| s.to_string()));
@@ -285,10 +298,26 @@ fn the_http_layer_refuses_what_is_no_mcp_post() {
     assert_eq!(with_length(&["Accept: text/html"], ping).status, "HTTP/1.1 406 Not Acceptable");
     assert_eq!(with_length(&[], &[b' '; 5000]).status, "HTTP/1.1 413 Content Too Large");
     assert_eq!(with_length(&["Origin: https://evil.example"], ping).status, "HTTP/1.1 403 Forbidden");
-    // A body shorter than its Content-Length, then silence: the server gives up.
+    // A body that ends before its Content-Length; one that stops coming.
+    let cut_short = |close: bool| {
+        let mut s = std::net::TcpStream::connect(srv.web).unwrap();
+        let head = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\"", srv.web);
+        std::io::Write::write_all(&mut s, head.as_bytes()).unwrap();
+        if close {
+            s.shutdown(std::net::Shutdown::Write).unwrap();
+        }
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut s, &mut out).unwrap();
+        out
+    };
+    assert!(cut_short(true).starts_with("HTTP/1.1 400 Bad Request"));
+    assert!(cut_short(false).starts_with("HTTP/1.1 408 Request Timeout"));
+    // Not JSON: a JSON-RPC error with no id (none could be read).
     let parse = with_length(&[], b"{nope");
     assert_eq!(parse.status, "HTTP/1.1 400 Bad Request");
-    assert_eq!(serde_json::from_str::<Json>(&parse.body).unwrap()["error"]["code"], -32700);
+    let parsed: Json = serde_json::from_str(&parse.body).unwrap();
+    assert_eq!(parsed["error"]["code"], -32700);
+    assert!(parsed.get("id").is_none(), "{parsed}");
     let batch = with_length(&[], format!("[{}]", String::from_utf8_lossy(ping)).as_bytes());
     assert!(batch.status == "HTTP/1.1 400 Bad Request" && batch.body.contains("batches"), "{}", batch.body);
     let response = with_length(&[], br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
@@ -297,4 +326,7 @@ fn the_http_layer_refuses_what_is_no_mcp_post() {
     assert!(no_version.body.contains("-32600"), "{}", no_version.body);
     // Elsewhere, only GET.
     assert!(http_request(srv.web, "POST", "/api/overview", &[], b"").status.starts_with("HTTP/1.1 501"));
+    // MCP's requests are among the server's figures.
+    let metrics = http_get(srv.web, "/metrics");
+    assert!(metrics.contains("shell=\"mcp\",outcome=\"ok\"} 1") || metrics.contains("outcome=\"ok\",shell=\"mcp\"} 1"), "{metrics}");
 }

@@ -40,8 +40,8 @@ def server(atomweave_serve):
     data = os.path.join(tmp, "data.scm")
     with open(data, "w") as f:
         f.write(DATA + "\n")
-    port, web = atomweave_serve("--store", f"file://{data}")
-    return {"telnet": port, "url": f"http://127.0.0.1:{web}/", "tmp": tmp}
+    served = atomweave_serve("--store", f"file://{data}")
+    return {"telnet": served.telnet, "url": f"http://127.0.0.1:{served.web}/", "tmp": tmp}
 
 
 @pytest.fixture(scope="module")

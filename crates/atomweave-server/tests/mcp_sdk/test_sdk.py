@@ -23,8 +23,8 @@ from mcp.client.streamable_http import streamable_http_client
 def server(atomweave_serve, tmp_path_factory):
     tokens = tmp_path_factory.mktemp("mcp") / "tokens"
     tokens.write_text("w-token write\nr-token read\n")
-    _, web = atomweave_serve("--token-file", str(tokens))
-    return f"http://127.0.0.1:{web}/mcp"
+    served = atomweave_serve("--token-file", str(tokens))
+    return f"http://127.0.0.1:{served.web}/mcp"
 
 
 def connect(url, token, mode):
@@ -74,11 +74,34 @@ def test_an_sdk_client_reads_and_writes_in_bulk(server, mode):
     asyncio.run(session())
 
 
+def test_an_acknowledged_batch_survives_a_kill(atomweave_serve, tmp_path):
+    store = f"lmdb://{tmp_path / 'kb'}"
+    atomese = "\n".join(f'(Member (Concept "kept {i}") (Concept "kept"))' for i in range(100))
+
+    async def add(url):
+        async with Client(url) as client:
+            assert structured(await client.call_tool("add_atoms", {"atomese": atomese}))["added"] == 100
+
+    async def incoming(url):
+        async with Client(url) as client:
+            got = structured(await client.call_tool("get_atoms", {"atoms": ['(Concept "kept")']}))
+            return got["atoms"][0]["incoming"]["total"]
+
+    first = atomweave_serve("--store", store)
+    asyncio.run(add(f"http://127.0.0.1:{first.web}/mcp"))
+    # No shutdown, no flush: what the reply acknowledged must already be in the store.
+    first.proc.kill()
+    first.proc.wait()
+    second = atomweave_serve("--store", store)
+    assert asyncio.run(incoming(f"http://127.0.0.1:{second.web}/mcp")) == 100
+
+
 def test_a_wrong_token_is_refused(server):
     async def session():
         async with connect(server, "nobody", "auto") as client:
             await client.list_tools()
 
+    # The SDK's error is its own; the status it got is checked below.
     with pytest.raises(Exception):
         asyncio.run(session())
     # What the SDK saw: a 401 naming the scheme it wants.
