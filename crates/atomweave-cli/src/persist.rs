@@ -105,10 +105,9 @@ struct Phase {
 struct Target {
     url: String,
     backend: Backend,
-    /// The PostgreSQL server's main process, when it runs on this machine.
-    server_pid: Option<u32>,
-    /// The Redis servers' processes (a scratch cluster's, all of them).
-    redis_pids: Vec<u32>,
+    /// The server's processes, when they run on this machine: the
+    /// PostgreSQL server's main process; a scratch Redis's every node.
+    server_pids: Vec<u32>,
 }
 
 impl Target {
@@ -125,15 +124,18 @@ impl Target {
         r.map_err(|e| e.to_string())
     }
 
-    /// CPU seconds of the server: its main process and every backend, live or ended.
+    /// CPU seconds of the server: each of its processes and their children
+    /// (PostgreSQL's backends, Redis's rewrites of its files), live or ended.
     fn server_cpu(&self) -> Option<f64> {
-        if !self.redis_pids.is_empty() {
-            return self.redis_pids.iter().map(|p| sys::cpu_seconds(&p.to_string())).sum();
+        if self.server_pids.is_empty() {
+            return None;
         }
-        let pid = self.server_pid?;
-        let mut total = sys::cpu_seconds_with_children(pid)?;
-        for child in sys::children(pid) {
-            total += sys::cpu_seconds(&child.to_string()).unwrap_or(0.0);
+        let mut total = 0.0;
+        for &pid in &self.server_pids {
+            total += sys::cpu_seconds_with_children(pid)?;
+            for child in sys::children(pid) {
+                total += sys::cpu_seconds(&child.to_string()).unwrap_or(0.0);
+            }
         }
         Some(total)
     }
@@ -162,7 +164,7 @@ pub fn bench(args: PersistBenchArgs) -> Result<(), String> {
                 return Err(format!("{}: not empty; persist-bench writes a new store, give it a new or empty directory", dir.display()));
             }
             let scheme = if args.backend == Backend::Rocks { "rocks" } else { "lmdb" };
-            let target = Target { url: format!("{scheme}://{}", dir.display()), backend: args.backend, server_pid: None, redis_pids: Vec::new() };
+            let target = Target { url: format!("{scheme}://{}", dir.display()), backend: args.backend, server_pids: Vec::new() };
             let result = run(&args, &target);
             if args.dir.is_none() {
                 let _ = std::fs::remove_dir_all(&dir);
@@ -186,7 +188,7 @@ pub fn bench(args: PersistBenchArgs) -> Result<(), String> {
             }
             let mut probe = atomweave_store::pg::PgStore::open(&url, true).map_err(|e| e.to_string())?;
             let backend = probe.backend_pid().map_err(|e| e.to_string())?;
-            let target = Target { url, backend: Backend::Postgres, server_pid: sys::parent(backend), redis_pids: Vec::new() };
+            let target = Target { url, backend: Backend::Postgres, server_pids: sys::parent(backend).into_iter().collect() };
             drop(probe);
             run(&args, &target)
         }
@@ -197,7 +199,7 @@ pub fn bench(args: PersistBenchArgs) -> Result<(), String> {
                 eprintln!("persist-bench: starting a scratch Redis {} on loopback", if cluster { "cluster (3 masters, 3 replicas)" } else { "server" });
             }
             let scratch = if cluster { Scratch::cluster(3, 1) } else { Scratch::single() }.map_err(|e| e.to_string())?;
-            let target = Target { url: scratch.url(""), backend: args.backend, server_pid: None, redis_pids: scratch.pids() };
+            let target = Target { url: scratch.url(""), backend: args.backend, server_pids: scratch.pids() };
             let empty = target.disk_bytes()?;
             run_from(&args, &target, empty)
         }

@@ -343,20 +343,24 @@ fn acknowledged_writes_survive_sigkill_in_a_redis_cluster() {
     acknowledged_writes_survive_sigkill(&cluster.url(""), 1000);
 }
 
+/// Whole lines read until they hold `want`; the server closing first fails.
+fn lines_until(rd: &mut impl BufRead, want: &str) -> String {
+    let mut got = String::new();
+    while !got.contains(want) {
+        let mut l = String::new();
+        assert!(rd.read_line(&mut l).unwrap() > 0, "closed before {want:?}: {got}");
+        got.push_str(&l);
+    }
+    got
+}
+
 /// Sends Scheme to the server's `scm` shell and returns what it printed up
 /// to `want`.
 fn scm(port: u16, code: &str, want: &str) -> String {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     s.write_all(format!("scm hush\n{code}\n").as_bytes()).unwrap();
-    let mut rd = BufReader::new(s);
-    let mut got = String::new();
-    while !got.contains(want) {
-        let mut l = String::new();
-        assert!(rd.read_line(&mut l).unwrap() > 0, "closed: {got}");
-        got.push_str(&l);
-    }
-    got
+    lines_until(&mut BufReader::new(s), want)
 }
 
 #[test]
@@ -385,13 +389,7 @@ fn scm_callbacks_of_a_query_are_stopped_at_the_time_limit_and_leave_the_shell_so
     let mut rd = BufReader::new(s.try_clone().unwrap());
     let mut until = |s: &mut TcpStream, send: &str, want: &str| -> String {
         s.write_all(send.as_bytes()).unwrap();
-        let mut got = String::new();
-        while !got.contains(want) {
-            let mut l = String::new();
-            assert!(rd.read_line(&mut l).unwrap() > 0, "closed: {got}");
-            got.push_str(&l);
-        }
-        got
+        lines_until(&mut rd, want)
     };
     until(&mut s, "scm hush\n(define (slow x) (let loop ((i 0)) (if (< i 2000) (loop (+ i 1)))) (stv 1 1))\n(+ 1 1)\n", "2\n");
     until(&mut s, "(for-each (lambda (i) (Member (Concept (number->string i)) (Concept \"set\"))) (iota 200))\n(+ 2 2)\n", "4\n");
@@ -425,12 +423,7 @@ fn runaway_scheme_is_stopped_by_the_time_limit_and_by_shutdown() {
     let start = std::time::Instant::now();
     s.write_all(b"scm hush\n(let loop () (loop))\n(+ 2 2)\n").unwrap();
     let mut rd = BufReader::new(s.try_clone().unwrap());
-    let mut got = String::new();
-    while !got.contains("4\n") {
-        let mut l = String::new();
-        assert!(rd.read_line(&mut l).unwrap() > 0, "{got}");
-        got.push_str(&l);
-    }
+    let mut got = lines_until(&mut rd, "4\n");
     assert!(got.contains("ERROR:") && got.contains("ran longer than the 1 s"), "{got}");
     assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
     // A query runs in Rust, out of reach of Guile's interrupts: it watches

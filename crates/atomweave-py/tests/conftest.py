@@ -9,7 +9,25 @@ import os
 
 import pytest
 
-from atomweave import AtomSpace, get_default_atomspace, pop_default_atomspace, push_default_atomspace, set_default_atomspace
+from atomweave import (
+    AtomSpace,
+    ConceptNode,
+    FloatValue,
+    InheritanceLink,
+    PredicateNode,
+    TruthValue,
+    barrier,
+    cog_close,
+    cog_open,
+    fetch_atom,
+    fetch_incoming_set,
+    get_default_atomspace,
+    pop_default_atomspace,
+    push_default_atomspace,
+    set_default_atomspace,
+    store_atom,
+    types,
+)
 
 
 # The portable module (the wheel: no Scheme, no benchmark pieces) is tested
@@ -78,3 +96,39 @@ def keep_default():
     yield before
     _restore_default(before)
 
+
+
+@pytest.fixture
+def storage_round_trip(space):
+    """Upstream's store-then-fetch script through a StorageNode: `make(url)`
+    (or `make(url, atomspace=...)`) names the node type. Stores a link and
+    its member's truth value and FloatValue (running `also()` before the
+    barrier, for a store's own calls), then fetches them into a fresh space
+    through a new node and checks them. Returns that space and its node,
+    still open."""
+
+    def run(make, url, also=lambda: None):
+        sn = make(url)
+        cog_open(sn)
+        a = ConceptNode("Äpfel", TruthValue(1, 0.8))
+        ab = InheritanceLink(a, ConceptNode("Berry"), tv=TruthValue(0.5, 0.5))
+        a.set_value(PredicateNode("weight"), FloatValue([1.5, 2.5]))
+        store_atom(ab)
+        store_atom(a)
+        also()
+        barrier()
+        cog_close(sn)
+
+        fresh = AtomSpace()
+        sn2 = make(url, atomspace=fresh)
+        cog_open(sn2)
+        a2 = fresh.add_node(types.ConceptNode, "Äpfel")
+        fetch_atom(a2, sn2)
+        assert a2.tv == TruthValue(1, 0.8)
+        assert a2.get_value(fresh.get_node(types.PredicateNode, "weight")) == FloatValue([1.5, 2.5])
+        assert fetch_incoming_set(a2, False, sn2) == 1
+        b2 = fresh.get_node(types.ConceptNode, "Berry")
+        assert fresh.get_link(types.InheritanceLink, [a2, b2]).tv == TruthValue(0.5, 0.5)
+        return fresh, sn2
+
+    return run

@@ -16,17 +16,10 @@ import atomweave
 from atomweave import (
     AtomSpace,
     ConceptNode,
-    FloatValue,
-    InheritanceLink,
     PredicateNode,
-    TruthValue,
-    barrier,
     cog_close,
     cog_open,
-    fetch_atom,
-    fetch_incoming_set,
     load_atomspace,
-    store_atom,
     store_atomspace,
     types,
     update_value,
@@ -64,31 +57,12 @@ def pg_url():
         shutil.rmtree(root, ignore_errors=True)
 
 
-def test_upstream_style_postgres_round_trip(space, pg_url):
-    sn = atomweave.PostgresStorageNode(pg_url)
-    cog_open(sn)
-    a = ConceptNode("Apple", TruthValue(1, 0.8))
-    b = ConceptNode("Berry")
-    ab = InheritanceLink(a, b, tv=TruthValue(0.5, 0.5))
-    k = PredicateNode("weight")
-    a.set_value(k, FloatValue([1.5, 2.5]))
-    store_atom(ab)
-    store_atom(a)
-    update_value(b, PredicateNode("*-TruthValueKey-*"), [2.0])
-    barrier()
-    cog_close(sn)
+def test_upstream_style_postgres_round_trip(storage_round_trip, pg_url):
+    def berry():
+        update_value(ConceptNode("Berry"), PredicateNode("*-TruthValueKey-*"), [2.0])
 
-    fresh = AtomSpace()
-    sn2 = atomweave.PostgresStorageNode(pg_url, atomspace=fresh)
-    cog_open(sn2)
-    a2 = fresh.add_node(types.ConceptNode, "Apple")
-    fetch_atom(a2, sn2)
-    assert a2.tv == TruthValue(1, 0.8)
-    assert a2.get_value(fresh.get_node(types.PredicateNode, "weight")) == FloatValue([1.5, 2.5])
-    assert fetch_incoming_set(a2, False, sn2) == 1
-    b2 = fresh.get_node(types.ConceptNode, "Berry")
-    assert b2.tv == atomweave.CountTruthValue(1, 0, 2)
-    assert fresh.get_link(types.InheritanceLink, [a2, b2]).tv == TruthValue(0.5, 0.5)
+    fresh, sn2 = storage_round_trip(atomweave.PostgresStorageNode, pg_url, also=berry)
+    assert fresh.get_node(types.ConceptNode, "Berry").tv == atomweave.CountTruthValue(1, 0, 2)
     cog_close(sn2)
 
     # The whole space, into and out of the same database: found by content, not doubled.

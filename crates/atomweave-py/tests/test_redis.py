@@ -3,7 +3,6 @@ redis-server that this module starts for itself (Debian's redis-server
 package, a temporary directory, a free port) and stops by its pid. Without
 the binary the tests fail, saying what to install; they never skip."""
 
-import os
 import shutil
 import socket
 import subprocess
@@ -16,19 +15,14 @@ import atomweave
 from atomweave import (
     AtomSpace,
     ConceptNode,
-    FloatValue,
     InheritanceLink,
-    PredicateNode,
     TruthValue,
     barrier,
     cog_close,
     cog_open,
-    fetch_atom,
-    fetch_incoming_set,
     load_atomspace,
     scheme_eval,
     store_atom,
-    types,
 )
 
 
@@ -64,31 +58,10 @@ def redis_url():
         shutil.rmtree(root, ignore_errors=True)
 
 
-def test_python_round_trip(space, redis_url):
-    sn = atomweave.RedisStorageNode(redis_url)
-    cog_open(sn)
-    a = ConceptNode("Äpfel", TruthValue(1, 0.8))
-    b = ConceptNode("Berry")
-    ab = InheritanceLink(a, b, tv=TruthValue(0.5, 0.5))
-    a.set_value(PredicateNode("weight"), FloatValue([1.5, 2.5]))
-    store_atom(ab)
-    store_atom(a)
-    barrier()
-    cog_close(sn)
-
-    fresh = AtomSpace()
-    sn2 = atomweave.RedisStorageNode(redis_url, atomspace=fresh)
-    cog_open(sn2)
-    a2 = fresh.add_node(types.ConceptNode, "Äpfel")
-    fetch_atom(a2, sn2)
-    assert a2.tv == TruthValue(1, 0.8)
-    assert a2.get_value(fresh.get_node(types.PredicateNode, "weight")) == FloatValue([1.5, 2.5])
-    assert fetch_incoming_set(a2, False, sn2) == 1
-    b2 = fresh.get_node(types.ConceptNode, "Berry")
-    assert fresh.get_link(types.InheritanceLink, [a2, b2]).tv == TruthValue(0.5, 0.5)
-    third = AtomSpace()
+def test_python_round_trip(storage_round_trip, redis_url):
+    fresh, sn2 = storage_round_trip(atomweave.RedisStorageNode, redis_url)
     # Everything stored; `fresh` also holds the StorageNode atom itself.
-    assert load_atomspace(third, sn2) == 4
+    assert load_atomspace(AtomSpace(), sn2) == 4
     cog_close(sn2)
 
 

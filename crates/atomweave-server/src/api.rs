@@ -106,7 +106,7 @@ fn atoms(space: &AtomSpace, param: &Params, texts: &mut Texts) -> Result<Json, S
 }
 
 /// The atoms of type `type_name` (and its subtypes with `subtypes`, or for
-/// `Atom`) whose name starts with `prefix`: a page of them, and how many.
+/// `Atom`, `Node` and `Link`) whose name starts with `prefix`: a page of them, and how many.
 pub(crate) fn atoms_page(
     space: &AtomSpace,
     type_name: &str,
@@ -116,7 +116,8 @@ pub(crate) fn atoms_page(
     texts: &mut Texts,
 ) -> Result<Json, String> {
     let t = Type::from_name(type_name).ok_or_else(|| format!("unknown type {type_name:?}"))?;
-    let subtypes = subtypes || t == types::ATOM;
+    // Atom, Node and Link are held by no atom of exactly their type.
+    let subtypes = subtypes || matches!(t, types::ATOM | types::NODE | types::LINK);
     let matching = |h: &Handle| prefix.is_empty() || space.name(*h).is_some_and(|n| n.starts_with(prefix));
     let mut total = 0;
     let mut items = Vec::new();

@@ -61,7 +61,7 @@ pub fn eval_as(cx: &State, role: Role, line: &str, out: &mut String) -> bool {
     // Only the verbs named here run: one added later is refused until it
     // is listed, rather than let through unchecked. A call that does not
     // parse gets its own error from `eval`.
-    match Call::parse(line).map(|c| c.verb) {
+    match Call::verb(line) {
         Err(_)
         | Ok("version" | "getSubTypes" | "getSuperTypes" | "getAtoms" | "haveNode" | "haveLink" | "haveAtom" | "getIncoming" | "getValues" | "getTV") => {
             eval(cx, line, out)
@@ -98,12 +98,23 @@ struct Call<'l> {
 
 impl<'l> Call<'l> {
     fn parse(line: &'l str) -> Result<Call<'l>, String> {
-        let rest = line.strip_prefix("AtomSpace.").ok_or("expected a call such as AtomSpace.getAtoms(\"Node\", true)")?;
-        let open = rest.find('(').ok_or("expected ( after the verb")?;
-        let verb = &rest[..open];
-        let inner = rest[open + 1..].trim_end().strip_suffix(')').ok_or("expected ) at the end of the call")?;
+        let (verb, rest) = Call::split(line)?;
+        let inner = rest.trim_end().strip_suffix(')').ok_or("expected ) at the end of the call")?;
         let args = serde_json::from_str(&format!("[{inner}]")).map_err(|e| format!("bad arguments: {e}"))?;
         Ok(Call { verb, args })
+    }
+
+    /// The verb of a call, its arguments left unread (a role's check needs
+    /// no more).
+    fn verb(line: &'l str) -> Result<&'l str, String> {
+        Call::split(line).map(|(verb, _)| verb)
+    }
+
+    /// The verb, and what follows its `(`.
+    fn split(line: &'l str) -> Result<(&'l str, &'l str), String> {
+        let rest = line.strip_prefix("AtomSpace.").ok_or("expected a call such as AtomSpace.getAtoms(\"Node\", true)")?;
+        let open = rest.find('(').ok_or("expected ( after the verb")?;
+        Ok((&rest[..open], &rest[open + 1..]))
     }
 
     /// Argument `i` (from 0), which the verb needs.

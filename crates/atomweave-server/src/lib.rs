@@ -205,10 +205,8 @@ pub fn parse_token_file(text: &str) -> Result<Vec<Token>, String> {
         let (Some(secret), Some(role), None) = (words.next(), words.next(), words.next()) else {
             return Err(format!("line {at}: expected a token and its role (read or write)"));
         };
-        let role = match role {
-            "read" => Role::Read,
-            "write" => Role::Write,
-            other => return Err(format!("line {at}: the role is `read` or `write`, not `{other}`")),
+        let Some(role) = [Role::Read, Role::Write].into_iter().find(|r| r.name() == role) else {
+            return Err(format!("line {at}: the role is `read` or `write`, not `{role}`"));
         };
         if tokens.iter().any(|t| t.secret == secret) {
             return Err(format!("line {at}: this token is given twice"));

@@ -329,11 +329,11 @@ impl Args<'_> {
         }
     }
 
-    fn text_or(&self, k: &str, default: &'static str) -> Result<String, String> {
+    fn text_or(&self, k: &str, default: &'static str) -> Result<&str, String> {
         if self.0.contains_key(k) {
-            self.text(k).map(str::to_string)
+            self.text(k)
         } else {
-            Ok(default.to_string())
+            Ok(default)
         }
     }
 
@@ -455,9 +455,8 @@ const TOOLS: [Tool; 6] = [
         read_only: true,
         destructive: false,
         run: |shared, _, a| {
-            let name = a.text("type")?;
-            let subtypes = a.flag("subtypes")? || matches!(name, "Node" | "Link");
-            api::atoms_page(&shared.state.space, name, &a.text_or("prefix", "")?, subtypes, a.page(100)?, &mut api::Texts::new(api::MAX_TEXTS))
+            let (name, prefix, subtypes) = (a.text("type")?, a.text_or("prefix", "")?, a.flag("subtypes")?);
+            api::atoms_page(&shared.state.space, name, prefix, subtypes, a.page(100)?, &mut api::Texts::new(api::MAX_TEXTS))
         },
     },
     Tool {
@@ -486,7 +485,7 @@ const TOOLS: [Tool; 6] = [
         arguments: &[("under", r#"{"type": "string", "description": "A type name (Atom)."}"#, false)],
         read_only: true,
         destructive: false,
-        run: |shared, _, a| list_types(shared, &a.text_or("under", "Atom")?),
+        run: |shared, _, a| list_types(shared, a.text_or("under", "Atom")?),
     },
 ];
 

@@ -205,7 +205,8 @@ fn the_tools_read_and_write_the_space_in_bulk() {
     let before = found(&call(&srv, "count_atoms", json!({}), None))["atoms"].clone();
     let refused = tool_error(&call(&srv, "add_atoms", json!({ "atomese": "(Concept \"new\") (ListLink (NoSuchNode \"x\"))" }), None));
     assert!(refused.contains("expression 2") && refused.contains("nothing was added"), "{refused}");
-    assert!(tool_error(&call(&srv, "add_atoms", json!({ "atomese": "(Concept \"new\") (Concept" }), None)).len() > 5);
+    let unclosed = tool_error(&call(&srv, "add_atoms", json!({ "atomese": "(Concept \"new\") (Concept" }), None));
+    assert!(unclosed.contains("line 1"), "a syntax error names its place: {unclosed}");
     let counts = call(&srv, "count_atoms", json!({}), None);
     assert_eq!(found(&counts)["atoms"], before);
     assert_eq!(found(&counts)["types"][0], json!(["ConceptNode", 5]));

@@ -102,7 +102,7 @@ async function search(args) {
     '<input id="search-prefix" value="' + esc(prefix) + '" placeholder="name starts with"><button>Search</button></form>' +
     '<datalist id="types">' + (lastOverview ? lastOverview.types.map((t) => '<option value="' + esc(t[0]) + '">').join("") : "") + "</datalist>";
   try {
-    const r = await api("atoms", { type, prefix, offset, limit, subtypes: ["Atom", "Node", "Link"].includes(type) ? "1" : "0" });
+    const r = await api("atoms", { type, prefix, offset, limit });
     html += '<div id="results"><p class="muted">' + r.total + " atoms</p><table>" +
       r.atoms.map((a) => "<tr><td>" + atomLink(a) + "</td></tr>").join("") + "</table>" +
       pager(r.total, offset, limit, (o) => "#/search?" + new URLSearchParams({ type, prefix, offset: o })) + "</div>";

@@ -195,3 +195,13 @@ fn read(r: &mut Reader<'_>, atom_of: &mut dyn FnMut(u64) -> Result<atomweave::Ha
         t => return Err(StoreError::Corrupt(format!("unknown value tag {t}"))),
     })
 }
+
+/// Appends `x` as a LEB128 varint (the LMDB and Redis records' member ids
+/// and codes).
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}

@@ -42,13 +42,6 @@ fn holds_chunk(space: &AtomSpace, c: usize) -> bool {
     })
 }
 
-fn load(url: &str) -> AtomSpace {
-    let space = AtomSpace::new();
-    let mut store = open(url).unwrap();
-    store.load_atomspace(&space, &mut |_| {}).unwrap();
-    space
-}
-
 /// Barriers until one succeeds (within `bound`), calling `meanwhile`
 /// after each failure with the time since the first.
 fn barrier_until_ok(store: &mut dyn StorageNode, bound: Duration, mut meanwhile: impl FnMut(Duration)) {
@@ -106,7 +99,7 @@ fn a_master_killed_during_a_wait_load_loses_no_confirmed_batch() {
         }
         assert!(killed.is_some());
         cluster.await_ok(Duration::from_secs(30)).unwrap();
-        let back = load(&cluster.url(""));
+        let back = common::load_store(&cluster.url(""));
         let lost: Vec<usize> = confirmed.iter().copied().filter(|&c| !holds_chunk(&back, c)).collect();
         assert!(lost.is_empty(), "run {run}: confirmed chunks {lost:?} lost after the failover");
         let mut check = RedisStore::open(&cluster.url("")).unwrap();
@@ -136,7 +129,7 @@ fn a_stopped_replica_leaves_a_batch_reported_unreplicated() {
     assert!(err.contains("not replicated") && err.contains("reached 0 replica"), "{err}");
     // Queued still: a barrier confirms it once the replica has caught up.
     barrier_until_ok(&mut *store, Duration::from_secs(20), |_| {});
-    let back = load(&cluster.url(""));
+    let back = common::load_store(&cluster.url(""));
     assert!(holds_chunk(&back, 0) && holds_chunk(&back, 1));
 }
 
@@ -170,7 +163,7 @@ fn a_lost_shard_gives_errors_within_the_bound_and_recovers_from_its_files() {
     cluster.nodes[r].restart().unwrap();
     cluster.await_ok(Duration::from_secs(60)).unwrap();
     barrier_until_ok(&mut *store, Duration::from_secs(60), |_| {});
-    let back = load(&cluster.url(""));
+    let back = common::load_store(&cluster.url(""));
     let missing: Vec<usize> = (0..6).filter(|&c| !holds_chunk(&back, c)).collect();
     assert!(missing.is_empty(), "chunks {missing:?} missing after the shard came back");
 }
@@ -202,6 +195,6 @@ fn a_writer_killed_mid_store_leaves_no_half_indexed_atom() {
     let mut store = RedisStore::open(&url).unwrap();
     let atoms = store.check().unwrap();
     assert!(atoms > 0);
-    let back = load(&url);
+    let back = common::load_store(&url);
     assert_eq!(back.size() as u64, atoms, "every stored atom loads, whole");
 }

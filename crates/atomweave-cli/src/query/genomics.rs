@@ -99,5 +99,7 @@ fn rounds(what: &str, n: usize, code: &str, direct: &[u64]) -> Result<(), String
 
 /// `text` as a Scheme string literal.
 fn scheme_string(text: &str) -> String {
-    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+    let mut out = String::new();
+    atomweave::sexpr::write_str_literal(&mut out, text);
+    out
 }

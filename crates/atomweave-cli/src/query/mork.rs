@@ -132,14 +132,14 @@ fn best_of<T: PartialEq + std::fmt::Debug>(
 ) -> Result<[f64; 2], String> {
     let mut best = [f64::INFINITY; 2];
     for _ in 0..rounds {
-        for (i, pool) in [&pools.one, &pools.many].into_iter().enumerate() {
+        for (i, (pool, threads)) in [(&pools.one, 1), (&pools.many, pools.threads)].into_iter().enumerate() {
             pool.broadcast(|_| ());
             let start = Instant::now();
             let result = pool.install(|| execute(space, q)).map_err(err)?;
             best[i] = best[i].min(start.elapsed().as_secs_f64());
             let found = found(&result)?;
             if found != *expected {
-                return Err(format!("the pattern matcher found {found:?} {what}, the direct computation {expected:?}"));
+                return Err(format!("with {threads} threads, the pattern matcher found {found:?} {what}, the direct computation {expected:?}"));
             }
         }
     }

@@ -12,7 +12,6 @@ import re
 import socket
 import struct
 import tempfile
-import time
 import zlib
 
 import pytest

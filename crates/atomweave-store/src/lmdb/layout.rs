@@ -54,14 +54,7 @@ pub(super) fn distinct(members: &[u64]) -> impl Iterator<Item = u64> + '_ {
     members.iter().enumerate().filter(|&(i, m)| !members[..i].contains(m)).map(|(_, &m)| m)
 }
 
-/// Appends `x` as a LEB128 varint.
-pub(super) fn put_varint(out: &mut Vec<u8>, mut x: u64) {
-    while x >= 0x80 {
-        out.push(x as u8 | 0x80);
-        x >>= 7;
-    }
-    out.push(x as u8);
-}
+pub(super) use crate::codec::put_varint;
 
 /// The member ids of a link record's body.
 pub(super) fn members_of(id: u64, mut body: &[u8], out: &mut Vec<u64>) -> Result<()> {

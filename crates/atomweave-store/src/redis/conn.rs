@@ -112,25 +112,24 @@ impl Conn {
             return Ok(l.clone());
         }
         let (nodes, timeout) = (&self.nodes, self.timeout);
-        let err = |msg: String| msg;
         let connecting = async {
             if self.cluster {
                 let client = redis::cluster::ClusterClientBuilder::new(nodes.to_vec())
                     .connection_timeout(timeout)
                     .response_timeout(timeout)
                     .build()
-                    .map_err(|e| err(e.to_string()))?;
-                client.get_async_connection().await.map(Link::Cluster).map_err(|e| err(e.to_string()))
+                    .map_err(|e| e.to_string())?;
+                client.get_async_connection().await.map(Link::Cluster).map_err(|e| e.to_string())
             } else {
-                let client = redis::Client::open(nodes[0].as_str()).map_err(|e| err(e.to_string()))?;
+                let client = redis::Client::open(nodes[0].as_str()).map_err(|e| e.to_string())?;
                 let config = redis::AsyncConnectionConfig::new().set_connection_timeout(Some(timeout)).set_response_timeout(Some(timeout));
-                client.get_multiplexed_async_connection_with_config(&config).await.map(Link::One).map_err(|e| err(e.to_string()))
+                client.get_multiplexed_async_connection_with_config(&config).await.map(Link::One).map_err(|e| e.to_string())
             }
         };
         let link = self
             .rt
             .block_on(async { tokio::time::timeout(timeout, connecting).await })
-            .map_err(|_| err(format!("no answer within {} s while connecting (is every node up?)", timeout.as_secs_f64())))??;
+            .map_err(|_| format!("no answer within {} s while connecting (is every node up?)", timeout.as_secs_f64()))??;
         *self.link.borrow_mut() = Some(link.clone());
         Ok(link)
     }
@@ -184,11 +183,7 @@ impl Conn {
             stream::iter(sends).buffered(IN_FLIGHT).collect::<Vec<_>>().await
         });
         if replies.iter().any(|r| matches!(r, Err(e) if e.code() == Some("NOSCRIPT"))) {
-            for s in scripts {
-                let mut load = redis::cmd("SCRIPT");
-                load.arg("LOAD").arg(s.src);
-                self.on_masters(load)?;
-            }
+            self.load_scripts(scripts)?;
             for (r, g) in replies.iter_mut().zip(&groups) {
                 if matches!(r, Err(e) if e.code() == Some("NOSCRIPT")) {
                     let mut link = link.clone();

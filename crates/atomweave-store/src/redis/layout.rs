@@ -45,6 +45,7 @@
 use atomweave::{TruthValue, Type};
 use xxhash_rust::xxh3::Xxh3;
 
+use crate::codec::put_varint;
 use crate::{Result, StoreError};
 
 /// An atom's content id: 96 bits of a 128-bit hash. Ids are a third of
@@ -85,8 +86,12 @@ impl Id {
     }
 
     /// The link's id: its type's name and its members' ids, in the order
-    /// given (the caller sorts an unordered link's).
-    pub(crate) fn link(t: Type, members: &[Id]) -> Id {
+    /// given, which an unordered link's are sorted into first (so that any
+    /// order of them names the one atom).
+    pub(crate) fn link(t: Type, members: &mut [Id]) -> Id {
+        if t.is_unordered() {
+            members.sort_unstable();
+        }
         let mut h = Xxh3::new();
         h.update(b"L");
         h.update(t.name().as_bytes());
@@ -211,14 +216,6 @@ pub(crate) const TYPES_KEY: &str = "aw{aw}:types";
 pub(crate) const CODES_KEY: &str = "aw{aw}:codes";
 /// The layout this code reads and writes (`layout` in the meta hash).
 pub(crate) const LAYOUT: &str = "1";
-
-pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
 
 fn varint(b: &mut &[u8]) -> Result<u64> {
     let mut v = 0u64;
@@ -435,7 +432,9 @@ mod tests {
         let (a, b) = (Id::node(CONCEPT_NODE, "a"), Id::node(CONCEPT_NODE, "b"));
         assert_eq!(a, Id::node(CONCEPT_NODE, "a"));
         assert_ne!(a, Id::node(atomweave::types::PREDICATE_NODE, "a"));
-        assert_ne!(Id::link(LIST_LINK, &[a, b]), Id::link(LIST_LINK, &[b, a]));
+        assert_ne!(Id::link(LIST_LINK, &mut [a, b]), Id::link(LIST_LINK, &mut [b, a]));
+        // An unordered link's members name it in any order.
+        assert_eq!(Id::link(atomweave::types::SET_LINK, &mut [a, b]), Id::link(atomweave::types::SET_LINK, &mut [b, a]));
         // The name and the type name are kept apart.
         assert_ne!(Id::node(CONCEPT_NODE, "\0x"), Id::node(CONCEPT_NODE, "x"));
     }
@@ -443,7 +442,7 @@ mod tests {
     #[test]
     fn entries_of_one_member_share_its_prefix() {
         let x = Id::node(CONCEPT_NODE, "x");
-        let l = Ref { code: 200, id: Id::link(LIST_LINK, &[x]) };
+        let l = Ref { code: 200, id: Id::link(LIST_LINK, &mut [x]) };
         let e = entry(x, l, 300);
         assert!(e.starts_with(&entry_prefix(x, Some(200))) && e.starts_with(&entry_prefix(x, None)));
         assert_eq!(decode_entry(&e).unwrap(), Entry { link: l, position: 255 });

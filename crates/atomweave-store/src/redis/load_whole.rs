@@ -153,10 +153,7 @@ impl RedisStore {
                         members.push(handle[m as usize].expect("a member is added at a lower level"));
                         member_ids.push(known.records[m as usize].0);
                     }
-                    if t.is_unordered() {
-                        member_ids.sort_unstable();
-                    }
-                    if Id::link(t, &member_ids) != *id {
+                    if Id::link(t, &mut member_ids) != *id {
                         return Err(StoreError::Corrupt(format!("the record of a {} is stored under another atom's id", t.name())));
                     }
                     // StateLink and GrantLink replace or refuse by key: one at a time.

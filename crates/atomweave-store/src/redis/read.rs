@@ -185,7 +185,7 @@ impl RedisStore {
                     work.pop();
                     continue;
                 };
-                let (code, rec) = (*code, rec.clone());
+                let code = *code;
                 let t = self.type_of(code)?;
                 let h = match &rec.body {
                     Body::Node(name) => {
@@ -208,10 +208,7 @@ impl RedisStore {
                             None => None,
                             Some(hs) => {
                                 let mut ids: Vec<Id> = members.iter().map(|m| m.id).collect();
-                                if t.is_unordered() {
-                                    ids.sort_unstable();
-                                }
-                                if Id::link(t, &ids) != id {
+                                if Id::link(t, &mut ids) != id {
                                     return Err(StoreError::Corrupt(format!("the record of a {} is stored under another atom's id", t.name())));
                                 }
                                 let had = space.get_link(t, &hs);
@@ -465,10 +462,7 @@ impl RedisStore {
             Some(name) => Id::node(t, name),
             None => {
                 let mut ids = outgoing.iter().map(|&m| self.id_of(space, m)).collect::<Result<Vec<Id>>>()?;
-                if t.is_unordered() {
-                    ids.sort_unstable();
-                }
-                Id::link(t, &ids)
+                Id::link(t, &mut ids)
             }
         };
         let mut known = HashMap::default();

@@ -266,10 +266,7 @@ impl RedisStore {
                     continue;
                 }
                 let mut ids: Vec<Id> = out.iter().map(|m| self.ids[m]).collect();
-                if t.is_unordered() {
-                    ids.sort_unstable();
-                }
-                Id::link(t, &ids)
+                Id::link(t, &mut ids)
             } else {
                 Id::node(t, space.name(x).unwrap_or_default())
             };
@@ -447,7 +444,7 @@ impl RedisStore {
         let reached = self.conn.wait(self.wait)?;
         if reached < self.wait {
             return Err(StoreError::Backend(format!(
-                "{}: a batch of {atoms} writes is on the masters but not replicated: WAIT {} reached {reached} replica(s) within {} s; it stays queued, and the next flush or barrier writes it again",
+                "{}: a batch of {atoms} writes is on the masters but not replicated: WAIT {} reached {reached} replica(s) within {} s",
                 self.url,
                 self.wait,
                 self.timeout.as_secs_f64()
@@ -501,7 +498,10 @@ impl Batching for RedisStore {
         let mut planner = Planner { store: self, plan: Plan::default() };
         apply_ops(&mut planner, space, ops)?;
         let plan = planner.plan;
-        self.send(plan, ops.len())
+        self.send(plan, ops.len()).map_err(|e| match e {
+            StoreError::Backend(msg) => StoreError::Backend(format!("{msg}; the batch stays queued, and the next flush or barrier writes it again")),
+            e => e,
+        })
     }
 }
 

@@ -41,9 +41,7 @@ impl Found {
 
     /// The groundings, sorted and distinct; an error if more than `max`.
     pub(crate) fn into_sorted(self, max: usize) -> Result<Vec<Grounding>> {
-        let all = joined(vec![self]);
-        super::check_groundings(all.len(), max)?;
-        Ok(all)
+        joined(vec![self], max)
     }
 }
 
@@ -53,15 +51,17 @@ impl From<Vec<Grounding>> for Found {
     }
 }
 
-/// The groundings of all `parts`, sorted and distinct.
-pub(crate) fn joined(parts: Vec<Found>) -> Vec<Grounding> {
+/// The groundings of all `parts`, sorted and distinct; an error if there
+/// are more than `max` (each part counted only its own).
+pub(crate) fn joined(parts: Vec<Found>, max: usize) -> Result<Vec<Grounding>> {
     let mut parts = parts.into_iter().map(|f| f.items);
     let mut all = parts.next().unwrap_or_default();
     for p in parts {
         all.extend(p);
     }
     settle(&mut all);
-    all
+    super::check_groundings(all.len(), max)?;
+    Ok(all)
 }
 
 fn settle(items: &mut Vec<Grounding>) {
@@ -93,7 +93,11 @@ mod tests {
         for (a, b) in [(1, 2), (0, 9)] {
             two.push(g(a, b), 10).unwrap();
         }
-        assert_eq!(joined(vec![one, two]), vec![g(0, 9), g(1, 2), g(3, 1)]);
+        assert_eq!(joined(vec![one, two], 10).unwrap(), vec![g(0, 9), g(1, 2), g(3, 1)]);
+        // The union is counted against the limit too: three distinct, over two.
+        let parts = || vec![Found::from(vec![g(1, 1), g(2, 2)]), Found::from(vec![g(3, 3)])];
+        assert!(joined(parts(), 2).is_err());
+        assert_eq!(joined(parts(), 3).unwrap().len(), 3);
     }
 
     #[test]

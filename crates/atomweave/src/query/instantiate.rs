@@ -86,7 +86,7 @@ pub(super) fn build(space: &AtomSpace, pat: &Pattern, plan: &Plan, groundings: &
 /// (each once), `r` last; `None` unless building `r` runs nothing.
 fn link_terms(pat: &Pattern, r: TermId) -> Option<Vec<TermId>> {
     let Term::Link { ty, .. } = pat.term(r) else { return None };
-    if ty.is_a(types::FUNCTION_LINK) || matches!(*ty, types::PUT_LINK | types::DELETE_LINK) {
+    if super::matching::runs_when_built(*ty) || *ty == types::DELETE_LINK {
         return None;
     }
     let mut order = Vec::new();

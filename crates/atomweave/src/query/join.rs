@@ -490,9 +490,7 @@ impl<'a> Search<'a> {
         let parts = super::split(super::search_stack(self.pat.match_size), |inherited| {
             first.par_chunks(chunk).map_init(|| state(Some(&shared)), |s, c| inherited.enter(|| run(c, s))).collect::<Result<Vec<Found>>>()
         })?;
-        let found = found::joined(parts);
-        super::check_groundings(found.len(), ctx.max_groundings)?;
-        Ok(found)
+        found::joined(parts, ctx.max_groundings)
     }
 
     /// Every grounding of simple `clause` under `b`, as the atoms of its

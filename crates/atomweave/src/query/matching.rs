@@ -40,6 +40,13 @@ fn rewrite(space: &AtomSpace, pat: &Pattern, r: pattern::TermId, b: &Bindings<'_
 /// it gives (a PutLink of a LambdaLink reduces to the lambda's body). A
 /// DeleteLink extracts its members (recursively, as upstream's) and itself,
 /// and gives nothing.
+/// Whether a rewrite of type `t` is run once built (a FunctionLink's or
+/// a PutLink's value is the rewrite's); a DeleteLink built deletes
+/// instead. The batch builder (`instantiate.rs`) leaves both to this path.
+pub(super) fn runs_when_built(t: Type) -> bool {
+    t.is_a(types::FUNCTION_LINK) || t == types::PUT_LINK
+}
+
 fn run_rewrite(space: &AtomSpace, built: Handle, bind: bool) -> Result<Option<Value>> {
     if space.get_type(built) == Some(types::DELETE_LINK) {
         let members = space.outgoing(built).unwrap_or(&[]).to_vec();
@@ -52,7 +59,7 @@ fn run_rewrite(space: &AtomSpace, built: Handle, bind: bool) -> Result<Option<Va
         }
         return Ok(None);
     }
-    let runs = |h: Handle| space.get_type(h).is_some_and(|t| t.is_a(types::FUNCTION_LINK) || t == types::PUT_LINK);
+    let runs = |h: Handle| space.get_type(h).is_some_and(runs_when_built);
     if !runs(built) {
         return Ok(Some(Value::Atom(built)));
     }

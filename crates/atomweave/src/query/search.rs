@@ -113,10 +113,11 @@ impl<'a> Search<'a> {
                 break;
             }
         }
-        Ok(match all.len() {
-            1 => all.pop().unwrap_or_default(),
-            _ => found::joined(all.into_iter().map(Found::from).collect()),
-        })
+        match all.len() {
+            1 => Ok(all.pop().unwrap_or_default()),
+            // Each alternative counted its own; their union is counted here.
+            _ => found::joined(all.into_iter().map(Found::from).collect(), super::max_groundings()),
+        }
     }
 
     /// The alternative's distinct groundings, sorted.
@@ -173,10 +174,7 @@ impl<'a> Search<'a> {
         let parts = super::split(super::search_stack(self.pat.match_size), |inherited| {
             cands.par_chunks(chunk).map(|c| inherited.enter(|| run(c))).collect::<Result<Vec<Found>>>()
         })?;
-        let found = found::joined(parts);
-        // Each chunk counted its own.
-        super::check_groundings(found.len(), ctx.max_groundings)?;
-        Ok(found)
+        found::joined(parts, ctx.max_groundings)
     }
 
     /// Grounds present clause `ci` as `cand`, then the clauses after it;
